@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Sectional",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sectional", targets: ["sectional"]),
+        .executable(name: "sectional-bench", targets: ["sectional-bench"]),
+    ],
+    targets: [
+        // C libraries from the system, wrapped for Swift. Never public API.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+
+        // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+
+        // The pure view-model core: no I/O, no clocks, no globals.
+        .target(name: "ListModel"),
+
+        .executableTarget(name: "sectional", dependencies: ["HTTPServer"]),
+        .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
+
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "ListModelTests", dependencies: ["ListModel"]),
+    ]
+)

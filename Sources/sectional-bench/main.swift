@@ -1,0 +1,1 @@
+print("sectional-bench: nothing to measure yet")

@@ -1,0 +1,3 @@
+import XCTest
+@testable import ListModel
+final class PlaceholderTests: XCTestCase { func testNothing() {} }
