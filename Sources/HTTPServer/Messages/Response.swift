@@ -1,0 +1,29 @@
+/// One HTTP response. The body is handed to libmicrohttpd without a copy.
+public struct Response: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A JSON answer (`application/json; charset=utf-8`).
+    public static func json(_ body: [UInt8], status: Int = 200) -> Response {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/json; charset=utf-8")
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// A JSON answer from text that is already JSON.
+    public static func json(_ text: String, status: Int = 200) -> Response {
+        json(Array(text.utf8), status: status)
+    }
+
+    /// An answer with no body, e.g. `204 No Content`.
+    public static func empty(status: Int = 204) -> Response {
+        Response(status: status)
+    }
+}

@@ -1,0 +1,45 @@
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Per-request state kept between libmicrohttpd's calls of the access handler.
+///
+/// Created when the request line arrives (URI log callback), retained through `*con_cls`,
+/// released when libmicrohttpd reports the request completed.
+final class Exchange {
+    let rawURI: String
+    let startNanos: UInt64
+    var method = ""
+    var headers = HTTPHeaders()
+    var body: [UInt8] = []
+    /// Set once the first handler call has looked at the request head.
+    var started = false
+    /// Set when the body passed the size limit; the rest of it is dropped.
+    var tooLarge = false
+    /// Set once an answer has been queued.
+    var answered = false
+    var route = ""
+    var status = 0
+    var bytes = 0
+
+    init(rawURI: String) {
+        self.rawURI = rawURI
+        self.startNanos = Clock.nanoseconds()
+    }
+}
+
+/// Keeps a response body alive until libmicrohttpd has sent it, then releases it.
+final class ResponseBody {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
+enum Clock {
+    /// A monotonic clock in nanoseconds.
+    static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}

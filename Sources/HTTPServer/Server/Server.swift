@@ -1,0 +1,209 @@
+import CMicroHTTPD
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Answers one request. Runs synchronously on a server thread; may set ``Request/route`` for logs.
+public typealias Responder = @Sendable (inout Request) -> Response
+
+/// An HTTP/1.1 server over libmicrohttpd: a thread pool with epoll, keep-alive, body limits,
+/// idle timeouts and a graceful stop.
+///
+/// Handlers run synchronously on libmicrohttpd's threads; there is no hop into Swift concurrency
+/// on the request path. The answer is queued on the handler's second call, never the first, so
+/// libmicrohttpd keeps connections alive (ARCHITECTURE.md: 20k vs 90k req/s).
+public final class Server: @unchecked Sendable {
+    public let configuration: ServerConfiguration
+    private let responder: Responder
+    private let onCompleted: (@Sendable (CompletedRequest) -> Void)?
+    private var daemon: OpaquePointer?
+    private let inFlight = Atomic<Int>(0)
+    private let lock = Mutex<Void>(())
+
+    /// The bound port (after ``start()``), useful when the configuration asked for port 0.
+    public private(set) var port: Int = 0
+
+    /// - Parameters:
+    ///   - responder: answers each complete request, e.g. `{ router.respond(to: &$0) }`.
+    ///   - onCompleted: told about every finished request (after its answer was sent or abandoned).
+    public init(configuration: ServerConfiguration, onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil,
+                responder: @escaping Responder) {
+        self.configuration = configuration
+        self.responder = responder
+        self.onCompleted = onCompleted
+    }
+
+    deinit {
+        if let daemon { MHD_stop_daemon(daemon) }
+    }
+
+    /// Binds and starts serving. Throws ``ServerStartError`` when the address cannot be bound.
+    public func start() throws {
+        var address = try SocketAddress(host: configuration.host, port: configuration.port)
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_ERROR_LOG.rawValue
+        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
+        let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let started = withUnsafePointer(to: &address.storage) { storage in
+            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
+                sectional_mhd_start(flags, sockaddrPointer, accessHandler, me, completedHandler, me, uriLogger, me,
+                                    UInt32(threads), UInt32(configuration.connectionLimit),
+                                    UInt32(configuration.connectionTimeoutSeconds),
+                                    configuration.connectionMemoryBytes,
+                                    UInt32(configuration.perClientConnectionLimit))
+            }
+        }
+        guard let started else {
+            throw ServerStartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use or not available)")
+        }
+        daemon = started
+        port = Int(sectional_mhd_bound_port(started))
+    }
+
+    /// Requests that have arrived and not yet completed.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    /// Stops gracefully: stops accepting connections, lets in-flight requests finish for at most
+    /// `gracePeriod` seconds, then closes every connection and frees the daemon.
+    public func stop(gracePeriod: Double = 10) {
+        guard let daemon else { return }
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        let deadline = Clock.nanoseconds() + UInt64(gracePeriod * 1e9)
+        while inFlight.load(ordering: .acquiring) > 0 && Clock.nanoseconds() < deadline {
+            usleep(5_000)
+        }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+    }
+
+    // MARK: - libmicrohttpd callbacks (through the C trampolines below)
+
+    fileprivate func begin(uri: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
+        inFlight.add(1, ordering: .relaxed)
+        return Unmanaged.passRetained(Exchange(rawURI: String(cString: uri))).toOpaque()
+    }
+
+    fileprivate func access(_ connection: OpaquePointer, method: UnsafePointer<CChar>,
+                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                            context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let raw = context.pointee else { return MHD_Result.NO }
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
+        if exchange.answered {
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        if !exchange.started {
+            // First call: only the head has arrived. Answer on a later call to keep the connection alive.
+            exchange.started = true
+            exchange.method = String(cString: method)
+            exchange.headers = Self.headers(of: connection)
+            // A declared length over the limit is answered at once; the body is never read.
+            if let length = exchange.headers["Content-Length"].flatMap(Int.init), length > configuration.maxBodyBytes {
+                return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
+            }
+            return MHD_Result.YES
+        }
+        let size = uploadSize.pointee
+        if size > 0 {
+            // libmicrohttpd 0.9.75 cannot queue an answer while a body is arriving, so a chunked
+            // body that passes the limit is dropped as it arrives and answered 413 at its end.
+            uploadSize.pointee = 0
+            if exchange.tooLarge || exchange.body.count + size > configuration.maxBodyBytes {
+                exchange.tooLarge = true
+                exchange.body = []
+            } else {
+                exchange.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
+            }
+            return MHD_Result.YES
+        }
+        if exchange.tooLarge {
+            return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
+        }
+        var request = Request(method: exchange.method, uri: exchange.rawURI, headers: exchange.headers, body: exchange.body)
+        exchange.body = []
+        let response = responder(&request)
+        exchange.route = request.route
+        return queue(response, on: connection, for: exchange)
+    }
+
+    fileprivate func complete(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let raw = context.pointee else { return }
+        context.pointee = nil
+        let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        inFlight.subtract(1, ordering: .releasing)
+        guard let onCompleted else { return }
+        let seconds = Double(Clock.nanoseconds() - exchange.startNanos) / 1e9
+        let path = String(exchange.rawURI.prefix { $0 != "?" })
+        onCompleted(CompletedRequest(method: exchange.method, path: path, route: exchange.route,
+                                     status: exchange.status, bytes: exchange.bytes, durationSeconds: seconds))
+    }
+
+    private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange) -> MHD_Result {
+        exchange.answered = true
+        exchange.status = response.status
+        exchange.bytes = exchange.method == "HEAD" ? 0 : response.body.count
+        let answer: OpaquePointer?
+        if response.body.isEmpty {
+            answer = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
+        } else {
+            // Hand the Swift array's own storage to libmicrohttpd; the box keeps it alive until sent.
+            let box = ResponseBody(response.body)
+            let bytes = box.bytes.withUnsafeBufferPointer { UnsafeMutableRawPointer(mutating: $0.baseAddress!) }
+            answer = MHD_create_response_from_buffer_with_free_callback_cls(
+                box.bytes.count, bytes, releaseBody, Unmanaged.passRetained(box).toOpaque())
+        }
+        guard let answer else { return MHD_Result.NO }
+        for (name, value) in response.headers {
+            _ = MHD_add_response_header(answer, name, value)
+        }
+        let result = MHD_queue_response(connection, UInt32(response.status), answer)
+        MHD_destroy_response(answer)
+        return result
+    }
+
+    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        withUnsafeMutablePointer(to: &headers) { target in
+            _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+                guard let cls, let key else { return MHD_Result.YES }
+                let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
+                headers.pointee.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+                return MHD_Result.YES
+            }, target)
+        }
+        return headers
+    }
+}
+
+// C trampolines: a C callback cannot capture context, so the server travels through `cls`.
+
+private let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
+    cls, uri, _ in
+    guard let cls, let uri else { return nil }
+    return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().begin(uri: uri)
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, upload, uploadSize, context in
+    guard let cls, let connection, let method, let uploadSize, let context else { return MHD_Result.NO }
+    return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue()
+        .access(connection, method: method, upload: upload, uploadSize: uploadSize, context: context)
+}
+
+private let completedHandler: MHD_RequestCompletedCallback = { cls, _, context, _ in
+    guard let cls, let context else { return }
+    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().complete(context)
+}
+
+private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    Unmanaged<ResponseBody>.fromOpaque(cls).release()
+}
+
+/// Facts about the machine.
+public enum System {
+    /// Cores available to this process.
+    public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}

@@ -1,0 +1,49 @@
+/// How a ``Server`` listens and what it tolerates from clients.
+public struct ServerConfiguration: Sendable {
+    /// Address to bind: an IPv4 or IPv6 literal or a host name (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`).
+    public var host: String
+    /// Port to bind; 0 picks a free port, readable afterwards from ``Server/port``.
+    public var port: Int
+    /// Worker threads; 0 means one per core.
+    public var threads: Int
+    /// Largest request body accepted; larger ones are answered `413 body-too-large` without being read.
+    public var maxBodyBytes: Int
+    /// Most connections open at once; more are refused by the kernel backlog and closed.
+    public var connectionLimit: Int
+    /// Most connections open at once from one client address; 0 is no limit.
+    public var perClientConnectionLimit: Int
+    /// Seconds a connection may stay idle before it is closed.
+    public var connectionTimeoutSeconds: Int
+    /// Memory for one connection's request line and headers (so also the largest header block).
+    public var connectionMemoryBytes: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0, maxBodyBytes: Int = 1 << 20,
+                connectionLimit: Int = 1000, perClientConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 30,
+                connectionMemoryBytes: Int = 64 << 10) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionLimit = connectionLimit
+        self.perClientConnectionLimit = perClientConnectionLimit
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.connectionMemoryBytes = connectionMemoryBytes
+    }
+}
+
+/// What the server tells about one finished request, for access logs and metrics.
+public struct CompletedRequest: Sendable {
+    public let method: String
+    public let path: String
+    /// The route template that matched, or empty.
+    public let route: String
+    /// 0 when the client went away before an answer was queued.
+    public let status: Int
+    public let bytes: Int
+    public let durationSeconds: Double
+}
+
+/// Why a server could not start.
+public struct ServerStartError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}

@@ -1,0 +1,36 @@
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A resolved socket address to bind, owned as bytes.
+struct SocketAddress {
+    var storage = sockaddr_storage()
+    var isIPv6: Bool { storage.ss_family == sa_family_t(AF_INET6) }
+
+    /// Resolves `host` (a literal or a name) numerically first, then by name, for `port`.
+    init(host: String, port: Int) throws {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE
+        var result: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(host, String(port), &hints, &result)
+        guard code == 0, let first = result else {
+            throw ServerStartError(description: "cannot resolve host \(host): \(String(cString: gai_strerror(code)))")
+        }
+        defer { freeaddrinfo(result) }
+        withUnsafeMutableBytes(of: &storage) { target in
+            target.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
+        }
+    }
+
+    /// The numeric form, e.g. `127.0.0.1` or `::1`.
+    static func numericHost(_ address: UnsafePointer<sockaddr>) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let length = address.pointee.sa_family == sa_family_t(AF_INET6)
+            ? socklen_t(MemoryLayout<sockaddr_in6>.size) : socklen_t(MemoryLayout<sockaddr_in>.size)
+        guard getnameinfo(address, length, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 else { return "" }
+        return String(cString: buffer)
+    }
+}
