@@ -14,7 +14,7 @@ trap 'kill $swift_pid $c_pid 2>/dev/null; wait 2>/dev/null' EXIT
 for port in $port_swift $port_c; do
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 done
-run() { wrk -t1 -c32 -d"${seconds}s" --latency "http://127.0.0.1:$1/healthz" | awk '/Requests\/sec/ {print $2} / 99%/ {print $2}' | paste -sd' '; }
+run() { wrk -t1 -c32 -d"${seconds}s" --latency "http://127.0.0.1:$1/healthz" | awk '/Requests\/sec/ {rps=$2} / 99%/ {p99=$2} END {print rps, p99}'; }
 read -r c_rps c_p99 <<<"$(run $port_c)"
 read -r s_rps s_p99 <<<"$(run $port_swift)"
 printf '%-28s %12s %10s\n' "server (wrk -t1 -c32 -d${seconds}s)" "req/s" "p99"

@@ -19,7 +19,7 @@ public struct ServerConfiguration: Sendable {
 
     public init(host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0, maxBodyBytes: Int = 1 << 20,
                 connectionLimit: Int = 1000, perClientConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 30,
-                connectionMemoryBytes: Int = 64 << 10) {
+                connectionMemoryBytes: Int = 32 << 10) {
         self.host = host
         self.port = port
         self.threads = threads
