@@ -16,16 +16,26 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+
         // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
 
         // The pure view-model core: no I/O, no clocks, no globals.
         .target(name: "ListModel"),
 
+        // Persistence of records, views and the change sequence: SQLite (default) or memory.
+        .target(name: "ListStore", dependencies: ["CSQLite"]),
+
         .executableTarget(name: "sectional", dependencies: ["HTTPServer"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
 
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"]),
+        .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
     ]
 )

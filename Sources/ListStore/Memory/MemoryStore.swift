@@ -1,0 +1,89 @@
+import Synchronization
+
+/// A store that lives in memory only: for tests and demos (`--memory`). Same semantics as
+/// ``SQLiteStore`` (one change sequence, atomic commits), nothing survives the process.
+public final class MemoryStore: RecordStore, Sendable {
+    private struct State {
+        var records: [String: [String: [UInt8]]] = [:]
+        var collectionSequences: [String: Int64] = [:]
+        var sequence: Int64 = 0
+        var views: [String: StoredView] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func lastSequence() throws(StoreError) -> Int64 { state.withLock { $0.sequence } }
+
+    public func collectionSequences() throws(StoreError) -> [String: Int64] { state.withLock { $0.collectionSequences } }
+
+    public func allRecords(in collection: String) throws(StoreError) -> [StoredRecord] {
+        try records(in: collection, after: nil, limit: Int.max)
+    }
+
+    public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
+        state.withLock { state in state.records[collection]?[id].map { StoredRecord(id: id, json: $0) } }
+    }
+
+    public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
+        state.withLock { state in
+            let all = state.records[collection] ?? [:]
+            let ids = all.keys.filter { id in afterID.map { $0.utf8.lexicographicallyPrecedes(id.utf8) } ?? true }
+                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            return ids.prefix(limit).map { StoredRecord(id: $0, json: all[$0]!) }
+        }
+    }
+
+    public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
+        state.withLock { state in
+            let sequence = state.sequence + 1
+            var existed: [Bool] = []
+            var changed = false
+            for write in writes {
+                switch write {
+                case .upsert(let collection, let id, let json):
+                    existed.append(state.records[collection]?[id] != nil)
+                    state.records[collection, default: [:]][id] = json
+                    state.collectionSequences[collection] = sequence
+                    changed = true
+                case .delete(let collection, let id):
+                    let removed = state.records[collection]?.removeValue(forKey: id) != nil
+                    existed.append(removed)
+                    if removed {
+                        state.collectionSequences[collection] = sequence
+                        changed = true
+                    }
+                }
+            }
+            if changed { state.sequence = sequence }
+            return CommitResult(sequence: state.sequence, existed: existed, changedAnything: changed)
+        }
+    }
+
+    public func saveView(_ view: StoredView) throws(StoreError) { state.withLock { $0.views[view.id] = view } }
+
+    public func allViews() throws(StoreError) -> [StoredView] {
+        state.withLock { $0.views.values.sorted { $0.id < $1.id } }
+    }
+
+    public func deleteView(id: String) throws(StoreError) -> Bool {
+        state.withLock { $0.views.removeValue(forKey: id) != nil }
+    }
+
+    public func touchViews(_ ids: [String], at time: Int64) throws(StoreError) {
+        state.withLock { state in
+            for id in ids { state.views[id]?.lastUsed = time }
+        }
+    }
+
+    public func deleteViews(lastUsedBefore time: Int64) throws(StoreError) -> Int {
+        state.withLock { state in
+            let old = state.views.values.filter { $0.lastUsed < time }.map(\.id)
+            old.forEach { state.views.removeValue(forKey: $0) }
+            return old.count
+        }
+    }
+
+    public func close() {}
+}

@@ -1,0 +1,89 @@
+/// Persistence of records, views and the change sequence, behind one protocol so the service
+/// runs on SQLite (embedded default) or in memory (tests, demos) alike.
+///
+/// Every committed ``RecordStore/commit(_:)`` takes the next number of one store-wide change
+/// sequence; a collection remembers the number of the last commit that touched it. Replaying the
+/// same commits in order therefore yields the same numbers, which is what list versions are made of.
+public protocol RecordStore: AnyObject, Sendable {
+    /// The number of the last committed change; 0 for a new store.
+    func lastSequence() throws(StoreError) -> Int64
+    /// The number of the last change that touched each collection.
+    func collectionSequences() throws(StoreError) -> [String: Int64]
+    /// Every record of a collection, by id ascending.
+    func allRecords(in collection: String) throws(StoreError) -> [StoredRecord]
+    /// One record, or nil.
+    func record(in collection: String, id: String) throws(StoreError) -> StoredRecord?
+    /// Up to `limit` records with ids after `afterID` (all when nil), by id ascending.
+    func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord]
+    /// Applies the writes as one transaction (all or nothing), durable when this returns.
+    func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult
+
+    /// Creates or replaces a view.
+    func saveView(_ view: StoredView) throws(StoreError)
+    /// Every stored view.
+    func allViews() throws(StoreError) -> [StoredView]
+    /// Deletes a view; false when there was none.
+    func deleteView(id: String) throws(StoreError) -> Bool
+    /// Records that the views were used at `time` (seconds since 1970), in one transaction.
+    func touchViews(_ ids: [String], at time: Int64) throws(StoreError)
+    /// Deletes views last used before `time`; returns how many.
+    func deleteViews(lastUsedBefore time: Int64) throws(StoreError) -> Int
+
+    /// Closes the store; later calls fail.
+    func close()
+}
+
+/// A stored record: its id and its JSON object text (UTF-8).
+public struct StoredRecord: Sendable, Equatable {
+    public let id: String
+    public let json: [UInt8]
+
+    public init(id: String, json: [UInt8]) {
+        self.id = id
+        self.json = json
+    }
+}
+
+/// One write of a commit.
+public enum RecordWrite: Sendable, Equatable {
+    case upsert(collection: String, id: String, json: [UInt8])
+    case delete(collection: String, id: String)
+
+    public var collection: String {
+        switch self {
+        case .upsert(let collection, _, _), .delete(let collection, _): collection
+        }
+    }
+}
+
+/// What a commit did.
+public struct CommitResult: Sendable, Equatable {
+    /// The change number given to this commit; unchanged from before when it changed nothing.
+    public let sequence: Int64
+    /// For each write, whether its record existed before the commit.
+    public let existed: [Bool]
+    /// Whether anything changed (a delete of a missing record changes nothing).
+    public var changedAnything: Bool
+}
+
+/// A client's per-list state: which sections it hides, by key.
+public struct StoredView: Sendable, Equatable {
+    public let id: String
+    public let list: String
+    public var hidden: [String]
+    /// Seconds since 1970.
+    public var lastUsed: Int64
+
+    public init(id: String, list: String, hidden: [String], lastUsed: Int64) {
+        self.id = id
+        self.list = list
+        self.hidden = hidden
+        self.lastUsed = lastUsed
+    }
+}
+
+/// A storage failure, with the underlying library's message.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

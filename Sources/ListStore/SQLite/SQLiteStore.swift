@@ -1,0 +1,207 @@
+import Foundation
+import Synchronization
+
+/// The embedded default store: one SQLite file in WAL mode, `synchronous=FULL`, so a commit is
+/// on disk before its caller answers 2xx and survives `kill -9` (and power loss).
+///
+/// Writes go through one connection, reads through another, each behind its own lock, so
+/// record reads never wait for a commit's fsync.
+public final class SQLiteStore: RecordStore, @unchecked Sendable {
+    private let writer: Mutex<SQLiteConnection>
+    private let reader: Mutex<SQLiteConnection>
+    /// How many entries of the change log to keep.
+    private let changeLogLimit: Int64 = 100_000
+
+    /// Opens (creating if needed) the database at `path` and migrates its schema.
+    public init(path: String) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError("cannot create folder \(directory): \(error.localizedDescription)")
+            }
+        }
+        let writeConnection = try SQLiteConnection(path: path)
+        try writeConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        try Self.migrate(writeConnection)
+        let readConnection = try SQLiteConnection(path: path)
+        try readConnection.execute("PRAGMA query_only=ON;")
+        writer = Mutex(writeConnection)
+        reader = Mutex(readConnection)
+    }
+
+    private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
+        let statement = try connection.statement("PRAGMA user_version")
+        defer { statement.reset() }
+        _ = try statement.step()
+        let version = Int(statement.int(0))
+        guard version <= SQLiteSchema.currentVersion else {
+            throw StoreError("database schema version \(version) is newer than this build understands (\(SQLiteSchema.currentVersion))")
+        }
+        for index in version..<SQLiteSchema.currentVersion {
+            try connection.transaction { () throws(StoreError) in
+                try connection.execute(SQLiteSchema.migrations[index])
+                try connection.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+
+    public func lastSequence() throws(StoreError) -> Int64 {
+        try reader.withLock { connection throws(StoreError) in
+            let statement = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
+            defer { statement.reset() }
+            return try statement.step() ? statement.int(0) : 0
+        }
+    }
+
+    public func collectionSequences() throws(StoreError) -> [String: Int64] {
+        try reader.withLock { connection throws(StoreError) in
+            let statement = try connection.statement("SELECT name, sequence FROM collections")
+            defer { statement.reset() }
+            var result: [String: Int64] = [:]
+            while try statement.step() { result[statement.text(0)] = statement.int(1) }
+            return result
+        }
+    }
+
+    public func allRecords(in collection: String) throws(StoreError) -> [StoredRecord] {
+        try records(in: collection, after: nil, limit: Int.max)
+    }
+
+    public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
+        try reader.withLock { connection throws(StoreError) in
+            let statement = try connection.statement("SELECT json FROM records WHERE collection = ? AND id = ?")
+            defer { statement.reset() }
+            statement.bind(.text(collection), .text(id))
+            return try statement.step() ? StoredRecord(id: id, json: statement.blob(0)) : nil
+        }
+    }
+
+    public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
+        try reader.withLock { connection throws(StoreError) in
+            let statement = try connection.statement(
+                "SELECT id, json FROM records WHERE collection = ? AND id > ? ORDER BY id LIMIT ?")
+            defer { statement.reset() }
+            statement.bind(.text(collection), .text(afterID ?? ""), .int(Int64(min(limit, Int(Int64.max)))))
+            var result: [StoredRecord] = []
+            while try statement.step() { result.append(StoredRecord(id: statement.text(0), json: statement.blob(1))) }
+            return result
+        }
+    }
+
+    public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> CommitResult in
+                let current = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
+                defer { current.reset() }
+                _ = try current.step()
+                let sequence = current.int(0) + 1
+                var existed: [Bool] = []
+                existed.reserveCapacity(writes.count)
+                var touched: Set<String> = []
+                for write in writes {
+                    let (collection, id, operation): (String, String, String)
+                    switch write {
+                    case .upsert(let c, let i, let json):
+                        (collection, id, operation) = (c, i, "upsert")
+                        let exists = try connection.statement("SELECT 1 FROM records WHERE collection = ? AND id = ?")
+                        defer { exists.reset() }
+                        exists.bind(.text(c), .text(i))
+                        existed.append(try exists.step())
+                        try connection.statement("""
+                            INSERT INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)
+                            ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence
+                            """).bind(.text(c), .text(i), .blob(json), .int(sequence)).run()
+                    case .delete(let c, let i):
+                        (collection, id, operation) = (c, i, "delete")
+                        try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
+                            .bind(.text(c), .text(i)).run()
+                        existed.append(connection.changes > 0)
+                        if connection.changes == 0 { continue }
+                    }
+                    touched.insert(collection)
+                    try connection.statement("INSERT INTO changes (sequence, collection, id, operation) VALUES (?, ?, ?, ?)")
+                        .bind(.int(sequence), .text(collection), .text(id), .text(operation)).run()
+                }
+                guard !touched.isEmpty else {
+                    return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false)
+                }
+                for collection in touched {
+                    try connection.statement("""
+                        INSERT INTO collections (name, sequence) VALUES (?, ?)
+                        ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
+                        """).bind(.text(collection), .int(sequence)).run()
+                }
+                try connection.statement("UPDATE state SET value = ? WHERE key = 'sequence'").bind(.int(sequence)).run()
+                if sequence % 1_000 == 0 {
+                    try connection.statement("DELETE FROM changes WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
+                }
+                return CommitResult(sequence: sequence, existed: existed, changedAnything: true)
+            }
+        }
+    }
+
+    public func saveView(_ view: StoredView) throws(StoreError) {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.statement("""
+                INSERT INTO views (id, list, hidden, last_used) VALUES (?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET list = excluded.list, hidden = excluded.hidden, last_used = excluded.last_used
+                """).bind(.text(view.id), .text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed)).run()
+        }
+    }
+
+    public func allViews() throws(StoreError) -> [StoredView] {
+        try reader.withLock { connection throws(StoreError) in
+            let statement = try connection.statement("SELECT id, list, hidden, last_used FROM views ORDER BY id")
+            defer { statement.reset() }
+            var result: [StoredView] = []
+            while try statement.step() {
+                result.append(StoredView(id: statement.text(0), list: statement.text(1),
+                                         hidden: ViewKeys.decode(statement.text(2)), lastUsed: statement.int(3)))
+            }
+            return result
+        }
+    }
+
+    public func deleteView(id: String) throws(StoreError) -> Bool {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.statement("DELETE FROM views WHERE id = ?").bind(.text(id)).run()
+            return connection.changes > 0
+        }
+    }
+
+    public func touchViews(_ ids: [String], at time: Int64) throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                for id in ids {
+                    try connection.statement("UPDATE views SET last_used = ? WHERE id = ?").bind(.int(time), .text(id)).run()
+                }
+            }
+        }
+    }
+
+    public func deleteViews(lastUsedBefore time: Int64) throws(StoreError) -> Int {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.statement("DELETE FROM views WHERE last_used < ?").bind(.int(time)).run()
+            return connection.changes
+        }
+    }
+
+    public func close() {
+        writer.withLock { $0.close() }
+        reader.withLock { $0.close() }
+    }
+}
+
+/// Hidden section keys stored as a JSON array of strings.
+enum ViewKeys {
+    static func encode(_ keys: [String]) -> String {
+        (try? String(decoding: JSONEncoder().encode(keys), as: UTF8.self)) ?? "[]"
+    }
+
+    static func decode(_ text: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+}

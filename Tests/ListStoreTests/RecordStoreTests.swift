@@ -1,0 +1,100 @@
+import Foundation
+import ListStore
+import XCTest
+
+/// The same contract, run against every store.
+class RecordStoreContract: XCTestCase {
+    func makeStore() throws -> RecordStore { MemoryStore() }
+
+    private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func testCommitsTakeOneSequenceEachAndRememberTheCollection() throws {
+        let store = try makeStore()
+        XCTAssertEqual(try store.lastSequence(), 0)
+        let first = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"id":"a"}"#))])
+        XCTAssertEqual(first.sequence, 1)
+        XCTAssertEqual(first.existed, [false])
+        let second = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"id":"a","n":1}"#)),
+                                       .upsert(collection: "teams", id: "t", json: bytes(#"{"id":"t"}"#))])
+        XCTAssertEqual(second.sequence, 2)
+        XCTAssertEqual(second.existed, [true, false])
+        XCTAssertEqual(try store.collectionSequences(), ["people": 2, "teams": 2])
+        XCTAssertEqual(try store.record(in: "people", id: "a")?.json, bytes(#"{"id":"a","n":1}"#))
+        let third = try store.commit([.delete(collection: "teams", id: "t")])
+        XCTAssertEqual(third.sequence, 3)
+        XCTAssertEqual(try store.collectionSequences()["teams"], 3)
+        XCTAssertNil(try store.record(in: "teams", id: "t"))
+    }
+
+    func testDeletingAMissingRecordChangesNothing() throws {
+        let store = try makeStore()
+        let result = try store.commit([.delete(collection: "people", id: "nobody")])
+        XCTAssertFalse(result.changedAnything)
+        XCTAssertEqual(result.existed, [false])
+        XCTAssertEqual(try store.lastSequence(), 0)
+    }
+
+    func testRecordsPageByIdInCodePointOrder() throws {
+        let store = try makeStore()
+        let ids = ["b", "a", "Z", "é", "a1", "c"]
+        _ = try store.commit(ids.map { .upsert(collection: "x", id: $0, json: bytes("{}")) })
+        XCTAssertEqual(try store.allRecords(in: "x").map(\.id), ["Z", "a", "a1", "b", "c", "é"])
+        XCTAssertEqual(try store.records(in: "x", after: "a", limit: 2).map(\.id), ["a1", "b"])
+        XCTAssertEqual(try store.records(in: "x", after: "c", limit: 10).map(\.id), ["é"])
+    }
+
+    func testViewsAreSavedTouchedAndExpired() throws {
+        let store = try makeStore()
+        try store.saveView(StoredView(id: "v1", list: "contacts", hidden: ["Design"], lastUsed: 100))
+        try store.saveView(StoredView(id: "v2", list: "contacts", hidden: [], lastUsed: 100))
+        try store.touchViews(["v2"], at: 500)
+        XCTAssertEqual(try store.deleteViews(lastUsedBefore: 200), 1)
+        XCTAssertEqual(try store.allViews(), [StoredView(id: "v2", list: "contacts", hidden: [], lastUsed: 500)])
+        XCTAssertTrue(try store.deleteView(id: "v2"))
+        XCTAssertFalse(try store.deleteView(id: "v2"))
+    }
+}
+
+final class MemoryStoreTests: RecordStoreContract {}
+
+final class SQLiteStoreTests: RecordStoreContract {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    override func makeStore() throws -> RecordStore {
+        try SQLiteStore(path: folder.appendingPathComponent("db/test.sqlite").path)
+    }
+
+    func testEverythingSurvivesReopening() throws {
+        let path = folder.appendingPathComponent("reopen.sqlite").path
+        do {
+            let store = try SQLiteStore(path: path)
+            _ = try store.commit([.upsert(collection: "people", id: "a", json: Array(#"{"id":"a"}"#.utf8))])
+            try store.saveView(StoredView(id: "v", list: "l", hidden: ["k\"ey"], lastUsed: 7))
+            store.close()
+        }
+        let store = try SQLiteStore(path: path)
+        XCTAssertEqual(try store.lastSequence(), 1)
+        XCTAssertEqual(try store.record(in: "people", id: "a")?.json, Array(#"{"id":"a"}"#.utf8))
+        XCTAssertEqual(try store.allViews(), [StoredView(id: "v", list: "l", hidden: ["k\"ey"], lastUsed: 7)])
+    }
+
+    func testAFailedCommitChangesNothing() throws {
+        let path = folder.appendingPathComponent("atomic.sqlite").path
+        let store = try SQLiteStore(path: path)
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: Array("{}".utf8))])
+        store.close()
+        // A closed store refuses; nothing half-written appears after reopening.
+        XCTAssertThrowsError(try store.commit([.upsert(collection: "people", id: "b", json: Array("{}".utf8))]))
+        let reopened = try SQLiteStore(path: path)
+        XCTAssertEqual(try reopened.allRecords(in: "people").map(\.id), ["a"])
+        XCTAssertEqual(try reopened.lastSequence(), 1)
+    }
+}
