@@ -34,7 +34,9 @@ let package = Package(
         .executableTarget(name: "sectional", dependencies: ["HTTPServer"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
 
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
     ]

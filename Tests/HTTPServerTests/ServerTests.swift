@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 import XCTest
 
 final class ServerTests: XCTestCase {

@@ -6,23 +6,23 @@ import Glibc
 
 /// A raw HTTP/1.1 client over one TCP socket, so tests see exactly what crosses the wire
 /// (keep-alive, headers, chunked uploads). Blocking, with a receive timeout.
-final class HTTPTestClient {
-    struct Answer {
-        let status: Int
-        let headers: [(String, String)]
-        let body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? {
+public final class HTTPTestClient {
+    public struct Answer {
+        public let status: Int
+        public let headers: [(String, String)]
+        public let body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
     }
 
-    struct Failure: Error, CustomStringConvertible { let description: String }
+    public struct Failure: Error, CustomStringConvertible { public let description: String }
 
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, timeoutSeconds: Int = 10) throws {
+    public init(port: Int, timeoutSeconds: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -42,7 +42,7 @@ final class HTTPTestClient {
 
     deinit { close(fd) }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -51,10 +51,10 @@ final class HTTPTestClient {
         }
     }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
 
     /// Sends one request and reads its answer.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil) throws -> Answer {
+    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil) throws -> Answer {
         var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Length: \(body.count)\r\n" }
@@ -63,7 +63,7 @@ final class HTTPTestClient {
     }
 
     /// Reads one answer (Content-Length framed, as the server sends).
-    func readAnswer(bodyExpected: Bool = true) throws -> Answer {
+    public func readAnswer(bodyExpected: Bool = true) throws -> Answer {
         var headEnd: Int?
         while headEnd == nil {
             headEnd = find([13, 10, 13, 10])
@@ -86,7 +86,7 @@ final class HTTPTestClient {
     }
 
     /// True when the server has closed its side (read returns 0 or the connection was reset).
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
         let n = recv(fd, &byte, 1, 0)
         return n == 0 || (n < 0 && errno == ECONNRESET)
@@ -109,7 +109,7 @@ final class HTTPTestClient {
 }
 
 /// Polls `condition` until it holds or `seconds` pass; returns whether it held.
-func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
+public func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
         if condition() { return true }
@@ -119,8 +119,9 @@ func eventually(within seconds: Double = 5, _ condition: () -> Bool) -> Bool {
 }
 
 /// A thread-safe counter that closures can capture.
-final class Counter: Sendable {
+public final class Counter: Sendable {
+    public init() {}
     private let count = Atomic<Int>(0)
-    func increment() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
+    public func increment() { count.add(1, ordering: .relaxed) }
+    public var value: Int { count.load(ordering: .relaxed) }
 }
