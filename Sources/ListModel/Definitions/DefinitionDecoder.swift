@@ -1,0 +1,362 @@
+/// Validating decoder of list definitions; collects every error with its JSON path.
+struct DefinitionDecoder {
+    var errors: [DefinitionError] = []
+
+    mutating func error(_ path: String, _ message: String) {
+        errors.append(DefinitionError(path: path, message: message))
+    }
+
+    // MARK: Primitive readers
+
+    mutating func object(_ v: JSONValue, _ path: String) -> JSONObject? {
+        if case .object(let o) = v { return o }
+        error(path, "expected an object, got \(v.typeName)")
+        return nil
+    }
+
+    /// Reports members of `obj` that are not in `allowed`; `misplaced` explains known keys
+    /// that are not valid here.
+    mutating func checkKeys(_ obj: JSONObject, _ allowed: Set<String>, _ path: String, misplaced: [String: String] = [:]) {
+        for m in obj.members where !allowed.contains(m.key) {
+            error("\(path).\(m.key)", misplaced[m.key] ?? "unknown key")
+        }
+    }
+
+    mutating func string(_ obj: JSONObject, _ key: String, _ path: String, required: Bool = false) -> String? {
+        guard let v = obj[key] else {
+            if required { error("\(path).\(key)", "missing (required)") }
+            return nil
+        }
+        guard case .string(let s) = v else { error("\(path).\(key)", "expected a string, got \(v.typeName)"); return nil }
+        return s
+    }
+
+    mutating func bool(_ obj: JSONObject, _ key: String, _ path: String) -> Bool? {
+        guard let v = obj[key] else { return nil }
+        guard case .bool(let b) = v else { error("\(path).\(key)", "expected a boolean, got \(v.typeName)"); return nil }
+        return b
+    }
+
+    /// A finite number ≥ 0.
+    mutating func nonNegativeNumber(_ obj: JSONObject, _ key: String, _ path: String) -> Double? {
+        guard let v = obj[key] else { return nil }
+        guard let d = v.doubleValue, d.isFinite else { error("\(path).\(key)", "expected a number, got \(v.typeName)"); return nil }
+        guard d >= 0 else { error("\(path).\(key)", "must not be negative"); return nil }
+        return d
+    }
+
+    /// An integer in 0…1,000,000.
+    mutating func tagLength(_ obj: JSONObject, _ path: String) -> Int? {
+        guard let v = obj["tagLength"] else { return nil }
+        guard let i = v.intValue else { error("\(path).tagLength", "expected an integer, got \(v.isNumber ? "a fraction" : v.typeName)"); return nil }
+        guard i >= 0, i <= 1_000_000 else { error("\(path).tagLength", "must be in 0…1000000"); return nil }
+        return Int(i)
+    }
+
+    mutating func template(_ obj: JSONObject, _ key: String, _ path: String, scope: Template.Scope) -> Template? {
+        guard let s = string(obj, key, path) else { return nil }
+        do throws(TemplateError) {
+            return try Template(parsing: s, scope: scope)
+        } catch {
+            self.error("\(path).\(key)", "bad template: \(error.message)")
+            return nil
+        }
+    }
+
+    mutating func fieldPath(_ obj: JSONObject, _ key: String, _ path: String) -> FieldPath? {
+        guard let s = string(obj, key, path) else { return nil }
+        guard let p = FieldPath(s) else { error("\(path).\(key)", "expected a field path like \"a\" or \"a.b\""); return nil }
+        return p
+    }
+
+    mutating func stringArray(_ obj: JSONObject, _ key: String, _ path: String) -> [String]? {
+        guard let v = obj[key] else { return nil }
+        guard case .array(let a) = v else { error("\(path).\(key)", "expected an array of strings, got \(v.typeName)"); return nil }
+        var out: [String] = []
+        var seen: Set<CodePointKey> = []
+        for (i, e) in a.enumerated() {
+            guard case .string(let s) = e else { error("\(path).\(key)[\(i)]", "expected a string, got \(e.typeName)"); continue }
+            if !seen.insert(CodePointKey(s)).inserted { error("\(path).\(key)[\(i)]", "duplicate \"\(s)\"") }
+            out.append(s)
+        }
+        return out
+    }
+
+    // MARK: List
+
+    mutating func list(name: String, _ json: JSONValue, path: String) -> ListDefinition? {
+        let before = errors.count
+        if !Names.isValid(name) { error(path, "invalid list name (must match ^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$)") }
+        guard let obj = object(json, path) else { return nil }
+        checkKeys(obj, ["title", "sections"], path)
+        let title = string(obj, "title", path)
+        var specs: [SectionSpec] = []
+        if let sv = obj["sections"] {
+            if case .array(let arr) = sv {
+                var ctx = ListContext()
+                for (i, e) in arr.enumerated() {
+                    if let s = section(e, index: i, path: "\(path).sections[\(i)]", ctx: &ctx) { specs.append(s) }
+                }
+            } else {
+                error("\(path).sections", "expected an array, got \(sv.typeName)")
+            }
+        } else {
+            error("\(path).sections", "missing (required)")
+        }
+        guard errors.count == before else { return nil }
+        var h = FNV1a()
+        h.combine(name)
+        h.combine(canonicalJSON(json))
+        return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value)
+    }
+
+    /// What a list's specs have claimed so far (static uniqueness checks).
+    struct ListContext {
+        var keys: Set<CodePointKey> = []
+        var literalIds: Set<String> = []
+    }
+
+    // MARK: Section
+
+    static let commonKeys: Set<String> = ["key", "type", "title", "icon", "header", "footer", "insets", "lineSpacing", "hidden", "accessibility"]
+    static let literalOnly: Set<String> = ["rows"]
+    static let dataOnly: Set<String> = ["source", "where", "groupBy", "sectionOrder", "hiddenByDefault", "sortBy", "row", "typeField", "rowTypes"]
+
+    mutating func section(_ json: JSONValue, index: Int, path: String, ctx: inout ListContext) -> SectionSpec? {
+        guard let obj = object(json, path) else { return nil }
+        let before = errors.count
+        let isData = obj["source"] != nil
+        var misplaced: [String: String] = [:]
+        if isData {
+            for k in DefinitionDecoder.literalOnly { misplaced[k] = "not allowed in a data-bound section (one with \"source\")" }
+            checkKeys(obj, DefinitionDecoder.commonKeys.union(DefinitionDecoder.dataOnly), path, misplaced: misplaced)
+        } else {
+            for k in DefinitionDecoder.dataOnly { misplaced[k] = "only allowed in a data-bound section (one with \"source\")" }
+            checkKeys(obj, DefinitionDecoder.commonKeys.union(DefinitionDecoder.literalOnly), path, misplaced: misplaced)
+        }
+
+        let grouped = isData && obj["groupBy"] != nil
+        var key = string(obj, "key", path)
+        if grouped, key != nil {
+            error("\(path).key", "not allowed together with groupBy (each group's value is its key)")
+            key = nil
+        } else if !grouped, key == nil, obj["key"] == nil {
+            error("\(path).key", isData ? "missing (required without groupBy)" : "missing (required)")
+        }
+        if let k = key, !ctx.keys.insert(CodePointKey(k)).inserted {
+            error("\(path).key", "duplicate section key \"\(k)\" (section keys are unique within a list)")
+        }
+        let type = string(obj, "type", path) ?? ""
+        let title = template(obj, "title", path, scope: .section) ?? Template(literal: "")
+        let icon = template(obj, "icon", path, scope: .section)
+        let header = supplementary(obj, "header", path)
+        let footer = supplementary(obj, "footer", path)
+        let insets = self.insets(obj, path)
+        let lineSpacing = nonNegativeNumber(obj, "lineSpacing", path) ?? 0
+        let hidden = bool(obj, "hidden", path) ?? false
+        if grouped, obj["hidden"] != nil {
+            error("\(path).hidden", "not allowed together with groupBy; list keys in hiddenByDefault instead")
+        }
+        let acc = accessibility(obj, path)
+
+        var content: SectionSpec.Content = .literal([])
+        var literalRows: [Row] = []
+        if isData {
+            if let b = binding(obj, path) { content = .data(b) }
+        } else if let rv = obj["rows"] {
+            if case .array(let arr) = rv {
+                var rows: [LiteralRow] = []
+                for (i, e) in arr.enumerated() {
+                    if let r = literalRow(e, "\(path).rows[\(i)]", ctx: &ctx) { rows.append(r) }
+                }
+                content = .literal(rows)
+                literalRows = rows.enumerated().map { RowFactory.literalRow($0.element, position: $0.offset) }
+            } else {
+                error("\(path).rows", "expected an array, got \(rv.typeName)")
+            }
+        }
+        guard errors.count == before else { return nil }
+        var accPrefix: [UInt8] = []
+        if let acc {
+            accPrefix = Array(",\"accessibilityIdentifier\":".utf8)
+            JSONWriter.appendEscaped(acc.identifier, to: &accPrefix)
+            accPrefix.removeLast()   // the closing quote comes after the suffixes
+        }
+        return SectionSpec(index: index, key: key, type: type, title: title, icon: icon, header: header, footer: footer,
+                           insets: insets, lineSpacing: lineSpacing, hidden: hidden, accessibility: acc, content: content,
+                           literalRows: literalRows, accessibilityPrefix: accPrefix)
+    }
+
+    mutating func supplementary(_ obj: JSONObject, _ key: String, _ path: String) -> SupplementarySpec? {
+        guard let v = obj[key] else { return nil }
+        let p = "\(path).\(key)"
+        guard let o = object(v, p) else { return nil }
+        checkKeys(o, ["title", "height"], p)
+        let title = template(o, "title", p, scope: .section) ?? Template(literal: "")
+        let height = nonNegativeNumber(o, "height", p) ?? 28
+        return SupplementarySpec(title: title, height: height)
+    }
+
+    mutating func insets(_ obj: JSONObject, _ path: String) -> Insets {
+        guard let v = obj["insets"] else { return Insets() }
+        let p = "\(path).insets"
+        guard let o = object(v, p) else { return Insets() }
+        checkKeys(o, ["top", "left", "bottom", "right"], p)
+        return Insets(top: nonNegativeNumber(o, "top", p) ?? 0, left: nonNegativeNumber(o, "left", p) ?? 0,
+                      bottom: nonNegativeNumber(o, "bottom", p) ?? 0, right: nonNegativeNumber(o, "right", p) ?? 0)
+    }
+
+    mutating func accessibility(_ obj: JSONObject, _ path: String) -> AccessibilitySpec? {
+        guard let v = obj["accessibility"] else { return nil }
+        let p = "\(path).accessibility"
+        guard let o = object(v, p) else { return nil }
+        checkKeys(o, ["identifier", "options"], p)
+        let id = string(o, "identifier", p, required: true)
+        if let id, id.isEmpty { error("\(p).identifier", "must not be empty") }
+        let options = stringArray(o, "options", p) ?? []
+        for (i, opt) in options.enumerated() where opt != "section" && opt != "row" {
+            error("\(p).options[\(i)]", "unknown option \"\(opt)\" (use \"section\" and/or \"row\")")
+        }
+        guard let id, !id.isEmpty else { return nil }
+        return AccessibilitySpec(identifier: id, includesSection: options.contains("section"), includesRow: options.contains("row"))
+    }
+
+    static let literalRowKeys: Set<String> = ["id", "type", "title", "subtitle", "icon", "detail", "badge", "tagLength", "height", "action"]
+
+    mutating func literalRow(_ json: JSONValue, _ path: String, ctx: inout ListContext) -> LiteralRow? {
+        guard let o = object(json, path) else { return nil }
+        let before = errors.count
+        checkKeys(o, DefinitionDecoder.literalRowKeys, path)
+        let id = string(o, "id", path, required: true)
+        if let id {
+            if !Names.isValid(id) { error("\(path).id", "invalid row id (must match ^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$)") }
+            else if !ctx.literalIds.insert(id).inserted { error("\(path).id", "duplicate literal row id \"\(id)\"") }
+        }
+        let row = LiteralRow(id: id ?? "", type: string(o, "type", path) ?? "", title: string(o, "title", path) ?? "",
+                             subtitle: string(o, "subtitle", path), detail: string(o, "detail", path),
+                             icon: string(o, "icon", path), badge: string(o, "badge", path), action: string(o, "action", path),
+                             tagLength: tagLength(o, path) ?? 1, height: nonNegativeNumber(o, "height", path) ?? 44)
+        return errors.count == before ? row : nil
+    }
+
+    // MARK: Data binding
+
+    mutating func binding(_ obj: JSONObject, _ path: String) -> DataBinding? {
+        let before = errors.count
+        let source = string(obj, "source", path, required: true) ?? ""
+        if obj["source"]?.stringValue != nil, !Names.isValid(source) {
+            error("\(path).source", "invalid collection name (must match ^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$)")
+        }
+        var filter: [(path: FieldPath, value: JSONValue)] = []
+        if let w = obj["where"], let wo = object(w, "\(path).where") {
+            for m in wo.members {
+                if let fp = FieldPath(m.key) { filter.append((fp, m.value)) }
+                else { error("\(path).where.\(m.key)", "expected a field path like \"a\" or \"a.b\"") }
+            }
+        }
+        let groupBy = fieldPath(obj, "groupBy", path)
+        var order: SectionOrder = .ascending
+        if let so = obj["sectionOrder"] {
+            switch so {
+            case .string("asc"): order = .ascending
+            case .string("desc"): order = .descending
+            case .array: order = .explicit(stringArray(obj, "sectionOrder", path) ?? [])
+            default: error("\(path).sectionOrder", "expected \"asc\", \"desc\" or an array of keys")
+            }
+            if groupBy == nil, obj["groupBy"] == nil { error("\(path).sectionOrder", "only meaningful with groupBy") }
+        }
+        let hiddenByDefault = stringArray(obj, "hiddenByDefault", path) ?? []
+        var sortBy: [SortField] = []
+        if let sb = obj["sortBy"] {
+            if case .array(let arr) = sb {
+                for (i, e) in arr.enumerated() {
+                    let p = "\(path).sortBy[\(i)]"
+                    guard let o = object(e, p) else { continue }
+                    checkKeys(o, ["field", "order"], p)
+                    let f = fieldPath(o, "field", p)
+                    if o["field"] == nil { error("\(p).field", "missing (required)") }
+                    var desc = false
+                    if let ov = o["order"] {
+                        switch ov {
+                        case .string("asc"): desc = false
+                        case .string("desc"): desc = true
+                        default: error("\(p).order", "expected \"asc\" or \"desc\"")
+                        }
+                    }
+                    if let f { sortBy.append(SortField(path: f, descending: desc)) }
+                }
+            } else {
+                error("\(path).sortBy", "expected an array of {\"field\", \"order\"}")
+            }
+        }
+        var row: RowTemplate? = nil
+        if let rv = obj["row"] {
+            row = rowTemplate(rv, "\(path).row", base: nil)
+        } else {
+            error("\(path).row", "missing (required in a data-bound section)")
+        }
+        let typeField = fieldPath(obj, "typeField", path)
+        var rowTypes: [String: RowTemplate] = [:]
+        if let rt = obj["rowTypes"] {
+            if obj["typeField"] == nil { error("\(path).rowTypes", "needs typeField") }
+            if let o = object(rt, "\(path).rowTypes"), let base = row {
+                for m in o.members {
+                    if var t = rowTemplate(m.value, "\(path).rowTypes.\(m.key)", base: base) {
+                        t.type = m.key
+                        rowTypes[m.key] = t
+                    }
+                }
+            }
+        }
+        guard errors.count == before, let row else { return nil }
+        return DataBinding(source: source, filter: filter, groupBy: groupBy, sectionOrder: order, hiddenByDefault: hiddenByDefault,
+                           sortBy: sortBy, row: row, typeField: typeField, rowTypes: rowTypes)
+    }
+
+    static let rowTemplateKeys: Set<String> = ["type", "title", "subtitle", "detail", "icon", "badge", "tagLength", "height", "action"]
+
+    /// A `row` (base == nil) or a `rowTypes` entry merged over `base`.
+    mutating func rowTemplate(_ json: JSONValue, _ path: String, base: RowTemplate?) -> RowTemplate? {
+        guard let o = object(json, path) else { return nil }
+        let before = errors.count
+        if base == nil {
+            checkKeys(o, DefinitionDecoder.rowTemplateKeys, path)
+        } else {
+            checkKeys(o, DefinitionDecoder.rowTemplateKeys.subtracting(["type"]), path,
+                      misplaced: ["type": "not allowed in rowTypes (the entry's name is the type)"])
+        }
+        var t = base ?? RowTemplate(type: "", title: Template(literal: ""), subtitle: nil, detail: nil, icon: nil, badge: nil,
+                                    action: nil, tagLength: 1, height: 44)
+        if base == nil, let ty = string(o, "type", path) { t.type = ty }
+        if let v = template(o, "title", path, scope: .row) { t.title = v }
+        if o["subtitle"] != nil { t.subtitle = template(o, "subtitle", path, scope: .row) }
+        if o["detail"] != nil { t.detail = template(o, "detail", path, scope: .row) }
+        if o["icon"] != nil { t.icon = template(o, "icon", path, scope: .row) }
+        if o["badge"] != nil { t.badge = template(o, "badge", path, scope: .row) }
+        if o["action"] != nil { t.action = template(o, "action", path, scope: .row) }
+        if let n = tagLength(o, path) { t.tagLength = n }
+        if let h = nonNegativeNumber(o, "height", path) { t.height = h }
+        return errors.count == before ? t : nil
+    }
+}
+
+/// JSON text with object members sorted by name (code points): a canonical form for hashing.
+func canonicalJSON(_ v: JSONValue) -> [UInt8] {
+    var w = JSONWriter()
+    func write(_ v: JSONValue) {
+        switch v {
+        case .object(let o):
+            w.beginObject()
+            for m in o.members.sorted(by: { codePointLess($0.key, $1.key) }) { w.key(m.key); write(m.value) }
+            w.endObject()
+        case .array(let a):
+            w.beginArray()
+            for e in a { write(e) }
+            w.endArray()
+        default:
+            w.value(v)
+        }
+    }
+    write(v)
+    return w.bytes
+}

@@ -1,0 +1,84 @@
+/// A validated list definition (SPEC §2.1).
+public struct ListDefinition: Sendable {
+    /// The list name (`lists.<name>`).
+    public let name: String
+    /// `title`, if given.
+    public let title: String?
+    /// The section specs in order.
+    public let sections: [SectionSpec]
+    /// The collections this list reads, sorted and distinct. A write to any other collection
+    /// cannot change the list.
+    public let sources: [String]
+    /// A deterministic 64-bit fingerprint (FNV-1a over a canonical encoding of the name and
+    /// the definition JSON): equal definitions give equal fingerprints in every process, and
+    /// an edited definition a different one — suitable for ETags.
+    public let fingerprint: UInt64
+    /// Section keys hidden in the default view: literal/keyed specs with `hidden: true` and
+    /// every `hiddenByDefault` key.
+    public let defaultHidden: Set<String>
+
+    /// The view a read without `?view=` sees.
+    public var defaultView: ViewState { ViewState(hidden: defaultHidden) }
+
+    /// `true` when the list reads `collection`.
+    public func reads(collection: String) -> Bool { sources.contains(collection) }
+
+    /// Spec indexes per source collection.
+    let specsBySource: [String: [Int]]
+    /// Per spec: the row ordering rule.
+    let orders: [RowOrder]
+
+    init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64) {
+        self.name = name
+        self.title = title
+        self.sections = sections
+        self.fingerprint = fingerprint
+        var bySource: [String: [Int]] = [:]
+        var hidden: Set<String> = []
+        var orders: [RowOrder] = []
+        for s in sections {
+            switch s.content {
+            case .literal:
+                orders.append(RowOrder(descending: [false]))
+                if s.hidden, let k = s.key { hidden.insert(k) }
+            case .data(let b):
+                bySource[b.source, default: []].append(s.index)
+                orders.append(RowOrder(descending: b.sortBy.map(\.descending)))
+                if s.hidden, let k = s.key { hidden.insert(k) }
+                hidden.formUnion(b.hiddenByDefault)
+            }
+        }
+        self.specsBySource = bySource
+        self.sources = bySource.keys.sorted(by: codePointLess)
+        self.defaultHidden = hidden
+        self.orders = orders
+    }
+}
+
+/// Decoding of the configuration's `lists` object.
+public enum ListDefinitions {
+    /// Decodes and validates every list of a `lists` object, in the object's member order.
+    ///
+    /// - Parameter path: the JSON path of `lists` used in error paths (default `lists`).
+    /// - Throws: ``DefinitionErrors`` with every problem found, each with its JSON path.
+    public static func decode(_ lists: JSONValue, path: String = "lists") throws(DefinitionErrors) -> [ListDefinition] {
+        var d = DefinitionDecoder()
+        guard case .object(let obj) = lists else {
+            throw DefinitionErrors([DefinitionError(path: path, message: "expected an object of list definitions, got \(lists.typeName)")])
+        }
+        var result: [ListDefinition] = []
+        for m in obj.members {
+            if let def = d.list(name: m.key, m.value, path: "\(path).\(m.key)") { result.append(def) }
+        }
+        if !d.errors.isEmpty { throw DefinitionErrors(d.errors) }
+        return result
+    }
+
+    /// Decodes one list definition named `name`.
+    public static func decode(name: String, _ json: JSONValue, path: String? = nil) throws(DefinitionErrors) -> ListDefinition {
+        var d = DefinitionDecoder()
+        let def = d.list(name: name, json, path: path ?? "lists.\(name)")
+        if let def, d.errors.isEmpty { return def }
+        throw DefinitionErrors(d.errors)
+    }
+}

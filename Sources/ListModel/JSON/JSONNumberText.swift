@@ -1,0 +1,62 @@
+/// Locale-free number text: shortest round-trip form, no `.0` on integral values.
+enum JSONNumberText {
+    /// Appends the decimal digits of `v`.
+    @inline(__always)
+    static func appendInt(_ v: Int64, to out: inout [UInt8]) {
+        if v >= 0 && v < 10 { out.append(UInt8(truncatingIfNeeded: v) &+ 0x30); return }
+        var buf: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes of stack
+        var n = v.magnitude
+        withUnsafeMutableBytes(of: &buf) { raw in
+            var k = 24
+            repeat {
+                k -= 1
+                raw[k] = UInt8(truncatingIfNeeded: n % 10) &+ 0x30
+                n /= 10
+            } while n > 0
+            if v < 0 { k -= 1; raw[k] = UInt8(ascii: "-") }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[k..<24]))
+        }
+    }
+
+    /// Appends the shortest JSON text that reads back as `d`: integral values below 1e16 print
+    /// as integers (`56`), others use Swift's shortest round-trip digits with a JSON exponent
+    /// (`1e-7`, `1.5e+300`). Non-finite values print `null` (JSON has no NaN/Infinity).
+    static func appendDouble(_ d: Double, to out: inout [UInt8]) {
+        guard d.isFinite else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
+        if d == d.rounded(.towardZero), abs(d) < 1e16 {
+            if d == 0 && d.sign == .minus { out.append(contentsOf: [0x2D, 0x30]); return }
+            appendInt(Int64(d), to: &out)
+            return
+        }
+        out.append(contentsOf: shortest(d).utf8)
+    }
+
+    /// Swift's shortest description, normalised to JSON: drop `.0` before an exponent or at the
+    /// end, drop leading zeros of the exponent.
+    static func shortest(_ d: Double) -> String {
+        var s = d.description                     // e.g. "1234.5", "1e-05", "1.5e+300"
+        if let e = s.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            var mant = String(s[..<e])
+            var exp = String(s[s.index(after: e)...])
+            if mant.hasSuffix(".0") { mant.removeLast(2) }
+            var sign = ""
+            if exp.hasPrefix("-") { sign = "-"; exp.removeFirst() } else if exp.hasPrefix("+") { sign = "+"; exp.removeFirst() }
+            while exp.count > 1 && exp.hasPrefix("0") { exp.removeFirst() }
+            s = mant + "e" + sign + exp
+        } else if s.hasSuffix(".0") {
+            s.removeLast(2)
+        }
+        return s
+    }
+
+    /// The text a template or group key uses for a number.
+    static func text(_ v: JSONValue) -> String {
+        var out: [UInt8] = []
+        switch v {
+        case .int(let i): appendInt(i, to: &out)
+        case .double(let d): appendDouble(d, to: &out)
+        default: break
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

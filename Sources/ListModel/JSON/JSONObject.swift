@@ -1,0 +1,66 @@
+/// A JSON object: members in the order they were given (or parsed).
+///
+/// Member names are unique (the parser rejects duplicates; ``subscript(_:)`` replaces).
+/// Look-up is a linear scan, which beats hashing for the small objects records are; equality
+/// ignores member order.
+public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
+    public typealias Member = (key: String, value: JSONValue)
+
+    /// The members in order.
+    public private(set) var members: [Member]
+
+    /// An empty object.
+    public init() { members = [] }
+
+    /// An object from members; a later duplicate name replaces the earlier value in place.
+    public init(_ members: [Member]) {
+        self.members = []
+        self.members.reserveCapacity(members.count)
+        for m in members { self[m.key] = m.value }
+    }
+
+    /// Members as given, without checking names for duplicates (the parser checks).
+    init(uncheckedMembers: [Member]) { self.members = uncheckedMembers }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { members.count }
+    public subscript(position: Int) -> Member { members[position] }
+
+    /// The names in order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// The value of member `key`; setting `nil` removes it, setting a new name appends it.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            for m in members where m.key == key { return m.value }
+            return nil
+        }
+        set {
+            if let i = members.firstIndex(where: { $0.key == key }) {
+                if let v = newValue { members[i].value = v } else { members.remove(at: i) }
+            } else if let v = newValue {
+                members.append((key: key, value: v))
+            }
+        }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.members.count == rhs.members.count else { return false }
+        for m in lhs.members {
+            guard let v = rhs[m.key], v == m.value else { return false }
+        }
+        return true
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        var acc = 0
+        for m in members {
+            var h = Hasher()
+            h.combine(m.key)
+            h.combine(m.value)
+            acc = acc &+ h.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(acc)
+    }
+}

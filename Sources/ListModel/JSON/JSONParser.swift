@@ -1,0 +1,338 @@
+/// A strict RFC 8259 JSON parser over UTF-8 bytes.
+///
+/// Rejects invalid UTF-8 (including overlong forms, surrogates and lone `\u` surrogate escapes),
+/// anything that is not exactly one JSON value surrounded by optional whitespace, a byte-order
+/// mark, duplicate member names, numbers outside the `Double` range and nesting deeper than
+/// ``maxDepth``. Integers that fit `Int64` become ``JSONValue/int(_:)``.
+public enum JSONParser {
+    /// The deepest nesting accepted: 64 arrays/objects inside each other; 65 is an error.
+    public static let maxDepth = 64
+
+    /// Parses a complete JSON text.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buf in
+            var p = Parser(buf)
+            do throws(JSONParseError) { return .success(try p.parseDocument()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Parses a complete JSON text from raw memory.
+    public static func parse(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+        var p = Parser(buffer.bindMemory(to: UInt8.self))
+        return try p.parseDocument()
+    }
+
+    /// Parses a complete JSON text given as a string.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
+
+private struct Parser {
+    let base: UnsafePointer<UInt8>?
+    let end: Int
+    var i = 0
+    var depth = 0
+    var scratch: [UInt8] = []
+
+    init(_ buf: UnsafeBufferPointer<UInt8>) {
+        base = buf.baseAddress
+        end = buf.count
+    }
+
+    @inline(__always) func byte(_ k: Int) -> UInt8 { base![k] }
+
+    func fail(_ message: String, _ at: Int) -> JSONParseError { JSONParseError(message: message, offset: at) }
+
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        guard i < end else { throw fail("unexpected end of input", i) }
+        let v = try parseValue()
+        skipWhitespace()
+        if i < end { throw fail("unexpected trailing characters", i) }
+        return v
+    }
+
+    @inline(__always) mutating func skipWhitespace() {
+        while i < end {
+            let b = byte(i)
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { i += 1 } else { return }
+        }
+    }
+
+    mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard i < end else { throw fail("unexpected end of input", i) }
+        switch byte(i) {
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw fail("unexpected character", i)
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let n = word.utf8CodeUnitCount
+        let w = word.utf8Start
+        for k in 0..<n {
+            guard i + k < end else { throw fail("unexpected end of input", i + k) }
+            guard byte(i + k) == w[k] else { throw fail("invalid literal", i + k) }
+        }
+        i += n
+    }
+
+    mutating func enter() throws(JSONParseError) {
+        depth += 1
+        if depth > JSONParser.maxDepth { throw fail("nesting deeper than \(JSONParser.maxDepth)", i) }
+    }
+
+    mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        i += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if i < end, byte(i) == UInt8(ascii: "]") { i += 1; depth -= 1; return .array(items) }
+        while true {
+            skipWhitespace()
+            items.append(try parseValue())
+            skipWhitespace()
+            guard i < end else { throw fail("unexpected end of input", i) }
+            let b = byte(i)
+            i += 1
+            if b == UInt8(ascii: ",") { continue }
+            if b == UInt8(ascii: "]") { break }
+            throw fail("expected ',' or ']'", i - 1)
+        }
+        depth -= 1
+        return .array(items)
+    }
+
+    mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        i += 1
+        var members: [JSONObject.Member] = []
+        var seen: Set<CodePointKey>? = nil
+        skipWhitespace()
+        if i < end, byte(i) == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(JSONObject(uncheckedMembers: members)) }
+        while true {
+            skipWhitespace()
+            guard i < end else { throw fail("unexpected end of input", i) }
+            guard byte(i) == UInt8(ascii: "\"") else { throw fail("expected a member name", i) }
+            let keyStart = i
+            let key = try parseString()
+            // Duplicate names (compared by code points): linear for small objects, a set beyond.
+            if seen != nil {
+                if !seen!.insert(CodePointKey(key)).inserted { throw fail("duplicate member name", keyStart) }
+            } else {
+                for m in members where m.key.utf8.elementsEqual(key.utf8) { throw fail("duplicate member name", keyStart) }
+                if members.count == 15 {
+                    var set = Set(members.map { CodePointKey($0.key) })
+                    set.insert(CodePointKey(key))
+                    seen = set
+                }
+            }
+            skipWhitespace()
+            guard i < end else { throw fail("unexpected end of input", i) }
+            guard byte(i) == UInt8(ascii: ":") else { throw fail("expected ':'", i) }
+            i += 1
+            skipWhitespace()
+            let v = try parseValue()
+            members.append((key: key, value: v))
+            skipWhitespace()
+            guard i < end else { throw fail("unexpected end of input", i) }
+            let b = byte(i)
+            i += 1
+            if b == UInt8(ascii: ",") { continue }
+            if b == UInt8(ascii: "}") { break }
+            throw fail("expected ',' or '}'", i - 1)
+        }
+        depth -= 1
+        return .object(JSONObject(uncheckedMembers: members))
+    }
+
+    /// Parses a string starting at the opening quote; validates UTF-8 as it goes.
+    mutating func parseString() throws(JSONParseError) -> String {
+        i += 1
+        let start = i
+        // Fast path: no escapes.
+        while i < end {
+            let b = byte(i)
+            if b == UInt8(ascii: "\"") {
+                let s = String(decoding: UnsafeBufferPointer(start: base! + start, count: i - start), as: UTF8.self)
+                i += 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b < 0x20 { throw fail("control character in string", i) }
+            if b < 0x80 { i += 1 } else { try validateUTF8Sequence() }
+        }
+        guard i < end else { throw fail("unterminated string", i) }
+        // Slow path: copy what we have and decode escapes.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: UnsafeBufferPointer(start: base! + start, count: i - start))
+        while i < end {
+            let b = byte(i)
+            if b == UInt8(ascii: "\"") {
+                i += 1
+                return String(decoding: scratch, as: UTF8.self)
+            }
+            if b == UInt8(ascii: "\\") {
+                try parseEscape()
+            } else if b < 0x20 {
+                throw fail("control character in string", i)
+            } else if b < 0x80 {
+                scratch.append(b); i += 1
+            } else {
+                let s = i
+                try validateUTF8Sequence()
+                scratch.append(contentsOf: UnsafeBufferPointer(start: base! + s, count: i - s))
+            }
+        }
+        throw fail("unterminated string", i)
+    }
+
+    mutating func parseEscape() throws(JSONParseError) {
+        let at = i
+        i += 1
+        guard i < end else { throw fail("unterminated string", i) }
+        let c = byte(i)
+        i += 1
+        switch c {
+        case UInt8(ascii: "\""): scratch.append(0x22)
+        case UInt8(ascii: "\\"): scratch.append(0x5C)
+        case UInt8(ascii: "/"): scratch.append(0x2F)
+        case UInt8(ascii: "b"): scratch.append(0x08)
+        case UInt8(ascii: "f"): scratch.append(0x0C)
+        case UInt8(ascii: "n"): scratch.append(0x0A)
+        case UInt8(ascii: "r"): scratch.append(0x0D)
+        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hex4()
+            if scalar >= 0xD800 && scalar < 0xDC00 {
+                guard i + 1 < end, byte(i) == UInt8(ascii: "\\"), byte(i + 1) == UInt8(ascii: "u") else {
+                    throw fail("unpaired surrogate escape", at)
+                }
+                i += 2
+                let low = try hex4()
+                guard low >= 0xDC00 && low < 0xE000 else { throw fail("unpaired surrogate escape", at) }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                throw fail("unpaired surrogate escape", at)
+            }
+            appendScalar(scalar)
+        default:
+            throw fail("invalid escape", at)
+        }
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard i + 4 <= end else { throw fail("invalid \\u escape", i) }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = byte(i)
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - UInt8(ascii: "A") + 10
+            default: throw fail("invalid \\u escape", i)
+            }
+            v = v << 4 | UInt32(d)
+            i += 1
+        }
+        return v
+    }
+
+    mutating func appendScalar(_ s: UInt32) {
+        if s < 0x80 {
+            scratch.append(UInt8(s))
+        } else if s < 0x800 {
+            scratch.append(UInt8(0xC0 | (s >> 6)))
+            scratch.append(UInt8(0x80 | (s & 0x3F)))
+        } else if s < 0x10000 {
+            scratch.append(UInt8(0xE0 | (s >> 12)))
+            scratch.append(UInt8(0x80 | ((s >> 6) & 0x3F)))
+            scratch.append(UInt8(0x80 | (s & 0x3F)))
+        } else {
+            scratch.append(UInt8(0xF0 | (s >> 18)))
+            scratch.append(UInt8(0x80 | ((s >> 12) & 0x3F)))
+            scratch.append(UInt8(0x80 | ((s >> 6) & 0x3F)))
+            scratch.append(UInt8(0x80 | (s & 0x3F)))
+        }
+    }
+
+    /// Validates one multi-byte UTF-8 sequence at `i` (first byte ≥ 0x80) and advances past it.
+    @inline(__always) mutating func validateUTF8Sequence() throws(JSONParseError) {
+        let b0 = byte(i)
+        @inline(__always) func cont(_ k: Int) -> UInt8? {
+            guard k < end else { return nil }
+            let b = byte(k)
+            return b & 0xC0 == 0x80 ? b : nil
+        }
+        switch b0 {
+        case 0xC2...0xDF:
+            guard cont(i + 1) != nil else { throw fail("invalid UTF-8", i) }
+            i += 2
+        case 0xE0...0xEF:
+            guard let b1 = cont(i + 1), cont(i + 2) != nil else { throw fail("invalid UTF-8", i) }
+            if b0 == 0xE0 && b1 < 0xA0 { throw fail("invalid UTF-8", i) }   // overlong
+            if b0 == 0xED && b1 >= 0xA0 { throw fail("invalid UTF-8", i) }  // surrogate
+            i += 3
+        case 0xF0...0xF4:
+            guard let b1 = cont(i + 1), cont(i + 2) != nil, cont(i + 3) != nil else { throw fail("invalid UTF-8", i) }
+            if b0 == 0xF0 && b1 < 0x90 { throw fail("invalid UTF-8", i) }   // overlong
+            if b0 == 0xF4 && b1 >= 0x90 { throw fail("invalid UTF-8", i) }  // > U+10FFFF
+            i += 4
+        default:
+            throw fail("invalid UTF-8", i)
+        }
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = i
+        var negative = false
+        if byte(i) == UInt8(ascii: "-") { negative = true; i += 1 }
+        guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
+        var value: UInt64 = 0
+        var overflow = false
+        if byte(i) == UInt8(ascii: "0") {
+            i += 1
+            if i < end, isDigit(byte(i)) { throw fail("leading zero in number", i) }
+        } else {
+            while i < end, isDigit(byte(i)) {
+                let d = UInt64(byte(i) - UInt8(ascii: "0"))
+                let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(d)
+                if o1 || o2 { overflow = true } else { value = a }
+                i += 1
+            }
+        }
+        var isInteger = true
+        if i < end, byte(i) == UInt8(ascii: ".") {
+            isInteger = false
+            i += 1
+            guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
+            while i < end, isDigit(byte(i)) { i += 1 }
+        }
+        if i < end, byte(i) == UInt8(ascii: "e") || byte(i) == UInt8(ascii: "E") {
+            isInteger = false
+            i += 1
+            if i < end, byte(i) == UInt8(ascii: "+") || byte(i) == UInt8(ascii: "-") { i += 1 }
+            guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
+            while i < end, isDigit(byte(i)) { i += 1 }
+        }
+        if isInteger && !overflow {
+            if !negative, value <= UInt64(Int64.max) { return .int(Int64(value)) }
+            if negative, value <= UInt64(Int64.max) + 1 { return .int(value == UInt64(Int64.max) + 1 ? Int64.min : -Int64(value)) }
+        }
+        let text = String(decoding: UnsafeBufferPointer(start: base! + start, count: i - start), as: UTF8.self)
+        guard let d = Double(text), d.isFinite else { throw fail("number out of range", start) }
+        return .double(d)
+    }
+
+    @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
+}

@@ -1,0 +1,173 @@
+/// A fast JSON byte writer that appends compact UTF-8 JSON into ``bytes``.
+///
+/// It places commas itself: call ``beginObject()``/``key(_:)-swift.method``/values/``endObject()``
+/// in document order. Strings are escaped per RFC 8259 (`"`, `\`, and control characters; other
+/// characters pass through as UTF-8). Numbers never depend on a locale.
+///
+/// ``rawValue(_:)`` inserts a pre-encoded value (e.g. a cached row object) with comma handling.
+public struct JSONWriter: Sendable {
+    /// The JSON text written so far.
+    public var bytes: [UInt8]
+    /// Per open container: whether it already holds an element (bit `depth-1`), for depth ≤ 64;
+    /// deeper levels use `deepStack`.
+    private var hasElements: UInt64 = 0
+    private var deepStack: [Bool] = []
+    private var depth = 0
+    private var afterKey = false
+
+    /// A writer with an empty buffer of the given capacity.
+    public init(capacity: Int = 1024) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// A writer that appends to existing bytes (treated as a complete top-level context).
+    public init(appendingTo bytes: [UInt8]) { self.bytes = bytes }
+
+    @inline(__always)
+    private mutating func prepareValue() {
+        if afterKey { afterKey = false; return }
+        if depth == 0 { return }
+        if depth <= 64 {
+            let bit: UInt64 = 1 << UInt64(depth - 1)
+            if hasElements & bit != 0 { bytes.append(0x2C) } else { hasElements |= bit }
+        } else {
+            if deepStack[depth - 65] { bytes.append(0x2C) } else { deepStack[depth - 65] = true }
+        }
+    }
+
+    @inline(__always)
+    private mutating func push() {
+        depth += 1
+        if depth <= 64 { hasElements &= ~(1 << UInt64(depth - 1)) } else { deepStack.append(false) }
+    }
+
+    @inline(__always)
+    private mutating func pop() {
+        if depth > 64 { deepStack.removeLast() }
+        depth -= 1
+    }
+
+    /// Writes `{`.
+    @inline(__always) public mutating func beginObject() { prepareValue(); bytes.append(0x7B); push() }
+    /// Writes `}`.
+    @inline(__always) public mutating func endObject() { pop(); bytes.append(0x7D) }
+    /// Writes `[`.
+    @inline(__always) public mutating func beginArray() { prepareValue(); bytes.append(0x5B); push() }
+    /// Writes `]`.
+    @inline(__always) public mutating func endArray() { pop(); bytes.append(0x5D) }
+
+    /// Writes a member name known to need no escaping (ASCII letters, digits), then `:`.
+    @inline(__always)
+    public mutating func key(_ name: StaticString) {
+        prepareValue()
+        bytes.append(0x22)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        bytes.append(0x22)
+        bytes.append(0x3A)
+        afterKey = true
+    }
+
+    /// Writes an arbitrary member name (escaped), then `:`.
+    public mutating func key(_ name: String) {
+        prepareValue()
+        appendEscaped(name)
+        bytes.append(0x3A)
+        afterKey = true
+    }
+
+    /// Writes a string value.
+    @inline(__always) public mutating func string(_ s: String) { prepareValue(); appendEscaped(s) }
+
+    /// Writes a string value from UTF-8 bytes (assumed valid UTF-8).
+    public mutating func string(utf8 s: UnsafeBufferPointer<UInt8>) { prepareValue(); appendEscaped(s) }
+
+    /// Writes an integer.
+    @inline(__always) public mutating func int(_ v: Int) { prepareValue(); JSONNumberText.appendInt(Int64(v), to: &bytes) }
+    /// Writes an integer.
+    @inline(__always) public mutating func int64(_ v: Int64) { prepareValue(); JSONNumberText.appendInt(v, to: &bytes) }
+    /// Writes a number in its shortest form (`56`, `0.1`, `1e-7`); non-finite values as `null`.
+    public mutating func double(_ v: Double) { prepareValue(); JSONNumberText.appendDouble(v, to: &bytes) }
+    /// Writes `true` or `false`.
+    @inline(__always) public mutating func bool(_ v: Bool) {
+        prepareValue()
+        if v { bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else { bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65]) }
+    }
+    /// Writes `null`.
+    @inline(__always) public mutating func null() { prepareValue(); bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+
+    /// Writes a complete pre-encoded JSON value (not checked).
+    @inline(__always) public mutating func rawValue(_ json: [UInt8]) { prepareValue(); bytes.append(contentsOf: json) }
+
+    /// Appends bytes with no comma handling (for callers that write a value in several pieces
+    /// after one ``rawValueBegin()``).
+    @inline(__always) mutating func raw(_ json: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: json) }
+
+    /// Announces a value that will be written with ``raw(_:)`` pieces.
+    @inline(__always) mutating func rawValueBegin() { prepareValue() }
+
+    /// Writes any JSON value (object members in their stored order).
+    public mutating func value(_ v: JSONValue) {
+        switch v {
+        case .null: null()
+        case .bool(let b): bool(b)
+        case .int(let i): int64(i)
+        case .double(let d): double(d)
+        case .string(let s): string(s)
+        case .array(let a):
+            beginArray()
+            for e in a { value(e) }
+            endArray()
+        case .object(let o):
+            beginObject()
+            for m in o.members { key(m.key); value(m.value) }
+            endObject()
+        }
+    }
+
+    /// Appends `"…"` with RFC 8259 escaping.
+    @inline(__always)
+    mutating func appendEscaped(_ s: String) {
+        var s = s
+        s.withUTF8 { appendEscaped($0) }
+    }
+
+    mutating func appendEscaped(_ u: UnsafeBufferPointer<UInt8>) {
+        JSONWriter.appendEscaped(u, to: &bytes)
+    }
+
+    /// Appends `"…"` with RFC 8259 escaping to a byte array.
+    static func appendEscaped(_ u: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        bytes.append(0x22)
+        var runStart = 0
+        var k = 0
+        let n = u.count
+        while k < n {
+            let b = u[k]
+            if b >= 0x20 && b != 0x22 && b != 0x5C { k += 1; continue }
+            if k > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<k])) }
+            switch b {
+            case 0x22: bytes.append(0x5C); bytes.append(0x22)
+            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
+            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
+            case 0x08: bytes.append(0x5C); bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(0x5C); bytes.append(UInt8(ascii: "f"))
+            default:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
+            }
+            k += 1
+            runStart = k
+        }
+        if n > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<n])) }
+        bytes.append(0x22)
+    }
+
+    /// Appends `"…"` for a `String` to a byte array.
+    static func appendEscaped(_ s: String, to bytes: inout [UInt8]) {
+        var s = s
+        s.withUTF8 { appendEscaped($0, to: &bytes) }
+    }
+}

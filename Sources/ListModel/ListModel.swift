@@ -1,2 +1,0 @@
-/// ListModel: the pure view-model core of Sectional (placeholder until the core lands).
-public enum ListModel {}

@@ -1,0 +1,90 @@
+/// One section spec's claim on a row id (SPEC §2.1 uniqueness): the spec and the row it would
+/// show. The claim of the lowest spec index owns the id; the others are counted duplicates.
+struct Claim: Sendable {
+    let spec: Int
+    let row: Row
+}
+
+/// All claims on one id, ordered by spec index (almost always exactly one).
+enum IdEntry: Sendable {
+    case one(Claim)
+    case many([Claim])
+
+    init?(_ claims: [Claim]) {
+        switch claims.count {
+        case 0: return nil
+        case 1: self = .one(claims[0])
+        default: self = .many(claims)
+        }
+    }
+
+    var claims: [Claim] {
+        switch self {
+        case .one(let c): return [c]
+        case .many(let cs): return cs
+        }
+    }
+
+    var owner: Claim {
+        switch self {
+        case .one(let c): return c
+        case .many(let cs): return cs[0]
+        }
+    }
+
+    var count: Int {
+        switch self {
+        case .one: return 1
+        case .many(let cs): return cs.count
+        }
+    }
+}
+
+/// A persistent hash index from row id to its claims.
+///
+/// 64 × 64 small dictionaries reached through two copy-on-write levels: an update copies the
+/// top directory (64 references), one node (64 dictionaries) and one dictionary (≈ n/4096
+/// entries), never the whole index.
+struct IdIndex: Sendable {
+    final class Node: @unchecked Sendable {
+        var shards: [[String: IdEntry]]
+        init() { shards = Array(repeating: [:], count: 64) }
+        init(copying n: Node) { shards = n.shards }
+    }
+
+    private var nodes: [Node]
+    private(set) var count = 0
+
+    init() { nodes = (0..<64).map { _ in Node() } }
+
+    @inline(__always)
+    private static func slot(_ id: String) -> (Int, Int) {
+        let h = FNV1a.hash(id)
+        let m = h ^ (h >> 29)
+        return (Int(m & 63), Int((m >> 6) & 63))
+    }
+
+    subscript(id: String) -> IdEntry? {
+        let (a, b) = IdIndex.slot(id)
+        return nodes[a].shards[b][id]
+    }
+
+    /// Sets or removes (`nil`) the entry of `id`.
+    mutating func set(_ id: String, _ entry: IdEntry?) {
+        let (a, b) = IdIndex.slot(id)
+        if !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
+        let old: IdEntry?
+        if let entry { old = nodes[a].shards[b].updateValue(entry, forKey: id) } else { old = nodes[a].shards[b].removeValue(forKey: id) }
+        if old == nil && entry != nil { count += 1 } else if old != nil && entry == nil { count -= 1 }
+    }
+
+    /// Reserves room for about `n` ids in total.
+    mutating func reserve(_ n: Int) {
+        let per = n / 4096 + 1
+        guard per > 4 else { return }
+        for a in 0..<64 {
+            if !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
+            for b in 0..<64 { nodes[a].shards[b].reserveCapacity(per + per / 4) }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// A UIKit-style index path: section and row, both 0-based.
+public struct ListIndexPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var section: Int
+    public var row: Int
+    public init(section: Int, row: Int) { self.section = section; self.row = row }
+    public static func < (a: ListIndexPath, b: ListIndexPath) -> Bool { (a.section, a.row) < (b.section, b.row) }
+    public var description: String { "[\(section), \(row)]" }
+}
+
+/// A tag range (SPEC §3.3).
+public struct TagRange: Sendable, Hashable {
+    public var location: Int
+    public var length: Int
+    public init(location: Int, length: Int) { self.location = location; self.length = length }
+}
+
+/// A row found by a look-up: where it is and whether the view hides its section.
+public struct RowLocation: Sendable {
+    public let indexPath: ListIndexPath
+    public let tag: TagRange
+    /// `true` when the row's section is hidden in the view asked about (SPEC §3.5).
+    public let hidden: Bool
+    public var rowID: String { row.id }
+    public var rowType: String { row.type }
+    let row: Row
+}
+
+/// A section's identity and counts.
+public struct SectionInfo: Sendable, Hashable {
+    public let index: Int
+    public let key: String
+    public let type: String
+    public let totalRowCount: Int
+    public let firstTag: Int
+    public let tagCount: Int
+}
+
+extension ListSnapshot {
+    /// Section `index`, or `nil` when out of range.
+    public func section(at index: Int) -> SectionInfo? {
+        guard index >= 0, index < sections.count else { return nil }
+        let s = sections[index]
+        return SectionInfo(index: index, key: s.key, type: definition.sections[s.spec].type, totalRowCount: s.rows.count,
+                           firstTag: tagStarts[index], tagCount: s.rows.tagCount)
+    }
+
+    /// The index of the section with this (served) key.
+    public func sectionIndex(forKey key: String) -> Int? {
+        sections.firstIndex { codePointEqual($0.key, key) }
+    }
+
+    /// The row whose tag range contains `tag` (length-0 rows never match); `nil` past the end.
+    public func locate(tag: Int, view: ViewState) -> RowLocation? {
+        guard tag >= 0, tag < tagCount else { return nil }
+        var lo = 0, hi = sections.count - 1
+        while lo < hi {   // last section with tagStarts ≤ tag and tags > 0
+            let mid = (lo + hi + 1) >> 1
+            if tagStarts[mid] <= tag { lo = mid } else { hi = mid - 1 }
+        }
+        // Sections with no tags share their start with the next one: walk back to one that has tags.
+        var si = lo
+        while si >= 0 && sections[si].rows.tagCount == 0 { si -= 1 }
+        guard si >= 0, let (ri, offset) = sections[si].rows.row(containingTag: tag - tagStarts[si]) else { return nil }
+        let row = sections[si].rows.row(at: ri)
+        return RowLocation(indexPath: ListIndexPath(section: si, row: ri), tag: TagRange(location: tagStarts[si] + offset, length: row.tagLength),
+                           hidden: view.isHidden(sections[si].key), row: row)
+    }
+
+    /// The row with this id.
+    public func locate(rowID id: String, view: ViewState) -> RowLocation? {
+        guard let e = index[id] else { return nil }
+        let c = e.owner
+        let (si, found) = sectionLowerBound(spec: c.spec, rawKey: rawKey(of: c))
+        guard found, let ri = sections[si].rows.index(of: c.row.sortKey, c.row.id, order: definition.orders[c.spec]) else { return nil }
+        return location(section: si, row: ri, view: view)
+    }
+
+    /// Row `row` of section `section`, or `nil` when out of range.
+    public func location(section si: Int, row ri: Int, view: ViewState) -> RowLocation? {
+        guard si >= 0, si < sections.count, ri >= 0, ri < sections[si].rows.count else { return nil }
+        let rows = sections[si].rows
+        let row = rows.row(at: ri)
+        return RowLocation(indexPath: ListIndexPath(section: si, row: ri),
+                           tag: TagRange(location: tagStarts[si] + rows.tagOffset(ofRow: ri), length: row.tagLength),
+                           hidden: view.isHidden(sections[si].key), row: row)
+    }
+
+    /// Indexes of all sections of `type`, ascending (an index set).
+    public func sectionIndexes(ofType type: String) -> [Int] {
+        var out: [Int] = []
+        for (i, s) in sections.enumerated() where definition.sections[s.spec].type == type { out.append(i) }
+        return out
+    }
+
+    /// The lowest index path whose section type is `sectionType` and row type is `rowType`.
+    public func locate(sectionType: String, rowType: String, view: ViewState) -> RowLocation? {
+        for (i, s) in sections.enumerated() where definition.sections[s.spec].type == sectionType {
+            if let r = s.rows.firstIndex(ofType: rowType) { return location(section: i, row: r, view: view) }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,114 @@
+/// One record write in a collection.
+public enum RecordChange: Sendable {
+    /// Insert or replace a record (a JSON object with a string `"id"`).
+    case upsert(JSONValue)
+    /// Delete the record with this id.
+    case delete(id: String)
+}
+
+extension ListSnapshot {
+    /// The snapshot after one record write in `collection`; equal to a fresh
+    /// ``build(definition:records:)`` over the changed records. Lists that do not read
+    /// `collection` come back unchanged. Costs O(log n + chunk + shard + sections).
+    public func applying(_ change: RecordChange, collection: String) -> ListSnapshot {
+        var copy = self
+        copy.apply(change, collection: collection)
+        return copy
+    }
+
+    /// The snapshot after several writes in `collection`, applied in order. Applied in place on
+    /// one private copy, so each write after the first touches no shared storage; for a batch
+    /// comparable to the list size the service may prefer a fresh build.
+    public func applying(_ changes: [RecordChange], collection: String) -> ListSnapshot {
+        var copy = self
+        for c in changes { copy.apply(c, collection: collection) }
+        return copy
+    }
+
+    /// Applies one record write in place (see ``applying(_:collection:)``).
+    public mutating func apply(_ change: RecordChange, collection: String) {
+        guard let specs = definition.specsBySource[collection] else { return }
+        let id: String
+        var record: JSONObject? = nil
+        switch change {
+        case .upsert(let v):
+            guard case .object(let o) = v, case .string(let s)? = o["id"] else { return }
+            id = s
+            record = o
+        case .delete(let s):
+            id = s
+        }
+        let old = index[id]
+        var claims: [Claim] = []
+        if let old {
+            for c in old.claims where definition.sections[c.spec].binding?.source != collection { claims.append(c) }
+        }
+        if let record {
+            var factory = RowFactory()
+            for s in specs {
+                let b = definition.sections[s].binding!
+                if b.matches(record) { claims.append(Claim(spec: s, row: factory.dataRow(binding: b, record: record, id: id))) }
+            }
+            if claims.count > 1 { claims.sort { $0.spec < $1.spec } }
+        }
+        if old == nil && claims.isEmpty { return }
+        commit(id: id, old: old, new: claims)
+    }
+
+    /// Moves the id from its old claims to the new ones: rows, sections, counters, index.
+    private mutating func commit(id: String, old: IdEntry?, new claims: [Claim]) {
+        duplicateRowCount += max(0, claims.count - 1) - max(0, (old?.count ?? 0) - 1)
+        let oldOwner = old?.owner
+        let newOwner = claims.first
+        var sectionsChanged = false
+        if let o = oldOwner, let n = newOwner, o.row === n.row {
+            // Owner unchanged (a non-owning claim changed).
+        } else if let o = oldOwner, let n = newOwner, o.spec == n.spec,
+                  codePointEqual(rawKey(of: o), rawKey(of: n)),
+                  definition.orders[o.spec].compare(o.row.sortKey, o.row.id, n.row.sortKey, n.row.id) == 0 {
+            // Same place: replace the row in its chunk.
+            let (si, found) = sectionLowerBound(spec: o.spec, rawKey: rawKey(of: o))
+            if found, let ri = sections[si].rows.index(of: o.row.sortKey, o.row.id, order: definition.orders[o.spec]) {
+                sections[si].rows.replace(at: ri, with: n.row)
+            } else {
+                assertionFailure("row of \(id) not where its claim says")
+            }
+        } else {
+            if let o = oldOwner { sectionsChanged = removeRow(o) || sectionsChanged }
+            if let n = newOwner { sectionsChanged = insertRow(n) || sectionsChanged }
+        }
+        index.set(id, IdEntry(claims))
+        if sectionsChanged { recomputeKeys() }
+        recomputeStarts()
+    }
+
+    /// Removes a claim's row; returns `true` when its section disappeared.
+    private mutating func removeRow(_ c: Claim) -> Bool {
+        let key = rawKey(of: c)
+        let (si, found) = sectionLowerBound(spec: c.spec, rawKey: key)
+        guard found, let ri = sections[si].rows.index(of: c.row.sortKey, c.row.id, order: definition.orders[c.spec]) else {
+            assertionFailure("row of \(c.row.id) not found")
+            return false
+        }
+        sections[si].rows.remove(at: ri)
+        if sections[si].rows.isEmpty && definition.sections[c.spec].isGrouped {
+            sections.remove(at: si)
+            return true
+        }
+        return false
+    }
+
+    /// Inserts a claim's row; returns `true` when a section was created for it.
+    private mutating func insertRow(_ c: Claim) -> Bool {
+        let key = rawKey(of: c)
+        let (si, found) = sectionLowerBound(spec: c.spec, rawKey: key)
+        if found {
+            sections[si].rows.insert(c.row, order: definition.orders[c.spec])
+            return false
+        }
+        var rows = RowSequence()
+        rows.insert(c.row, order: definition.orders[c.spec])
+        sections.insert(SectionNode(spec: c.spec, rawKey: key, key: key, rows: rows), at: si)
+        return true
+    }
+}

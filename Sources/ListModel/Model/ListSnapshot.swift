@@ -1,0 +1,114 @@
+/// An immutable built list: sections, rows, tags and the id index (SPEC §3).
+///
+/// A value with copy-on-write storage: readers keep using a snapshot while a writer derives the
+/// next one with ``applying(_:collection:)``, which costs O(log n) plus the size of one row chunk
+/// and one index shard, plus O(number of sections) — never a rebuild.
+///
+/// Choices where the SPEC is silent:
+/// - A `groupBy` section exists while at least one row is kept in it (rows lost to an earlier
+///   spec as duplicates do not keep a group alive); literal and keyed sections always exist.
+/// - Section keys: when a section's key was already produced by an earlier spec (possible only
+///   at run time, with `groupBy`; static duplicates are config errors), the later section is
+///   served with the key `key#<spec index>` (then `#2`, … if that is taken too) so keys stay
+///   unique and no rows are lost; `{$key}` still renders the group value.
+/// - Record ids must be unique within a collection (the store guarantees it); records without
+///   a string `id` are ignored.
+public struct ListSnapshot: Sendable {
+    /// The definition this list was built from.
+    public let definition: ListDefinition
+    var sections: [SectionNode]
+    /// `tagStarts[i]` = first tag of section i; one extra entry = total tags.
+    var tagStarts: [Int]
+    /// `rowStarts[i]` = rows before section i; one extra entry = total rows.
+    var rowStarts: [Int]
+    var index: IdIndex
+    let rankers: [SectionRanker?]
+    /// Row occurrences dropped because an earlier spec claimed the same id (SPEC §2.1), in the
+    /// current state. The service adds increases to `sectional_duplicate_rows_total`.
+    public internal(set) var duplicateRowCount: Int
+
+    /// Number of sections.
+    public var sectionCount: Int { sections.count }
+    /// Number of rows, hidden or not.
+    public var totalRowCount: Int { rowStarts[sections.count] }
+    /// Number of tags used by all rows (hidden sections included).
+    public var tagCount: Int { tagStarts[sections.count] }
+
+    /// Rows a view sees (hidden sections count 0).
+    public func rowCount(in view: ViewState) -> Int {
+        if view.hidden.isEmpty { return totalRowCount }
+        var n = 0
+        for s in sections where !view.isHidden(s.key) { n += s.rows.count }
+        return n
+    }
+
+    init(definition: ListDefinition, sections: [SectionNode], index: IdIndex, duplicates: Int) {
+        self.definition = definition
+        self.sections = sections
+        self.index = index
+        self.duplicateRowCount = duplicates
+        self.rankers = definition.sections.map { $0.isGrouped ? SectionRanker($0.binding!.sectionOrder) : nil }
+        self.tagStarts = []
+        self.rowStarts = []
+        recomputeKeys()
+        recomputeStarts()
+    }
+
+    mutating func recomputeStarts() {
+        tagStarts.removeAll(keepingCapacity: true)
+        rowStarts.removeAll(keepingCapacity: true)
+        var t = 0, r = 0
+        for s in sections {
+            tagStarts.append(t)
+            rowStarts.append(r)
+            t += s.rows.tagCount
+            r += s.rows.count
+        }
+        tagStarts.append(t)
+        rowStarts.append(r)
+    }
+
+    /// Makes served keys unique (first spec keeps a key; see the type's documentation).
+    mutating func recomputeKeys() {
+        var used = Set<CodePointKey>(minimumCapacity: sections.count)
+        for i in sections.indices {
+            let raw = sections[i].rawKey
+            var key = raw
+            if !used.insert(CodePointKey(key)).inserted {
+                key = "\(raw)#\(sections[i].spec)"
+                var n = 2
+                while !used.insert(CodePointKey(key)).inserted {
+                    key = "\(raw)#\(sections[i].spec)#\(n)"
+                    n += 1
+                }
+            }
+            if !codePointEqual(sections[i].key, key) { sections[i].key = key }
+        }
+    }
+
+    /// Compares a section position (spec, raw key) with section `i`.
+    @inline(__always)
+    func compareSection(spec: Int, rawKey: String, to i: Int) -> Int {
+        let s = sections[i]
+        if spec != s.spec { return spec < s.spec ? -1 : 1 }
+        guard let ranker = rankers[spec] else { return 0 }
+        return ranker.compare(rawKey, s.rawKey)
+    }
+
+    /// First section index whose position is ≥ (spec, rawKey); `found` when equal.
+    func sectionLowerBound(spec: Int, rawKey: String) -> (index: Int, found: Bool) {
+        var lo = 0, hi = sections.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if compareSection(spec: spec, rawKey: rawKey, to: mid) > 0 { lo = mid + 1 } else { hi = mid }
+        }
+        let found = lo < sections.count && compareSection(spec: spec, rawKey: rawKey, to: lo) == 0
+        return (lo, found)
+    }
+
+    /// The raw key of the section a claim's row belongs to.
+    @inline(__always)
+    func rawKey(of claim: Claim) -> String {
+        definition.sections[claim.spec].isGrouped ? claim.row.groupKey : (definition.sections[claim.spec].key ?? "")
+    }
+}

@@ -1,0 +1,257 @@
+/// A run of consecutive rows of one section. Shared between snapshots; copied before change.
+final class RowChunk: @unchecked Sendable {
+    var rows: ContiguousArray<Row>
+    var tagTotal: Int
+    /// Row types present (a superset after removals), to skip chunks in type look-ups.
+    var types: [String]
+
+    init(_ rows: ContiguousArray<Row>) {
+        self.rows = rows
+        var t = 0
+        var types: [String] = []
+        for r in rows {
+            t += r.tagLength
+            if !types.contains(r.type) { types.append(r.type) }
+        }
+        tagTotal = t
+        self.types = types
+    }
+
+    private init(copying c: RowChunk) {
+        rows = c.rows
+        tagTotal = c.tagTotal
+        types = c.types
+    }
+
+    func copy() -> RowChunk { RowChunk(copying: self) }
+}
+
+/// The ordered rows of one section, as a persistent chunked sequence.
+///
+/// Rows sit in chunks of at most ``maxChunk``; the chunk directory is a copy-on-write array, so
+/// changing one row of a snapshot copies the directory and one chunk, never all rows. Prefix
+/// sums of row counts and tag lengths per chunk make index and tag look-ups binary searches.
+/// Chunks are unchanged after a snapshot is published (`RowChunk` instances are only mutated
+/// while uniquely referenced), which is what makes the `@unchecked Sendable` sound.
+struct RowSequence: Sendable {
+    static let buildChunk = 512
+    static let maxChunk = 1024
+
+    private(set) var chunks: [RowChunk] = []
+    /// `rowEnds[k]` = rows in chunks 0…k.
+    private(set) var rowEnds: [Int] = []
+    /// `tagEnds[k]` = tags of chunks 0…k.
+    private(set) var tagEnds: [Int] = []
+
+    init() {}
+
+    /// A sequence of rows already in order.
+    init(sorted rows: ContiguousArray<Row>) {
+        var start = 0
+        while start < rows.count {
+            let end = min(start + RowSequence.buildChunk, rows.count)
+            chunks.append(RowChunk(ContiguousArray(rows[start..<end])))
+            start = end
+        }
+        recomputePrefixes(from: 0)
+    }
+
+    var count: Int { rowEnds.last ?? 0 }
+    var tagCount: Int { tagEnds.last ?? 0 }
+    var isEmpty: Bool { chunks.isEmpty }
+
+    private mutating func recomputePrefixes(from k: Int) {
+        rowEnds.removeSubrange(k...)
+        tagEnds.removeSubrange(k...)
+        var r = k > 0 ? rowEnds[k - 1] : 0
+        var t = k > 0 ? tagEnds[k - 1] : 0
+        for j in k..<chunks.count {
+            r += chunks[j].rows.count
+            t += chunks[j].tagTotal
+            rowEnds.append(r)
+            tagEnds.append(t)
+        }
+    }
+
+    /// The chunk holding row `i` and the index of the chunk's first row.
+    @inline(__always)
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
+        var lo = 0, hi = rowEnds.count - 1
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if rowEnds[mid] > i { hi = mid } else { lo = mid + 1 }
+        }
+        return (lo, lo > 0 ? rowEnds[lo - 1] : 0)
+    }
+
+    /// Row `i` (0 ≤ i < count).
+    func row(at i: Int) -> Row {
+        let (k, s) = chunkIndex(ofRow: i)
+        return chunks[k].rows[i - s]
+    }
+
+    /// Tags used by rows before row `i`.
+    func tagOffset(ofRow i: Int) -> Int {
+        if i >= count { return tagCount }
+        let (k, s) = chunkIndex(ofRow: i)
+        var t = k > 0 ? tagEnds[k - 1] : 0
+        let rows = chunks[k].rows
+        for j in 0..<(i - s) { t += rows[j].tagLength }
+        return t
+    }
+
+    /// The row whose tag range contains tag offset `t` (relative to the section), and its
+    /// tag offset; `nil` when `t` is past the end. Length-0 rows are never returned.
+    func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? {
+        guard t >= 0, t < tagCount else { return nil }
+        var lo = 0, hi = tagEnds.count - 1
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if tagEnds[mid] > t { hi = mid } else { lo = mid + 1 }
+        }
+        var tag = lo > 0 ? tagEnds[lo - 1] : 0
+        var index = lo > 0 ? rowEnds[lo - 1] : 0
+        for r in chunks[lo].rows {
+            if t < tag + r.tagLength { return (index, tag) }
+            tag += r.tagLength
+            index += 1
+        }
+        return nil
+    }
+
+    /// Calls `body` for rows `start ..< start+count` in order.
+    @inline(__always)
+    func forEach(from start: Int, count n: Int, _ body: (Row, Int) -> Void) {
+        guard n > 0, start < count else { return }
+        var (k, s) = chunkIndex(ofRow: start)
+        var i = start
+        let end = min(start + n, count)
+        while i < end {
+            let rows = chunks[k].rows
+            var j = i - s
+            while j < rows.count && i < end {
+                body(rows[j], i)
+                j += 1
+                i += 1
+            }
+            s += rows.count
+            k += 1
+        }
+    }
+
+    /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
+    func lowerBound(_ key: SortKey, _ id: String, order: RowOrder, strictly: Bool) -> Int {
+        // First chunk whose last row is ≥ (or >) the key.
+        var lo = 0, hi = chunks.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            let last = chunks[mid].rows[chunks[mid].rows.count - 1]
+            let c = order.compare(last.sortKey, last.id, key, id)
+            if strictly ? c > 0 : c >= 0 { hi = mid } else { lo = mid + 1 }
+        }
+        if lo == chunks.count { return count }
+        let rows = chunks[lo].rows
+        var a = 0, b = rows.count
+        while a < b {
+            let mid = (a + b) >> 1
+            let c = order.compare(rows[mid].sortKey, rows[mid].id, key, id)
+            if strictly ? c > 0 : c >= 0 { b = mid } else { a = mid + 1 }
+        }
+        return (lo > 0 ? rowEnds[lo - 1] : 0) + a
+    }
+
+    /// Index of the row with this key and id, if present.
+    func index(of key: SortKey, _ id: String, order: RowOrder) -> Int? {
+        let i = lowerBound(key, id, order: order, strictly: false)
+        guard i < count else { return nil }
+        let r = row(at: i)
+        return codePointEqual(r.id, id) && order.compare(r.sortKey, r.id, key, id) == 0 ? i : nil
+    }
+
+    @inline(__always)
+    private mutating func uniqueChunk(_ k: Int) {
+        if !isKnownUniquelyReferenced(&chunks[k]) { chunks[k] = chunks[k].copy() }
+    }
+
+    /// Inserts a row at its ordered position; returns its index.
+    @discardableResult
+    mutating func insert(_ row: Row, order: RowOrder) -> Int {
+        if chunks.isEmpty {
+            chunks.append(RowChunk([row]))
+            recomputePrefixes(from: 0)
+            return 0
+        }
+        let i = lowerBound(row.sortKey, row.id, order: order, strictly: false)
+        let (k, s) = i >= count ? (chunks.count - 1, count - chunks[chunks.count - 1].rows.count) : chunkIndex(ofRow: i)
+        uniqueChunk(k)
+        let c = chunks[k]
+        c.rows.insert(row, at: i - s)
+        c.tagTotal += row.tagLength
+        if !c.types.contains(row.type) { c.types.append(row.type) }
+        if c.rows.count > RowSequence.maxChunk {
+            let half = c.rows.count / 2
+            let right = RowChunk(ContiguousArray(c.rows[half...]))
+            let left = RowChunk(ContiguousArray(c.rows[..<half]))
+            chunks[k] = left
+            chunks.insert(right, at: k + 1)
+            recomputePrefixes(from: k)
+        } else {
+            for j in k..<rowEnds.count {
+                rowEnds[j] += 1
+                tagEnds[j] += row.tagLength
+            }
+        }
+        return i
+    }
+
+    /// Replaces row `i` by a row with the same sort key and id.
+    mutating func replace(at i: Int, with row: Row) {
+        let (k, s) = chunkIndex(ofRow: i)
+        uniqueChunk(k)
+        let c = chunks[k]
+        let delta = row.tagLength - c.rows[i - s].tagLength
+        c.rows[i - s] = row
+        c.tagTotal += delta
+        if !c.types.contains(row.type) { c.types.append(row.type) }
+        if delta != 0 { for j in k..<tagEnds.count { tagEnds[j] += delta } }
+    }
+
+    /// Removes row `i`; returns it.
+    @discardableResult
+    mutating func remove(at i: Int) -> Row {
+        let (k, s) = chunkIndex(ofRow: i)
+        uniqueChunk(k)
+        let c = chunks[k]
+        let row = c.rows.remove(at: i - s)
+        c.tagTotal -= row.tagLength
+        if c.rows.isEmpty {
+            chunks.remove(at: k)
+            recomputePrefixes(from: k)
+        } else if c.rows.count < RowSequence.maxChunk / 8, k + 1 < chunks.count,
+                  c.rows.count + chunks[k + 1].rows.count <= RowSequence.buildChunk {
+            // Merge a small chunk with its right neighbour to keep the directory short.
+            let merged = RowChunk(c.rows + chunks[k + 1].rows)
+            chunks[k] = merged
+            chunks.remove(at: k + 1)
+            recomputePrefixes(from: k)
+        } else {
+            for j in k..<rowEnds.count {
+                rowEnds[j] -= 1
+                tagEnds[j] -= row.tagLength
+            }
+        }
+        return row
+    }
+
+    /// The first row index whose type is `type`.
+    func firstIndex(ofType type: String) -> Int? {
+        var start = 0
+        for c in chunks {
+            if c.types.contains(type) {
+                for (j, r) in c.rows.enumerated() where r.type == type { return start + j }
+            }
+            start += c.rows.count
+        }
+        return nil
+    }
+}

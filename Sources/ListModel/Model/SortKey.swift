@@ -1,0 +1,119 @@
+/// One `sortBy` value of a row.
+///
+/// Order (SPEC §2.1, made total for mixed types): booleans (false < true) < numbers (numeric)
+/// < strings (code points); objects and arrays count as missing. Missing and null always sort
+/// last, whatever the direction; `desc` reverses everything else, including the type order.
+enum SortValue: Sendable, Equatable {
+    case missing
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+
+    init(_ v: JSONValue?) {
+        switch v {
+        case .bool(let b)?: self = .bool(b)
+        case .int(let i)?: self = .int(i)
+        case .double(let d)?: self = .double(d)
+        case .string(let s)?: self = .string(s)
+        default: self = .missing
+        }
+    }
+
+    private var rank: Int {
+        switch self {
+        case .bool: return 0
+        case .int, .double: return 1
+        case .string: return 2
+        case .missing: return 3
+        }
+    }
+
+    /// Three-way comparison in ascending order; `missing` compares equal to `missing`.
+    @inline(__always)
+    static func compare(_ a: SortValue, _ b: SortValue, descending: Bool) -> Int {
+        switch (a, b) {
+        case let (.string(x), .string(y)):
+            let c = compareCodePoints(x, y)
+            return descending ? -c : c
+        case let (.int(x), .int(y)):
+            let c = x == y ? 0 : (x < y ? -1 : 1)
+            return descending ? -c : c
+        case (.missing, .missing): return 0
+        case (.missing, _): return 1
+        case (_, .missing): return -1
+        default:
+            var c: Int
+            let ra = a.rank, rb = b.rank
+            if ra != rb {
+                c = ra < rb ? -1 : 1
+            } else {
+                switch (a, b) {
+                case let (.bool(x), .bool(y)): c = x == y ? 0 : (!x ? -1 : 1)
+                default:
+                    let x = a.number, y = b.number
+                    c = x == y ? 0 : (x < y ? -1 : 1)
+                }
+            }
+            return descending ? -c : c
+        }
+    }
+
+    private var number: Double {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return 0
+        }
+    }
+}
+
+/// The sort position of a row inside its section (its `sortBy` values; literal rows use their
+/// position in the configuration). Ties are broken by row id.
+enum SortKey: Sendable, Equatable {
+    case none
+    case one(SortValue)
+    case many([SortValue])
+
+    var values: [SortValue] {
+        switch self {
+        case .none: return []
+        case .one(let v): return [v]
+        case .many(let vs): return vs
+        }
+    }
+
+    init(values: [SortValue]) {
+        switch values.count {
+        case 0: self = .none
+        case 1: self = .one(values[0])
+        default: self = .many(values)
+        }
+    }
+}
+
+/// Orders rows within one spec: by sort key with per-field directions, then id (code points).
+struct RowOrder: Sendable {
+    /// Direction per sort field.
+    let descending: [Bool]
+
+    @inline(__always)
+    func compare(_ ak: SortKey, _ aid: String, _ bk: SortKey, _ bid: String) -> Int {
+        switch (ak, bk) {
+        case let (.one(x), .one(y)):
+            let c = SortValue.compare(x, y, descending: descending[0])
+            if c != 0 { return c }
+        case let (.many(xs), .many(ys)):
+            for k in 0..<min(xs.count, ys.count) {
+                let c = SortValue.compare(xs[k], ys[k], descending: descending[k])
+                if c != 0 { return c }
+            }
+        default:
+            break
+        }
+        return compareCodePoints(aid, bid)
+    }
+
+    @inline(__always)
+    func less(_ a: Row, _ b: Row) -> Bool { compare(a.sortKey, a.id, b.sortKey, b.id) < 0 }
+}

@@ -1,0 +1,176 @@
+/// One page of visible rows (SPEC §4.1).
+public struct Page: Sendable {
+    /// A section on the page: the rows `rowOffset ..< rowOffset+rowCount` of section `index`
+    /// (rowCount 0 for a section without visible rows).
+    public struct Entry: Sendable, Equatable {
+        public let index: Int
+        public let rowOffset: Int
+        public let rowCount: Int
+    }
+
+    public let entries: [Entry]
+    /// The next page's token; `nil` on the last page.
+    public let nextPageToken: String?
+    /// Visible rows before this page.
+    public let itemsBefore: Int
+    /// Visible rows after this page.
+    public let itemsAfter: Int
+    /// The view the page was cut for (hidden flags of its sections).
+    public let view: ViewState
+
+    /// Number of rows on the page.
+    public var rowCount: Int { entries.reduce(0) { $0 + $1.rowCount } }
+}
+
+/// Visible rows `start ..< start+count` of one section (the section-range read).
+public struct SectionRange: Sendable {
+    public let section: Int
+    public let start: Int
+    public let count: Int
+    public let view: ViewState
+}
+
+extension ListSnapshot {
+    /// Cuts a page of `size` visible rows (pass a size already resolved by ``PageSize``).
+    ///
+    /// Without a token the page starts at the first visible row; with one, at the first visible
+    /// row ordered after the row the token names, even if that row was deleted or rows were
+    /// inserted. A page lists every section with a row on it, plus every section without
+    /// visible rows (empty or hidden) that lies after the page's first row (the first page:
+    /// from the start) and before the next page's first row; the last page takes all trailing
+    /// ones. A list with no visible rows is one page holding all sections.
+    ///
+    /// - Throws: ``PageTokenError`` for a malformed token or one bound to another list/view.
+    public func page(size: Int, token: String?, view: ViewState, binding: PageBinding) throws(PageTokenError) -> Page {
+        let size = PageSize.resolve(size)
+        let n = sections.count
+        var start: (section: Int, row: Int)? = nil
+        var lowerRowless = 0
+        if let token {
+            let t = try PageToken.decode(token, binding: binding)
+            guard t.spec < definition.sections.count else { throw .malformed }
+            let (si, found) = sectionLowerBound(spec: t.spec, rawKey: t.rawKey)
+            var j = si
+            if found {
+                let r = sections[si].rows.lowerBound(t.sortKey, t.rowID, order: definition.orders[t.spec], strictly: true)
+                if r < sections[si].rows.count && !view.isHidden(sections[si].key) { start = (si, r) }
+                j = si + 1
+            }
+            while start == nil && j < n {
+                if sections[j].rows.count > 0 && !view.isHidden(sections[j].key) { start = (j, 0) }
+                j += 1
+            }
+            // Sections without rows before the start were sent with the previous page.
+            lowerRowless = start.map { $0.section + 1 } ?? (found ? si + 1 : si)
+        } else {
+            for j in 0..<n where sections[j].rows.count > 0 && !view.isHidden(sections[j].key) {
+                start = (j, 0)
+                break
+            }
+        }
+
+        var visibleTotal = 0
+        var visibleBefore = 0
+        for j in 0..<n where !view.isHidden(sections[j].key) {
+            let c = sections[j].rows.count
+            if let s = start, j < s.section { visibleBefore += c }
+            visibleTotal += c
+        }
+        if let s = start { visibleBefore += s.row } else { visibleBefore = visibleTotal }
+
+        var entries: [Page.Entry] = []
+        var last: (section: Int, row: Int)? = nil
+        var upperRowless = n
+        if let s = start {
+            var left = size
+            var j = s.section
+            var r = s.row
+            while j < n {
+                let visible = view.isHidden(sections[j].key) ? 0 : sections[j].rows.count
+                if visible == 0 {
+                    if j >= lowerRowless { entries.append(Page.Entry(index: j, rowOffset: 0, rowCount: 0)) }
+                } else {
+                    if left == 0 { upperRowless = j; break }
+                    let take = min(left, visible - r)
+                    entries.append(Page.Entry(index: j, rowOffset: r, rowCount: take))
+                    left -= take
+                    last = (j, r + take - 1)
+                    if r + take < visible { upperRowless = j; break }
+                }
+                j += 1
+                r = 0
+            }
+            // Rowless sections before the start (first page) come first.
+            if token == nil {
+                var head: [Page.Entry] = []
+                for k in 0..<s.section where view.isHidden(sections[k].key) || sections[k].rows.count == 0 {
+                    head.append(Page.Entry(index: k, rowOffset: 0, rowCount: 0))
+                }
+                entries = head + entries
+            }
+            // Trim rowless entries that lie after the next page's first row.
+            entries = entries.filter { $0.rowCount > 0 || $0.index < upperRowless || upperRowless == n }
+        } else {
+            for j in lowerRowless..<max(lowerRowless, n) { entries.append(Page.Entry(index: j, rowOffset: 0, rowCount: 0)) }
+        }
+        let onPage = entries.reduce(0) { $0 + $1.rowCount }
+        let after = visibleTotal - visibleBefore - onPage
+        var next: String? = nil
+        if after > 0, let l = last {
+            let row = sections[l.section].rows.row(at: l.row)
+            next = PageToken(spec: sections[l.section].spec, rawKey: sections[l.section].rawKey, sortKey: row.sortKey, rowID: row.id)
+                .encode(binding: binding)
+        }
+        return Page(entries: entries, nextPageToken: next, itemsBefore: visibleBefore, itemsAfter: after, view: view)
+    }
+
+    /// Visible rows `[start, start+count)` of section `index` (hidden → none; start past the
+    /// end → none); `nil` when the section does not exist. `start`/`count` < 0 count as 0.
+    public func sectionRange(_ index: Int, start: Int, count: Int, view: ViewState) -> SectionRange? {
+        guard index >= 0, index < sections.count else { return nil }
+        let visible = view.isHidden(sections[index].key) ? 0 : sections[index].rows.count
+        let s = max(0, start)
+        let c = s >= visible ? 0 : min(max(0, count), visible - s)
+        return SectionRange(section: index, start: min(s, visible), count: c, view: view)
+    }
+
+    /// `{"list","version","sections":[…],"nextPageToken"?,"itemsBefore","itemsAfter"}`.
+    public func writePageAnswer(_ page: Page, list: String, version: Int64, into w: inout JSONWriter) {
+        w.beginObject()
+        w.key("list"); w.string(list)
+        w.key("version"); w.int64(version)
+        w.key("sections")
+        w.beginArray()
+        for e in page.entries {
+            w.beginObject()
+            writeSectionMembers(e.index, view: page.view, into: &w)
+            w.key("rowOffset"); w.int(e.rowOffset)
+            w.key("rows")
+            w.beginArray()
+            appendRows(section: e.index, start: e.rowOffset, count: e.rowCount, into: &w)
+            w.endArray()
+            w.endObject()
+        }
+        w.endArray()
+        if let t = page.nextPageToken { w.key("nextPageToken"); w.string(t) }
+        w.key("itemsBefore"); w.int(page.itemsBefore)
+        w.key("itemsAfter"); w.int(page.itemsAfter)
+        w.endObject()
+    }
+
+    /// `{"list","version","section":{Section…,"rows":[…]}}`.
+    public func writeSectionRangeAnswer(_ range: SectionRange, list: String, version: Int64, into w: inout JSONWriter) {
+        w.beginObject()
+        w.key("list"); w.string(list)
+        w.key("version"); w.int64(version)
+        w.key("section")
+        w.beginObject()
+        writeSectionMembers(range.section, view: range.view, into: &w)
+        w.key("rows")
+        w.beginArray()
+        appendRows(section: range.section, start: range.start, count: range.count, into: &w)
+        w.endArray()
+        w.endObject()
+        w.endObject()
+    }
+}

@@ -1,0 +1,157 @@
+/// What a page token is bound to: a list and a view (`nil` for the default view).
+public struct PageBinding: Sendable, Hashable {
+    public let list: String
+    public let view: String?
+    public init(list: String, view: String?) { self.list = list; self.view = view }
+
+    var hash: UInt64 {
+        var h = FNV1a()
+        h.combine(list)
+        if let view { h.combine(CollectionOfOne(1)); h.combine(view) } else { h.combine(CollectionOfOne(0)) }
+        return h.value
+    }
+}
+
+/// A token was refused (`400 invalid-page-token`).
+public enum PageTokenError: Error, Equatable, Sendable {
+    /// Not a token this library wrote (bad base64url, bad checksum, bad layout).
+    case malformed
+    /// A valid token for another list or view.
+    case wrongBinding
+}
+
+/// A page token: the position of the last row delivered (spec, section key, sort key, row id),
+/// so the next page starts at the first visible row ordered after it, whatever was inserted or
+/// deleted meanwhile (SPEC §4.1).
+///
+/// Encoding (then base64url, unpadded): version byte `1`, 8-byte binding hash, spec index,
+/// raw section key, sort values (typed), row id, 4-byte checksum.
+public struct PageToken: Sendable, Equatable {
+    let spec: Int
+    let rawKey: String
+    let sortKey: SortKey
+    let rowID: String
+
+    init(spec: Int, rawKey: String, sortKey: SortKey, rowID: String) {
+        self.spec = spec
+        self.rawKey = rawKey
+        self.sortKey = sortKey
+        self.rowID = rowID
+    }
+
+    /// The opaque URL-safe text.
+    public func encode(binding: PageBinding) -> String {
+        var b: [UInt8] = [1]
+        putU64(binding.hash, &b)
+        putVarint(UInt64(spec), &b)
+        putString(rawKey, &b)
+        let values = sortKey.values
+        putVarint(UInt64(values.count), &b)
+        for v in values {
+            switch v {
+            case .missing: b.append(0)
+            case .bool(let x): b.append(x ? 2 : 1)
+            case .int(let i): b.append(3); putU64(UInt64(bitPattern: i), &b)
+            case .double(let d): b.append(4); putU64(d.bitPattern, &b)
+            case .string(let s): b.append(5); putString(s, &b)
+            }
+        }
+        putString(rowID, &b)
+        var h = FNV1a()
+        h.combine(b)
+        let c = UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))
+        for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }
+        return Base64URL.encode(b)
+    }
+
+    /// Decodes a token and checks its binding.
+    public static func decode(_ text: String, binding: PageBinding) throws(PageTokenError) -> PageToken {
+        guard text.utf8.count <= 4096, let b = Base64URL.decode(text), b.count >= 14, b[0] == 1 else { throw .malformed }
+        var h = FNV1a()
+        h.combine(b[0..<(b.count - 4)])
+        let c = UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))
+        var stored: UInt32 = 0
+        for k in 0..<4 { stored |= UInt32(b[b.count - 4 + k]) << (8 * UInt32(k)) }
+        guard c == stored else { throw .malformed }
+        var r = Reader(bytes: Array(b[1..<(b.count - 4)]))
+        guard let bind = r.u64() else { throw .malformed }
+        guard bind == binding.hash else { throw .wrongBinding }
+        guard let spec = r.varint(), spec < 1 << 20, let key = r.string(), let n = r.varint(), n <= 64 else { throw .malformed }
+        var values: [SortValue] = []
+        for _ in 0..<n {
+            guard let t = r.byte() else { throw .malformed }
+            switch t {
+            case 0: values.append(.missing)
+            case 1: values.append(.bool(false))
+            case 2: values.append(.bool(true))
+            case 3: guard let x = r.u64() else { throw .malformed }; values.append(.int(Int64(bitPattern: x)))
+            case 4: guard let x = r.u64() else { throw .malformed }; values.append(.double(Double(bitPattern: x)))
+            case 5: guard let s = r.string() else { throw .malformed }; values.append(.string(s))
+            default: throw .malformed
+            }
+        }
+        guard let id = r.string(), r.atEnd else { throw .malformed }
+        return PageToken(spec: Int(spec), rawKey: key, sortKey: SortKey(values: values), rowID: id)
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var i = 0
+        var atEnd: Bool { i == bytes.count }
+        mutating func byte() -> UInt8? {
+            guard i < bytes.count else { return nil }
+            i += 1
+            return bytes[i - 1]
+        }
+        mutating func u64() -> UInt64? {
+            guard i + 8 <= bytes.count else { return nil }
+            var v: UInt64 = 0
+            for k in 0..<8 { v |= UInt64(bytes[i + k]) << (8 * UInt64(k)) }
+            i += 8
+            return v
+        }
+        mutating func varint() -> UInt64? {
+            var v: UInt64 = 0
+            var shift: UInt64 = 0
+            while let b = byte() {
+                v |= UInt64(b & 0x7F) << shift
+                if b & 0x80 == 0 { return v }
+                shift += 7
+                if shift > 56 { return nil }
+            }
+            return nil
+        }
+        mutating func string() -> String? {
+            guard let n = varint(), n <= UInt64(bytes.count - i) else { return nil }
+            let slice = bytes[i..<(i + Int(n))]
+            i += Int(n)
+            // Reject invalid UTF-8 rather than repairing it.
+            var it = slice.makeIterator()
+            var dec = UTF8()
+            var out = ""
+            loop: while true {
+                switch dec.decode(&it) {
+                case .scalarValue(let s): out.unicodeScalars.append(s)
+                case .emptyInput: break loop
+                case .error: return nil
+                }
+            }
+            return out
+        }
+    }
+}
+
+private func putU64(_ v: UInt64, _ b: inout [UInt8]) {
+    for k in 0..<8 { b.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(k)))) }
+}
+
+private func putVarint(_ v: UInt64, _ b: inout [UInt8]) {
+    var v = v
+    while v >= 0x80 { b.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+    b.append(UInt8(v))
+}
+
+private func putString(_ s: String, _ b: inout [UInt8]) {
+    putVarint(UInt64(s.utf8.count), &b)
+    b.append(contentsOf: s.utf8)
+}

@@ -1,0 +1,53 @@
+/// Unpadded base64url (RFC 4648 §5), for page tokens.
+enum Base64URL {
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func encode(_ data: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((data.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= data.count {
+            let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8 | UInt32(data[i + 2])
+            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet[Int(v >> 6 & 63)]); out.append(alphabet[Int(v & 63)])
+            i += 3
+        }
+        let rest = data.count - i
+        if rest == 1 {
+            let v = UInt32(data[i]) << 16
+            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
+        } else if rest == 2 {
+            let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8
+            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet[Int(v >> 6 & 63)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        var out: [UInt8] = []
+        var acc: UInt32 = 0
+        var bits = 0
+        for c in text.utf8 {
+            let v: UInt32
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "-"): v = 62
+            case UInt8(ascii: "_"): v = 63
+            default: return nil
+            }
+            acc = acc << 6 | v
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                acc &= (1 << UInt32(bits)) - 1
+            }
+        }
+        // Leftover bits must be zero padding of fewer than 6 bits.
+        if bits >= 6 || acc != 0 { return nil }
+        return out
+    }
+}

@@ -1,0 +1,55 @@
+/// Code-point (UTF-8 byte) order of strings, as the SPEC requires for keys, ids and sort values.
+///
+/// Swift's `String` comparison uses Unicode canonical equivalence; SPEC ordering is by code
+/// points, which for UTF-8 equals plain byte order.
+@inline(__always)
+func compareCodePoints(_ a: String, _ b: String) -> Int {
+    var a = a, b = b
+    return a.withUTF8 { pa in
+        b.withUTF8 { pb in
+            let n = min(pa.count, pb.count)
+            if n > 0 {
+                let c = memcmpBytes(pa.baseAddress!, pb.baseAddress!, n)
+                if c != 0 { return c }
+            }
+            return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
+        }
+    }
+}
+
+@inline(__always)
+func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
+    var k = 0
+    // Compare 8 bytes at a time, big-endian so the first differing byte decides.
+    while k + 8 <= n {
+        let x = UnsafeRawPointer(a + k).loadUnaligned(as: UInt64.self)
+        let y = UnsafeRawPointer(b + k).loadUnaligned(as: UInt64.self)
+        if x != y { return x.bigEndian < y.bigEndian ? -1 : 1 }
+        k += 8
+    }
+    while k < n {
+        if a[k] != b[k] { return a[k] < b[k] ? -1 : 1 }
+        k += 1
+    }
+    return 0
+}
+
+/// `a < b` by code points.
+@inline(__always)
+func codePointLess(_ a: String, _ b: String) -> Bool { compareCodePoints(a, b) < 0 }
+
+/// `a == b` by code points (no canonical equivalence).
+@inline(__always)
+func codePointEqual(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compareCodePoints(a, b) == 0 }
+
+/// A string that hashes and compares by its UTF-8 bytes, for sets and dictionaries that must
+/// not merge canonically equivalent but different strings.
+struct CodePointKey: Hashable, Sendable {
+    let string: String
+    init(_ s: String) { string = s }
+    static func == (a: CodePointKey, b: CodePointKey) -> Bool { codePointEqual(a.string, b.string) }
+    func hash(into hasher: inout Hasher) {
+        var s = string
+        s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}

@@ -1,0 +1,30 @@
+/// 64-bit FNV-1a: a deterministic hash (unlike Swift's per-process seeded `Hasher`), used for
+/// definition fingerprints, page-token binding and index sharding.
+public struct FNV1a: Sendable {
+    /// The current hash value.
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    public init() {}
+
+    /// Mixes bytes into the hash.
+    public mutating func combine<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        var h = value
+        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        value = h
+    }
+
+    /// Mixes a string's UTF-8 bytes followed by a 0xFF separator (never in UTF-8).
+    public mutating func combine(_ s: String) {
+        var s = s
+        s.withUTF8 { combine($0) }
+        combine(CollectionOfOne(0xFF))
+    }
+
+    /// Hash of a string's UTF-8 bytes.
+    public static func hash(_ s: String) -> UInt64 {
+        var h = FNV1a()
+        var s = s
+        s.withUTF8 { h.combine($0) }
+        return h.value
+    }
+}

@@ -1,0 +1,114 @@
+/// A Unicode (CLDR/ICU) date pattern parsed once, rendered in UTC with English names.
+///
+/// Supported letters: `G` (AD/BC), `y`/`Y` (year; `yy` two digits), `M`/`L` (1 `3`, 2 `03`,
+/// 3 `Mar`, 4 `March`, 5 `M`), `d`, `D` (day of year), `E` (1–3 `Wed`, 4 `Wednesday`, 5 `W`),
+/// `a` (AM/PM), `h` (1–12), `H` (0–23), `k` (1–24), `K` (0–11), `m`, `s`, `S` (fraction
+/// digits), `Z` (`+0000`; `ZZZZZ` → `Z`), `X`/`x` (`Z` / `+00`). Text in `'…'` is literal and
+/// `''` is a quote. Any other ASCII letter is an error at load, so typos never pass silently.
+struct DatePattern: Sendable, Equatable {
+    enum Part: Sendable, Equatable {
+        case literal(String)
+        case field(UInt8, Int)
+    }
+
+    let parts: [Part]
+
+    private static let supported: Set<UInt8> = Set("GyYMLdDEahHkKmsSZXx".utf8)
+
+    /// Parses `pattern`; the error message names the offending letter.
+    static func parse(_ pattern: String) throws(TemplateError) -> DatePattern {
+        let u = Array(pattern.utf8)
+        guard !u.isEmpty else { throw TemplateError("empty date pattern") }
+        var parts: [Part] = []
+        var lit: [UInt8] = []
+        var i = 0
+        func flush() {
+            if !lit.isEmpty { parts.append(.literal(String(decoding: lit, as: UTF8.self))); lit = [] }
+        }
+        while i < u.count {
+            let c = u[i]
+            if c == UInt8(ascii: "'") {
+                if i + 1 < u.count, u[i + 1] == UInt8(ascii: "'") { lit.append(c); i += 2; continue }
+                i += 1
+                var closed = false
+                while i < u.count {
+                    if u[i] == UInt8(ascii: "'") {
+                        if i + 1 < u.count, u[i + 1] == UInt8(ascii: "'") { lit.append(u[i]); i += 2; continue }
+                        closed = true
+                        i += 1
+                        break
+                    }
+                    lit.append(u[i]); i += 1
+                }
+                if !closed { throw TemplateError("unterminated quote in date pattern") }
+            } else if (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) {
+                guard supported.contains(c) else {
+                    throw TemplateError("unsupported date pattern letter '\(Character(Unicode.Scalar(c)))'")
+                }
+                var n = 1
+                while i + n < u.count, u[i + n] == c { n += 1 }
+                flush()
+                parts.append(.field(c, n))
+                i += n
+            } else {
+                lit.append(c); i += 1
+            }
+        }
+        flush()
+        return DatePattern(parts: parts)
+    }
+
+    private static let months = ["January", "February", "March", "April", "May", "June", "July",
+                                 "August", "September", "October", "November", "December"]
+    private static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+    /// Renders the time; the output is plain UTF-8 text.
+    func format(_ t: CivilTime) -> String {
+        var out = ""
+        func pad(_ v: Int, _ n: Int) {
+            let s = String(abs(v))
+            if v < 0 { out += "-" }
+            if s.count < n { out += String(repeating: "0", count: n - s.count) }
+            out += s
+        }
+        for p in parts {
+            switch p {
+            case .literal(let s): out += s
+            case .field(let c, let n):
+                switch c {
+                case UInt8(ascii: "G"): out += t.year > 0 ? "AD" : "BC"
+                case UInt8(ascii: "y"), UInt8(ascii: "Y"):
+                    if n == 2 { pad(((t.year % 100) + 100) % 100, 2) } else { pad(t.year, n) }
+                case UInt8(ascii: "M"), UInt8(ascii: "L"):
+                    switch n {
+                    case 1, 2: pad(t.month, n)
+                    case 3: out += String(DatePattern.months[t.month - 1].prefix(3))
+                    case 4: out += DatePattern.months[t.month - 1]
+                    default: out += String(DatePattern.months[t.month - 1].prefix(1))
+                    }
+                case UInt8(ascii: "d"): pad(t.day, n)
+                case UInt8(ascii: "D"): pad(t.dayOfYear, n)
+                case UInt8(ascii: "E"):
+                    let name = DatePattern.weekdays[t.weekday]
+                    out += n <= 3 ? String(name.prefix(3)) : (n == 4 ? name : String(name.prefix(1)))
+                case UInt8(ascii: "a"): out += t.hour < 12 ? "AM" : "PM"
+                case UInt8(ascii: "h"): pad(t.hour % 12 == 0 ? 12 : t.hour % 12, n)
+                case UInt8(ascii: "H"): pad(t.hour, n)
+                case UInt8(ascii: "k"): pad(t.hour == 0 ? 24 : t.hour, n)
+                case UInt8(ascii: "K"): pad(t.hour % 12, n)
+                case UInt8(ascii: "m"): pad(t.minute, n)
+                case UInt8(ascii: "s"): pad(t.second, n)
+                case UInt8(ascii: "S"):
+                    var ms = String(t.millisecond)
+                    ms = String(repeating: "0", count: 3 - ms.count) + ms
+                    out += n <= 3 ? String(ms.prefix(n)) : ms + String(repeating: "0", count: n - 3)
+                case UInt8(ascii: "Z"): out += n == 5 ? "Z" : (n == 4 ? "GMT" : "+0000")
+                case UInt8(ascii: "X"): out += "Z"
+                case UInt8(ascii: "x"): out += n == 1 ? "+00" : (n == 2 || n == 4 ? "+0000" : "+00:00")
+                default: break
+                }
+            }
+        }
+        return out
+    }
+}

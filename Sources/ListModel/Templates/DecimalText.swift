@@ -1,0 +1,153 @@
+/// Locale-free en_US decimal formatting (grouping `,`, decimal point `.`), used by the
+/// `number` and `currency` formatters.
+///
+/// Rounding is half-to-even (ICU's and `NumberFormatter`'s default) applied to the number's
+/// shortest decimal text — i.e. to the number as written in the JSON, so `2.675` with two
+/// digits gives `2.68` rather than the binary artefact `2.67`. A result that rounds to zero
+/// carries no minus sign.
+struct DecimalText {
+    var negative: Bool
+    /// Decimal digits (0…9), no leading zeros; empty for zero.
+    var digits: [UInt8]
+    /// The decimal point sits after this many digits (may be ≤ 0 or beyond `digits.count`).
+    var pointPosition: Int
+
+    init(negative: Bool, digits: [UInt8], pointPosition: Int) {
+        self.negative = negative
+        self.digits = digits
+        self.pointPosition = pointPosition
+    }
+
+    /// The decimal form of a number; `nil` for a non-number.
+    init?(_ value: JSONValue) {
+        switch value {
+        case .int(let i):
+            var ds = Array(String(i.magnitude).utf8).map { $0 - 0x30 }
+            if ds == [0] { ds = [] }
+            let point = ds.count
+            while ds.last == 0 { ds.removeLast() }
+            self.init(negative: i < 0, digits: ds, pointPosition: point)
+        case .double(let d):
+            guard d.isFinite else { return nil }
+            self.init(shortestText: d.description)
+        default:
+            return nil
+        }
+    }
+
+    /// Parses Swift's shortest description (`1234.5`, `-1.5e-07`, `1e+20`).
+    init(shortestText s: String) {
+        var u = Substring(s).utf8[...]
+        negative = false
+        if u.first == UInt8(ascii: "-") { negative = true; u = u.dropFirst() }
+        var ds: [UInt8] = []
+        var point: Int? = nil
+        var exp = 0
+        var k = u.startIndex
+        while k < u.endIndex {
+            let c = u[k]
+            if c == UInt8(ascii: ".") { point = ds.count }
+            else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
+                exp = Int(String(decoding: u[u.index(after: k)...], as: UTF8.self).replacingPlus()) ?? 0
+                break
+            } else { ds.append(c - 0x30) }
+            k = u.index(after: k)
+        }
+        var pos = (point ?? ds.count) + exp
+        var start = 0
+        while start < ds.count && ds[start] == 0 { start += 1; pos -= 1 }
+        var endIdx = ds.count
+        while endIdx > start && ds[endIdx - 1] == 0 { endIdx -= 1 }
+        digits = Array(ds[start..<endIdx])
+        pointPosition = digits.isEmpty ? 0 : pos
+    }
+
+    /// Text with `minFraction…maxFraction` fraction digits and optional grouping.
+    func formatted(minFraction: Int, maxFraction: Int, grouping: Bool = true) -> String {
+        var ds = digits
+        var pos = pointPosition
+        let keep = pos + maxFraction
+        if keep < ds.count {
+            if keep < 0 {
+                ds = []
+            } else {
+                let first = ds[keep]
+                let restNonZero = ds[(keep + 1)...].contains { $0 != 0 }
+                let lastKeptOdd = keep > 0 && ds[keep - 1] % 2 == 1
+                ds.removeSubrange(keep...)
+                if first > 5 || (first == 5 && (restNonZero || lastKeptOdd)) {
+                    var j = ds.count - 1
+                    var carry = true
+                    while carry && j >= 0 {
+                        if ds[j] == 9 { ds[j] = 0; j -= 1 } else { ds[j] += 1; carry = false }
+                    }
+                    if carry { ds.insert(1, at: 0); pos += 1 }
+                }
+            }
+        }
+        let isZero = !ds.contains { $0 != 0 }
+        var out: [UInt8] = []
+        out.reserveCapacity(ds.count + 8)
+        if negative && !isZero { out.append(UInt8(ascii: "-")) }
+        // Integer part.
+        var intDigits: [UInt8] = []
+        if pos > 0 {
+            for j in 0..<pos { intDigits.append(j < ds.count ? ds[j] : 0) }
+        }
+        while intDigits.count > 1 && intDigits[0] == 0 { intDigits.removeFirst() }
+        if intDigits.isEmpty { intDigits = [0] }
+        for (j, d) in intDigits.enumerated() {
+            if grouping && j > 0 && (intDigits.count - j) % 3 == 0 { out.append(UInt8(ascii: ",")) }
+            out.append(d + 0x30)
+        }
+        // Fraction part.
+        var frac: [UInt8] = []
+        for j in 0..<maxFraction {
+            let idx = pos + j
+            frac.append(idx >= 0 && idx < ds.count ? ds[idx] : 0)
+        }
+        while frac.count > minFraction && frac.last == 0 { frac.removeLast() }
+        if !frac.isEmpty {
+            out.append(UInt8(ascii: "."))
+            for d in frac { out.append(d + 0x30) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+private extension String {
+    func replacingPlus() -> String { hasPrefix("+") ? String(dropFirst()) : self }
+}
+
+/// How the `currency:CODE` formatter writes amounts: en_US conventions, no ICU data needed.
+struct CurrencyStyle: Sendable, Equatable {
+    let code: String
+    /// The prefix before the digits: `$`, `€`, … or `"CHF "` for codes without a symbol.
+    let prefix: String
+    let fractionDigits: Int
+
+    private static let symbols: [String: String] = [
+        "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CAD": "CA$", "AUD": "A$", "NZD": "NZ$",
+        "CNY": "CN¥", "INR": "₹", "KRW": "₩", "MXN": "MX$", "BRL": "R$", "HKD": "HK$", "ILS": "₪",
+        "VND": "₫", "TWD": "NT$", "PHP": "₱", "XAF": "FCFA", "XOF": "F\u{202F}CFA",
+    ]
+    private static let zeroDigit: Set<String> = ["JPY", "KRW", "VND", "CLP", "ISK", "HUF", "TWD", "XAF", "XOF", "UGX", "PYG"]
+    private static let threeDigit: Set<String> = ["BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD"]
+
+    /// A style for a three-letter upper-case ISO 4217 code; `nil` for anything else.
+    init?(code: String) {
+        guard code.utf8.count == 3, code.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
+        self.code = code
+        prefix = CurrencyStyle.symbols[code] ?? (code + " ")
+        fractionDigits = CurrencyStyle.zeroDigit.contains(code) ? 0 : (CurrencyStyle.threeDigit.contains(code) ? 3 : 2)
+    }
+
+    /// `-$1,234.50` style text.
+    func format(_ d: DecimalText) -> String {
+        var positive = d
+        positive.negative = false
+        let body = positive.formatted(minFraction: fractionDigits, maxFraction: fractionDigits)
+        let zero = !body.utf8.contains { $0 >= 0x31 && $0 <= 0x39 }
+        return (d.negative && !zero ? "-" : "") + prefix + body
+    }
+}

@@ -1,0 +1,52 @@
+/// A dotted path into a record (`address.city`), split once at load.
+public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
+    /// The member names, outermost first.
+    public let components: [String]
+
+    /// Splits `text` at dots; `nil` when it is empty or has an empty component.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
+        components = parts
+    }
+
+    public var description: String { components.joined(separator: ".") }
+
+    /// The value at this path, or `nil` when a member is missing or a step is not an object.
+    @inline(__always)
+    public func lookup(in record: JSONObject) -> JSONValue? {
+        guard var v = record[components[0]] else { return nil }
+        var k = 1
+        while k < components.count {
+            guard case .object(let o) = v, let next = o[components[k]] else { return nil }
+            v = next
+            k += 1
+        }
+        return v
+    }
+}
+
+/// The text a template inserts for a value (SPEC §2.2): strings as-is, numbers as their
+/// shortest JSON text, booleans `true`/`false`, and `""` for missing, null, objects and arrays.
+/// Also the "string form" of a `groupBy` value.
+@inline(__always)
+func appendPlainText(_ v: JSONValue?, to out: inout [UInt8]) {
+    guard let v else { return }
+    switch v {
+    case .string(let s):
+        var s = s
+        s.withUTF8 { out.append(contentsOf: $0) }
+    case .int(let i): JSONNumberText.appendInt(i, to: &out)
+    case .double(let d): JSONNumberText.appendDouble(d, to: &out)
+    case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+    default: break
+    }
+}
+
+/// ``appendPlainText(_:to:)`` as a `String`.
+func plainText(_ v: JSONValue?) -> String {
+    if case .string(let s)? = v { return s }
+    var out: [UInt8] = []
+    appendPlainText(v, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}

@@ -1,0 +1,143 @@
+/// A text template (SPEC §2.2), parsed once at load and rendered without re-parsing.
+///
+/// `{path}` inserts a record field (dotted paths reach into objects), `{{` and `}}` are literal
+/// braces, `{$key}`/`{$count}` insert a section's key and row count (section templates only),
+/// and `|formatter` steps chain after the path or variable.
+public struct Template: Sendable, Equatable {
+    /// Where a template is used, which decides what it may refer to.
+    public enum Scope: Sendable {
+        /// Row templates: record fields only.
+        case row
+        /// Section templates (title, icon, header, footer): `$key` and `$count` only.
+        case section
+    }
+
+    enum Variable: Sendable, Equatable { case key, count }
+
+    enum Segment: Sendable, Equatable {
+        case literal([UInt8])
+        case field(FieldPath, [TemplateFormatter])
+        case variable(Variable, [TemplateFormatter])
+    }
+
+    /// The template text as written in the configuration.
+    public let source: String
+    let segments: [Segment]
+
+    /// `true` when the template has no placeholders.
+    public var isConstant: Bool { segments.allSatisfy { if case .literal = $0 { return true } else { return false } } }
+
+    /// A template that renders `text` literally (no placeholders are recognised).
+    public init(literal text: String) {
+        source = text
+        segments = text.isEmpty ? [] : [.literal(Array(text.utf8))]
+    }
+
+    /// Parses `text`; the error says what is wrong (unmatched brace, unknown formatter, …).
+    public init(parsing text: String, scope: Scope) throws(TemplateError) {
+        source = text
+        var segs: [Segment] = []
+        var lit: [UInt8] = []
+        let u = Array(text.utf8)
+        var i = 0
+        while i < u.count {
+            let c = u[i]
+            if c == UInt8(ascii: "{") {
+                if i + 1 < u.count, u[i + 1] == UInt8(ascii: "{") { lit.append(c); i += 2; continue }
+                guard let close = u[(i + 1)...].firstIndex(of: UInt8(ascii: "}")) else {
+                    throw TemplateError("unclosed '{' at character \(i)")
+                }
+                let inner = u[(i + 1)..<close]
+                if inner.contains(UInt8(ascii: "{")) { throw TemplateError("'{' inside a placeholder at character \(i)") }
+                if !lit.isEmpty { segs.append(.literal(lit)); lit = [] }
+                segs.append(try Template.placeholder(Substring(String(decoding: inner, as: UTF8.self)), scope: scope))
+                i = close + 1
+            } else if c == UInt8(ascii: "}") {
+                guard i + 1 < u.count, u[i + 1] == UInt8(ascii: "}") else {
+                    throw TemplateError("unmatched '}' at character \(i) (write '}}' for a literal brace)")
+                }
+                lit.append(c); i += 2
+            } else {
+                lit.append(c); i += 1
+            }
+        }
+        if !lit.isEmpty { segs.append(.literal(lit)) }
+        segments = segs
+    }
+
+    private static func placeholder(_ inner: Substring, scope: Scope) throws(TemplateError) -> Segment {
+        let pieces = inner.split(separator: "|", omittingEmptySubsequences: false)
+        let head = pieces[0]
+        var formatters: [TemplateFormatter] = []
+        for p in pieces.dropFirst() {
+            if p.isEmpty { throw TemplateError("empty formatter in '{\(inner)}'") }
+            formatters.append(try TemplateFormatter.parse(p))
+        }
+        if head.hasPrefix("$") {
+            guard scope == .section else { throw TemplateError("'{\(head)}' is only available in section templates") }
+            switch head {
+            case "$key": return .variable(.key, formatters)
+            case "$count": return .variable(.count, formatters)
+            default: throw TemplateError("unknown variable '\(head)' (use $key or $count)")
+            }
+        }
+        guard scope == .row else {
+            throw TemplateError("section templates cannot read record fields ('{\(head)}'); use {$key} or {$count}")
+        }
+        guard let path = FieldPath(String(head)) else { throw TemplateError("empty field path in '{\(inner)}'") }
+        return .field(path, formatters)
+    }
+
+    /// Appends the rendered text (raw UTF-8) for a record.
+    @inline(__always)
+    func render(record: JSONObject, into out: inout [UInt8]) {
+        for s in segments {
+            switch s {
+            case .literal(let b): out.append(contentsOf: b)
+            case .field(let path, let fs):
+                let v = path.lookup(in: record)
+                if fs.isEmpty { appendPlainText(v, to: &out) } else { Template.applyChain(fs, v, &out) }
+            case .variable: break
+            }
+        }
+    }
+
+    /// Appends the rendered text for a section's key and row count.
+    func render(key: String, count: Int, into out: inout [UInt8]) {
+        for s in segments {
+            switch s {
+            case .literal(let b): out.append(contentsOf: b)
+            case .variable(let v, let fs):
+                let value: JSONValue = v == .key ? .string(key) : .int(Int64(count))
+                if fs.isEmpty { appendPlainText(value, to: &out) } else { Template.applyChain(fs, value, &out) }
+            case .field: break
+            }
+        }
+    }
+
+    /// The rendered text for a section's key and row count.
+    func renderString(key: String, count: Int) -> String {
+        var out: [UInt8] = []
+        render(key: key, count: count, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The rendered text for a record.
+    public func render(record: JSONObject) -> String {
+        var out: [UInt8] = []
+        render(record: record, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func applyChain(_ fs: [TemplateFormatter], _ v: JSONValue?, _ out: inout [UInt8]) {
+        var text = plainText(v)
+        var value = v
+        for f in fs {
+            text = f.apply(value: value, text: text)
+            value = nil
+        }
+        out.append(contentsOf: text.utf8)
+    }
+
+    public static func == (a: Template, b: Template) -> Bool { a.source == b.source && a.segments == b.segments }
+}

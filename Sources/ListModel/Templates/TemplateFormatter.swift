@@ -1,0 +1,93 @@
+/// One `|name[:argument]` step of a template placeholder (SPEC §2.2).
+///
+/// A formatter that cannot interpret its input (e.g. `number` on `"n/a"`, `date` on an
+/// unparseable string) passes the text through unchanged, so `|default:` still applies to empty
+/// values and nothing is silently lost.
+enum TemplateFormatter: Sendable, Equatable {
+    case upper
+    case lower
+    case defaultText(String)
+    /// `number` (0…3 fraction digits, like `NumberFormatter.decimal`) or `number:N` (exactly N).
+    case number(Int?)
+    case currency(CurrencyStyle)
+    case date(DatePattern)
+
+    /// Parses `name` or `name:argument`.
+    static func parse(_ text: Substring) throws(TemplateError) -> TemplateFormatter {
+        let name: Substring
+        let arg: Substring?
+        if let colon = text.firstIndex(of: ":") {
+            name = text[..<colon]
+            arg = text[text.index(after: colon)...]
+        } else {
+            name = text
+            arg = nil
+        }
+        switch name {
+        case "upper", "lower":
+            if arg != nil { throw TemplateError("formatter '\(name)' takes no argument") }
+            return name == "upper" ? .upper : .lower
+        case "default":
+            guard let arg else { throw TemplateError("formatter 'default' needs ':TEXT'") }
+            return .defaultText(String(arg))
+        case "number":
+            guard let arg else { return .number(nil) }
+            guard let n = Int(arg), n >= 0, n <= 20, arg.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw TemplateError("formatter 'number:N' needs N in 0…20, got '\(arg)'")
+            }
+            return .number(n)
+        case "currency":
+            guard let arg, let style = CurrencyStyle(code: String(arg)) else {
+                throw TemplateError("formatter 'currency:CODE' needs a three-letter upper-case ISO 4217 code")
+            }
+            return .currency(style)
+        case "date":
+            guard let arg, !arg.isEmpty else { throw TemplateError("formatter 'date:PATTERN' needs a pattern") }
+            return .date(try DatePattern.parse(String(arg)))
+        default:
+            throw TemplateError("unknown formatter '\(name)'")
+        }
+    }
+
+    /// Applies the formatter to the current value (`value` is non-nil only for the first step).
+    func apply(value: JSONValue?, text: String) -> String {
+        switch self {
+        case .upper: return text.uppercased()
+        case .lower: return text.lowercased()
+        case .defaultText(let t): return text.isEmpty ? t : text
+        case .number(let n):
+            guard let d = TemplateFormatter.decimal(value, text) else { return text }
+            return d.formatted(minFraction: n ?? 0, maxFraction: n ?? 3)
+        case .currency(let style):
+            guard let d = TemplateFormatter.decimal(value, text) else { return text }
+            return style.format(d)
+        case .date(let pattern):
+            let time: CivilTime
+            if let v = value, let secs = v.doubleValue {
+                guard secs.isFinite, abs(secs) < 1e13 else { return text }
+                let whole = secs.rounded(.down)
+                time = CivilTime(epochSeconds: Int64(whole), millisecond: Int(((secs - whole) * 1000).rounded(.down)))
+            } else if let parsed = CivilTime.parseISO8601(text) {
+                time = CivilTime(epochSeconds: parsed.seconds, millisecond: parsed.millisecond)
+            } else if let secs = TemplateFormatter.numericText(text), abs(secs) < 1e13 {
+                let whole = secs.rounded(.down)
+                time = CivilTime(epochSeconds: Int64(whole), millisecond: Int(((secs - whole) * 1000).rounded(.down)))
+            } else {
+                return text
+            }
+            return pattern.format(time)
+        }
+    }
+
+    /// The decimal form of a number value, or of text that is a JSON number.
+    private static func decimal(_ value: JSONValue?, _ text: String) -> DecimalText? {
+        if let v = value, v.isNumber { return DecimalText(v) }
+        guard !text.isEmpty, let parsed = try? JSONParser.parse(text), parsed.isNumber else { return nil }
+        return DecimalText(parsed)
+    }
+
+    private static func numericText(_ text: String) -> Double? {
+        guard !text.isEmpty, let parsed = try? JSONParser.parse(text) else { return nil }
+        return parsed.doubleValue
+    }
+}

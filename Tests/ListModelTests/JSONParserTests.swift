@@ -1,0 +1,137 @@
+import XCTest
+@testable import ListModel
+
+final class JSONParserTests: XCTestCase {
+    func testParsesAllValueKinds() throws {
+        let v = try JSONParser.parse(#" { "a": [1, -2, 3.5, 1e3, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"], "b": {} } "#)
+        XCTAssertEqual(v["a"]?.arrayValue?.count, 8)
+        XCTAssertEqual(v["a"]?.arrayValue?[0], .int(1))
+        XCTAssertEqual(v["a"]?.arrayValue?[1], .int(-2))
+        XCTAssertEqual(v["a"]?.arrayValue?[2], .double(3.5))
+        XCTAssertEqual(v["a"]?.arrayValue?[3], .double(1000))
+        XCTAssertEqual(v["a"]?.arrayValue?[7], .string("x\"\\/\u{8}\u{c}\n\r\té😀"))
+        XCTAssertEqual(v["b"], .object(JSONObject()))
+    }
+
+    func testIntegersStayExact() throws {
+        XCTAssertEqual(try JSONParser.parse("9223372036854775807"), .int(Int64.max))
+        XCTAssertEqual(try JSONParser.parse("-9223372036854775808"), .int(Int64.min))
+        XCTAssertEqual(try JSONParser.parse("9223372036854775808"), .double(9223372036854775808))
+        XCTAssertEqual(JSONValue.int(56).description, "56")
+        XCTAssertEqual(JSONValue.double(56).description, "56")
+    }
+
+    private func assertError(_ bytes: [UInt8], _ message: String, at offset: Int, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try JSONParser.parse(bytes), file: file, line: line) { e in
+            let e = e as! JSONParseError
+            XCTAssertEqual(e.message, message, file: file, line: line)
+            XCTAssertEqual(e.offset, offset, file: file, line: line)
+        }
+    }
+
+    func testRejectsInvalidUTF8() {
+        assertError([0x22, 0xC3, 0x28, 0x22], "invalid UTF-8", at: 1)          // bad continuation
+        assertError([0x22, 0xC0, 0xAF, 0x22], "invalid UTF-8", at: 1)          // overlong
+        assertError([0x22, 0xED, 0xA0, 0x80, 0x22], "invalid UTF-8", at: 1)    // surrogate
+        assertError([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], "invalid UTF-8", at: 1) // > U+10FFFF
+        assertError([0x22, 0x61, 0xFF, 0x22], "invalid UTF-8", at: 2)
+        assertError(Array(#"["\ud800"]"#.utf8), "unpaired surrogate escape", at: 2)
+    }
+
+    func testDepthLimit() throws {
+        let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        XCTAssertNoThrow(try JSONParser.parse(ok))
+        let bad = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        assertError(Array(bad.utf8), "nesting deeper than 64", at: 64)
+        let badObj = String(repeating: "{\"a\":", count: 65) + "1" + String(repeating: "}", count: 65)
+        XCTAssertThrowsError(try JSONParser.parse(badObj))
+    }
+
+    func testRejectsTrailingGarbageAndBadSyntax() {
+        assertError(Array("{} x".utf8), "unexpected trailing characters", at: 3)
+        assertError(Array("[1,]".utf8), "unexpected character", at: 3)
+        assertError(Array("01".utf8), "leading zero in number", at: 1)
+        assertError(Array("".utf8), "unexpected end of input", at: 0)
+        assertError(Array("{\"a\":1,\"a\":2}".utf8), "duplicate member name", at: 7)
+        assertError(Array("\"a\nb\"".utf8), "control character in string", at: 2)
+        assertError(Array("1e999".utf8), "number out of range", at: 0)
+        assertError(Array("[1 2]".utf8), "expected ',' or ']'", at: 3)
+        assertError(Array("tru".utf8), "unexpected end of input", at: 3)
+        assertError(Array("\"\\x\"".utf8), "invalid escape", at: 1)
+        assertError(Array("-".utf8), "invalid number", at: 1)
+        assertError([0xEF, 0xBB, 0xBF, 0x31], "unexpected character", at: 0)
+    }
+
+    func testDuplicateDetectionInLargeObjects() {
+        var members = (0..<40).map { "\"k\($0)\":\($0)" }
+        XCTAssertNoThrow(try JSONParser.parse("{" + members.joined(separator: ",") + "}"))
+        members.append("\"k3\":1")
+        XCTAssertThrowsError(try JSONParser.parse("{" + members.joined(separator: ",") + "}"))
+    }
+
+    func testObjectEqualityIgnoresOrderAndNumbersCompareNumerically() throws {
+        XCTAssertEqual(try JSONParser.parse(#"{"a":1,"b":2}"#), try JSONParser.parse(#"{"b":2.0,"a":1}"#))
+        XCTAssertNotEqual(try JSONParser.parse(#"{"a":1}"#), try JSONParser.parse(#"{"a":"1"}"#))
+        XCTAssertEqual(Set<JSONValue>([.int(1), .double(1)]).count, 1)
+    }
+
+    func testParsesFromRawBuffer() throws {
+        let bytes = Array(#"{"id":"p1","n":[1,2]}"#.utf8)
+        let v = try bytes.withUnsafeBytes { try JSONParser.parse($0) }
+        XCTAssertEqual(v["id"], "p1")
+    }
+}
+
+final class JSONWriterTests: XCTestCase {
+    func testEscaping() {
+        var w = JSONWriter()
+        w.string("a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}/é😀\u{2028}")
+        XCTAssertEqual(text(w), #""a\"b\\c\n\r\t\b\f\u0001\u001f/é😀"# + "\u{2028}\"")
+    }
+
+    func testStructureAndCommas() {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("a"); w.int(1)
+        w.key("b"); w.beginArray(); w.int(1); w.null(); w.bool(true); w.bool(false); w.beginObject(); w.endObject(); w.endArray()
+        w.key("c\"x" as String); w.string("y")
+        w.key("d"); w.rawValue(Array("[1]".utf8))
+        w.endObject()
+        XCTAssertEqual(text(w), #"{"a":1,"b":[1,null,true,false,{}],"c\"x":"y","d":[1]}"#)
+    }
+
+    func testNumbersShortestAndLocaleFree() {
+        func t(_ d: Double) -> String { var w = JSONWriter(); w.double(d); return text(w) }
+        XCTAssertEqual(t(56), "56")
+        XCTAssertEqual(t(-56), "-56")
+        XCTAssertEqual(t(0.1), "0.1")
+        XCTAssertEqual(t(1234.5), "1234.5")
+        XCTAssertEqual(t(1e-7), "1e-7")
+        XCTAssertEqual(t(1e20), "1e+20")
+        XCTAssertEqual(t(.nan), "null")
+        XCTAssertEqual(t(.infinity), "null")
+        var w = JSONWriter(); w.int64(Int64.min)
+        XCTAssertEqual(text(w), "-9223372036854775808")
+        for d in [0.1, 1e-7, 1e20, 123456.789, 5e-324, 1.7976931348623157e308] {
+            XCTAssertEqual(try JSONParser.parse(t(d)).doubleValue, d)
+        }
+    }
+
+    func testDeepNestingBeyond64() throws {
+        var v: JSONValue = 1
+        for _ in 0..<70 { v = .array([v, 2]) }
+        var w = JSONWriter()
+        w.value(v)
+        let s = text(w)
+        XCTAssertTrue(s.hasPrefix("[[[["))
+        XCTAssertTrue(s.hasSuffix(",2],2]"))
+        XCTAssertEqual(s.filter { $0 == "," }.count, 70)
+    }
+
+    func testRoundTrip() throws {
+        let src = #"{"a":[1,2.5,"x",{"b":null}],"c":true}"#
+        var w = JSONWriter()
+        w.value(try JSONParser.parse(src))
+        XCTAssertEqual(text(w), src)
+    }
+}

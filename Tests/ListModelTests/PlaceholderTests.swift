@@ -1,3 +1,0 @@
-import XCTest
-@testable import ListModel
-final class PlaceholderTests: XCTestCase { func testNothing() {} }

@@ -1,0 +1,80 @@
+import XCTest
+@testable import ListModel
+
+/// SplitMix64: a small seeded generator for reproducible property tests.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func parse(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
+    do { return try JSONParser.parse(text) } catch {
+        XCTFail("parse failed: \(error)", file: file, line: line)
+        return .null
+    }
+}
+
+func definition(_ name: String = "l", _ json: String, file: StaticString = #filePath, line: UInt = #line) -> ListDefinition {
+    do { return try ListDefinitions.decode(name: name, parse(json, file: file, line: line)) } catch {
+        XCTFail("definition failed: \(error)", file: file, line: line)
+        fatalError()
+    }
+}
+
+/// Errors of a definition expected to be invalid.
+func definitionErrors(_ json: String, file: StaticString = #filePath, line: UInt = #line) -> [DefinitionError] {
+    do {
+        _ = try ListDefinitions.decode(parse(json, file: file, line: line))
+        XCTFail("expected errors", file: file, line: line)
+        return []
+    } catch {
+        return error.errors
+    }
+}
+
+func text(_ w: JSONWriter) -> String { String(decoding: w.bytes, as: UTF8.self) }
+
+extension ListSnapshot {
+    /// Outline + all rows, as JSON text (for comparing snapshots).
+    func fullText(list: String = "l") -> String {
+        var w = JSONWriter()
+        w.beginArray()
+        writeOutlineAnswer(list: list, version: 1, view: ViewState(), into: &w)
+        writeFullContents(into: &w)
+        w.int(duplicateRowCount)
+        w.endArray()
+        return text(w)
+    }
+
+    /// Parsed outline JSON.
+    func outline(view: ViewState = ViewState()) -> JSONValue {
+        var w = JSONWriter()
+        writeOutlineAnswer(list: "l", version: 1, view: view, into: &w)
+        return try! JSONParser.parse(w.bytes)
+    }
+
+    /// All rows (ids) per section, in order.
+    var rowIDs: [[String]] {
+        (0..<sectionCount).map { s in
+            (0..<section(at: s)!.totalRowCount).map { location(section: s, row: $0, view: ViewState())!.rowID }
+        }
+    }
+
+    /// Parsed row object at an index path.
+    func rowJSON(_ s: Int, _ r: Int) -> JSONValue {
+        var w = JSONWriter()
+        writeRow(location(section: s, row: r, view: ViewState())!, into: &w)
+        return try! JSONParser.parse(w.bytes)
+    }
+
+    var sectionKeys: [String] { (0..<sectionCount).map { section(at: $0)!.key } }
+}
+
+func records(_ json: String) -> [JSONValue] { parse(json).arrayValue! }
