@@ -26,12 +26,15 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
 
         // The pure view-model core: no I/O, no clocks, no globals.
-        .target(name: "ListModel"),
+        .target(name: "ListModel", linkerSettings: [.linkedLibrary("m")]),
 
         // Persistence of records, views and the change sequence: SQLite (default) or memory.
         .target(name: "ListStore", dependencies: ["CSQLite"]),
 
-        .executableTarget(name: "sectional", dependencies: ["HTTPServer"]),
+        // The application: lists, views, records over HTTP; config, logs, lifecycle.
+        .target(name: "SectionalService", dependencies: ["HTTPServer", "ListModel", "ListStore"]),
+
+        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
@@ -39,5 +42,6 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
+        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "TestSupport"]),
     ]
 )

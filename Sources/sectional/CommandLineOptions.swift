@@ -1,23 +1,41 @@
 /// The command line of `sectional` (SPEC §8), parsed without outside packages.
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, help, version }
+    enum Command: Equatable { case serve, check, help, version }
 
     var command: Command = .serve
+    var configPath: String?
     var host: String?
     var port: Int?
+    var dataPath: String?
+    var memory = false
+    var allowUnauthenticatedWrites = false
 
     static let usage = """
     Usage:
-      sectional [serve] [--host H] [--port P]
+      sectional [serve] [--config PATH] [--host H] [--port P] [--data PATH | --memory]
+                        [--allow-unauthenticated-writes]
+      sectional check [--config PATH]
       sectional --version | --help
 
     Serves sectioned, paged list view-models over HTTP JSON.
 
+    Commands:
+      serve        serve the lists of the config (the default)
+      check        validate the config, print each list's sections and rows; exit 1 on errors
+
     Options:
-      --host H     address to bind (default 127.0.0.1; env SECTIONAL_HOST)
-      --port P     port to bind, 0 picks a free one (default 8080; env SECTIONAL_PORT)
-      --help       show this text
-      --version    print the version
+      --config PATH                   config file (default config/sectional.json; env SECTIONAL_CONFIG)
+      --host H                        address to bind (default 127.0.0.1; env SECTIONAL_HOST)
+      --port P                        port to bind, 0 picks a free one (default 8080; env SECTIONAL_PORT)
+      --data PATH                     store records in SQLite at PATH (env SECTIONAL_DATA)
+      --memory                        keep records in memory only
+      --allow-unauthenticated-writes  listen on a non-loopback address without an API token
+      --help                          show this text
+      --version                       print the version
+
+    Environment: SECTIONAL_API_TOKEN (record writes need "Authorization: Bearer <token>"),
+    SECTIONAL_LOG_LEVEL (debug, info, warn, error). Flags win over the environment, which wins
+    over the config file.
     """
 
     struct UsageError: Error, Equatable { let message: String }
@@ -27,7 +45,11 @@ struct CommandLineOptions: Equatable {
         var options = CommandLineOptions()
         var rest = arguments[...]
         if let first = rest.first, !first.hasPrefix("-") {
-            guard first == "serve" else { throw UsageError(message: "unknown command '\(first)'") }
+            switch first {
+            case "serve": options.command = .serve
+            case "check": options.command = .check
+            default: throw UsageError(message: "unknown command '\(first)'")
+            }
             rest = rest.dropFirst()
         }
         while let argument = rest.popFirst() {
@@ -40,6 +62,7 @@ struct CommandLineOptions: Equatable {
             switch flag {
             case "--help", "-h": options.command = .help
             case "--version": options.command = .version
+            case "--config": options.configPath = try value()
             case "--host": options.host = try value()
             case "--port":
                 let text = try value()
@@ -47,8 +70,17 @@ struct CommandLineOptions: Equatable {
                     throw UsageError(message: "--port must be a number from 0 to 65535, not '\(text)'")
                 }
                 options.port = port
+            case "--data": options.dataPath = try value()
+            case "--memory": options.memory = true
+            case "--allow-unauthenticated-writes": options.allowUnauthenticatedWrites = true
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
+        }
+        if options.memory && options.dataPath != nil {
+            throw UsageError(message: "--data and --memory exclude each other")
+        }
+        if options.command == .check && (options.host != nil || options.port != nil || options.memory || options.dataPath != nil) {
+            throw UsageError(message: "check takes only --config")
         }
         return options
     }

@@ -1,0 +1,158 @@
+import Foundation
+import HTTPServer
+import ListModel
+import ListStore
+
+/// Records in collections (SPEC §4): put, get, delete, list by id, and atomic batches.
+struct RecordRoutes {
+    let context: ServiceContext
+
+    func register(on router: inout Router) {
+        router.put("/v1/collections/{c}/records/{id}") { request in
+            try context.auth.check(request)
+            let collection = try request.name("c", kind: "collection")
+            let id = try request.name("id", kind: "record")
+            guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
+            let record = try Self.record(body, id: id, at: nil)
+            let result = try context.storing { () throws(StoreError) in
+                try context.lists.commit([.upsert(collection: collection, record: .object(record), json: Self.bytes(record))])
+            }
+            return jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
+                w.beginObject()
+                w.key("collection"); w.string(collection)
+                w.key("id"); w.string(id)
+                w.key("record"); w.value(.object(record))
+                w.endObject()
+            }
+        }
+        router.get("/v1/collections/{c}/records/{id}") { request in
+            let collection = try request.name("c", kind: "collection")
+            let id = try request.name("id", kind: "record")
+            guard let record = try context.storing({ () throws(StoreError) in
+                try context.lists.store.record(in: collection, id: id)
+            }) else { throw Problem.recordNotFound(collection, id) }
+            return .json(record.json)
+        }
+        router.delete("/v1/collections/{c}/records/{id}") { request in
+            try context.auth.check(request)
+            let collection = try request.name("c", kind: "collection")
+            let id = try request.name("id", kind: "record")
+            let result = try context.storing { () throws(StoreError) in
+                try context.lists.commit([.delete(collection: collection, id: id)])
+            }
+            guard result.existed[0] else { throw Problem.recordNotFound(collection, id) }
+            return .empty()
+        }
+        router.get("/v1/collections/{c}/records") { request in try list(request) }
+        router.post("/v1/collections/{c}/batch") { request in try batch(request) }
+    }
+
+    /// Checks a record body against its id (`400 invalid-request` when a body `id` differs) and
+    /// returns it with `"id"` first.
+    static func record(_ body: JSONObject, id: String, at position: String?) throws(HTTPError) -> JSONObject {
+        let place = position.map { " (\($0))" } ?? ""
+        if let given = body["id"] {
+            guard given.stringValue == id else {
+                throw Problem.invalidRequest("The record's \"id\" must be the string '\(id)'\(place).")
+            }
+            return body
+        }
+        return JSONObject([(key: "id", value: .string(id))] + body.members)
+    }
+
+    static func bytes(_ record: JSONObject) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.value(.object(record))
+        return writer.bytes
+    }
+
+    private func list(_ request: Request) throws(HTTPError) -> Response {
+        let collection = try request.name("c", kind: "collection")
+        let size: Int
+        do {
+            size = try PageSize.parse(request.query("pageSize"))
+        } catch {
+            throw Problem.invalidPageSize(error.text)
+        }
+        var after: String?
+        if let token = request.query("pageToken") {
+            guard let id = RecordPageToken.decode(token, collection: collection) else {
+                throw Problem.invalidPageToken("The pageToken is not one this server wrote for collection '\(collection)'.")
+            }
+            after = id
+        }
+        let records = try context.storing { () throws(StoreError) in
+            try context.lists.store.records(in: collection, after: after, limit: size + 1)
+        }
+        return jsonAnswer(capacity: 64 + records.reduce(0) { $0 + $1.json.count + 1 }) { w in
+            w.beginObject()
+            w.key("records")
+            w.beginArray()
+            for record in records.prefix(size) { w.rawValue(record.json) }
+            w.endArray()
+            if records.count > size, let last = records.prefix(size).last {
+                w.key("nextPageToken"); w.string(RecordPageToken.encode(after: last.id, collection: collection))
+            }
+            w.endObject()
+        }
+    }
+
+    private func batch(_ request: Request) throws(HTTPError) -> Response {
+        try context.auth.check(request)
+        let collection = try request.name("c", kind: "collection")
+        guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
+        for member in body where member.key != "upsert" && member.key != "delete" {
+            throw Problem.invalidRequest("Unknown member '\(member.key)'; a batch is {\"upsert\": [records], \"delete\": [ids]}.")
+        }
+        let upserts = body["upsert"].map { $0.arrayValue } ?? []
+        let deletes = body["delete"].map { $0.arrayValue } ?? []
+        guard let upserts, let deletes else {
+            throw Problem.invalidRequest("'upsert' and 'delete' must be arrays.")
+        }
+        guard upserts.count + deletes.count <= ViewModelStore.maxBatchOperations else {
+            throw Problem.invalidRequest("A batch holds at most \(ViewModelStore.maxBatchOperations) operations; this one has \(upserts.count + deletes.count).")
+        }
+        var writes: [ViewModelStore.Write] = []
+        writes.reserveCapacity(upserts.count + deletes.count)
+        for (index, value) in upserts.enumerated() {
+            guard let object = value.objectValue, let id = object["id"]?.stringValue else {
+                throw Problem.invalidRequest("upsert[\(index)] must be a JSON object with a string \"id\".")
+            }
+            guard Names.isValid(id) else { throw Problem.invalidName("record", id) }
+            writes.append(.upsert(collection: collection, record: value, json: Self.bytes(object)))
+        }
+        for (index, value) in deletes.enumerated() {
+            guard let id = value.stringValue else { throw Problem.invalidRequest("delete[\(index)] must be a record id (a string).") }
+            guard Names.isValid(id) else { throw Problem.invalidName("record", id) }
+            writes.append(.delete(collection: collection, id: id))
+        }
+        let result = try context.storing { () throws(StoreError) in try context.lists.commit(writes) }
+        let deleted = zip(writes, result.existed).filter { write, existed in
+            if case .delete = write { return existed }
+            return false
+        }.count
+        return jsonAnswer { w in
+            w.beginObject()
+            w.key("upserted"); w.int(upserts.count)
+            w.key("deleted"); w.int(deleted)
+            w.endObject()
+        }
+    }
+}
+
+/// Record-listing tokens: the last id delivered, bound to the collection, base64url.
+enum RecordPageToken {
+    static func encode(after id: String, collection: String) -> String {
+        Data("\(collection)\n\(id)".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ token: String, collection: String) -> String? {
+        var text = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        guard let data = Data(base64Encoded: text), let decoded = String(data: data, encoding: .utf8),
+              let newline = decoded.firstIndex(of: "\n"), decoded[..<newline] == collection else { return nil }
+        return String(decoded[decoded.index(after: newline)...])
+    }
+}

@@ -1,0 +1,66 @@
+import HTTPServer
+import ListModel
+
+/// Reading what a request asks for, with the problem answer of SPEC §7 when it is malformed.
+extension Request {
+    /// A path parameter that must be a valid name (`400 invalid-name`).
+    func name(_ parameter: String, kind: String) throws(HTTPError) -> String {
+        let value = self.parameter(parameter)
+        guard Names.isValid(value) else { throw Problem.invalidName(kind, value) }
+        return value
+    }
+
+    /// A path parameter that must be a whole number (`400 invalid-request`).
+    func integer(_ parameter: String, what: String) throws(HTTPError) -> Int {
+        let text = self.parameter(parameter)
+        guard let value = Int(text), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 || $0 == 0x2D }) else {
+            throw Problem.invalidRequest("\(what) must be a whole number, not '\(text)'.")
+        }
+        return value
+    }
+
+    /// An optional non-negative whole-number query parameter (`400 invalid-request`).
+    func queryInteger(_ name: String, default fallback: Int) throws(HTTPError) -> Int {
+        guard let text = query(name) else { return fallback }
+        guard let value = Int(text), value >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw Problem.invalidRequest("\(name) must be a whole number from 0, not '\(text)'.")
+        }
+        return value
+    }
+
+    /// A required query parameter (`400 invalid-request` when absent).
+    func requiredQuery(_ name: String) throws(HTTPError) -> String {
+        guard let value = query(name), !value.isEmpty else {
+            throw Problem.invalidRequest("The query parameter '\(name)' is required.")
+        }
+        return value
+    }
+
+    /// The body as a JSON value, after the content-type check (`415`, `400 invalid-json`).
+    func jsonBody(optional: Bool = false) throws(HTTPError) -> JSONValue? {
+        if optional && body.isEmpty { return nil }
+        guard let type = headers["Content-Type"],
+              type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
+            throw Problem.unsupportedMediaType()
+        }
+        do {
+            return try JSONParser.parse(body)
+        } catch {
+            throw Problem.invalidJSON("The body is not valid JSON: \(error).")
+        }
+    }
+
+    /// The body as a JSON object (`400 invalid-json` when it is another JSON value).
+    func jsonObjectBody(optional: Bool = false) throws(HTTPError) -> JSONObject? {
+        guard let value = try jsonBody(optional: optional) else { return nil }
+        guard let object = value.objectValue else { throw Problem.invalidJSON("The body must be a JSON object.") }
+        return object
+    }
+}
+
+/// A JSON answer written by the hot-path writer.
+func jsonAnswer(status: Int = 200, capacity: Int = 1024, _ write: (inout JSONWriter) -> Void) -> Response {
+    var writer = JSONWriter(capacity: capacity)
+    write(&writer)
+    return .json(writer.bytes, status: status)
+}

@@ -1,0 +1,98 @@
+import HTTPServer
+import ListModel
+import ListStore
+
+/// Views (SPEC §3.5, §4): a client's hidden sections, by key, so they survive data changes.
+struct ViewRoutes {
+    let context: ServiceContext
+    var lists: ViewModelStore { context.lists }
+    var views: ViewRegistry { context.views }
+
+    func register(on router: inout Router) {
+        router.post("/v1/lists/{list}/views") { request in
+            let state = try list(request)
+            var hidden = Array(state.definition.defaultHidden).sorted()
+            if let body = try request.jsonObjectBody(optional: true) {
+                for member in body where member.key != "hidden" {
+                    throw Problem.invalidRequest("Unknown member '\(member.key)'; a view body is {\"hidden\": [section keys]}.")
+                }
+                if let value = body["hidden"] {
+                    guard let keys = value.arrayValue, keys.allSatisfy({ $0.stringValue != nil }) else {
+                        throw Problem.invalidRequest("'hidden' must be an array of section keys (strings).")
+                    }
+                    hidden = keys.compactMap(\.stringValue)
+                }
+            }
+            let view = try context.storing { () throws(StoreError) in try views.create(list: state.name, hidden: hidden) }
+            var response = viewAnswer(view, status: 201)
+            response.headers.add("Location", "/v1/lists/\(state.name)/views/\(view.id)")
+            return response
+        }
+        router.get("/v1/lists/{list}/views/{view}") { request in
+            let state = try list(request)
+            let id = request.parameter("view")
+            guard let view = views.use(id, list: state.name) else { throw Problem.viewNotFound(id) }
+            return viewAnswer(view, status: 200)
+        }
+        router.delete("/v1/lists/{list}/views/{view}") { request in
+            let state = try list(request)
+            let id = request.parameter("view")
+            guard try context.storing({ () throws(StoreError) in try views.delete(id, list: state.name) }) else {
+                throw Problem.viewNotFound(id)
+            }
+            return .empty()
+        }
+        router.put("/v1/lists/{list}/views/{view}/sections/{index}") { request in
+            guard let body = try request.jsonObjectBody(), body.count == 1, let hidden = body["hidden"]?.boolValue else {
+                throw Problem.invalidRequest("The body must be {\"hidden\": true} or {\"hidden\": false}.")
+            }
+            return try setHidden(request) { _ in hidden }
+        }
+        router.post("/v1/lists/{list}/views/{view}/sections/{index}/toggle") { request in
+            try setHidden(request) { !$0 }
+        }
+    }
+
+    private func list(_ request: Request) throws(HTTPError) -> ListState {
+        let name = try request.name("list", kind: "list")
+        guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
+        return state
+    }
+
+    /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next".
+    private func setHidden(_ request: Request, _ change: (Bool) -> Bool) throws(HTTPError) -> Response {
+        let state = try list(request)
+        let id = request.parameter("view")
+        let index = try request.integer("index", what: "The section index")
+        guard let current = views.use(id, list: state.name) else { throw Problem.viewNotFound(id) }
+        guard let section = state.snapshot.section(at: index) else {
+            throw Problem.sectionNotFound(index, count: state.snapshot.sectionCount)
+        }
+        let hidden = change(current.hidden.contains(section.key))
+        let view = try context.storing { () throws(StoreError) in
+            try views.setHidden(section.key, hidden: hidden, in: id, list: state.name)
+        }
+        guard let view else { throw Problem.viewNotFound(id) }
+        return jsonAnswer { w in
+            w.beginObject()
+            w.key("list"); w.string(state.name)
+            w.key("version"); w.int64(state.version)
+            w.key("view"); w.string(view.id)
+            w.key("section"); state.snapshot.writeSection(index, view: view.state, into: &w)
+            w.endObject()
+        }
+    }
+
+    private func viewAnswer(_ view: ViewRegistry.View, status: Int) -> Response {
+        jsonAnswer(status: status) { w in
+            w.beginObject()
+            w.key("view"); w.string(view.id)
+            w.key("list"); w.string(view.list)
+            w.key("hidden")
+            w.beginArray()
+            for key in view.hidden { w.string(key) }
+            w.endArray()
+            w.endObject()
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import HTTPServer
+import ListModel
+import ListStore
+import Synchronization
+
+/// The running product: HTTP server, store, lists and views, started and stopped as one.
+///
+/// `start()` binds first (so `/healthz` and `/readyz` answer at once, `/readyz` with 503), then
+/// opens the store, seeds empty collections, builds every list and turns ready. `stop()` turns
+/// `/readyz` to 503, stops accepting, lets in-flight requests finish (≤ 10 s) and closes the store.
+public final class SectionalServer: @unchecked Sendable {
+    public let configuration: Configuration
+    public let readiness = Readiness()
+    private let log: Log
+    private var server: Server?
+    private var recordStore: RecordStore?
+    private var views: ViewRegistry?
+    private var sweeper: DispatchSourceTimer?
+    /// Set once before `readiness` turns ready (published by its release/acquire ordering).
+    nonisolated(unsafe) private var router = Router()
+
+    public init(configuration: Configuration, log: Log) {
+        self.configuration = configuration
+        self.log = log
+    }
+
+    /// The bound port, once started.
+    public var port: Int { server?.port ?? 0 }
+
+    /// The lists being served, once ready.
+    public private(set) var lists: ViewModelStore?
+
+    /// Refuses an exposed address without a token unless explicitly allowed (SPEC §6).
+    public static func checkBindSafety(_ configuration: Configuration, allowUnauthenticatedWrites: Bool) throws(ConfigError) {
+        let host = configuration.server.host
+        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if !loopback && configuration.apiToken == nil && !allowUnauthenticatedWrites {
+            throw ConfigError(path: "server.host", """
+                refusing to listen on \(host) with no API token: anyone could write records. \
+                Set \(configuration.tokenEnvironmentVariable), or pass --allow-unauthenticated-writes.
+                """)
+        }
+    }
+
+    public func start() throws {
+        var operations = Router()
+        OperationRoutes(readiness: readiness).register(on: &operations)
+        let bootRouter = operations
+        let server = Server(configuration: configuration.server, onCompleted: { [log] done in
+            log.info("request", ["method": .text(done.method), "path": .text(done.path), "route": .text(done.route),
+                                 "status": .number(Double(done.status)), "bytes": .number(Double(done.bytes)),
+                                 "duration_ms": .number((done.durationSeconds * 1e6).rounded() / 1e3)])
+        }, responder: { [unowned self] request in
+            readiness.phase == .starting ? bootRouter.respondWhileStarting(to: &request) : router.respond(to: &request)
+        })
+        try server.start()
+        self.server = server
+        log.info("listening", ["address": .text("http://\(hostForURL):\(server.port)"),
+                               "threads": .number(Double(configuration.server.threads > 0 ? configuration.server.threads : System.coreCount))])
+        do {
+            try load()
+        } catch {
+            server.stop(gracePeriod: 0)
+            self.server = nil
+            throw error
+        }
+    }
+
+    private var hostForURL: String {
+        configuration.server.host.contains(":") ? "[\(configuration.server.host)]" : configuration.server.host
+    }
+
+    private func load() throws {
+        let started = Date()
+        let store: RecordStore
+        switch configuration.storage {
+        case .sqlite(let path):
+            store = try SQLiteStore(path: path)
+            log.info("storage", ["kind": "sqlite", "path": .text(path)])
+        case .memory:
+            store = MemoryStore()
+            log.info("storage", ["kind": "memory"])
+        }
+        recordStore = store
+        try Seeder.seed(configuration.seeds, into: store, log: log)
+        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log)
+        let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds)
+        try views.expire()
+        let context = ServiceContext(lists: lists, views: views, log: log, auth: BearerAuth(token: configuration.apiToken))
+        var router = Router()
+        OperationRoutes(readiness: readiness).register(on: &router)
+        ListRoutes(context: context).register(on: &router)
+        ViewRoutes(context: context).register(on: &router)
+        RecordRoutes(context: context).register(on: &router)
+        self.router = router
+        self.lists = lists
+        self.views = views
+        startSweeper(views)
+        readiness.set(.ready)
+        for state in lists.allLists() {
+            log.info("list ready", ["list": .text(state.name), "version": .number(Double(state.version)),
+                                    "sections": .number(Double(state.snapshot.sectionCount)),
+                                    "rows": .number(Double(state.snapshot.totalRowCount))])
+        }
+        log.info("ready", ["seconds": .number((Date().timeIntervalSince(started) * 1000).rounded() / 1000)])
+    }
+
+    /// Every minute: write view uses and expire idle views.
+    private func startSweeper(_ views: ViewRegistry) {
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(deadline: .now() + 60, repeating: 60)
+        timer.setEventHandler { [log] in
+            do {
+                let expired = try views.expire()
+                if expired > 0 { log.info("views expired", ["count": .number(Double(expired))]) }
+            } catch {
+                log.error("view sweep failed", ["error": .text("\(error)")])
+            }
+        }
+        timer.resume()
+        sweeper = timer
+    }
+
+    /// Stops gracefully (see the type's documentation).
+    public func stop(gracePeriod: Double = 10) {
+        readiness.set(.draining)
+        sweeper?.cancel()
+        server?.stop(gracePeriod: gracePeriod)
+        server = nil
+        do {
+            try views?.flush()
+        } catch {
+            log.error("could not save view uses", ["error": .text("\(error)")])
+        }
+        recordStore?.close()
+        recordStore = nil
+    }
+}
+
+extension Router {
+    /// While data loads, only operations answer; everything else is `503` with `Retry-After`.
+    func respondWhileStarting(to request: inout Request) -> Response {
+        if match(request.pathSegments) != nil { return respond(to: &request) }
+        return HTTPError(503, "not-ready", title: "Not ready", detail: "The server is still loading its data; try again shortly.",
+                         headers: ["Retry-After": "1"]).response
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import HTTPServer
+import ListModel
+
+/// The whole configuration of a Sectional server (SPEC §2), after environment and command-line
+/// overrides. Relative paths are already resolved against the config file's folder.
+public struct Configuration: Sendable {
+    public enum Storage: Sendable, Equatable {
+        case sqlite(path: String)
+        case memory
+    }
+
+    public var server = ServerConfiguration()
+    public var corsOrigins: [String] = ["*"]
+    public var storage: Storage = .sqlite(path: "data/sectional.sqlite")
+    /// The environment variable holding the API token; the token itself is in ``apiToken``.
+    public var tokenEnvironmentVariable = "SECTIONAL_API_TOKEN"
+    /// When set, record writes need `Authorization: Bearer <token>`.
+    public var apiToken: String?
+    public var viewTTLSeconds = 2_592_000
+    /// Collection name → seed file (absolute path), loaded into empty collections at start-up.
+    public var seeds: [(collection: String, path: String)] = []
+    /// The validated list definitions, in the config file's order.
+    public var lists: [ListDefinition] = []
+    /// Lowest level logged: `debug`, `info`, `warn`, `error`.
+    public var logLevel = "info"
+
+    public init() {}
+}
+
+/// What the command line may override (SPEC §8).
+public struct ConfigurationOverrides: Sendable {
+    public var host: String?
+    public var port: Int?
+    public var dataPath: String?
+    public var memory = false
+
+    public init(host: String? = nil, port: Int? = nil, dataPath: String? = nil, memory: Bool = false) {
+        self.host = host
+        self.port = port
+        self.dataPath = dataPath
+        self.memory = memory
+    }
+}
+
+extension Configuration {
+    /// Loads and validates the config file at `path`, then applies the environment and the
+    /// command-line overrides (flags win over the environment, which wins over the file).
+    /// Throws ``ConfigError`` with every problem found.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+                            overrides: ConfigurationOverrides = ConfigurationOverrides()) throws(ConfigError) -> Configuration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(path: "", "cannot read config file \(path)")
+        }
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(Array(data))
+        } catch {
+            throw ConfigError(path: "", "\(path) is not valid JSON: \(error)")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var configuration = try parse(json, folder: folder)
+        try configuration.apply(environment: environment, overrides: overrides, folder: FileManager.default.currentDirectoryPath)
+        return configuration
+    }
+
+    /// Validates a parsed config document; relative paths resolve against `folder`.
+    public static func parse(_ json: JSONValue, folder: String) throws(ConfigError) -> Configuration {
+        var configuration = Configuration()
+        var root = ObjectReader(json, path: "")
+        var issues: [ConfigIssue] = []
+
+        var server = root.object("server")
+        if let host = server.string("host") { configuration.server.host = host }
+        if let port = server.int("port", in: 0...65535) { configuration.server.port = port }
+        if let threads = server.int("threads", in: 0...256) { configuration.server.threads = threads }
+        if let bytes = server.int("maxBodyBytes", in: 1...(1 << 30)) { configuration.server.maxBodyBytes = bytes }
+        if let limit = server.int("connectionLimit", in: 1...100_000) { configuration.server.connectionLimit = limit }
+        if let limit = server.int("perClientConnectionLimit", in: 0...100_000) { configuration.server.perClientConnectionLimit = limit }
+        if let seconds = server.int("connectionTimeoutSeconds", in: 1...86_400) { configuration.server.connectionTimeoutSeconds = seconds }
+        if let origins = server.strings("corsOrigins") { configuration.corsOrigins = origins }
+        issues += server.finish()
+
+        var storage = root.object("storage")
+        switch storage.string("kind") ?? "sqlite" {
+        case "sqlite": configuration.storage = .sqlite(path: resolve(storage.string("path") ?? "data/sectional.sqlite", against: folder))
+        case "memory":
+            _ = storage.string("path")
+            configuration.storage = .memory
+        default: storage.issue("kind", "must be \"sqlite\" or \"memory\"")
+        }
+        issues += storage.finish()
+
+        var auth = root.object("auth")
+        if let name = auth.string("tokenEnv") { configuration.tokenEnvironmentVariable = name }
+        issues += auth.finish()
+
+        var views = root.object("views")
+        if let ttl = views.int("ttlSeconds", in: 60...(10 * 365 * 86_400)) { configuration.viewTTLSeconds = ttl }
+        issues += views.finish()
+
+        var seed = root.object("seed")
+        for member in seed.object {
+            if let file = seed.string(member.key) {
+                if !Names.isValid(member.key) { seed.issue(member.key, "is not a valid collection name") }
+                configuration.seeds.append((member.key, resolve(file, against: folder)))
+            }
+        }
+        issues += seed.finish()
+
+        let lists = root.raw("lists")
+        issues += root.finish()
+        do {
+            configuration.lists = try ListDefinitions.decode(lists ?? .object(JSONObject()), path: "lists")
+        } catch {
+            issues += error.errors.map { ConfigIssue(path: $0.path, message: $0.message) }
+        }
+        guard issues.isEmpty else { throw ConfigError(issues) }
+        return configuration
+    }
+
+    /// Applies `SECTIONAL_*` variables, then command-line flags.
+    mutating func apply(environment: [String: String], overrides: ConfigurationOverrides, folder: String) throws(ConfigError) {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let host = value("SECTIONAL_HOST") { server.host = host }
+        if let text = value("SECTIONAL_PORT") {
+            guard let port = Int(text), (0...65535).contains(port) else {
+                throw ConfigError(path: "SECTIONAL_PORT", "must be a port number, not '\(text)'")
+            }
+            server.port = port
+        }
+        if let data = value("SECTIONAL_DATA") { storage = .sqlite(path: Self.resolve(data, against: folder)) }
+        if let level = value("SECTIONAL_LOG_LEVEL") { logLevel = level }
+        apiToken = value(tokenEnvironmentVariable) ?? value("SECTIONAL_API_TOKEN")
+
+        if let host = overrides.host { server.host = host }
+        if let port = overrides.port { server.port = port }
+        if let data = overrides.dataPath { storage = .sqlite(path: Self.resolve(data, against: folder)) }
+        if overrides.memory { storage = .memory }
+    }
+
+    static func resolve(_ path: String, against folder: String) -> String {
+        path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+    }
+}

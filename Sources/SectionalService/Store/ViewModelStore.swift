@@ -1,0 +1,119 @@
+import HTTPServer
+import ListModel
+import ListStore
+import Synchronization
+
+/// The application's state: the current snapshot of every list, and the one path by which
+/// record writes reach the store and then the lists.
+///
+/// Reads take the current ``ListState`` under a short lock and work on it without waiting for
+/// writers. Writes are serialised: the store commits (durably), then every list that reads the
+/// written collection gets its next snapshot, derived incrementally, with the commit's number
+/// as its version.
+public final class ViewModelStore: Sendable {
+    /// Largest number of writes in one batch.
+    public static let maxBatchOperations = 10_000
+
+    public let definitions: [ListDefinition]
+    public let store: RecordStore
+    private let states: Mutex<[String: ListState]>
+    private let writer = Mutex<Void>(())
+    private let log: Log
+
+    /// Builds every list from the store's records.
+    public init(definitions: [ListDefinition], store: RecordStore, log: Log) throws(StoreError) {
+        self.definitions = definitions
+        self.store = store
+        self.log = log
+        let sequences = try store.collectionSequences()
+        var parsed: [String: [JSONValue]] = [:]
+        var states: [String: ListState] = [:]
+        for definition in definitions {
+            for source in definition.sources where parsed[source] == nil {
+                parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
+            }
+            let snapshot = ListSnapshot.build(definition: definition, records: parsed)
+            let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
+            states[definition.name] = ListState(snapshot: snapshot, version: version)
+            if snapshot.duplicateRowCount > 0 {
+                log.warn("duplicate rows dropped", ["list": .text(definition.name), "count": .number(Double(snapshot.duplicateRowCount))])
+            }
+        }
+        self.states = Mutex(states)
+    }
+
+    private static func parseAll(_ records: [StoredRecord], collection: String, log: Log) throws(StoreError) -> [JSONValue] {
+        var values: [JSONValue] = []
+        values.reserveCapacity(records.count)
+        for record in records {
+            do {
+                values.append(try JSONParser.parse(record.json))
+            } catch {
+                log.error("skipping unreadable stored record", ["collection": .text(collection), "id": .text(record.id)])
+            }
+        }
+        return values
+    }
+
+    /// The current state of a list, or nil when there is no such list.
+    public func list(_ name: String) -> ListState? {
+        states.withLock { $0[name] }
+    }
+
+    /// The current state of every list, in definition order.
+    public func allLists() -> [ListState] {
+        let current = states.withLock { $0 }
+        return definitions.compactMap { current[$0.name] }
+    }
+
+    /// One write, parsed and checked by the caller.
+    public enum Write: Sendable {
+        case upsert(collection: String, record: JSONValue, json: [UInt8])
+        case delete(collection: String, id: String)
+    }
+
+    /// Commits the writes as one transaction, then publishes the next snapshot of every list that
+    /// reads a written collection. Returns what the store did.
+    public func commit(_ writes: [Write]) throws(StoreError) -> CommitResult {
+        try writer.withLock { _ throws(StoreError) -> CommitResult in
+            let result = try store.commit(writes.map { write in
+                switch write {
+                case .upsert(let collection, let record, let json):
+                    .upsert(collection: collection, id: record["id"]?.stringValue ?? "", json: json)
+                case .delete(let collection, let id):
+                    .delete(collection: collection, id: id)
+                }
+            })
+            guard result.changedAnything else { return result }
+            var byCollection: [String: [RecordChange]] = [:]
+            var order: [String] = []
+            for (write, existed) in zip(writes, result.existed) {
+                switch write {
+                case .upsert(let collection, let record, _):
+                    if byCollection[collection] == nil { order.append(collection) }
+                    byCollection[collection, default: []].append(.upsert(record))
+                case .delete(let collection, let id):
+                    guard existed else { continue }
+                    if byCollection[collection] == nil { order.append(collection) }
+                    byCollection[collection, default: []].append(.delete(id: id))
+                }
+            }
+            let current = states.withLock { $0 }
+            var next: [String: ListState] = [:]
+            for definition in definitions where order.contains(where: definition.reads(collection:)) {
+                guard let state = current[definition.name] else { continue }
+                var snapshot = state.snapshot
+                for collection in order where definition.reads(collection: collection) {
+                    for change in byCollection[collection]! { snapshot.apply(change, collection: collection) }
+                }
+                if snapshot.duplicateRowCount != state.snapshot.duplicateRowCount {
+                    log.warn("duplicate rows dropped", ["list": .text(definition.name),
+                                                         "count": .number(Double(snapshot.duplicateRowCount))])
+                }
+                next[definition.name] = ListState(snapshot: snapshot, version: result.sequence)
+            }
+            states.withLock { states in states.merge(next) { $1 } }
+            return result
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import HTTPServer
+
+/// The problem answers of SPEC §7, one constructor per slug, so every handler says the same thing
+/// the same way.
+enum Problem {
+    static func invalidRequest(_ detail: String) -> HTTPError { HTTPError(400, "invalid-request", detail: detail) }
+    static func invalidJSON(_ detail: String) -> HTTPError { HTTPError(400, "invalid-json", title: "Invalid JSON", detail: detail) }
+    static func invalidName(_ what: String, _ name: String) -> HTTPError {
+        HTTPError(400, "invalid-name", detail: "'\(name)' is not a valid \(what) name: use 1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit.")
+    }
+    static func unsupportedMediaType() -> HTTPError {
+        HTTPError(415, "unsupported-media-type", detail: "Send the body as Content-Type: application/json.")
+    }
+    static func unauthorized() -> HTTPError {
+        HTTPError(401, "unauthorized", detail: "This write needs Authorization: Bearer <token>.",
+                  headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
+    }
+    static func listNotFound(_ list: String) -> HTTPError { HTTPError(404, "list-not-found", detail: "There is no list named '\(list)'.") }
+    static func recordNotFound(_ collection: String, _ id: String) -> HTTPError {
+        HTTPError(404, "record-not-found", detail: "There is no record '\(id)' in collection '\(collection)'.")
+    }
+    static func viewNotFound(_ view: String) -> HTTPError {
+        HTTPError(404, "view-not-found", detail: "There is no view '\(view)' of this list (views expire when unused).")
+    }
+    static func sectionNotFound(_ index: Int, count: Int) -> HTTPError {
+        HTTPError(404, "section-not-found", detail: "Section \(index) does not exist; the list has \(count) sections.")
+    }
+    static func tagNotFound(_ tag: Int) -> HTTPError { HTTPError(404, "tag-not-found", detail: "No row holds tag \(tag).") }
+    static func rowNotFound(_ id: String) -> HTTPError { HTTPError(404, "row-not-found", detail: "No row has id '\(id)'.") }
+    static func indexPathNotFound(_ sectionType: String, _ rowType: String) -> HTTPError {
+        HTTPError(404, "index-path-not-found", detail: "No row of type '\(rowType)' in a section of type '\(sectionType)'.")
+    }
+    static func invalidPageSize(_ text: String) -> HTTPError {
+        HTTPError(400, "invalid-page-size", detail: "pageSize must be a whole number from 0 to 500 (0 means the default, 50); got '\(text)'.")
+    }
+    static func invalidPageToken(_ detail: String) -> HTTPError { HTTPError(400, "invalid-page-token", detail: detail) }
+    static func invalidVersion(_ detail: String) -> HTTPError { HTTPError(400, "invalid-version", detail: detail) }
+}

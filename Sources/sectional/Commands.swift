@@ -1,0 +1,50 @@
+import Foundation
+import SectionalService
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// `sectional check`: validates the config and prints each list, or every error with its path.
+func check(configPath: String) -> Int32 {
+    do {
+        let configuration = try Configuration.load(path: configPath, environment: [:])
+        let summaries = try configuration.summarizeLists()
+        print("\(configPath): OK, \(summaries.count) list\(summaries.count == 1 ? "" : "s")")
+        for list in summaries {
+            let sources = list.sources.isEmpty ? "no collections" : list.sources.joined(separator: ", ")
+            print("  \(list.name): \(list.sectionCount) sections, \(list.rowCount) rows with the seed data (reads \(sources))")
+        }
+        return 0
+    } catch {
+        printError("\(configPath): \(error.issues.count) error\(error.issues.count == 1 ? "" : "s")")
+        for issue in error.issues { printError("  \(issue)") }
+        return 1
+    }
+}
+
+/// `sectional serve`: runs until SIGINT or SIGTERM, then stops gracefully and exits 0.
+func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthenticatedWrites: Bool) -> Int32 {
+    let configuration: Configuration
+    do {
+        configuration = try Configuration.load(path: configPath, overrides: overrides)
+        try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: allowUnauthenticatedWrites)
+    } catch {
+        printError("sectional: cannot start with \(configPath):")
+        for issue in error.issues { printError("  \(issue)") }
+        return 1
+    }
+    let log = Log(level: Log.Level(name: configuration.logLevel) ?? .info)
+    let app = SectionalServer(configuration: configuration, log: log)
+    do {
+        try app.start()
+    } catch {
+        log.error("cannot start", ["error": .text("\(error)")])
+        return 1
+    }
+    waitForTerminationSignal()
+    log.info("stopping", ["reason": "signal"])
+    app.stop(gracePeriod: 10)
+    log.info("stopped")
+    return 0
+}

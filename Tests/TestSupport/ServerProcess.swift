@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real `sectional` executable, started as a child process on port 0 for tests that need a
+/// separate process: restarts, `kill -9`, signals.
+public final class ServerProcess: @unchecked Sendable {
+    public let process = Process()
+    public private(set) var port = 0
+    private let errors = Pipe()
+    private let lock = NSLock()
+    private var logText = ""
+
+    /// The built `sectional` next to the test bundle.
+    public static var executable: URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sectional")
+    }
+
+    /// Starts `sectional serve --port 0 <arguments>` and waits (up to 30 s) for its listening line.
+    public init(arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0"] + arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self, !data.isEmpty else { return }
+            self.lock.lock()
+            self.logText += String(decoding: data, as: UTF8.self)
+            self.lock.unlock()
+        }
+        try process.run()
+        let found = eventually(within: 30) { self.listeningPort() != nil || !self.process.isRunning }
+        guard found, let port = listeningPort() else {
+            throw HTTPTestClient.Failure(description: "server did not start: \(log)")
+        }
+        self.port = port
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        errors.fileHandleForReading.readabilityHandler = nil
+    }
+
+    /// Everything the server wrote to stderr so far.
+    public var log: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return logText
+    }
+
+    /// Sends a signal (SIGTERM, SIGKILL, …).
+    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+    /// Waits for the process to end; returns its exit status, or nil on time-out.
+    public func waitForExit(within seconds: Double = 15) -> Int32? {
+        guard eventually(within: seconds, { !self.process.isRunning }) else { return nil }
+        return process.terminationStatus
+    }
+
+    private func listeningPort() -> Int? {
+        guard let range = log.range(of: #"http://127\.0\.0\.1:[0-9]+"#, options: .regularExpression) else { return nil }
+        return Int(log[range].split(separator: ":").last ?? "")
+    }
+}
