@@ -34,6 +34,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         for issue in error.issues { printError("  \(issue)") }
         return 1
     }
+    let signals = TerminationSignals()
     let log = Log(level: Log.Level(name: configuration.logLevel) ?? .info)
     let app = SectionalServer(configuration: configuration, log: log)
     do {
@@ -42,7 +43,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         log.error("cannot start", ["error": .text("\(error)")])
         return 1
     }
-    waitForTerminationSignal()
+    signals.wait()
     log.info("stopping", ["reason": "signal"])
     app.stop(gracePeriod: 10)
     log.info("stopped")

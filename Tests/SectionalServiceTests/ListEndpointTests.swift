@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+import XCTest
+
+final class ListEndpointTests: XCTestCase {
+    private var app: TestApp!
+
+    override func setUpWithError() throws {
+        app = try TestApp()
+        try app.seed([("p1", "Ada", "Design"), ("p2", "Grace", "Design"), ("p3", "Alan", "Engineering"),
+                      ("p4", "bot Deploy", "Engineering"), ("p5", "Old Timer", "Archived")])
+    }
+
+    func testIndexAndOutline() throws {
+        let index = try app.get("/v1/lists")
+        XCTAssertEqual(index.status, 200)
+        let lists = index.json["lists"] as? [[String: Any]]
+        XCTAssertEqual(lists?.first?["name"] as? String, "people")
+        XCTAssertEqual(lists?.first?["rowCount"] as? Int, 5, "Archived is hidden by default: 1 pinned + 4 visible")
+
+        let outline = try app.get("/v1/lists/people")
+        XCTAssertEqual(outline.status, 200)
+        XCTAssertEqual(outline.header("Content-Type"), "application/json; charset=utf-8")
+        let json = outline.json
+        XCTAssertEqual(json["sectionCount"] as? Int, 4)
+        XCTAssertEqual(json["totalRowCount"] as? Int, 6)
+        XCTAssertEqual(json["tagCount"] as? Int, 3 + 2 * 4 + 1)
+        let sections = json["sections"] as? [[String: Any]] ?? []
+        XCTAssertEqual(sections.map { $0["key"] as? String }, ["pinned", "Archived", "Design", "Engineering"])
+        XCTAssertEqual(sections[1]["hidden"] as? Bool, true)
+        XCTAssertEqual(sections[1]["rowCount"] as? Int, 0)
+        XCTAssertEqual(sections[1]["totalRowCount"] as? Int, 1)
+        XCTAssertEqual(sections[2]["firstTag"] as? Int, 5, "the hidden Archived section still consumes tags 3-4")
+        XCTAssertEqual(sections[2]["title"] as? String, "Design (2)")
+
+        let head = try app.request("HEAD", "/v1/lists/people")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Length"), outline.header("Content-Length"))
+        XCTAssertTrue(head.body.isEmpty)
+    }
+
+    func testPagesWalkEveryVisibleRowOnceWithLinks() throws {
+        var target = "/v1/lists/people/rows?pageSize=2"
+        var ids: [String] = []
+        var newSections: [String] = []
+        var pages = 0
+        while true {
+            let answer = try app.get(target)
+            XCTAssertEqual(answer.status, 200, answer.text)
+            pages += 1
+            let json = answer.json
+            for section in json["sections"] as? [[String: Any]] ?? [] {
+                if (section["rowOffset"] as? Int) == 0 { newSections.append(section["key"] as! String) }
+                ids += (section["rows"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
+            }
+            XCTAssertEqual(json["itemsBefore"] as? Int, ids.count - ((json["sections"] as? [[String: Any]])?.reduce(0) { $0 + (($1["rows"] as? [Any])?.count ?? 0) } ?? 0))
+            guard let token = json["nextPageToken"] as? String else {
+                XCTAssertNil(answer.header("Link"))
+                XCTAssertEqual(json["itemsAfter"] as? Int, 0)
+                break
+            }
+            XCTAssertEqual(answer.header("Link"), "</v1/lists/people/rows?pageToken=\(token)&pageSize=2>; rel=\"next\"")
+            target = "/v1/lists/people/rows?pageSize=2&pageToken=\(token)"
+        }
+        XCTAssertEqual(ids, ["me", "p1", "p2", "p3", "p4"])
+        XCTAssertEqual(pages, 3)
+        XCTAssertEqual(newSections, ["pinned", "Archived", "Design", "Engineering"])
+    }
+
+    func testPageErrors() throws {
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=-1").slug, "invalid-page-size")
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=abc").status, 400)
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?pageToken=garbage").slug, "invalid-page-token")
+        let first = try app.get("/v1/lists/people/rows?pageSize=1").json
+        let token = try XCTUnwrap(first["nextPageToken"] as? String)
+        let view = try app.request("POST", "/v1/lists/people/views").json["view"] as! String
+        let other = try app.get("/v1/lists/people/rows?pageSize=1&pageToken=\(token)&view=\(view)")
+        XCTAssertEqual(other.slug, "invalid-page-token", "a token is bound to its view")
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=0").json["nextPageToken"] as? String, nil, "0 means 50")
+    }
+
+    func testSectionRanges() throws {
+        let range = try app.get("/v1/lists/people/sections/2/rows?start=1&count=5")
+        XCTAssertEqual(range.status, 200)
+        let section = range.json["section"] as? [String: Any]
+        XCTAssertEqual((section?["rows"] as? [[String: Any]])?.map { $0["id"] as? String }, ["p2"])
+        let past = try app.get("/v1/lists/people/sections/2/rows?start=10").json["section"] as? [String: Any]
+        XCTAssertEqual((past?["rows"] as? [Any])?.count, 0)
+        let hidden = try app.get("/v1/lists/people/sections/1/rows").json["section"] as? [String: Any]
+        XCTAssertEqual((hidden?["rows"] as? [Any])?.count, 0, "hidden sections serve no rows")
+        XCTAssertEqual(try app.get("/v1/lists/people/sections/9/rows").slug, "section-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/people/sections/x/rows").slug, "invalid-request")
+    }
+
+    func testLookUps() throws {
+        XCTAssertEqual(try app.get("/v1/lists/people/sections?type=team").json["sections"] as? [Int], [1, 2, 3])
+        XCTAssertEqual(try app.get("/v1/lists/people/sections?type=none").json["sections"] as? [Int], [])
+        XCTAssertEqual(try app.get("/v1/lists/people/sections").slug, "invalid-request")
+
+        let bot = try app.get("/v1/lists/people/index-path?sectionType=team&rowType=bot").json
+        XCTAssertEqual(bot["indexPath"] as? [String: Int], ["section": 3, "row": 1])
+        XCTAssertEqual((bot["row"] as? [String: Any])?["title"] as? String, "bot Deploy (bot)")
+        XCTAssertEqual(try app.get("/v1/lists/people/index-path?sectionType=team&rowType=robot").slug, "index-path-not-found")
+
+        let tag = try app.get("/v1/lists/people/tags/4").json
+        XCTAssertEqual(tag["tag"] as? Int, 4)
+        XCTAssertEqual(tag["hidden"] as? Bool, true, "tag 4 is the Archived row's second tag")
+        XCTAssertEqual((tag["row"] as? [String: Any])?["id"] as? String, "p5")
+        XCTAssertEqual(try app.get("/v1/lists/people/tags/12").slug, "tag-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/people/tags/-1").slug, "tag-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/people/tags/two").slug, "invalid-request")
+
+        let row = try app.get("/v1/lists/people/rows/p3").json
+        XCTAssertEqual(row["indexPath"] as? [String: Int], ["section": 3, "row": 0])
+        XCTAssertEqual((row["row"] as? [String: Any])?["accessibilityIdentifier"] as? String, "cell_3_0")
+        XCTAssertEqual(try app.get("/v1/lists/people/rows/nobody").slug, "row-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/people/rows/.bad").slug, "invalid-name")
+    }
+
+    func testUnknownThingsAnswerTheirSlugs() throws {
+        XCTAssertEqual(try app.get("/v1/lists/nothing").slug, "list-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/nothing").status, 404)
+        XCTAssertEqual(try app.get("/v1/lists/-bad").slug, "invalid-name")
+        XCTAssertEqual(try app.get("/v1/lists/people?view=nope").slug, "view-not-found")
+        XCTAssertEqual(try app.get("/v2/anything").slug, "not-found")
+        let wrong = try app.request("DELETE", "/v1/lists/people")
+        XCTAssertEqual(wrong.slug, "method-not-allowed")
+        XCTAssertEqual(wrong.header("Allow"), "GET, HEAD")
+        XCTAssertEqual(wrong.header("Content-Type"), "application/problem+json")
+    }
+
+    func testHealthAndReadiness() throws {
+        XCTAssertEqual(try app.get("/healthz").text, #"{"status":"ok"}"#)
+        let ready = try app.get("/readyz")
+        XCTAssertEqual(ready.status, 200)
+        XCTAssertEqual(ready.text, #"{"status":"ready"}"#)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Tests of the real executable as a separate process: durability under `kill -9`, signals,
+/// the command line.
+final class ProcessTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try TestApp.teamsConfig.write(to: folder.appendingPathComponent("sectional.json"), atomically: true, encoding: .utf8)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private var configArguments: [String] {
+        ["--config", folder.appendingPathComponent("sectional.json").path, "--data", folder.appendingPathComponent("db.sqlite").path]
+    }
+
+    func testEveryAcknowledgedWriteSurvivesKill9() throws {
+        let server = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        let acknowledged = Counter()
+        let writer = Thread {
+            guard let client = try? HTTPTestClient(port: server.port) else { return }
+            for n in 0..<100_000 {
+                guard let answer = try? client.request("PUT", "/v1/collections/people/records/k\(n)",
+                                                       headers: [("Content-Type", "application/json")],
+                                                       body: Array("{\"name\":\"n\(n)\",\"team\":\"T\"}".utf8)),
+                      answer.status == 201 else { return }
+                acknowledged.increment()
+            }
+        }
+        writer.start()
+        XCTAssertTrue(eventually(within: 20) { acknowledged.value >= 50 }, "writes were acknowledged")
+        server.signal(SIGKILL)
+        XCTAssertNotNil(server.waitForExit())
+        XCTAssertTrue(eventually(within: 5) { writer.isFinished })
+        let count = acknowledged.value
+
+        let restarted = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(eventually { (try? HTTPTestClient(port: restarted.port).request("GET", "/readyz").status) == 200 })
+        let client = try HTTPTestClient(port: restarted.port)
+        for n in 0..<count {
+            XCTAssertEqual(try client.request("GET", "/v1/collections/people/records/k\(n)").status, 200, "acknowledged write k\(n) was lost")
+        }
+        let total = try client.request("GET", "/v1/lists/people").json["totalRowCount"] as? Int ?? 0
+        XCTAssertGreaterThanOrEqual(total, count + 1)
+        restarted.signal(SIGTERM)
+        XCTAssertEqual(restarted.waitForExit(), 0)
+    }
+
+    func testSigtermLetsTheServerExitCleanly() throws {
+        let server = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        XCTAssertTrue(server.log.contains("\"msg\":\"stopped\""), server.log)
+    }
+
+    func testCheckReportsListsOrEveryErrorWithItsPath() throws {
+        let good = try run(["check", "--config", folder.appendingPathComponent("sectional.json").path])
+        XCTAssertEqual(good.status, 0)
+        XCTAssertTrue(good.output.contains("people: 1 sections, 1 rows"), good.output)
+
+        let bad = folder.appendingPathComponent("bad.json")
+        try """
+        { "server": { "port": "eighty" }, "typo": 1,
+          "lists": { "l": { "sections": [ { "type": "x", "rows": [] }, { "source": "p", "row": { "title": "{name|shout}" } } ] } } }
+        """.write(to: bad, atomically: true, encoding: .utf8)
+        let failed = try run(["check", "--config", bad.path])
+        XCTAssertEqual(failed.status, 1)
+        for path in ["server.port", "typo", "lists.l.sections[0]", "lists.l.sections[1].row.title"] {
+            XCTAssertTrue(failed.errors.contains(path), "missing \(path) in: \(failed.errors)")
+        }
+    }
+
+    func testUsageErrorsExit2AndExposedBindNeedsAToken() throws {
+        let usage = try run(["serve", "--bogus"])
+        XCTAssertEqual(usage.status, 2)
+        XCTAssertTrue(usage.errors.contains("Usage:"))
+        let exposed = try run(["serve", "--host", "0.0.0.0", "--port", "0"] + configArguments)
+        XCTAssertEqual(exposed.status, 1)
+        XCTAssertTrue(exposed.errors.contains("--allow-unauthenticated-writes"), exposed.errors)
+    }
+
+    private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ListModel
+import SectionalService
+import TestSupport
+import XCTest
+
+/// A real Sectional server in this process, on 127.0.0.1 port 0, with a config built from JSON.
+final class TestApp {
+    let server: SectionalServer
+    let folder: URL
+
+    static let teamsConfig = """
+    {
+      "lists": {
+        "people": {
+          "title": "People",
+          "sections": [
+            { "key": "pinned", "type": "pinned", "title": "Pinned", "header": { "title": "Pinned", "height": 28 },
+              "rows": [ { "id": "me", "type": "profile", "title": "Me", "tagLength": 3 } ] },
+            { "source": "people", "groupBy": "team", "type": "team", "title": "{$key} ({$count})",
+              "hiddenByDefault": ["Archived"], "sortBy": [ { "field": "name" } ],
+              "row": { "type": "person", "title": "{name}", "subtitle": "{email}", "tagLength": 2, "height": 56 },
+              "typeField": "kind", "rowTypes": { "bot": { "title": "{name} (bot)", "tagLength": 1 } },
+              "accessibility": { "identifier": "cell", "options": ["section", "row"] } }
+          ]
+        }
+      }
+    }
+    """
+
+    /// Starts a server. `storage` is `"memory"` or a SQLite path inside `folder`.
+    init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, token: String? = nil,
+         maxBodyBytes: Int? = nil) throws {
+        self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
+        var configuration = try Configuration.parse(try JSONParser.parse(config), folder: self.folder.path)
+        configuration.server.host = "127.0.0.1"
+        configuration.server.port = 0
+        configuration.server.threads = 4
+        if let maxBodyBytes { configuration.server.maxBodyBytes = maxBodyBytes }
+        configuration.storage = sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory
+        configuration.apiToken = token
+        server = SectionalServer(configuration: configuration, log: Log(level: .error))
+        try server.start()
+    }
+
+    deinit { server.stop(gracePeriod: 1) }
+
+    var port: Int { server.port }
+
+    func client() throws -> HTTPTestClient { try HTTPTestClient(port: port) }
+
+    /// One request on a new connection; JSON bodies are sent as `application/json`.
+    @discardableResult
+    func request(_ method: String, _ target: String, json: String? = nil, headers: [(String, String)] = []) throws -> HTTPTestClient.Answer {
+        var all = headers
+        if json != nil { all.append(("Content-Type", "application/json")) }
+        return try client().request(method, target, headers: all, body: json.map { Array($0.utf8) })
+    }
+
+    func get(_ target: String) throws -> HTTPTestClient.Answer { try request("GET", target) }
+
+    func put(_ collection: String, _ id: String, _ json: String, headers: [(String, String)] = []) throws -> HTTPTestClient.Answer {
+        try request("PUT", "/v1/collections/\(collection)/records/\(id)", json: json, headers: headers)
+    }
+
+    /// Seeds people: `(id, name, team)`, bots when the name starts with "bot".
+    func seed(_ people: [(String, String, String)]) throws {
+        let records = people.map { id, name, team in
+            "{\"id\":\"\(id)\",\"name\":\"\(name)\",\"team\":\"\(team)\",\"email\":\"\(id)@example.com\"\(name.hasPrefix("bot") ? ",\"kind\":\"bot\"" : "")}"
+        }
+        let answer = try request("POST", "/v1/collections/people/batch", json: "{\"upsert\":[\(records.joined(separator: ","))]}")
+        XCTAssertEqual(answer.status, 200, answer.text)
+    }
+}
+
+extension HTTPTestClient.Answer {
+    /// The body as a JSON object (fails the test when it is not one).
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+    }
+
+    /// The problem slug of a problem answer.
+    var slug: String? {
+        (json["type"] as? String).map { String($0.dropFirst("/problems/".count)) }
+    }
+}
