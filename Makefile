@@ -29,8 +29,11 @@ release: deps
 run: build
 	.build/debug/sectional serve --host 127.0.0.1 --port 8080
 
+# The whole suite: unit and integration tests (XCTest, real servers on loopback), after the
+# README's curl examples have been run against a live demo server. The test summary comes last.
 test: deps
 	$(SWIFT) build --build-tests
+	scripts/readme-examples.sh
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 Benchmarks/bin/mhd-fixed: Benchmarks/baseline/mhd_fixed.c
