@@ -23,7 +23,7 @@ extension ListSnapshot {
                 duplicates += 1
                 return false
             }
-            index.set(id, .one(c))
+            index.set(id, IdEntry([c]))
             return true
         }
 
