@@ -71,8 +71,6 @@ enum ModelBench {
         dt = nowNanos() - t0
         print("build     100,000 rows: \(seconds(dt))  (\(l100.sectionCount) sections, \(l100.tagCount) tags)")
 
-        if arguments.contains("--build-only") { return }
-
         // Build 1M with memory.
         var list = l100
         if !small {
@@ -84,6 +82,8 @@ enum ModelBench {
             print("build   1,000,000 rows: \(seconds(dt))  (\(list.sectionCount) sections, \(list.tagCount) tags)")
             print("memory    \(format(Double(rssAfter - rssBefore) * 1024 / Double(list.totalRowCount), digits: 0)) B/row resident (VmRSS \(rssBefore / 1024) → \(rssAfter / 1024) MiB)")
         }
+
+        if arguments.contains("--build-only") { return }
 
         // Upserts: 10,000 random records (70% existing ids, ~half of those change team), old snapshot kept alive
         // as a reader would, so every write pays copy-on-write.

@@ -8,6 +8,7 @@ case "model":
 default:
     print("""
     usage: sectional-bench <suite> [options]
-      model [--small]   ListModel: build 100k/1M rows, upsert p50/p99, 50-row page render, memory per row
+      model [--small] [--build-only]   ListModel: JSON parse, build 100k/1M rows, memory per row,
+                                       upsert/delete p50/p99, 50-row page render, tag look-up
     """)
 }

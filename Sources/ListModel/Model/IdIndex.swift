@@ -47,7 +47,6 @@ enum IdEntry: Sendable {
     }
 }
 
-extension Unmanaged: @retroactive @unchecked Sendable where Instance: Sendable {}
 
 /// A persistent hash index from row id to its claims.
 ///
