@@ -22,7 +22,7 @@ final class DefinitionTests: XCTestCase {
     """#
 
     func testDecodesSpecExample() {
-        let d = definition("contacts", DefinitionTests.contacts)
+        let d = definition(DefinitionTests.contacts, name: "contacts")
         XCTAssertEqual(d.name, "contacts")
         XCTAssertEqual(d.title, "Contacts")
         XCTAssertEqual(d.sources, ["people"])
@@ -38,16 +38,16 @@ final class DefinitionTests: XCTestCase {
     }
 
     func testFingerprintIsDeterministicAndChangesWithEdits() {
-        let a = definition("contacts", DefinitionTests.contacts)
-        let b = definition("contacts", DefinitionTests.contacts)
+        let a = definition(DefinitionTests.contacts, name: "contacts")
+        let b = definition(DefinitionTests.contacts, name: "contacts")
         XCTAssertEqual(a.fingerprint, b.fingerprint)
-        let edited = definition("contacts", DefinitionTests.contacts.replacingOccurrences(of: "\"height\": 56", with: "\"height\": 57"))
+        let edited = definition(DefinitionTests.contacts.replacingOccurrences(of: "\"height\": 56", with: "\"height\": 57"), name: "contacts")
         XCTAssertNotEqual(a.fingerprint, edited.fingerprint)
-        let renamed = definition("other", DefinitionTests.contacts)
+        let renamed = definition(DefinitionTests.contacts, name: "other")
         XCTAssertNotEqual(a.fingerprint, renamed.fingerprint)
         // Member order does not matter (canonical encoding).
-        let x = definition("l", #"{"title":"T","sections":[]}"#)
-        let y = definition("l", #"{"sections":[],"title":"T"}"#)
+        let x = definition(#"{"title":"T","sections":[]}"#, name: "l")
+        let y = definition(#"{"sections":[],"title":"T"}"#, name: "l")
         XCTAssertEqual(x.fingerprint, y.fingerprint)
         var h = FNV1a()
         h.combine(Array("a".utf8))

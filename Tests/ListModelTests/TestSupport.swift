@@ -21,7 +21,7 @@ func parse(_ text: String, file: StaticString = #filePath, line: UInt = #line) -
     }
 }
 
-func definition(_ name: String = "l", _ json: String, file: StaticString = #filePath, line: UInt = #line) -> ListDefinition {
+func definition(_ json: String, name: String = "l", file: StaticString = #filePath, line: UInt = #line) -> ListDefinition {
     do { return try ListDefinitions.decode(name: name, parse(json, file: file, line: line)) } catch {
         XCTFail("definition failed: \(error)", file: file, line: line)
         fatalError()

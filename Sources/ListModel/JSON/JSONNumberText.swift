@@ -23,7 +23,7 @@ enum JSONNumberText {
     /// (`1e-7`, `1.5e+300`). Non-finite values print `null` (JSON has no NaN/Infinity).
     static func appendDouble(_ d: Double, to out: inout [UInt8]) {
         guard d.isFinite else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
-        if d == d.rounded(.towardZero), abs(d) < 1e16 {
+        if abs(d) < 1e16, Double(Int64(d)) == d {
             if d == 0 && d.sign == .minus { out.append(contentsOf: [0x2D, 0x30]); return }
             appendInt(Int64(d), to: &out)
             return

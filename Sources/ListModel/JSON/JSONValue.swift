@@ -34,8 +34,9 @@ extension JSONValue {
         switch self {
         case .int(let i): return i
         case .double(let d):
-            guard d.rounded(.towardZero) == d, d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { return nil }
-            return Int64(d)
+            guard d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { return nil }
+            let i = Int64(d)
+            return Double(i) == d ? i : nil
         default: return nil
         }
     }
@@ -108,8 +109,9 @@ extension JSONValue: Equatable {
 
     /// Exact comparison of an integer with a double (no rounding of the integer).
     static func numericEqual(_ i: Int64, _ d: Double) -> Bool {
-        guard d.rounded(.towardZero) == d, d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { return false }
-        return Int64(d) == i
+        guard d >= -9.223372036854775808e18, d < 9.223372036854775808e18 else { return false }
+        let t = Int64(d)
+        return Double(t) == d && t == i
     }
 }
 

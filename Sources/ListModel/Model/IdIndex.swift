@@ -6,28 +6,35 @@ struct Claim: Sendable {
 }
 
 /// All claims on one id, ordered by spec index (almost always exactly one).
+///
+/// The common single-claim case holds its row *unretained*: copying an index shard then copies
+/// plain words instead of retaining hundreds of rows scattered in memory (one cache miss each).
+/// This is sound because a single claim is always the owner, and the owner's row is always held
+/// (strongly) by a `RowChunk` of the same snapshot (or by the definition, for literal rows); the
+/// entry never outlives that snapshot. Entries with several claims hold them strongly, since the
+/// non-owning rows are not in any chunk.
 enum IdEntry: Sendable {
-    case one(Claim)
+    case one(spec: Int, row: Unmanaged<Row>)
     case many([Claim])
 
     init?(_ claims: [Claim]) {
         switch claims.count {
         case 0: return nil
-        case 1: self = .one(claims[0])
+        case 1: self = .one(spec: claims[0].spec, row: Unmanaged.passUnretained(claims[0].row))
         default: self = .many(claims)
         }
     }
 
     var claims: [Claim] {
         switch self {
-        case .one(let c): return [c]
+        case .one(let spec, let row): return [Claim(spec: spec, row: row.takeUnretainedValue())]
         case .many(let cs): return cs
         }
     }
 
     var owner: Claim {
         switch self {
-        case .one(let c): return c
+        case .one(let spec, let row): return Claim(spec: spec, row: row.takeUnretainedValue())
         case .many(let cs): return cs[0]
         }
     }
@@ -39,6 +46,7 @@ enum IdEntry: Sendable {
         }
     }
 }
+
 
 /// A persistent hash index from row id to its claims.
 ///

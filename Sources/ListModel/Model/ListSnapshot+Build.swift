@@ -23,7 +23,7 @@ extension ListSnapshot {
                 duplicates += 1
                 return false
             }
-            index.set(id, .one(c))
+            index.set(id, IdEntry([c]))
             return true
         }
 
@@ -44,7 +44,7 @@ extension ListSnapshot {
                         let row = factory.dataRow(binding: b, record: o, id: id)
                         if claim(id, Claim(spec: spec.index, row: row)) { kept.append(row) }
                     }
-                    kept.sort(by: order.less)
+                    RowSorter.sort(&kept, order: order)
                     sections.append(SectionNode(spec: spec.index, rawKey: spec.key ?? "", key: spec.key ?? "", rows: RowSequence(sorted: kept)))
                 } else {
                     var groups: [CodePointKey: ContiguousArray<Row>] = [:]
@@ -57,7 +57,7 @@ extension ListSnapshot {
                     let keys = groups.keys.sorted { ranker.compare($0.string, $1.string) < 0 }
                     for k in keys {
                         var rows = groups.removeValue(forKey: k)!
-                        rows.sort(by: order.less)
+                        RowSorter.sort(&rows, order: order)
                         sections.append(SectionNode(spec: spec.index, rawKey: k.string, key: k.string, rows: RowSequence(sorted: rows)))
                     }
                 }

@@ -34,8 +34,8 @@ final class RowChunk: @unchecked Sendable {
 /// Chunks are unchanged after a snapshot is published (`RowChunk` instances are only mutated
 /// while uniquely referenced), which is what makes the `@unchecked Sendable` sound.
 struct RowSequence: Sendable {
-    static let buildChunk = 512
-    static let maxChunk = 1024
+    static let buildChunk = 96
+    static let maxChunk = 192
 
     private(set) var chunks: [RowChunk] = []
     /// `rowEnds[k]` = rows in chunks 0…k.

@@ -65,13 +65,13 @@ enum TemplateFormatter: Sendable, Equatable {
             let time: CivilTime
             if let v = value, let secs = v.doubleValue {
                 guard secs.isFinite, abs(secs) < 1e13 else { return text }
-                let whole = secs.rounded(.down)
-                time = CivilTime(epochSeconds: Int64(whole), millisecond: Int(((secs - whole) * 1000).rounded(.down)))
+                let whole = floorValue(secs)
+                time = CivilTime(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)))
             } else if let parsed = CivilTime.parseISO8601(text) {
                 time = CivilTime(epochSeconds: parsed.seconds, millisecond: parsed.millisecond)
             } else if let secs = TemplateFormatter.numericText(text), abs(secs) < 1e13 {
-                let whole = secs.rounded(.down)
-                time = CivilTime(epochSeconds: Int64(whole), millisecond: Int(((secs - whole) * 1000).rounded(.down)))
+                let whole = floorValue(secs)
+                time = CivilTime(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)))
             } else {
                 return text
             }
@@ -90,4 +90,10 @@ enum TemplateFormatter: Sendable, Equatable {
         guard !text.isEmpty, let parsed = try? JSONParser.parse(text) else { return nil }
         return parsed.doubleValue
     }
+}
+
+/// `floor` without libm (|x| < 1e13 here).
+private func floorValue(_ x: Double) -> Double {
+    let t = Double(Int64(x))
+    return t > x ? t - 1 : t
 }
