@@ -85,6 +85,15 @@ public final class HTTPTestClient {
         return Answer(status: status, headers: headers, body: body)
     }
 
+    /// Reads raw bytes until `marker` has arrived; returns everything read so far (and keeps nothing).
+    public func readUntil(_ marker: String) throws -> String {
+        let pattern = Array(marker.utf8)
+        while find(pattern) == nil { try fill() }
+        let text = String(decoding: buffer, as: UTF8.self)
+        buffer = []
+        return text
+    }
+
     /// True when the server has closed its side (read returns 0 or the connection was reset).
     public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0

@@ -3,11 +3,14 @@ public struct Response: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// When set, the body is this stream instead of ``body`` (e.g. Server-Sent Events).
+    public var stream: StreamBody?
 
-    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], stream: StreamBody? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.stream = stream
     }
 
     /// A JSON answer (`application/json; charset=utf-8`).

@@ -19,7 +19,8 @@ public final class Server: @unchecked Sendable {
     private let onCompleted: (@Sendable (CompletedRequest) -> Void)?
     private var daemon: OpaquePointer?
     private let inFlight = Atomic<Int>(0)
-    private let lock = Mutex<Void>(())
+    /// Streams being sent, so a stop can end them (libmicrohttpd must not stop with suspended connections).
+    private let streams = Mutex<[ObjectIdentifier: StreamBody]>([:])
 
     /// The bound port (after ``start()``), useful when the configuration asked for port 0.
     public private(set) var port: Int = 0
@@ -42,7 +43,7 @@ public final class Server: @unchecked Sendable {
     public func start() throws {
         var address = try SocketAddress(host: configuration.host, port: configuration.port)
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
-            | MHD_USE_ERROR_LOG.rawValue
+            | MHD_USE_ERROR_LOG.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -65,14 +66,18 @@ public final class Server: @unchecked Sendable {
     /// Requests that have arrived and not yet completed.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
-    /// Stops gracefully: stops accepting connections, lets in-flight requests finish for at most
-    /// `gracePeriod` seconds, then closes every connection and frees the daemon.
+    /// Streams currently being sent.
+    public var openStreams: Int { streams.withLock { $0.count } }
+
+    /// Stops gracefully: stops accepting connections, ends open streams, lets in-flight requests
+    /// finish for at most `gracePeriod` seconds, then closes every connection and frees the daemon.
     public func stop(gracePeriod: Double = 10) {
         guard let daemon else { return }
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
+        streams.withLock { $0.values.forEach { $0.close() } }
         let deadline = Clock.nanoseconds() + UInt64(gracePeriod * 1e9)
-        while inFlight.load(ordering: .acquiring) > 0 && Clock.nanoseconds() < deadline {
+        while (inFlight.load(ordering: .acquiring) > 0 || openStreams > 0) && Clock.nanoseconds() < deadline {
             usleep(5_000)
         }
         MHD_stop_daemon(daemon)
@@ -146,7 +151,12 @@ public final class Server: @unchecked Sendable {
         exchange.status = response.status
         exchange.bytes = exchange.method == "HEAD" ? 0 : response.body.count
         let answer: OpaquePointer?
-        if response.body.isEmpty {
+        if let stream = response.stream {
+            stream.attach(connection)
+            streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+            let context = Unmanaged.passRetained(StreamContext(stream: stream, server: self)).toOpaque()
+            answer = MHD_create_response_from_callback(UInt64.max, 4096, readStream, context, releaseStream)
+        } else if response.body.isEmpty {
             answer = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
         } else {
             // Hand the Swift array's own storage to libmicrohttpd; the box keeps it alive until sent.
@@ -162,6 +172,11 @@ public final class Server: @unchecked Sendable {
         let result = MHD_queue_response(connection, UInt32(response.status), answer)
         MHD_destroy_response(answer)
         return result
+    }
+
+    fileprivate func streamEnded(_ stream: StreamBody) {
+        streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(stream)) }
+        stream.end()
     }
 
     private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
@@ -200,6 +215,27 @@ private let completedHandler: MHD_RequestCompletedCallback = { cls, _, context, 
 private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
     guard let cls else { return }
     Unmanaged<ResponseBody>.fromOpaque(cls).release()
+}
+
+/// What the stream callbacks need: the stream, and the server to tell when it ends.
+private final class StreamContext {
+    let stream: StreamBody
+    unowned let server: Server
+    init(stream: StreamBody, server: Server) {
+        self.stream = stream
+        self.server = server
+    }
+}
+
+private let readStream: MHD_ContentReaderCallback = { cls, _, buffer, max in
+    guard let cls, let buffer else { return -1 }
+    return Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue().stream.read(into: buffer, max: max)
+}
+
+private let releaseStream: MHD_ContentReaderFreeCallback = { cls in
+    guard let cls else { return }
+    let context = Unmanaged<StreamContext>.fromOpaque(cls).takeRetainedValue()
+    context.server.streamEnded(context.stream)
 }
 
 /// Facts about the machine.

@@ -1,0 +1,79 @@
+import Dispatch
+import Foundation
+import HTTPServer
+import Synchronization
+import TestSupport
+import XCTest
+
+final class StreamTests: XCTestCase {
+    private final class Streams: Sendable {
+        let all = Mutex<[StreamBody]>([])
+        var count: Int { all.withLock { $0.count } }
+        func last() -> StreamBody? { all.withLock { $0.last } }
+    }
+
+    private func makeServer(_ streams: Streams) throws -> Server {
+        var router = Router()
+        router.get("/stream") { _ in
+            let stream = StreamBody(maxBufferedBytes: 1024)
+            streams.all.withLock { $0.append(stream) }
+            stream.send(Array(": hello\n\n".utf8))
+            return Response(status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream")]), stream: stream)
+        }
+        router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
+        let frozen = router
+        let server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2)) { frozen.respond(to: &$0) }
+        try server.start()
+        return server
+    }
+
+    func testStreamedBytesArriveAsTheyAreSentWithoutBlockingOthers() throws {
+        let streams = Streams()
+        let server = try makeServer(streams)
+        defer { server.stop(gracePeriod: 2) }
+        let client = try HTTPTestClient(port: server.port)
+        try client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = try client.readUntil(": hello")
+        XCTAssertTrue(head.contains("200 OK"))
+        XCTAssertTrue(head.contains("text/event-stream"))
+        // While the stream idles (suspended), other requests are served on the same threads.
+        for _ in 0..<5 { XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/healthz").status, 200) }
+        XCTAssertTrue(streams.last()!.send(Array("data: one\n\n".utf8)))
+        XCTAssertTrue(try client.readUntil("data: one").contains("data: one"))
+        XCTAssertTrue(streams.last()!.send(Array("data: two\n\n".utf8)))
+        XCTAssertTrue(try client.readUntil("data: two").contains("data: two"))
+        XCTAssertEqual(server.openStreams, 1)
+    }
+
+    func testAClientThatDoesNotReadIsDroppedAndNeverBlocksTheSender() throws {
+        let streams = Streams()
+        let server = try makeServer(streams)
+        defer { server.stop(gracePeriod: 2) }
+        let client = try HTTPTestClient(port: server.port)
+        try client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(eventually { streams.count == 1 })
+        let stream = streams.last()!
+        let started = Date()
+        var accepted = 0
+        for _ in 0..<10_000 where stream.send(Array(repeating: UInt8(ascii: "x"), count: 512)) { accepted += 1 }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "sending must not wait for the client")
+        XCTAssertLessThan(accepted, 10_000, "the stream closes once too much waits")
+        XCTAssertTrue(eventually { server.openStreams == 0 }, "the overflowing stream ends")
+    }
+
+    func testStopEndsOpenStreams() throws {
+        let streams = Streams()
+        let server = try makeServer(streams)
+        let client = try HTTPTestClient(port: server.port)
+        try client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try client.readUntil(": hello")
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.stop(gracePeriod: 5)
+            stopped.signal()
+        }
+        XCTAssertEqual(stopped.wait(timeout: .now() + 5), .success)
+        XCTAssertTrue(streams.last()!.hasEnded)
+        XCTAssertTrue(eventually { client.isClosedByPeer() })
+    }
+}
