@@ -71,15 +71,23 @@ sys.exit(f"schemathesis.sh: {base} is not ready after 30 s ({last})")
 PY
 
 location="${SCHEMA:-$base/openapi.json}"
+if [ -n "${SCHEMA:-}" ]; then
+  location="$(cd "$(dirname "$SCHEMA")" && pwd)/$(basename "$SCHEMA")"
+fi
 auth=()
 if [ -n "${SECTIONAL_API_TOKEN:-}" ]; then
   auth=(--header "Authorization: Bearer $SECTIONAL_API_TOKEN")
 fi
 
-log="$(mktemp "${TMPDIR:-/tmp}/schemathesis.XXXXXX")"
-trap 'rm -f "$log"' EXIT
+# schemathesis keeps a crash cache in ./.schemathesis (replayed by the next run) and hypothesis keeps
+# ./.hypothesis: run in a scratch directory, so neither lands in the work tree and every run starts
+# fresh and reproducible. (Give extra flags such as --report-dir absolute paths.)
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/schemathesis.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+log="$scratch/run.log"
 
 status=0
+cd "$scratch"
 "$venv/bin/schemathesis" run "$location" \
   --url "$base" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \

@@ -15,6 +15,21 @@ struct ListRoutes {
         var snapshot: ListSnapshot { state.snapshot }
         var name: String { state.name }
         var version: Int64 { state.version }
+        var entityTag: String {
+            EntityTag.of(version: version, definition: state.definition.fingerprint, view: view.fingerprint)
+        }
+    }
+
+    /// A list read: resolves the list and view, answers `304` to a matching `If-None-Match`,
+    /// otherwise runs `read` and tags its answer.
+    private func read(_ request: Request, _ read: (Request, Target) throws -> Response) throws -> Response {
+        let t = try target(request)
+        return try EntityTag.answer(request, tag: t.entityTag) { try read(request, t) }
+    }
+
+    /// Registers a list read on `template`.
+    private func get(_ router: inout Router, _ template: String, _ handler: @escaping @Sendable (Request, Target) throws -> Response) {
+        router.get(template) { request in try read(request, handler) }
     }
 
     func target(_ request: Request) throws(HTTPError) -> Target {
@@ -29,15 +44,13 @@ struct ListRoutes {
 
     func register(on router: inout Router) {
         router.get("/v1/lists") { _ in index() }
-        router.get("/v1/lists/{list}") { request in
-            let t = try target(request)
-            return jsonAnswer(capacity: 256 + 256 * t.snapshot.sectionCount) {
+        get(&router, "/v1/lists/{list}") { request, t in
+            jsonAnswer(capacity: 256 + 256 * t.snapshot.sectionCount) {
                 t.snapshot.writeOutlineAnswer(list: t.name, version: t.version, view: t.view, into: &$0)
             }
         }
-        router.get("/v1/lists/{list}/rows") { request in try page(request) }
-        router.get("/v1/lists/{list}/sections/{index}/rows") { request in
-            let t = try target(request)
+        get(&router, "/v1/lists/{list}/rows") { request, t in try page(request, t) }
+        get(&router, "/v1/lists/{list}/sections/{index}/rows") { request, t in
             let index = try request.integer("index", what: "The section index")
             let start = try request.queryInteger("start", default: 0)
             let count = min(try request.queryInteger("count", default: PageSize.defaultSize), PageSize.maximum)
@@ -48,13 +61,11 @@ struct ListRoutes {
                 t.snapshot.writeSectionRangeAnswer(range, list: t.name, version: t.version, into: &$0)
             }
         }
-        router.get("/v1/lists/{list}/sections") { request in
-            let t = try target(request)
+        get(&router, "/v1/lists/{list}/sections") { request, t in
             let type = try request.requiredQuery("type")
             return jsonAnswer { t.snapshot.writeSectionIndexesAnswer(type: type, list: t.name, version: t.version, into: &$0) }
         }
-        router.get("/v1/lists/{list}/index-path") { request in
-            let t = try target(request)
+        get(&router, "/v1/lists/{list}/index-path") { request, t in
             let sectionType = try request.requiredQuery("sectionType")
             let rowType = try request.requiredQuery("rowType")
             guard let location = t.snapshot.locate(sectionType: sectionType, rowType: rowType, view: t.view) else {
@@ -62,14 +73,12 @@ struct ListRoutes {
             }
             return jsonAnswer { t.snapshot.writeLocationAnswer(location, list: t.name, version: t.version, into: &$0) }
         }
-        router.get("/v1/lists/{list}/tags/{tag}") { request in
-            let t = try target(request)
+        get(&router, "/v1/lists/{list}/tags/{tag}") { request, t in
             let tag = try request.integer("tag", what: "The tag")
             guard let location = t.snapshot.locate(tag: tag, view: t.view) else { throw Problem.tagNotFound(tag) }
             return jsonAnswer { t.snapshot.writeLocationAnswer(location, list: t.name, version: t.version, tag: tag, into: &$0) }
         }
-        router.get("/v1/lists/{list}/rows/{rowId}") { request in
-            let t = try target(request)
+        get(&router, "/v1/lists/{list}/rows/{rowId}") { request, t in
             let id = try request.name("rowId", kind: "row")
             guard let location = t.snapshot.locate(rowID: id, view: t.view) else { throw Problem.rowNotFound(id) }
             return jsonAnswer { t.snapshot.writeLocationAnswer(location, list: t.name, version: t.version, into: &$0) }
@@ -95,8 +104,7 @@ struct ListRoutes {
         }
     }
 
-    private func page(_ request: Request) throws(HTTPError) -> Response {
-        let t = try target(request)
+    private func page(_ request: Request, _ t: Target) throws(HTTPError) -> Response {
         let size: Int
         do {
             size = try PageSize.parse(request.query("pageSize"))

@@ -17,6 +17,7 @@ public final class SectionalServer: @unchecked Sendable {
     private var server: Server?
     private var recordStore: RecordStore?
     private var views: ViewRegistry?
+    private var events: EventHub?
     private var sweeper: DispatchSourceTimer?
     /// Set once before `readiness` turns ready (published by its release/acquire ordering).
     nonisolated(unsafe) private var router = Router()
@@ -85,18 +86,24 @@ public final class SectionalServer: @unchecked Sendable {
         }
         recordStore = store
         try Seeder.seed(configuration.seeds, into: store, log: log)
-        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log)
+        let events = EventHub()
+        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log) { versions in
+            events.publish(versions)
+        }
         let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds)
         try views.expire()
-        let context = ServiceContext(lists: lists, views: views, log: log, auth: BearerAuth(token: configuration.apiToken))
+        let context = ServiceContext(lists: lists, views: views, log: log, auth: BearerAuth(token: configuration.apiToken),
+                                     events: events)
         var router = Router()
         OperationRoutes(readiness: readiness).register(on: &router)
         ListRoutes(context: context).register(on: &router)
         ViewRoutes(context: context).register(on: &router)
         RecordRoutes(context: context).register(on: &router)
+        EventRoutes(context: context).register(on: &router)
         self.router = router
         self.lists = lists
         self.views = views
+        self.events = events
         startSweeper(views)
         readiness.set(.ready)
         for state in lists.allLists() {
@@ -127,6 +134,7 @@ public final class SectionalServer: @unchecked Sendable {
     public func stop(gracePeriod: Double = 10) {
         readiness.set(.draining)
         sweeper?.cancel()
+        events?.closeAll()
         server?.stop(gracePeriod: gracePeriod)
         server = nil
         do {

@@ -17,17 +17,23 @@ public final class ViewModelStore: Sendable {
     public let definitions: [ListDefinition]
     public let store: RecordStore
     private let states: Mutex<[String: ListState]>
+    private let histories: [String: ListHistory]
     private let writer = Mutex<Void>(())
     private let log: Log
+    private let onChange: @Sendable ([(list: String, version: Int64)]) -> Void
 
-    /// Builds every list from the store's records.
-    public init(definitions: [ListDefinition], store: RecordStore, log: Log) throws(StoreError) {
+    /// Builds every list from the store's records. `onChange` hears of every new list version
+    /// (on the writer's path: it must return at once).
+    public init(definitions: [ListDefinition], store: RecordStore, log: Log,
+                onChange: @escaping @Sendable ([(list: String, version: Int64)]) -> Void = { _ in }) throws(StoreError) {
         self.definitions = definitions
         self.store = store
         self.log = log
+        self.onChange = onChange
         let sequences = try store.collectionSequences()
         var parsed: [String: [JSONValue]] = [:]
         var states: [String: ListState] = [:]
+        var histories: [String: ListHistory] = [:]
         for definition in definitions {
             for source in definition.sources where parsed[source] == nil {
                 parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
@@ -35,11 +41,13 @@ public final class ViewModelStore: Sendable {
             let snapshot = ListSnapshot.build(definition: definition, records: parsed)
             let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
             states[definition.name] = ListState(snapshot: snapshot, version: version)
+            histories[definition.name] = ListHistory(first: .init(version: version, snapshot: snapshot, changed: []))
             if snapshot.duplicateRowCount > 0 {
                 log.warn("duplicate rows dropped", ["list": .text(definition.name), "count": .number(Double(snapshot.duplicateRowCount))])
             }
         }
         self.states = Mutex(states)
+        self.histories = histories
     }
 
     private static func parseAll(_ records: [StoredRecord], collection: String, log: Log) throws(StoreError) -> [JSONValue] {
@@ -59,6 +67,9 @@ public final class ViewModelStore: Sendable {
     public func list(_ name: String) -> ListState? {
         states.withLock { $0[name] }
     }
+
+    /// The recent versions of a list.
+    func history(of name: String) -> ListHistory? { histories[name] }
 
     /// The current state of every list, in definition order.
     public func allLists() -> [ListState] {
@@ -86,16 +97,19 @@ public final class ViewModelStore: Sendable {
             })
             guard result.changedAnything else { return result }
             var byCollection: [String: [RecordChange]] = [:]
+            var idsByCollection: [String: [String]] = [:]
             var order: [String] = []
             for (write, existed) in zip(writes, result.existed) {
                 switch write {
                 case .upsert(let collection, let record, _):
                     if byCollection[collection] == nil { order.append(collection) }
                     byCollection[collection, default: []].append(.upsert(record))
+                    idsByCollection[collection, default: []].append(record["id"]?.stringValue ?? "")
                 case .delete(let collection, let id):
                     guard existed else { continue }
                     if byCollection[collection] == nil { order.append(collection) }
                     byCollection[collection, default: []].append(.delete(id: id))
+                    idsByCollection[collection, default: []].append(id)
                 }
             }
             let current = states.withLock { $0 }
@@ -103,9 +117,12 @@ public final class ViewModelStore: Sendable {
             for definition in definitions where order.contains(where: definition.reads(collection:)) {
                 guard let state = current[definition.name] else { continue }
                 var snapshot = state.snapshot
+                var changed: [String] = []
                 for collection in order where definition.reads(collection: collection) {
                     for change in byCollection[collection]! { snapshot.apply(change, collection: collection) }
+                    changed += idsByCollection[collection] ?? []
                 }
+                histories[definition.name]?.append(.init(version: result.sequence, snapshot: snapshot, changed: changed))
                 if snapshot.duplicateRowCount != state.snapshot.duplicateRowCount {
                     log.warn("duplicate rows dropped", ["list": .text(definition.name),
                                                          "count": .number(Double(snapshot.duplicateRowCount))])
@@ -113,6 +130,7 @@ public final class ViewModelStore: Sendable {
                 next[definition.name] = ListState(snapshot: snapshot, version: result.sequence)
             }
             states.withLock { states in states.merge(next) { $1 } }
+            onChange(next.map { (list: $0.key, version: $0.value.version) })
             return result
         }
     }

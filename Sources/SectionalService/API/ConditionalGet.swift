@@ -1,0 +1,37 @@
+import HTTPServer
+
+/// Entity tags for list reads (SPEC §4.2): a function of the list version, the definition and
+/// the view, so an edited config after a restart never answers a stale `304`.
+enum EntityTag {
+    static func of(version: Int64, definition: UInt64, view: UInt64) -> String {
+        "\"\(version)-\(hex(definition))-\(hex(view))\""
+    }
+
+    /// Answers `304 Not Modified` when `If-None-Match` names `tag` (or `*`); otherwise builds the
+    /// answer and tags it.
+    static func answer(_ request: Request, tag: String, _ build: () throws -> Response) rethrows -> Response {
+        if let condition = request.headers["If-None-Match"], matches(condition, tag) {
+            var response = Response(status: 304)
+            response.headers.add("ETag", tag)
+            return response
+        }
+        var response = try build()
+        response.headers.add("ETag", tag)
+        return response
+    }
+
+    /// RFC 9110 §13.1.2: a list of tags or `*`, compared weakly (a `W/` prefix is ignored).
+    static func matches(_ condition: String, _ tag: String) -> Bool {
+        condition.split(separator: ",").contains { candidate in
+            var candidate = candidate.trimmingCharacters(in: .whitespaces)
+            if candidate == "*" { return true }
+            if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+            return candidate == tag
+        }
+    }
+
+    private static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

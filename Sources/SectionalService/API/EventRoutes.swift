@@ -1,0 +1,20 @@
+import HTTPServer
+
+/// `GET /v1/lists/{list}/events`: Server-Sent Events of the list's versions (SPEC §4.4).
+struct EventRoutes {
+    let context: ServiceContext
+
+    func register(on router: inout Router) {
+        router.get("/v1/lists/{list}/events") { request in
+            let name = try request.name("list", kind: "list")
+            guard let state = context.lists.list(name) else { throw Problem.listNotFound(name) }
+            let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            let stream = context.events.subscribe(list: name, current: state.version, lastEventID: lastEventID)
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/event-stream")
+            headers.add("Cache-Control", "no-cache")
+            headers.add("X-Accel-Buffering", "no")
+            return Response(status: 200, headers: headers, stream: stream)
+        }
+    }
+}

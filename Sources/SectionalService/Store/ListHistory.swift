@@ -1,0 +1,59 @@
+import ListModel
+import Synchronization
+
+/// Recent versions of one list, so `changes` can answer from any of them (SPEC §4.3).
+///
+/// Snapshots share their unchanged parts, so keeping one costs about what its writes touched.
+/// The history keeps at most ``maxVersions`` versions and ``maxChangedRows`` written rows in all,
+/// whichever comes first; older versions fall out and a `since` from before them answers reload.
+final class ListHistory: Sendable {
+    static let maxVersions = 1_000
+    static let maxChangedRows = 100_000
+
+    struct Entry: Sendable {
+        let version: Int64
+        let snapshot: ListSnapshot
+        /// Ids of the rows written by the commit that made this version.
+        let changed: [String]
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var changedRows = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(first: Entry) { state = Mutex(State(entries: [first], changedRows: first.changed.count)) }
+
+    func append(_ entry: Entry) {
+        state.withLock { state in
+            state.entries.append(entry)
+            state.changedRows += entry.changed.count
+            var drop = 0
+            while state.entries.count - drop > 1,
+                  state.entries.count - drop > Self.maxVersions || state.changedRows > Self.maxChangedRows {
+                state.changedRows -= state.entries[drop].changed.count
+                drop += 1
+            }
+            if drop > 0 { state.entries.removeFirst(drop) }
+        }
+    }
+
+    /// What changed since `version`: the snapshot as it was then and the ids written after it,
+    /// or nil when that version is older than the history kept.
+    func since(_ version: Int64, limit: Int) -> (base: ListSnapshot, changed: Set<String>, truncated: Bool)? {
+        state.withLock { state -> (ListSnapshot, Set<String>, Bool)? in
+            guard let baseIndex = state.entries.lastIndex(where: { $0.version <= version }) else { return nil }
+            var changed = Set<String>()
+            for entry in state.entries[(baseIndex + 1)...] {
+                changed.formUnion(entry.changed)
+                if changed.count > limit { return (state.entries[baseIndex].snapshot, [], true) }
+            }
+            return (state.entries[baseIndex].snapshot, changed, false)
+        }
+    }
+
+    /// The oldest version still answerable.
+    var oldestVersion: Int64 { state.withLock { $0.entries.first?.version ?? 0 } }
+}
