@@ -22,8 +22,14 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
 
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
         // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
 
         // The pure view-model core: no I/O, no clocks, no globals.
         .target(name: "ListModel", linkerSettings: [.linkedLibrary("m")]),
@@ -32,7 +38,11 @@ let package = Package(
         .target(name: "ListStore", dependencies: ["CSQLite"]),
 
         // The application: lists, views, records over HTTP; config, logs, lifecycle.
-        .target(name: "SectionalService", dependencies: ["HTTPServer", "ListModel", "ListStore"]),
+        .target(
+            name: "SectionalService",
+            dependencies: ["HTTPServer", "ListModel", "ListStore"],
+            resources: [.embedInCode("Resources/openapi.json")]
+        ),
 
         .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),

@@ -35,6 +35,15 @@ public struct HTTPHeaders: Sendable, Sequence {
     }
 }
 
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (header values, RFC 9110 §5.5).
+    var trimmingSpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}
+
 extension String {
     /// ASCII case-insensitive equality, enough for header names.
     func caseInsensitiveEquals(_ other: String) -> Bool {

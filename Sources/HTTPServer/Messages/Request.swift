@@ -17,7 +17,7 @@ public struct Request: Sendable {
     /// Values of the `{name}` parts of the matched route template.
     public internal(set) var parameters: [String: String] = [:]
     /// The matched route template, e.g. `/v1/lists/{list}`; empty when none matched.
-    public internal(set) var route: String = ""
+    public var route: String = ""
 
     public init(method: String, uri: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method

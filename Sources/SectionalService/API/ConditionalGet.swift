@@ -26,6 +26,7 @@ enum EntityTag {
             var candidate = candidate.trimmingCharacters(in: .whitespaces)
             if candidate == "*" { return true }
             if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+            if candidate.hasSuffix("-gzip\"") { candidate = String(candidate.dropLast(6)) + "\"" }
             return candidate == tag
         }
     }

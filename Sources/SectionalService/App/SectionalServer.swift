@@ -13,6 +13,7 @@ import Synchronization
 public final class SectionalServer: @unchecked Sendable {
     public let configuration: Configuration
     public let readiness = Readiness()
+    public let metrics = Metrics()
     private let log: Log
     private var server: Server?
     private var recordStore: RecordStore?
@@ -22,9 +23,12 @@ public final class SectionalServer: @unchecked Sendable {
     /// Set once before `readiness` turns ready (published by its release/acquire ordering).
     nonisolated(unsafe) private var router = Router()
 
+    private let crossOrigin: CrossOrigin
+
     public init(configuration: Configuration, log: Log) {
         self.configuration = configuration
         self.log = log
+        self.crossOrigin = CrossOrigin(origins: configuration.corsOrigins)
     }
 
     /// The bound port, once started.
@@ -49,12 +53,14 @@ public final class SectionalServer: @unchecked Sendable {
         var operations = Router()
         OperationRoutes(readiness: readiness).register(on: &operations)
         let bootRouter = operations
-        let server = Server(configuration: configuration.server, onCompleted: { [log] done in
+        let server = Server(configuration: configuration.server, onCompleted: { [log, metrics] done in
+            metrics.record(done)
+            guard log.level <= .info else { return }
             log.info("request", ["method": .text(done.method), "path": .text(done.path), "route": .text(done.route),
                                  "status": .number(Double(done.status)), "bytes": .number(Double(done.bytes)),
                                  "duration_ms": .number((done.durationSeconds * 1e6).rounded() / 1e3)])
         }, responder: { [unowned self] request in
-            readiness.phase == .starting ? bootRouter.respondWhileStarting(to: &request) : router.respond(to: &request)
+            readiness.phase == .starting ? bootRouter.respondWhileStarting(to: &request) : respond(to: &request)
         })
         try server.start()
         self.server = server
@@ -67,6 +73,20 @@ public final class SectionalServer: @unchecked Sendable {
             self.server = nil
             throw error
         }
+    }
+
+    /// The full pipeline once ready: CORS preflight, the routes, CORS headers, gzip.
+    private func respond(to request: inout Request) -> Response {
+        var response: Response
+        if request.method == "OPTIONS", let match = router.match(request.pathSegments) {
+            request.route = match.template
+            response = crossOrigin.preflight(request, allowedMethods: match.allowedMethods)!
+        } else {
+            response = router.respond(to: &request)
+        }
+        crossOrigin.decorate(&response, for: request)
+        Compression.apply(to: &response, for: request)
+        return response
     }
 
     private var hostForURL: String {
@@ -87,7 +107,7 @@ public final class SectionalServer: @unchecked Sendable {
         recordStore = store
         try Seeder.seed(configuration.seeds, into: store, log: log)
         let events = EventHub()
-        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log) { versions in
+        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics) { versions in
             events.publish(versions)
         }
         let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds)
@@ -100,6 +120,8 @@ public final class SectionalServer: @unchecked Sendable {
         ViewRoutes(context: context).register(on: &router)
         RecordRoutes(context: context).register(on: &router)
         EventRoutes(context: context).register(on: &router)
+        OperationRoutes.registerMetrics(on: &router, metrics: metrics, context: context)
+        DocumentRoutes().register(on: &router)
         self.router = router
         self.lists = lists
         self.views = views

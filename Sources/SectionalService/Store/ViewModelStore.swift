@@ -21,14 +21,16 @@ public final class ViewModelStore: Sendable {
     private let writer = Mutex<Void>(())
     private let log: Log
     private let onChange: @Sendable ([(list: String, version: Int64)]) -> Void
+    private let metrics: Metrics
 
     /// Builds every list from the store's records. `onChange` hears of every new list version
     /// (on the writer's path: it must return at once).
-    public init(definitions: [ListDefinition], store: RecordStore, log: Log,
+    public init(definitions: [ListDefinition], store: RecordStore, log: Log, metrics: Metrics = Metrics(),
                 onChange: @escaping @Sendable ([(list: String, version: Int64)]) -> Void = { _ in }) throws(StoreError) {
         self.definitions = definitions
         self.store = store
         self.log = log
+        self.metrics = metrics
         self.onChange = onChange
         let sequences = try store.collectionSequences()
         var parsed: [String: [JSONValue]] = [:]
@@ -43,6 +45,7 @@ public final class ViewModelStore: Sendable {
             states[definition.name] = ListState(snapshot: snapshot, version: version)
             histories[definition.name] = ListHistory(first: .init(version: version, snapshot: snapshot, changed: []))
             if snapshot.duplicateRowCount > 0 {
+                metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
                 log.warn("duplicate rows dropped", ["list": .text(definition.name), "count": .number(Double(snapshot.duplicateRowCount))])
             }
         }
@@ -87,6 +90,11 @@ public final class ViewModelStore: Sendable {
     /// reads a written collection. Returns what the store did.
     public func commit(_ writes: [Write]) throws(StoreError) -> CommitResult {
         try writer.withLock { _ throws(StoreError) -> CommitResult in
+            let started = ContinuousClock.now
+            defer {
+                let elapsed = ContinuousClock.now - started
+                metrics.recordStoreWrite(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            }
             let result = try store.commit(writes.map { write in
                 switch write {
                 case .upsert(let collection, let record, let json):
@@ -123,7 +131,8 @@ public final class ViewModelStore: Sendable {
                     changed += idsByCollection[collection] ?? []
                 }
                 histories[definition.name]?.append(.init(version: result.sequence, snapshot: snapshot, changed: changed))
-                if snapshot.duplicateRowCount != state.snapshot.duplicateRowCount {
+                if snapshot.duplicateRowCount > state.snapshot.duplicateRowCount {
+                    metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount - state.snapshot.duplicateRowCount)
                     log.warn("duplicate rows dropped", ["list": .text(definition.name),
                                                          "count": .number(Double(snapshot.duplicateRowCount))])
                 }

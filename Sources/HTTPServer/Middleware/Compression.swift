@@ -1,0 +1,46 @@
+import CZlib
+
+/// gzip for answers over 1 KiB when the client accepts it (SPEC §5).
+public enum Compression {
+    public static let minimumBytes = 1024
+
+    /// Compresses `response` in place when `request` accepts gzip and it is worth it.
+    /// Streams, empty and already-encoded bodies are left alone. A strong `ETag` gets a `-gzip`
+    /// suffix, since the bytes differ (RFC 9110 §8.8.3).
+    public static func apply(to response: inout Response, for request: Request) {
+        guard acceptsGzip(request) else { return }
+        if response.status == 304 {
+            tagGzip(&response)
+            return
+        }
+        guard response.stream == nil, response.body.count > minimumBytes,
+              response.headers["Content-Encoding"] == nil else { return }
+        let input = response.body
+        var output = [UInt8](repeating: 0, count: sectional_gzip_bound(input.count))
+        let written = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { target in
+                sectional_gzip(source.baseAddress, source.count, target.baseAddress, target.count, 1)
+            }
+        }
+        guard written > 0, written < input.count else { return }
+        output.removeLast(output.count - written)
+        response.body = output
+        response.headers.add("Content-Encoding", "gzip")
+        response.headers.add("Vary", "Accept-Encoding")
+        tagGzip(&response)
+    }
+
+    static func acceptsGzip(_ request: Request) -> Bool {
+        guard let accepted = request.headers["Accept-Encoding"] else { return false }
+        return accepted.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingSpaces.lowercased() }
+            guard parts.first == "gzip" || parts.first == "*" else { return false }
+            return !parts.dropFirst().contains { (parameter: String) in parameter.filter { $0 != " " } == "q=0" }
+        }
+    }
+
+    private static func tagGzip(_ response: inout Response) {
+        guard let tag = response.headers["ETag"], tag.hasSuffix("\""), !tag.hasPrefix("W/"), !tag.hasSuffix("-gzip\"") else { return }
+        response.headers.set("ETag", String(tag.dropLast()) + "-gzip\"")
+    }
+}

@@ -1,0 +1,110 @@
+import HTTPServer
+import Synchronization
+
+/// Prometheus metrics (text exposition format 0.0.4): requests by route template, method and
+/// status; latency histograms; store write latency; duplicate rows dropped. Per-list gauges
+/// (rows, version) and open streams are read from the live state when scraped.
+public final class Metrics: Sendable {
+    /// Upper bounds of the latency buckets, in seconds.
+    static let buckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+    struct RequestKey: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    struct Histogram {
+        var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
+        var count: UInt64 = 0
+        var sum: Double = 0
+
+        mutating func observe(_ seconds: Double) {
+            if let index = Metrics.buckets.firstIndex(where: { seconds <= $0 }) { counts[index] += 1 }
+            count += 1
+            sum += seconds
+        }
+    }
+
+    private struct State {
+        var requests: [RequestKey: UInt64] = [:]
+        var latency: [String: Histogram] = [:]
+        var storeWrites = Histogram()
+        var duplicates: [String: UInt64] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Counts one finished request (route template, or `unmatched`).
+    func record(_ request: CompletedRequest) {
+        let route = request.route.isEmpty ? "unmatched" : request.route
+        state.withLock { state in
+            state.requests[RequestKey(route: route, method: request.method, status: request.status), default: 0] += 1
+            state.latency[route, default: Histogram()].observe(request.durationSeconds)
+        }
+    }
+
+    /// Times one store commit.
+    func recordStoreWrite(seconds: Double) {
+        state.withLock { $0.storeWrites.observe(seconds) }
+    }
+
+    /// Adds rows dropped as duplicates in a list.
+    func recordDuplicates(list: String, count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.duplicates[list, default: 0] += UInt64(count) }
+    }
+
+    /// The exposition text. `lists` gives each list's name, rows and version; `streams` the open
+    /// event streams.
+    func render(lists: [(name: String, rows: Int, version: Int64)], streams: Int) -> String {
+        let snapshot = state.withLock { $0 }
+        var out = ""
+        out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
+        out += "# TYPE sectional_http_requests_total counter\n"
+        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
+            out += "sectional_http_requests_total{route=\(label(key.route)),method=\(label(key.method)),status=\"\(key.status)\"} \(count)\n"
+        }
+        out += "# HELP sectional_http_request_duration_seconds Time from request line to answer sent, by route template.\n"
+        out += "# TYPE sectional_http_request_duration_seconds histogram\n"
+        for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
+            out += histogramLines("sectional_http_request_duration_seconds", "route=\(label(route))", histogram)
+        }
+        out += "# HELP sectional_store_write_seconds Time to commit a write durably.\n"
+        out += "# TYPE sectional_store_write_seconds histogram\n"
+        out += histogramLines("sectional_store_write_seconds", nil, snapshot.storeWrites)
+        out += "# HELP sectional_list_rows Rows in a list, hidden ones included.\n# TYPE sectional_list_rows gauge\n"
+        for list in lists { out += "sectional_list_rows{list=\(label(list.name))} \(list.rows)\n" }
+        out += "# HELP sectional_list_version Current version of a list.\n# TYPE sectional_list_version gauge\n"
+        for list in lists { out += "sectional_list_version{list=\(label(list.name))} \(list.version)\n" }
+        out += "# HELP sectional_duplicate_rows_total Rows dropped because another section spec claimed their id first.\n"
+        out += "# TYPE sectional_duplicate_rows_total counter\n"
+        for list in lists { out += "sectional_duplicate_rows_total{list=\(label(list.name))} \(snapshot.duplicates[list.name] ?? 0)\n" }
+        out += "# HELP sectional_event_streams Open Server-Sent Event streams.\n# TYPE sectional_event_streams gauge\n"
+        out += "sectional_event_streams \(streams)\n"
+        return out
+    }
+
+    private func histogramLines(_ name: String, _ labels: String?, _ histogram: Histogram) -> String {
+        var out = ""
+        var cumulative: UInt64 = 0
+        let prefix = labels.map { "\($0)," } ?? ""
+        for (bound, count) in zip(Self.buckets, histogram.counts) {
+            cumulative += count
+            out += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "\(name)_bucket{\(prefix)le=\"+Inf\"} \(histogram.count)\n"
+        let suffix = labels.map { "{\($0)}" } ?? ""
+        out += "\(name)_sum\(suffix) \(histogram.sum)\n"
+        out += "\(name)_count\(suffix) \(histogram.count)\n"
+        return out
+    }
+
+    /// A label value, quoted and escaped.
+    private func label(_ value: String) -> String {
+        "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    }
+}
