@@ -7,7 +7,7 @@ PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev curl
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
 
-.PHONY: all deps build release run test bench bench-http bench-model lint clean help
+.PHONY: all deps build release run test check bench bench-http bench-model lint clean help
 
 all: build
 
@@ -15,6 +15,7 @@ help:
 	@echo "make run      serve the demo config on http://127.0.0.1:8080 (SQLite under ./data)"
 	@echo "make test     build and run the whole test suite"
 	@echo "make bench    release build and benchmark figures"
+	@echo "make check    live checks with PyPI tools: OpenAPI validation, schemathesis, metrics parsing"
 	@echo "make lint     lint the Dockerfile with hadolint"
 
 deps:
@@ -35,6 +36,11 @@ test: deps
 	$(SWIFT) build --build-tests
 	scripts/readme-examples.sh
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+# Live checks against a running server with PyPI tools (openapi-spec-validator, schemathesis,
+# prometheus-client), installed into .venv.
+check: build
+	scripts/check-live.sh
 
 Benchmarks/bin/mhd-fixed: Benchmarks/baseline/mhd_fixed.c
 	@scripts/ensure-packages.sh $(PACKAGES) $(BENCH_PKGS)
