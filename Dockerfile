@@ -7,6 +7,7 @@ RUN apt-get update \
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Tests ./Tests
 RUN swift build -c release --product sectional --static-swift-stdlib \
  && install -D .build/release/sectional /out/sectional
 
@@ -21,7 +22,10 @@ COPY --from=build /out/sectional /usr/local/bin/sectional
 COPY config ./config
 RUN mkdir -p data && chown sectional:sectional data
 USER 10001
-ENV SECTIONAL_HOST=0.0.0.0 SECTIONAL_PORT=8080
+# Listens on all interfaces, so it refuses to start without SECTIONAL_API_TOKEN (pass it with -e).
+# The config is baked in from config/; mount another over /srv/sectional/config to change it.
+ENV SECTIONAL_HOST=0.0.0.0 SECTIONAL_PORT=8080 SECTIONAL_CONFIG=/srv/sectional/config/sectional.json
+VOLUME ["/srv/sectional/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["curl", "-fsS", "http://127.0.0.1:8080/healthz"]
