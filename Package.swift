@@ -41,7 +41,7 @@ let package = Package(
         .target(
             name: "SectionalService",
             dependencies: ["HTTPServer", "ListModel", "ListStore"],
-            resources: [.embedInCode("Resources/openapi.json")]
+            resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
         ),
 
         .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
