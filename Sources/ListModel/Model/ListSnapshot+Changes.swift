@@ -10,7 +10,8 @@ extension ListSnapshot {
     /// sections. That rests on `changedRowIDs`: the ids of every record written (upserted or
     /// deleted) in the list's source collections between the two snapshots. Rows whose id is not
     /// in the set must be unchanged in content, section and sort position (literal rows never
-    /// change); if the set misses a changed id the answer is wrong. Extra ids are harmless.
+    /// change); if the set misses a changed id the answer is wrong. Extra ids cost a little time and
+    /// may let an unchanged row be the one listed as moved, never an invalid answer.
     ///
     /// Choices where the SPEC is silent:
     /// - A section is the same in both versions when its served key, spec and raw key are all
