@@ -1,0 +1,69 @@
+/// A server-computed batch update (SPEC §4.3): what turns an earlier outline of a list into the
+/// current one, with UIKit `performBatchUpdates` semantics.
+///
+/// `deleted` and `updated` use **old** indexes, `inserted` uses **new** indexes, moves go old →
+/// new. The rows of deleted sections are implied deleted and the rows of inserted sections
+/// implied inserted; neither are listed. Rows move only between sections present in both
+/// versions. No index is both deleted and moved from, or both inserted and moved to. Every
+/// array is sorted ascending (moves by their `from`), so equal updates compare equal.
+public struct BatchUpdate: Sendable, Equatable {
+    /// A section that moved: old index → new index.
+    public struct SectionMove: Sendable, Hashable {
+        public var from: Int
+        public var to: Int
+        public init(from: Int, to: Int) { self.from = from; self.to = to }
+    }
+
+    /// A row that moved: old index path → new index path; `updated` when its served content
+    /// changed too.
+    public struct RowMove: Sendable, Hashable {
+        public var from: ListIndexPath
+        public var to: ListIndexPath
+        public var updated: Bool
+        public init(from: ListIndexPath, to: ListIndexPath, updated: Bool) { self.from = from; self.to = to; self.updated = updated }
+    }
+
+    /// Section operations.
+    public struct Sections: Sendable, Equatable {
+        /// Old indexes of sections that no longer exist.
+        public var deleted: [Int] = []
+        /// New indexes of sections that did not exist.
+        public var inserted: [Int] = []
+        /// Sections present in both versions whose relative order changed.
+        public var moved: [SectionMove] = []
+        /// Old indexes of sections present in both versions, not moved, whose header fields
+        /// (type, title, icon, header, footer, insets, line spacing) changed.
+        public var updated: [Int] = []
+        public init() {}
+    }
+
+    /// Row operations.
+    public struct Rows: Sendable, Equatable {
+        /// Old index paths of rows removed from sections that still exist.
+        public var deleted: [ListIndexPath] = []
+        /// New index paths of rows added to sections that already existed.
+        public var inserted: [ListIndexPath] = []
+        /// Rows that changed position (within or between sections present in both versions).
+        public var moved: [RowMove] = []
+        /// Old index paths of rows that did not move and whose served content changed.
+        public var updated: [ListIndexPath] = []
+        public init() {}
+    }
+
+    public var sections: Sections
+    public var rows: Rows
+
+    public init(sections: Sections = Sections(), rows: Rows = Rows()) {
+        self.sections = sections
+        self.rows = rows
+    }
+
+    /// Number of operations listed (the measure `maxChanges` bounds).
+    public var operationCount: Int {
+        sections.deleted.count + sections.inserted.count + sections.moved.count + sections.updated.count
+            + rows.deleted.count + rows.inserted.count + rows.moved.count + rows.updated.count
+    }
+
+    /// `true` when nothing changed (as seen through the view).
+    public var isEmpty: Bool { operationCount == 0 }
+}
