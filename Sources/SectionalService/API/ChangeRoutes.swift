@@ -1,0 +1,42 @@
+import HTTPServer
+import ListModel
+
+/// `GET /v1/lists/{list}/changes?since=V[&view=ID][&maxChanges=N]`: the batch update from the
+/// client's version to the current one (SPEC §4.3), computed from the retained history.
+struct ChangeRoutes {
+    let context: ServiceContext
+    let lists: ListRoutes
+
+    static let defaultMaxChanges = 1_000
+
+    func register(on router: inout Router) {
+        router.get("/v1/lists/{list}/changes") { request in try changes(request) }
+    }
+
+    private func changes(_ request: Request) throws(HTTPError) -> Response {
+        let target = try lists.target(request)
+        let current = target.version
+        guard let text = request.query("since") else {
+            throw Problem.invalidVersion("The query parameter 'since' (the version the client has) is required.")
+        }
+        guard let since = Int64(text), since >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw Problem.invalidVersion("since must be a whole number from 0, not '\(text)'.")
+        }
+        guard since <= current else {
+            throw Problem.invalidVersion("since=\(since) is newer than the list's version \(current).")
+        }
+        let maxChanges = try request.queryInteger("maxChanges", default: Self.defaultMaxChanges)
+        var update: BatchUpdate? = BatchUpdate()
+        if since < current {
+            if let history = context.lists.history(of: target.name),
+               let (base, changed, truncated) = history.since(since, limit: maxChanges), !truncated {
+                update = target.snapshot.changes(from: base, changedRowIDs: changed, view: target.view, maxChanges: maxChanges)
+            } else {
+                update = nil
+            }
+        }
+        return jsonAnswer { w in
+            ListSnapshot.writeChangesAnswer(update, list: target.name, from: since, to: current, into: &w)
+        }
+    }
+}
