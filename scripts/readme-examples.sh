@@ -12,7 +12,9 @@ trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$folder"' EXIT
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.05; done
 awk '/^## The API by example/ {on=1} on && /^```sh/ {grab=1; next} grab && /^```/ {exit} grab {print}' README.md \
   | sed "s#^B=http://127.0.0.1:8080#B=http://127.0.0.1:$port#" > "$folder/examples.sh"
-output=$(bash -euo pipefail "$folder/examples.sh")
+if ! output=$(bash -x -euo pipefail "$folder/examples.sh" 2>"$folder/trace"); then
+  echo "A README example failed; the last commands run:"; tail -n 5 "$folder/trace"; exit 1
+fi
 printf '%s\n' "$output" > "$folder/output"
 problems=$(grep -o '"type":"/problems/[a-z-]*"' "$folder/output" || true)
 lines=$(grep -c '^curl' "$folder/examples.sh")
