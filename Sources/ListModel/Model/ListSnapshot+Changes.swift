@@ -68,6 +68,10 @@ extension ListSnapshot {
         // MARK: Rows — O(k log n).
         var entries: [ChangedRow] = []
         entries.reserveCapacity(changedRowIDs.count)
+        // Operations certain so far: a row op for every changed row that is deleted, inserted,
+        // moved between sections or changed in content (moves within a section come later). Past
+        // `maxChanges` the answer is a reload, so a large change costs O(maxChanges log n).
+        var certain = update.operationCount
         for id in changedRowIDs {
             var e = ChangedRow()
             if let p = old.position(ofRowID: id), !view.isHidden(old.sections[p.section].key) {
@@ -76,7 +80,18 @@ extension ListSnapshot {
             if let p = position(ofRowID: id), !view.isHidden(sections[p.section].key) {
                 e.newSection = p.section; e.newRow = p.row; e.newValue = p.value
             }
-            if e.oldSection >= 0 || e.newSection >= 0 { entries.append(e) }
+            let oldLive = e.oldSection >= 0 && newOfOld[e.oldSection] >= 0
+            let newLive = e.newSection >= 0 && oldOfNew[e.newSection] >= 0
+            if !oldLive && !newLive { continue }   // absent, hidden, or implied by a section op
+            if oldLive && newLive {
+                e.contentChanged = !servesSameContent(e.oldValue!, oldSpec: old.sections[e.oldSection].spec,
+                                                      e.newValue!, newSpec: sections[e.newSection].spec)
+                if e.contentChanged || newOfOld[e.oldSection] != e.newSection { certain += 1 }
+            } else {
+                certain += 1
+            }
+            if certain > maxChanges { return nil }
+            entries.append(e)
         }
         if entries.isEmpty { return update.operationCount <= maxChanges ? update : nil }
 
@@ -129,8 +144,7 @@ extension ListSnapshot {
             case (true, false): update.rows.deleted.append(from)
             case (false, true): update.rows.inserted.append(to)
             case (true, true):
-                let changed = !servesSameContent(e.oldValue!, oldSpec: old.sections[e.oldSection].spec,
-                                                 e.newValue!, newSpec: sections[e.newSection].spec)
+                let changed = e.contentChanged
                 if e.stays {
                     if changed { update.rows.updated.append(from) }
                 } else {
@@ -184,6 +198,7 @@ private struct ChangedRow {
     var newSection = -1, newRow = 0, newGap = 0
     var oldValue: Row? = nil
     var newValue: Row? = nil
+    var contentChanged = false
     var stays = false
 }
 
