@@ -7,7 +7,8 @@ extension ListSnapshot {
     /// both versions), so rows entering or leaving a hidden section are inserts or deletes.
     ///
     /// Cost follows the change, not the list: O(k log n + s) for k changed ids, n rows and s
-    /// sections. That rests on `changedRowIDs`: the ids of every record written (upserted or
+    /// sections; it stops once more than `maxChanges` operations are certain, so a change too
+    /// large to answer costs about O(maxChanges log n + s) before the `nil`. That rests on `changedRowIDs`: the ids of every record written (upserted or
     /// deleted) in the list's source collections between the two snapshots. Rows whose id is not
     /// in the set must be unchanged in content, section and sort position (literal rows never
     /// change); if the set misses a changed id the answer is wrong. Extra ids cost a little time and
