@@ -1,14 +1,19 @@
 // sectional-bench: micro-benchmarks. `swift run -c release sectional-bench <suite>`.
-// Suites: `model` (ListModel build, upsert, page render, memory, JSON parse).
+// Suites: `model` (ListModel build, upsert, page render, memory, JSON parse), `changes` (batch-update diff).
 
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
 case "model":
     ModelBench.run(arguments: Array(args.dropFirst()))
+case "changes":
+    ChangesBench.run(arguments: Array(args.dropFirst()))
 default:
     print("""
     usage: sectional-bench <suite> [options]
       model [--small] [--build-only]   ListModel: JSON parse, build 100k/1M rows, memory per row,
                                        upsert/delete p50/p99, 50-row page render, tag look-up
+      changes [--rows N] [--runs N] [--sizes 10,1000,10000]
+                                       batch-update diff + JSON answer after N random writes
+                                       on the 100k-row demo list (p50 over runs)
     """)
 }

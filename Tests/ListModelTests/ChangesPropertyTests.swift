@@ -125,6 +125,12 @@ final class ChangesPropertyTests: XCTestCase {
                             XCTFail("nil update \(at)"); continue
                         }
                         stats.pairs += 1
+                        if (i + j) % 4 == 0 {   // maxChanges is exact
+                            XCTAssertEqual(snaps[j].changes(from: snaps[i], changedRowIDs: changed, view: view, maxChanges: u.operationCount), u, at)
+                            if u.operationCount > 0 {
+                                XCTAssertNil(snaps[j].changes(from: snaps[i], changedRowIDs: changed, view: view, maxChanges: u.operationCount - 1), at)
+                            }
+                        }
                         do {
                             _ = try ChangesApplier.apply(old: outlines[i], update: u, new: outlines[j])
                             _ = try ChangesApplier.apply(old: contents[i], update: u, new: contents[j], contentMode: true)

@@ -7,7 +7,8 @@ extension ListSnapshot {
     /// both versions), so rows entering or leaving a hidden section are inserts or deletes.
     ///
     /// Cost follows the change, not the list: O(k log n + s) for k changed ids, n rows and s
-    /// sections. That rests on `changedRowIDs`: the ids of every record written (upserted or
+    /// sections; it stops once more than `maxChanges` operations are certain, so a change too
+    /// large to answer costs about O(maxChanges log n + s) before the `nil`. That rests on `changedRowIDs`: the ids of every record written (upserted or
     /// deleted) in the list's source collections between the two snapshots. Rows whose id is not
     /// in the set must be unchanged in content, section and sort position (literal rows never
     /// change); if the set misses a changed id the answer is wrong. Extra ids cost a little time and
@@ -68,6 +69,10 @@ extension ListSnapshot {
         // MARK: Rows — O(k log n).
         var entries: [ChangedRow] = []
         entries.reserveCapacity(changedRowIDs.count)
+        // Operations certain so far: a row op for every changed row that is deleted, inserted,
+        // moved between sections or changed in content (moves within a section come later). Past
+        // `maxChanges` the answer is a reload, so a large change costs O(maxChanges log n).
+        var certain = update.operationCount
         for id in changedRowIDs {
             var e = ChangedRow()
             if let p = old.position(ofRowID: id), !view.isHidden(old.sections[p.section].key) {
@@ -76,7 +81,18 @@ extension ListSnapshot {
             if let p = position(ofRowID: id), !view.isHidden(sections[p.section].key) {
                 e.newSection = p.section; e.newRow = p.row; e.newValue = p.value
             }
-            if e.oldSection >= 0 || e.newSection >= 0 { entries.append(e) }
+            let oldLive = e.oldSection >= 0 && newOfOld[e.oldSection] >= 0
+            let newLive = e.newSection >= 0 && oldOfNew[e.newSection] >= 0
+            if !oldLive && !newLive { continue }   // absent, hidden, or implied by a section op
+            if oldLive && newLive {
+                e.contentChanged = !servesSameContent(e.oldValue!, oldSpec: old.sections[e.oldSection].spec,
+                                                      e.newValue!, newSpec: sections[e.newSection].spec)
+                if e.contentChanged || newOfOld[e.oldSection] != e.newSection { certain += 1 }
+            } else {
+                certain += 1
+            }
+            if certain > maxChanges { return nil }
+            entries.append(e)
         }
         if entries.isEmpty { return update.operationCount <= maxChanges ? update : nil }
 
@@ -129,8 +145,7 @@ extension ListSnapshot {
             case (true, false): update.rows.deleted.append(from)
             case (false, true): update.rows.inserted.append(to)
             case (true, true):
-                let changed = !servesSameContent(e.oldValue!, oldSpec: old.sections[e.oldSection].spec,
-                                                 e.newValue!, newSpec: sections[e.newSection].spec)
+                let changed = e.contentChanged
                 if e.stays {
                     if changed { update.rows.updated.append(from) }
                 } else {
@@ -184,6 +199,7 @@ private struct ChangedRow {
     var newSection = -1, newRow = 0, newGap = 0
     var oldValue: Row? = nil
     var newValue: Row? = nil
+    var contentChanged = false
     var stays = false
 }
 
