@@ -1,8 +1,8 @@
-/// Unpadded base64url (RFC 4648 §5), for page tokens.
-enum Base64URL {
+/// Unpadded base64url (RFC 4648 §5), for page tokens and other opaque ids.
+public enum Base64URL {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    static func encode(_ data: [UInt8]) -> String {
+    public static func encode(_ data: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((data.count * 4 + 2) / 3)
         var i = 0
@@ -24,7 +24,7 @@ enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var acc: UInt32 = 0
         var bits = 0
