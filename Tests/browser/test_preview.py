@@ -93,6 +93,13 @@ def header(driver, index):
     return driver.find_element(By.CSS_SELECTOR, f'.section[data-index="{index}"] .header')
 
 
+def click_header(driver, index):
+    """Clicks a section header, centred first so the sticky top bar cannot cover it."""
+    element = header(driver, index)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
 def open_list(driver, name=LIST):
     """Loads the page afresh on a list and waits until its first page is drawn."""
     driver.get("about:blank")  # from /#contacts, getting /#contacts again would only fire hashchange
@@ -176,7 +183,7 @@ def test_collapsed_section_stays_collapsed_after_reload(driver):
     open_list(driver)
     view = view_id(driver)
     assert len(drawn_rows(driver, 0)) > 0
-    header(driver, 0).click()
+    click_header(driver, 0)
     wait(driver, lambda d: len(drawn_rows(d, 0)) == 0, message="rows of section 0 still drawn")
     assert header(driver, 0).get_attribute("aria-expanded") == "false"
     assert "Engineering" in get(f"/v1/lists/{LIST}/views/{view}")["hidden"]
@@ -188,7 +195,7 @@ def test_collapsed_section_stays_collapsed_after_reload(driver):
     assert len(drawn_rows(driver, 0)) == 0
     assert len(drawn_rows(driver, 1)) > 0, "the next section's rows should follow the collapsed header"
 
-    header(driver, 0).click()  # expand again, for the tests that follow
+    click_header(driver, 0)  # expand again, for the tests that follow
     wait(driver, lambda d: len(drawn_rows(d, 0)) > 0, message="section 0 did not expand")
     assert "Engineering" not in get(f"/v1/lists/{LIST}/views/{view}")["hidden"]
 
@@ -204,10 +211,7 @@ def test_scrolling_loads_further_pages_until_the_end(driver):
     assert drawn_ids(driver)[: 2 * PAGE] == want
 
     # Keep scrolling to the bottom: every section gets drawn, every visible row exactly once.
-    def at_end(d):
-        d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
-        return not d.find_elements(By.ID, "more")
-    wait(driver, at_end, timeout=30, message="never reached the end of the list")
+    load_all(driver)
     outline = get(f"/v1/lists/{LIST}?view={view}")
     titles = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".section .header .htitle")]
     assert titles == [s["title"] for s in outline["sections"]]
@@ -274,6 +278,9 @@ def test_record_written_through_the_api_appears_without_reload(driver):
     open_list(driver)
     view = view_id(driver)
     driver.execute_script("window.__notReloaded = true")
+    reloads = driver.find_element(By.ID, "table").get_attribute("data-reloads")
+    version = get(f"/v1/lists/{LIST}")["version"]
+    has_changes = api("GET", f"/v1/lists/{LIST}/changes?since={version}")[0] == 200
     record_id = f"p-browser-{uuid.uuid4().hex[:8]}"
     path = f"/v1/collections/people/records/{record_id}"
     row_selector = f'.row[data-row-id="{record_id}"]'
@@ -303,6 +310,8 @@ def test_record_written_through_the_api_appears_without_reload(driver):
     wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, row_selector), message="the delete never showed up")
     assert drawn_ids(driver)[:PAGE] == page_ids(view)[:PAGE]
     assert driver.execute_script("return window.__notReloaded === true"), "the page was reloaded"
+    if has_changes:  # diffs applied; without the endpoint the page reloads the list instead
+        assert driver.find_element(By.ID, "table").get_attribute("data-reloads") == reloads
 
 
 def page_ids(view):
@@ -310,12 +319,98 @@ def page_ids(view):
     return [row["id"] for section in page["sections"] for row in section["rows"]]
 
 
+def load_all(driver):
+    """Scrolls to the bottom until the page has walked every page."""
+    def at_end(d):
+        d.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+        return not d.find_elements(By.ID, "more")
+    wait(driver, at_end, timeout=30, message="never reached the end of the list")
+
+
+def api_outline_and_rows(view):
+    """The whole visible list through the view, as (headers, rows) to compare with the page."""
+    headers, rows, token = {}, [], None
+    while True:
+        page = get(f"/v1/lists/{LIST}/rows?pageSize=500&view={view}" + (f"&pageToken={token}" if token else ""))
+        for section in page["sections"]:
+            headers[section["index"]] = section["title"]
+            rows += [[r["id"], r.get("accessibilityIdentifier", ""), r["title"], str(r["tag"]["location"])]
+                     for r in section["rows"]]
+        token = page.get("nextPageToken")
+        if not token:
+            return page["version"], [headers[i] for i in sorted(headers)], rows
+
+
+def page_outline_and_rows(driver):
+    return driver.execute_script(
+        "return [Number(document.querySelector('#table').dataset.version),"
+        " [...document.querySelectorAll('.section .htitle')].map(e => e.textContent),"
+        " [...document.querySelectorAll('.row[data-row-id]')].map(e =>"
+        "   [e.dataset.rowId, e.id, e.querySelector('.rtitle').textContent, e.dataset.tag])]")
+
+
+def test_live_updates_keep_the_whole_list_equal_to_the_api(driver):
+    """Moves across sections, a new section, a deleted section and a mixed batch, all applied live
+    to a fully loaded list: the page must end up drawing exactly what the API serves."""
+    open_list(driver)
+    view = view_id(driver)
+    load_all(driver)
+    driver.execute_script("window.__notReloaded = true")
+    reloads = driver.find_element(By.ID, "table").get_attribute("data-reloads")
+    version = get(f"/v1/lists/{LIST}")["version"]
+    has_changes = api("GET", f"/v1/lists/{LIST}/changes?since={version}")[0] == 200
+    records = []
+    token = None
+    while True:
+        answer = get("/v1/collections/people/records?pageSize=500" + (f"&pageToken={token}" if token else ""))
+        records += answer["records"]
+        token = answer.get("nextPageToken")
+        if not token:
+            break
+    by_team = {}
+    for record in records:
+        by_team.setdefault(record.get("team"), []).append(record)
+    originals, added = {}, []
+
+    def consistent(d):
+        want = api_outline_and_rows(view)
+        return page_outline_and_rows(d) == list(want)
+
+    def write(upserts=(), deletes=()):
+        for record in upserts:
+            originals.setdefault(record["id"], next((r for r in records if r["id"] == record["id"]), None))
+        for record_id in deletes:
+            originals.setdefault(record_id, next((r for r in records if r["id"] == record_id), None))
+        status, body = api("POST", "/v1/collections/people/batch", {"upsert": list(upserts), "delete": list(deletes)})
+        assert status == 200, body
+        wait(driver, consistent, message="the page differs from the API after a write")
+
+    try:
+        engineer, designer = by_team["Engineering"][0], by_team["Design"][0]
+        write(upserts=[{**engineer, "team": "Sales"}])                      # row moves to another section
+        write(upserts=[{**designer, "name": "Zz Top"}])                     # row moves inside its section
+        added.append("p-browser-quality")
+        write(upserts=[{"id": "p-browser-quality", "name": "Quinn QA", "team": "Quality", "kind": "person"}])
+        write(deletes=[r["id"] for r in by_team["People"]])                 # a whole section goes
+        mixed = [{**r, "name": "Aa " + r["name"]} for r in by_team["Sales"][:5]] + \
+                [{**r, "team": "Legal"} for r in by_team["Marketing"][:5]]
+        write(upserts=mixed, deletes=[r["id"] for r in by_team["Support"][:5]])
+    finally:
+        restore = [r for r in originals.values() if r is not None]
+        status, _ = api("POST", "/v1/collections/people/batch", {"upsert": restore, "delete": added})
+        assert status == 200
+    wait(driver, consistent, message="the page differs from the API after restoring the records")
+    assert driver.execute_script("return window.__notReloaded === true"), "the page was reloaded"
+    if has_changes:  # with the changes endpoint the page applies diffs, never refetching from page one
+        assert driver.find_element(By.ID, "table").get_attribute("data-reloads") == reloads
+
+
 def test_screenshots(driver):
     """Artifacts: desktop and phone screenshots, one section collapsed and one row found by tag."""
     os.makedirs(ARTIFACTS, exist_ok=True)
     open_list(driver)
     view = view_id(driver)
-    header(driver, 0).click()
+    click_header(driver, 0)
     wait(driver, lambda d: len(drawn_rows(d, 0)) == 0 and len(drawn_rows(d, 1)) > 0)
     tag = get(f"/v1/lists/{LIST}?view={view}")["sections"][1]["firstTag"] + 4
     find_tag(driver, tag)
@@ -333,5 +428,5 @@ def test_screenshots(driver):
         assert driver.save_screenshot(phone) and os.path.getsize(phone) > 10_000
     finally:
         driver.set_window_size(1280, 900)
-        header(driver, 0).click()
+        click_header(driver, 0)
         wait(driver, lambda d: len(drawn_rows(d, 0)) > 0)
