@@ -38,9 +38,10 @@ test: deps
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 # Live checks against a running server with PyPI tools (openapi-spec-validator, schemathesis,
-# prometheus-client), installed into .venv.
+# prometheus-client, selenium with Debian's chromium), installed into .venv.
 check: build
 	scripts/check-live.sh
+	scripts/browser-test.sh
 
 Benchmarks/bin/mhd-fixed: Benchmarks/baseline/mhd_fixed.c
 	@scripts/ensure-packages.sh $(PACKAGES) $(BENCH_PKGS)

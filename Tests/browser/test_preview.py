@@ -89,6 +89,17 @@ def drawn_ids(driver):
         "return [...document.querySelectorAll('.row[data-row-id]')].map(e => e.dataset.rowId)")
 
 
+def row_info(driver, selector):
+    """One drawn row read in a single step (the page may redraw between two WebDriver calls)."""
+    return driver.execute_script(
+        "const e = document.querySelector(arguments[0]); if (!e) return null;"
+        "const text = (c) => { const x = e.querySelector('.' + c); return x ? x.textContent : null; };"
+        "const r = e.getBoundingClientRect();"
+        "return {rowId: e.dataset.rowId, id: e.id, indexPath: e.dataset.indexPath, title: text('rtitle'),"
+        " subtitle: text('rsub'), detail: text('detail'), badge: text('badge'), minHeight: e.style.minHeight,"
+        " highlighted: e.classList.contains('hl'), inView: r.top >= 0 && r.bottom <= innerHeight}", selector)
+
+
 def header(driver, index):
     return driver.find_element(By.CSS_SELECTOR, f'.section[data-index="{index}"] .header')
 
@@ -157,8 +168,13 @@ def test_contacts_list_is_drawn_from_the_first_page(driver):
     picker = Select(wait(driver, lambda d: d.find_element(By.ID, "list-picker")))
     wait(driver, lambda d: len(picker.options) > 0)
     assert [o.get_attribute("value") for o in picker.options] == [l["name"] for l in get("/v1/lists")["lists"]]
+    # Switch away and back through the picker, so the contacts list is really drawn by choosing it.
+    picker.select_by_value("settings")
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Settings"), message="settings not drawn")
+    assert "settings" in driver.current_url
     picker.select_by_value(LIST)
-    wait(driver, lambda d: len(drawn_rows(d)) > 0 and "Contacts" in d.find_element(By.ID, "status").text)
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Contacts"), message="contacts not drawn")
+    assert len(drawn_rows(driver)) == PAGE
 
     page = get(f"/v1/lists/{LIST}/rows?pageSize={PAGE}&view={view_id(driver)}")
     want_rows = [row for section in page["sections"] for row in section["rows"]]
@@ -169,14 +185,15 @@ def test_contacts_list_is_drawn_from_the_first_page(driver):
     assert int(more.get_attribute("data-items-after")) == page["itemsAfter"]
     assert driver.find_elements(By.CSS_SELECTOR, "#more .skel"), "no placeholder rows"
 
+    badges = driver.execute_script(
+        "return [...document.querySelectorAll('.row[data-row-id]')].map(e => (e.querySelector('.badge') || {}).textContent || null)")
+    assert badges == [row.get("badge") for row in want_rows]
+    assert any(badges), "no badge on the first page to check"
     first = want_rows[0]
-    element = driver.find_element(By.ID, first["accessibilityIdentifier"])
-    assert element.get_attribute("data-row-id") == first["id"]
-    assert element.find_element(By.CLASS_NAME, "rtitle").text == first["title"]
-    assert element.find_element(By.CLASS_NAME, "rsub").text == first["subtitle"]
-    assert element.find_element(By.CLASS_NAME, "detail").text == first["detail"]
-    assert element.find_element(By.CLASS_NAME, "badge").text == first["badge"]
-    assert element.value_of_css_property("min-height") == f"{first['height']}px"
+    assert row_info(driver, f"#{first['accessibilityIdentifier']}") == {
+        "rowId": first["id"], "id": first["accessibilityIdentifier"], "title": first["title"],
+        "indexPath": "0.0", "subtitle": first.get("subtitle"), "detail": first.get("detail"), "badge": first.get("badge"),
+        "minHeight": f"{first['height']}px", "highlighted": False, "inView": True}
 
 
 def test_collapsed_section_stays_collapsed_after_reload(driver):
@@ -240,14 +257,13 @@ def test_find_tag_scrolls_to_and_highlights_the_row(driver):
     answer = get(f"/v1/lists/{LIST}/tags/{tag}?view={view}")
     assert answer["hidden"] is False
     find_tag(driver, tag)
-    highlighted = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".row.hl"), message="no row highlighted")
-    assert len(highlighted) == 1
-    row = highlighted[0]
-    assert row.get_attribute("data-row-id") == answer["row"]["id"]
-    assert row.get_attribute("id") == answer["row"]["accessibilityIdentifier"]
-    in_view = driver.execute_script(
-        "const r = arguments[0].getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight", row)
-    assert in_view, "the highlighted row was not scrolled into view"
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".row.hl"), message="no row highlighted")
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".row.hl")) == 1
+    row = row_info(driver, ".row.hl")
+    assert row["rowId"] == answer["row"]["id"]
+    assert row["id"] == answer["row"]["accessibilityIdentifier"]
+    assert row["indexPath"] == "{section}.{row}".format(**answer["indexPath"])
+    assert row["inView"], "the highlighted row was not scrolled into view"
     assert answer["row"]["title"] in driver.find_element(By.ID, "message").text
 
 
@@ -289,25 +305,25 @@ def test_record_written_through_the_api_appears_without_reload(driver):
     try:
         status, _ = api("PUT", path, record)
         assert status == 201
-        element = wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, row_selector),
-                       message="the new record never showed up")[0]
+        wait(driver, lambda d: row_info(d, row_selector), message="the new record never showed up")
         where = get(f"/v1/lists/{LIST}/rows/{record_id}?view={view}")
-        assert element.get_attribute("data-index-path") == "{section}.{row}".format(**where["indexPath"])
-        assert element.get_attribute("id") == where["row"]["accessibilityIdentifier"]
-        assert element.find_element(By.CLASS_NAME, "rtitle").text == "Aaron Aardvark"
-        assert element.find_element(By.CLASS_NAME, "detail").text == where["row"]["detail"]
+        row = row_info(driver, row_selector)
+        assert row["indexPath"] == "{section}.{row}".format(**where["indexPath"])
+        assert row["id"] == where["row"]["accessibilityIdentifier"]
+        assert row["title"] == "Aaron Aardvark"
+        assert row["detail"] == where["row"]["detail"] == "$1.00"
         # Rows after it moved down one place: the page shows their new index paths and ids.
         wait(driver, lambda d: drawn_ids(d)[:PAGE] == page_ids(view)[:PAGE], message="drawn rows differ from the API")
 
         # An edit in place, then a delete: both arrive by themselves too.
         status, _ = api("PUT", path, {**record, "name": "Aaron Aardvark Jr"})
         assert status == 200
-        wait(driver, lambda d: any(e.text == "Aaron Aardvark Jr" for e in d.find_elements(
-            By.CSS_SELECTOR, f"{row_selector} .rtitle")), message="the edit never showed up")
+        wait(driver, lambda d: (row_info(d, row_selector) or {}).get("title") == "Aaron Aardvark Jr",
+             message="the edit never showed up")
     finally:
         status, _ = api("DELETE", path)
     assert status == 204
-    wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, row_selector), message="the delete never showed up")
+    wait(driver, lambda d: row_info(d, row_selector) is None, message="the delete never showed up")
     assert drawn_ids(driver)[:PAGE] == page_ids(view)[:PAGE]
     assert driver.execute_script("return window.__notReloaded === true"), "the page was reloaded"
     if has_changes:  # diffs applied; without the endpoint the page reloads the list instead

@@ -25,8 +25,9 @@ final class EventHub: @unchecked Sendable {
 
     deinit { timer.cancel() }
 
-    /// A new stream for `list`; a client whose `Last-Event-ID` is older than `current` gets an
-    /// event at once.
+    /// A new stream for `list`. It starts with the current version as an event, so a client
+    /// cannot miss a write made between its last read and the stream opening — unless its
+    /// `Last-Event-ID` says it already has that version.
     func subscribe(list: String, current: Int64, lastEventID: Int64?) -> StreamBody {
         let key = Mutex<ObjectIdentifier?>(nil)
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
@@ -38,7 +39,7 @@ final class EventHub: @unchecked Sendable {
         })
         key.withLock { $0 = ObjectIdentifier(stream) }
         var greeting = "retry: 2000\n: connected\n\n"
-        if let lastEventID, lastEventID < current { greeting += Self.event(list: list, version: current) }
+        if lastEventID.map({ $0 < current }) ?? true { greeting += Self.event(list: list, version: current) }
         stream.send(Array(greeting.utf8))
         streams.withLock { $0[list, default: [:]][ObjectIdentifier(stream)] = stream }
         return stream
