@@ -10,7 +10,7 @@ port_c=18081
 swift_pid=$!
 Benchmarks/bin/mhd-fixed "$port_c" 15 <(printf '{"status":"ok"}') &
 c_pid=$!
-trap 'kill $swift_pid $c_pid 2>/dev/null; wait 2>/dev/null' EXIT
+trap 'kill $swift_pid $c_pid 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 for port in $port_swift $port_c; do
   for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 done

@@ -11,7 +11,7 @@ scripts/validate-openapi.sh
 "$root/.venv/bin/pip" install -q prometheus-client==0.21.1
 .build/debug/sectional serve --port $port --memory 2>"$folder/server.log" &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$folder"' EXIT
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$folder"' EXIT
 scripts/schemathesis.sh "http://127.0.0.1:$port"
 curl -sf "http://127.0.0.1:$port/metrics" > "$folder/metrics.txt"
 "$root/.venv/bin/python" - "$folder/metrics.txt" <<'PY'

@@ -8,7 +8,7 @@ folder=$(mktemp -d)
 port=18321
 .build/debug/sectional serve --port $port --data "$folder/demo.sqlite" 2>"$folder/log" &
 pid=$!
-trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$folder"' EXIT
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$folder"' EXIT
 for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.05; done
 awk '/^## The API by example/ {on=1} on && /^```sh/ {grab=1; next} grab && /^```/ {exit} grab {print}' README.md \
   | sed "s#^B=http://127.0.0.1:8080#B=http://127.0.0.1:$port#" > "$folder/examples.sh"
