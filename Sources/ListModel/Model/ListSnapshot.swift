@@ -22,7 +22,8 @@ public struct ListSnapshot: Sendable {
     /// `rowStarts[i]` = rows before section i; one extra entry = total rows.
     var rowStarts: [Int]
     var index: IdIndex
-    let rankers: [SectionRanker?]
+    /// Per spec: how its sections are ordered (`isGrouped == false`: one section, no order).
+    let rankers: [SectionRanker]
     /// Row occurrences dropped because an earlier spec claimed the same id (SPEC §2.1), in the
     /// current state. The service adds increases to `sectional_duplicate_rows_total`.
     public internal(set) var duplicateRowCount: Int
@@ -47,7 +48,7 @@ public struct ListSnapshot: Sendable {
         self.sections = sections
         self.index = index
         self.duplicateRowCount = duplicates
-        self.rankers = definition.sections.map { $0.isGrouped ? SectionRanker($0.binding!.sectionOrder) : nil }
+        self.rankers = definition.sections.map { $0.isGrouped ? SectionRanker($0.binding!.sectionOrder) : SectionRanker(.ascending, isGrouped: false) }
         self.tagStarts = []
         self.rowStarts = []
         recomputeKeys()
@@ -66,6 +67,16 @@ public struct ListSnapshot: Sendable {
         }
         tagStarts.append(t)
         rowStarts.append(r)
+        refreshSectionTexts()
+    }
+
+    /// Re-renders the pre-encoded members of sections whose key or row count changed (after a
+    /// write, usually one section: O(sections) checks plus one small render).
+    mutating func refreshSectionTexts() {
+        for i in sections.indices {
+            if let t = sections[i].text, t.isCurrent(for: sections[i]) { continue }
+            sections[i].text = SectionText(definition.sections[sections[i].spec], node: sections[i])
+        }
     }
 
     /// Makes served keys unique (first spec keeps a key; see the type's documentation).
@@ -89,21 +100,36 @@ public struct ListSnapshot: Sendable {
     /// Compares a section position (spec, raw key) with section `i`.
     @inline(__always)
     func compareSection(spec: Int, rawKey: String, to i: Int) -> Int {
-        let s = sections[i]
-        if spec != s.spec { return spec < s.spec ? -1 : 1 }
-        guard let ranker = rankers[spec] else { return 0 }
-        return ranker.compare(rawKey, s.rawKey)
+        sections.withUnsafeBufferPointer { secs in
+            rankers.withUnsafeBufferPointer { Self.compareSection(spec: spec, rawKey: rawKey, to: secs.baseAddress! + i, rankers: $0) }
+        }
+    }
+
+    /// Compares in place: no section node or ranker is copied (copies retain shared storage).
+    @inline(__always)
+    private static func compareSection(spec: Int, rawKey: String, to s: UnsafePointer<SectionNode>,
+                                       rankers: UnsafeBufferPointer<SectionRanker>) -> Int {
+        let other = s.pointee.spec
+        if spec != other { return spec < other ? -1 : 1 }
+        let ranker = rankers.baseAddress! + spec
+        guard ranker.pointee.isGrouped else { return 0 }
+        return ranker.pointee.compare(rawKey, s.pointee.rawKey)
     }
 
     /// First section index whose position is ≥ (spec, rawKey); `found` when equal.
     func sectionLowerBound(spec: Int, rawKey: String) -> (index: Int, found: Bool) {
-        var lo = 0, hi = sections.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if compareSection(spec: spec, rawKey: rawKey, to: mid) > 0 { lo = mid + 1 } else { hi = mid }
+        sections.withUnsafeBufferPointer { secs in
+            rankers.withUnsafeBufferPointer { rankers in
+                let base = secs.baseAddress
+                var lo = 0, hi = secs.count
+                while lo < hi {
+                    let mid = (lo + hi) >> 1
+                    if Self.compareSection(spec: spec, rawKey: rawKey, to: base! + mid, rankers: rankers) > 0 { lo = mid + 1 } else { hi = mid }
+                }
+                let found = lo < secs.count && Self.compareSection(spec: spec, rawKey: rawKey, to: base! + lo, rankers: rankers) == 0
+                return (lo, found)
+            }
         }
-        let found = lo < sections.count && compareSection(spec: spec, rawKey: rawKey, to: lo) == 0
-        return (lo, found)
     }
 
     /// The raw key of the section a claim's row belongs to.

@@ -95,9 +95,46 @@ struct RowSequence: Sendable {
         if i >= count { return tagCount }
         let (k, s) = chunkIndex(ofRow: i)
         var t = k > 0 ? tagEnds[k - 1] : 0
-        let rows = chunks[k].rows
-        for j in 0..<(i - s) { t += rows[j].tagLength }
+        guard i > s else { return t }
+        withUnretainedRows(from: s, count: i - s) { rows, _ in
+            for r in rows { t += r._withUnsafeGuaranteedRef { $0.tagLength } }
+        }
         return t
+    }
+
+    /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
+    /// with that chunk's slice of rows as *unretained* references and the index of the slice's
+    /// first row.
+    ///
+    /// No reference count is touched, so two threads reading one snapshot do not fight over
+    /// cache lines. Sound only while `self` stays alive and unmodified during the call — the
+    /// sequence holds its chunks and the chunks their rows strongly, and a published snapshot
+    /// is never mutated (writers derive a new one; chunks are copied before change). Use the
+    /// rows only inside `body` (e.g. `_withUnsafeGuaranteedRef`); never store them.
+    @inline(__always)
+    func withUnretainedRows(from start: Int, count n: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>, Int) -> Void) {
+        guard n > 0, start < count else { return }
+        var (k, s) = chunkIndex(ofRow: start)
+        var i = start
+        let end = min(start + n, count)
+        chunks.withUnsafeBufferPointer { cs in
+            cs.withMemoryRebound(to: Unmanaged<RowChunk>.self) { cs in
+                while i < end {
+                    cs[k]._withUnsafeGuaranteedRef { c in
+                        c.rows.withUnsafeBufferPointer { rb in
+                            rb.withMemoryRebound(to: Unmanaged<Row>.self) { rb in
+                                let from = i - s
+                                let take = min(rb.count - from, end - i)
+                                body(UnsafeBufferPointer(rebasing: rb[from..<(from + take)]), i)
+                                i += take
+                                s += rb.count
+                            }
+                        }
+                    }
+                    k += 1
+                }
+            }
+        }
     }
 
     /// The row whose tag range contains tag offset `t` (relative to the section), and its
@@ -140,24 +177,46 @@ struct RowSequence: Sendable {
     }
 
     /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
+    ///
+    /// Reads chunks and rows unretained (see ``withUnretainedRows(from:count:_:)``): a page
+    /// request seeks with this on a snapshot other threads are reading.
     func lowerBound(_ key: SortKey, _ id: String, order: RowOrder, strictly: Bool) -> Int {
-        // First chunk whose last row is ≥ (or >) the key.
-        var lo = 0, hi = chunks.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let last = chunks[mid].rows[chunks[mid].rows.count - 1]
-            let c = order.compare(last.sortKey, last.id, key, id)
-            if strictly ? c > 0 : c >= 0 { hi = mid } else { lo = mid + 1 }
+        @inline(__always)
+        func after(_ r: Unmanaged<Row>) -> Bool {
+            r._withUnsafeGuaranteedRef { row in
+                let c = order.compare(row.sortKey, row.id, key, id)
+                return strictly ? c > 0 : c >= 0
+            }
         }
-        if lo == chunks.count { return count }
-        let rows = chunks[lo].rows
-        var a = 0, b = rows.count
-        while a < b {
-            let mid = (a + b) >> 1
-            let c = order.compare(rows[mid].sortKey, rows[mid].id, key, id)
-            if strictly ? c > 0 : c >= 0 { b = mid } else { a = mid + 1 }
+        return chunks.withUnsafeBufferPointer { cs in
+            cs.withMemoryRebound(to: Unmanaged<RowChunk>.self) { cs in
+                // First chunk whose last row is ≥ (or >) the key.
+                var lo = 0, hi = cs.count
+                while lo < hi {
+                    let mid = (lo + hi) >> 1
+                    let isAfter = cs[mid]._withUnsafeGuaranteedRef { c in
+                        c.rows.withUnsafeBufferPointer { rb in
+                            rb.withMemoryRebound(to: Unmanaged<Row>.self) { after($0[$0.count - 1]) }
+                        }
+                    }
+                    if isAfter { hi = mid } else { lo = mid + 1 }
+                }
+                if lo == cs.count { return count }
+                let a = cs[lo]._withUnsafeGuaranteedRef { c in
+                    c.rows.withUnsafeBufferPointer { rb in
+                        rb.withMemoryRebound(to: Unmanaged<Row>.self) { rows in
+                            var a = 0, b = rows.count
+                            while a < b {
+                                let mid = (a + b) >> 1
+                                if after(rows[mid]) { b = mid } else { a = mid + 1 }
+                            }
+                            return a
+                        }
+                    }
+                }
+                return (lo > 0 ? rowEnds[lo - 1] : 0) + a
+            }
         }
-        return (lo > 0 ? rowEnds[lo - 1] : 0) + a
     }
 
     /// Index of the row with this key and id, if present.

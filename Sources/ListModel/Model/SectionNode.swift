@@ -9,15 +9,106 @@ struct SectionNode: Sendable {
     /// a section with that key (see ``ListSnapshot``).
     var key: String
     var rows: RowSequence
+    /// The section's pre-encoded members for its current key and row count (`nil` until the
+    /// snapshot renders it; see ``ListSnapshot/refreshSectionTexts()``).
+    var text: SectionText? = nil
+}
+
+/// The members of a section object that depend only on its spec, served key, raw key and row
+/// count — `,"key":…,"type":…,"title":…[,"icon":…],"header":…,"footer":…,"insets":{…},
+/// "lineSpacing":N` — pre-encoded so serving a section renders no template and allocates
+/// nothing. Accessibility identifiers that include the section index get `_<index>` spliced in
+/// at up to two positions when written. Immutable; shared by the snapshots that share the node.
+final class SectionText: Sendable {
+    let key: String
+    let count: Int
+    let bytes: [UInt8]
+    /// Positions in ``bytes`` where `_<index>` goes (ascending; -1 = none).
+    let split1: Int
+    let split2: Int
+
+    init(_ spec: SectionSpec, node: SectionNode) {
+        let count = node.rows.count
+        var w = JSONWriter(capacity: 256)
+        var splits: [Int] = []
+        w.beginObject()
+        w.key("key"); w.string(node.key)
+        w.key("type"); w.string(spec.type)
+        w.key("title"); w.string(spec.title.renderString(key: node.rawKey, count: count))
+        if let icon = spec.icon {
+            let text = icon.renderString(key: node.rawKey, count: count)
+            if !text.isEmpty { w.key("icon"); w.string(text) }
+        }
+        for (sup, kind) in [(spec.header, "header"), (spec.footer, "footer")] {
+            w.key(kind)
+            guard let sup else { w.null(); continue }
+            w.beginObject()
+            w.key("title"); w.string(sup.title.renderString(key: node.rawKey, count: count))
+            w.key("height"); w.double(sup.height)
+            if let acc = spec.accessibility {
+                w.key("accessibilityIdentifier")
+                w.string("\(acc.identifier)_\(kind)")
+                if acc.includesSection {
+                    w.bytes.removeLast()          // the closing quote; `_<index>"` is written later
+                    splits.append(w.bytes.count)
+                    w.bytes.append(0x22)
+                }
+            }
+            w.endObject()
+        }
+        w.key("insets")
+        w.beginObject()
+        w.key("top"); w.double(spec.insets.top)
+        w.key("left"); w.double(spec.insets.left)
+        w.key("bottom"); w.double(spec.insets.bottom)
+        w.key("right"); w.double(spec.insets.right)
+        w.endObject()
+        w.key("lineSpacing"); w.double(spec.lineSpacing)
+        w.bytes[0] = 0x2C   // `{` → `,`: the members follow `"index":N`
+        key = node.key
+        self.count = count
+        bytes = w.bytes
+        split1 = splits.count > 0 ? splits[0] : -1
+        split2 = splits.count > 1 ? splits[1] : -1
+    }
+
+    /// `true` when this text is current for a node.
+    func isCurrent(for node: SectionNode) -> Bool { count == node.rows.count && codePointEqual(key, node.key) }
+
+    /// Appends the members for section `index` (no comma handling: a member must precede).
+    @inline(__always)
+    func write(index: Int, into w: inout JSONWriter) {
+        bytes.withUnsafeBufferPointer { b in
+            if split1 < 0 { w.bytes.append(contentsOf: b); return }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { t in
+                let p = t.baseAddress!
+                p[0] = 0x5F
+                let n = 1 + JSONNumberText.write(UInt(index), to: p + 1)
+                let suffix = UnsafeBufferPointer(start: p, count: n)
+                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[0..<split1]))
+                w.bytes.append(contentsOf: suffix)
+                if split2 < 0 {
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[split1...]))
+                } else {
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[split1..<split2]))
+                    w.bytes.append(contentsOf: suffix)
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[split2...]))
+                }
+            }
+        }
+    }
 }
 
 /// Orders the sections of one spec by their raw keys (SPEC `sectionOrder`).
 struct SectionRanker: Sendable {
     let order: SectionOrder
     let explicitRank: [CodePointKey: Int]
+    /// `false` for the placeholder of a spec without `groupBy` (its one section needs no order).
+    let isGrouped: Bool
 
-    init(_ order: SectionOrder) {
+    init(_ order: SectionOrder, isGrouped: Bool = true) {
         self.order = order
+        self.isGrouped = isGrouped
         var rank: [CodePointKey: Int] = [:]
         if case .explicit(let keys) = order {
             for (i, k) in keys.enumerated() where rank[CodePointKey(k)] == nil { rank[CodePointKey(k)] = i }
