@@ -24,6 +24,75 @@ final class RowChunk: @unchecked Sendable {
     }
 
     func copy() -> RowChunk { RowChunk(copying: self) }
+
+    /// The rows as unretained references (see ``RowsView``).
+    @inline(__always)
+    var unretainedRows: UnsafeBufferPointer<Unmanaged<Row>> {
+        rows.withUnsafeBufferPointer { b in
+            UnsafeBufferPointer(start: UnsafeRawPointer(b.baseAddress)?.assumingMemoryBound(to: Unmanaged<Row>.self), count: b.count)
+        }
+    }
+}
+
+/// A read-only view of a ``RowSequence``'s storage that holds no references: chunk and row
+/// references are `Unmanaged`, the prefix sums are plain pointers.
+///
+/// Reading through it touches no reference count, so threads serving pages from one shared
+/// snapshot do not fight over the cache lines of its rows, chunks and arrays. Sound only while
+/// the sequence it came from stays alive and unmodified — true for a published snapshot, which
+/// is never mutated (writers derive a new one; chunks are copied before change) and which the
+/// caller holds for the duration of the read. Take it in a scope that only reads, use it within
+/// the call that took it, and never store it. Rows are used with `_withUnsafeGuaranteedRef`.
+struct RowsView {
+    let chunks: UnsafeBufferPointer<Unmanaged<RowChunk>>
+    /// `rowEnds[k]` = rows in chunks 0…k.
+    let rowEnds: UnsafeBufferPointer<Int>
+    /// `tagEnds[k]` = tags of chunks 0…k.
+    let tagEnds: UnsafeBufferPointer<Int>
+
+    var count: Int { rowEnds.isEmpty ? 0 : rowEnds[rowEnds.count - 1] }
+
+    /// The chunk holding row `i` and the index of the chunk's first row.
+    @inline(__always)
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
+        var lo = 0, hi = rowEnds.count - 1
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if rowEnds[mid] > i { hi = mid } else { lo = mid + 1 }
+        }
+        return (lo, lo > 0 ? rowEnds[lo - 1] : 0)
+    }
+
+    /// Tags used by rows before row `i`.
+    @inline(__always)
+    func tagOffset(ofRow i: Int) -> Int {
+        if i >= count { return tagEnds.isEmpty ? 0 : tagEnds[tagEnds.count - 1] }
+        let (k, s) = chunkIndex(ofRow: i)
+        var t = k > 0 ? tagEnds[k - 1] : 0
+        let rows = chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
+        for j in 0..<(i - s) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
+        return t
+    }
+
+    /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
+    /// with that chunk's slice of rows and the index of the slice's first row.
+    @inline(__always)
+    func forEachSlice(from start: Int, count n: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>, Int) -> Void) {
+        let total = count
+        guard n > 0, start < total else { return }
+        var (k, s) = chunkIndex(ofRow: start)
+        var i = start
+        let end = min(start + n, total)
+        while i < end {
+            let rows = chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
+            let from = i - s
+            let take = min(rows.count - from, end - i)
+            body(UnsafeBufferPointer(rebasing: rows[from..<(from + take)]), i)
+            i += take
+            s += rows.count
+            k += 1
+        }
+    }
 }
 
 /// The ordered rows of one section, as a persistent chunked sequence.
@@ -91,47 +160,17 @@ struct RowSequence: Sendable {
     }
 
     /// Tags used by rows before row `i`.
-    func tagOffset(ofRow i: Int) -> Int {
-        if i >= count { return tagCount }
-        let (k, s) = chunkIndex(ofRow: i)
-        var t = k > 0 ? tagEnds[k - 1] : 0
-        guard i > s else { return t }
-        withUnretainedRows(from: s, count: i - s) { rows, _ in
-            for r in rows { t += r._withUnsafeGuaranteedRef { $0.tagLength } }
-        }
-        return t
-    }
+    func tagOffset(ofRow i: Int) -> Int { unretained.tagOffset(ofRow: i) }
 
-    /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
-    /// with that chunk's slice of rows as *unretained* references and the index of the slice's
-    /// first row.
-    ///
-    /// No reference count is touched, so two threads reading one snapshot do not fight over
-    /// cache lines. Sound only while `self` stays alive and unmodified during the call — the
-    /// sequence holds its chunks and the chunks their rows strongly, and a published snapshot
-    /// is never mutated (writers derive a new one; chunks are copied before change). Use the
-    /// rows only inside `body` (e.g. `_withUnsafeGuaranteedRef`); never store them.
+    /// The storage as a reference-free view (see ``RowsView`` for when that is sound).
     @inline(__always)
-    func withUnretainedRows(from start: Int, count n: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>, Int) -> Void) {
-        guard n > 0, start < count else { return }
-        var (k, s) = chunkIndex(ofRow: start)
-        var i = start
-        let end = min(start + n, count)
-        chunks.withUnsafeBufferPointer { cs in
-            cs.withMemoryRebound(to: Unmanaged<RowChunk>.self) { cs in
-                while i < end {
-                    cs[k]._withUnsafeGuaranteedRef { c in
-                        c.rows.withUnsafeBufferPointer { rb in
-                            rb.withMemoryRebound(to: Unmanaged<Row>.self) { rb in
-                                let from = i - s
-                                let take = min(rb.count - from, end - i)
-                                body(UnsafeBufferPointer(rebasing: rb[from..<(from + take)]), i)
-                                i += take
-                                s += rb.count
-                            }
-                        }
-                    }
-                    k += 1
+    var unretained: RowsView {
+        chunks.withUnsafeBufferPointer { c in
+            rowEnds.withUnsafeBufferPointer { r in
+                tagEnds.withUnsafeBufferPointer { t in
+                    RowsView(chunks: UnsafeBufferPointer(start: UnsafeRawPointer(c.baseAddress)?.assumingMemoryBound(to: Unmanaged<RowChunk>.self),
+                                                         count: c.count),
+                             rowEnds: r, tagEnds: t)
                 }
             }
         }
@@ -178,8 +217,8 @@ struct RowSequence: Sendable {
 
     /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
     ///
-    /// Reads chunks and rows unretained (see ``withUnretainedRows(from:count:_:)``): a page
-    /// request seeks with this on a snapshot other threads are reading.
+    /// Reads chunks and rows unretained (see ``RowsView``): a page request seeks with this on a
+    /// snapshot other threads are reading.
     func lowerBound(_ key: SortKey, _ id: String, order: RowOrder, strictly: Bool) -> Int {
         @inline(__always)
         func after(_ r: Unmanaged<Row>) -> Bool {
@@ -188,35 +227,23 @@ struct RowSequence: Sendable {
                 return strictly ? c > 0 : c >= 0
             }
         }
-        return chunks.withUnsafeBufferPointer { cs in
-            cs.withMemoryRebound(to: Unmanaged<RowChunk>.self) { cs in
-                // First chunk whose last row is ≥ (or >) the key.
-                var lo = 0, hi = cs.count
-                while lo < hi {
-                    let mid = (lo + hi) >> 1
-                    let isAfter = cs[mid]._withUnsafeGuaranteedRef { c in
-                        c.rows.withUnsafeBufferPointer { rb in
-                            rb.withMemoryRebound(to: Unmanaged<Row>.self) { after($0[$0.count - 1]) }
-                        }
-                    }
-                    if isAfter { hi = mid } else { lo = mid + 1 }
-                }
-                if lo == cs.count { return count }
-                let a = cs[lo]._withUnsafeGuaranteedRef { c in
-                    c.rows.withUnsafeBufferPointer { rb in
-                        rb.withMemoryRebound(to: Unmanaged<Row>.self) { rows in
-                            var a = 0, b = rows.count
-                            while a < b {
-                                let mid = (a + b) >> 1
-                                if after(rows[mid]) { b = mid } else { a = mid + 1 }
-                            }
-                            return a
-                        }
-                    }
-                }
-                return (lo > 0 ? rowEnds[lo - 1] : 0) + a
-            }
+        let v = unretained
+        let cs = v.chunks
+        // First chunk whose last row is ≥ (or >) the key.
+        var lo = 0, hi = cs.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            let rows = cs[mid]._withUnsafeGuaranteedRef { $0.unretainedRows }
+            if after(rows[rows.count - 1]) { hi = mid } else { lo = mid + 1 }
         }
+        if lo == cs.count { return count }
+        let rows = cs[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
+        var a = 0, b = rows.count
+        while a < b {
+            let mid = (a + b) >> 1
+            if after(rows[mid]) { b = mid } else { a = mid + 1 }
+        }
+        return (lo > 0 ? v.rowEnds[lo - 1] : 0) + a
     }
 
     /// Index of the row with this key and id, if present.

@@ -78,7 +78,8 @@ final class SectionText: Sendable {
     /// Appends the members for section `index` (no comma handling: a member must precede).
     @inline(__always)
     func write(index: Int, into w: inout JSONWriter) {
-        bytes.withUnsafeBufferPointer { b in
+        let b = bytes.withUnsafeBufferPointer { $0 }   // `bytes` is immutable and held by `self`
+        do {
             if split1 < 0 { w.bytes.append(contentsOf: b); return }
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { t in
                 let p = t.baseAddress!

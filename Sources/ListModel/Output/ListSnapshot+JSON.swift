@@ -15,7 +15,7 @@ extension ListSnapshot {
     // The row path touches no reference count: two server threads render pages from one shared
     // snapshot at once, and every retain/release of a shared object (a row, its bytes, a spec's
     // strings) would bounce that object's cache line between the cores. Rows are read through
-    // `Unmanaged` (see ``RowSequence/withUnretainedRows(from:count:_:)``), key bytes come from
+    // `Unmanaged` (see ``RowsView``), key bytes come from
     // `StaticString`s, and section-level bytes are computed once per section, not per row.
 
     /// Per-section constants for writing its rows, on the stack.
@@ -25,6 +25,7 @@ extension ListSnapshot {
         /// Accessibility: `,"accessibilityIdentifier":"<id>[_S]` at `accStart`, or none.
         var hasAccessibility = false
         var accIncludesRow = false
+        var accIncludesSection = false
         var accPrefixCount = 0
         /// Where the accessibility part starts in the scratch buffer (after the middle part).
         static let accStart = 96
@@ -33,39 +34,38 @@ extension ListSnapshot {
     /// Writes rows `start ..< start+count` of section `si` as array elements (no brackets).
     func appendRows(section si: Int, start: Int, count: Int, into w: inout JSONWriter) {
         guard count > 0 else { return }
-        sections.withUnsafeBufferPointer { secs in
-            definition.sections.withUnsafeBufferPointer { specs in
-                let node = secs.baseAddress! + si
-                let spec = specs.baseAddress! + node.pointee.spec
-                var tag = tagStarts[si] + node.pointee.rows.tagOffset(ofRow: start)
-                spec.pointee.accessibilityPrefix.withUnsafeBufferPointer { accPrefix in
-                    let acc = spec.pointee.accessibility
-                    let scratchSize = RowContext.accStart + accPrefix.count + 48
-                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchSize) { scratch in
-                        let t = scratch.baseAddress!
-                        var ctx = RowContext()
-                        var n = JSONNumberText.write(",\"indexPath\":{\"section\":", to: t)
-                        n += JSONNumberText.write(UInt(si), to: t + n)
-                        n += JSONNumberText.write(",\"row\":", to: t + n)
-                        ctx.middlePrefixCount = n
-                        if let acc {
-                            ctx.hasAccessibility = true
-                            ctx.accIncludesRow = acc.includesRow
-                            let a = t + RowContext.accStart
-                            if let base = accPrefix.baseAddress { a.initialize(from: base, count: accPrefix.count) }
-                            var m = accPrefix.count
-                            if acc.includesSection { a[m] = 0x5F; m += 1; m += JSONNumberText.write(UInt(si), to: a + m) }
-                            ctx.accPrefixCount = m
-                        }
-                        node.pointee.rows.withUnretainedRows(from: start, count: count) { rows, first in
-                            for j in 0..<rows.count {
-                                // The snapshot (alive for this call) holds the row strongly.
-                                rows[j]._withUnsafeGuaranteedRef { row in
-                                    appendRow(row, rowIndex: first + j, tag: tag, ctx: ctx, scratch: t, into: &w)
-                                    tag += row.tagLength
-                                }
-                            }
-                        }
+        // Everything read from the snapshot is taken first, in scopes that only read, as plain
+        // pointers and values (see `RowsView`); writing then touches no shared object.
+        let (rows, specIndex) = sections.withUnsafeBufferPointer { ($0[si].rows.unretained, $0[si].spec) }
+        var tag = tagStarts[si] + rows.tagOffset(ofRow: start)
+        var ctx = RowContext()
+        let accPrefix: UnsafeBufferPointer<UInt8> = definition.sections.withUnsafeBufferPointer { specs in
+            let spec = specs.baseAddress! + specIndex
+            guard let acc = spec.pointee.accessibility else { return UnsafeBufferPointer(start: nil, count: 0) }
+            ctx.hasAccessibility = true
+            ctx.accIncludesRow = acc.includesRow
+            ctx.accIncludesSection = acc.includesSection
+            return spec.pointee.accessibilityPrefix.withUnsafeBufferPointer { $0 }
+        }
+        let scratchSize = RowContext.accStart + accPrefix.count + 48
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchSize) { scratch in
+            let t = scratch.baseAddress!
+            var n = JSONNumberText.write(",\"indexPath\":{\"section\":", to: t)
+            n += JSONNumberText.write(UInt(si), to: t + n)
+            n += JSONNumberText.write(",\"row\":", to: t + n)
+            ctx.middlePrefixCount = n
+            if ctx.hasAccessibility {
+                let a = t + RowContext.accStart
+                if let base = accPrefix.baseAddress { a.initialize(from: base, count: accPrefix.count) }
+                var m = accPrefix.count
+                if ctx.accIncludesSection { a[m] = 0x5F; m += 1; m += JSONNumberText.write(UInt(si), to: a + m) }
+                ctx.accPrefixCount = m
+            }
+            rows.forEachSlice(from: start, count: count) { slice, first in
+                for j in 0..<slice.count {
+                    slice[j]._withUnsafeGuaranteedRef { row in
+                        appendRow(row, rowIndex: first + j, tag: tag, ctx: ctx, scratch: t, into: &w)
+                        tag += row.tagLength
                     }
                 }
             }
@@ -149,21 +149,22 @@ extension ListSnapshot {
     /// from ``SectionText`` (rendered when the snapshot was made); only the index, the hidden
     /// flag and the counts are written here.
     public func writeSectionMembers(_ index: Int, view: ViewState, into w: inout JSONWriter) {
-        sections.withUnsafeBufferPointer { secs in
+        // Read first (no copies, see `RowsView`), then write.
+        let (count, hidden, text): (Int, Bool, Unmanaged<SectionText>?) = sections.withUnsafeBufferPointer { secs in
             let node = secs.baseAddress! + index
-            let count = node.pointee.rows.count
-            let hidden = view.isHidden(node.pointee.key)
-            w.key("index"); w.int(index)
-            if let text = node.pointee.text {
-                Unmanaged.passUnretained(text)._withUnsafeGuaranteedRef { $0.write(index: index, into: &w) }
-            } else {
-                SectionText(definition.sections[node.pointee.spec], node: node.pointee).write(index: index, into: &w)
-            }
-            w.key("hidden"); w.bool(hidden)
-            w.key("rowCount"); w.int(hidden ? 0 : count)
-            w.key("totalRowCount"); w.int(count)
-            w.key("firstTag"); w.int(tagStarts[index])
+            return (node.pointee.rows.count, view.isHidden(node.pointee.key), node.pointee.text.map { Unmanaged.passUnretained($0) })
         }
+        w.key("index"); w.int(index)
+        if let text {
+            // The snapshot holds the text strongly for the duration of this call.
+            text._withUnsafeGuaranteedRef { $0.write(index: index, into: &w) }
+        } else {
+            SectionText(definition.sections[sections[index].spec], node: sections[index]).write(index: index, into: &w)
+        }
+        w.key("hidden"); w.bool(hidden)
+        w.key("rowCount"); w.int(hidden ? 0 : count)
+        w.key("totalRowCount"); w.int(count)
+        w.key("firstTag"); w.int(tagStarts[index])
     }
 
     // MARK: Whole answers
