@@ -68,7 +68,9 @@ public struct JSONWriter: Sendable {
         afterKey = true
     }
 
-    /// Writes an arbitrary member name (escaped), then `:`.
+    /// Writes an arbitrary member name (escaped), then `:`. (Disfavoured, so a literal
+    /// `key("x")` takes the `StaticString` overload and skips escaping.)
+    @_disfavoredOverload
     public mutating func key(_ name: String) {
         prepareValue()
         appendEscaped(name)

@@ -74,6 +74,33 @@ struct RowsView {
         return t
     }
 
+    /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
+    /// (`order` by pointer: a page request reads it from the shared definition uncopied.)
+    func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool) -> Int {
+        @inline(__always)
+        func after(_ r: Unmanaged<Row>) -> Bool {
+            r._withUnsafeGuaranteedRef { row in
+                let c = order.pointee.compare(row.sortKey, row.id, key, id)
+                return strictly ? c > 0 : c >= 0
+            }
+        }
+        // First chunk whose last row is ≥ (or >) the key.
+        var lo = 0, hi = chunks.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            let rows = chunks[mid]._withUnsafeGuaranteedRef { $0.unretainedRows }
+            if after(rows[rows.count - 1]) { hi = mid } else { lo = mid + 1 }
+        }
+        if lo == chunks.count { return count }
+        let rows = chunks[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
+        var a = 0, b = rows.count
+        while a < b {
+            let mid = (a + b) >> 1
+            if after(rows[mid]) { b = mid } else { a = mid + 1 }
+        }
+        return (lo > 0 ? rowEnds[lo - 1] : 0) + a
+    }
+
     /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
     /// with that chunk's slice of rows and the index of the slice's first row.
     @inline(__always)
@@ -216,34 +243,8 @@ struct RowSequence: Sendable {
     }
 
     /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
-    ///
-    /// Reads chunks and rows unretained (see ``RowsView``): a page request seeks with this on a
-    /// snapshot other threads are reading.
     func lowerBound(_ key: SortKey, _ id: String, order: RowOrder, strictly: Bool) -> Int {
-        @inline(__always)
-        func after(_ r: Unmanaged<Row>) -> Bool {
-            r._withUnsafeGuaranteedRef { row in
-                let c = order.compare(row.sortKey, row.id, key, id)
-                return strictly ? c > 0 : c >= 0
-            }
-        }
-        let v = unretained
-        let cs = v.chunks
-        // First chunk whose last row is ≥ (or >) the key.
-        var lo = 0, hi = cs.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let rows = cs[mid]._withUnsafeGuaranteedRef { $0.unretainedRows }
-            if after(rows[rows.count - 1]) { hi = mid } else { lo = mid + 1 }
-        }
-        if lo == cs.count { return count }
-        let rows = cs[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
-        var a = 0, b = rows.count
-        while a < b {
-            let mid = (a + b) >> 1
-            if after(rows[mid]) { b = mid } else { a = mid + 1 }
-        }
-        return (lo > 0 ? v.rowEnds[lo - 1] : 0) + a
+        withUnsafePointer(to: order) { unretained.lowerBound(key, id, order: $0, strictly: strictly) }
     }
 
     /// Index of the row with this key and id, if present.

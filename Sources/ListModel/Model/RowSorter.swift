@@ -47,7 +47,7 @@ enum RowSorter {
         case .one(let v): value = v
         case .many(let vs): value = vs[0]; e.exact = false
         }
-        let desc = order.descending[0]
+        let desc = order.isDescending(0)
         var rank: UInt64
         switch value {
         case .missing:

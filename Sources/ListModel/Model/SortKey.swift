@@ -103,22 +103,38 @@ enum SortKey: Sendable, Equatable {
 }
 
 /// Orders rows within one spec: by sort key with per-field directions, then id (code points).
+///
+/// Plain bits rather than a `[Bool]`: page requests take a spec's order from the shared
+/// definition, and copying an array would retain storage every server thread reads.
 struct RowOrder: Sendable {
-    /// Direction per sort field.
-    let descending: [Bool]
+    /// Bit k set = field k descending (fields 0…63; later ones in `overflow`).
+    private let bits: UInt64
+    /// Directions of fields 64 and later (almost always empty).
+    private let overflow: [Bool]
+
+    init(descending: [Bool]) {
+        var b: UInt64 = 0
+        for (k, d) in descending.prefix(64).enumerated() where d { b |= 1 << UInt64(k) }
+        bits = b
+        overflow = descending.count > 64 ? Array(descending[64...]) : []
+    }
+
+    /// `true` when sort field `k` is descending.
+    @inline(__always)
+    func isDescending(_ k: Int) -> Bool { k < 64 ? bits & (1 << UInt64(k)) != 0 : overflow[k - 64] }
 
     @inline(__always)
     func compare(_ ak: SortKey, _ aid: String, _ bk: SortKey, _ bid: String) -> Int {
         switch ak {
         case .one(let x):
             if case .one(let y) = bk {
-                let c = SortValue.compare(x, y, descending: descending[0])
+                let c = SortValue.compare(x, y, descending: bits & 1 != 0)
                 if c != 0 { return c }
             }
         case .many(let xs):
             if case .many(let ys) = bk {
                 for k in 0..<min(xs.count, ys.count) {
-                    let c = SortValue.compare(xs[k], ys[k], descending: descending[k])
+                    let c = SortValue.compare(xs[k], ys[k], descending: isDescending(k))
                     if c != 0 { return c }
                 }
             }

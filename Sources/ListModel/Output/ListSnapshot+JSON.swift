@@ -29,6 +29,10 @@ extension ListSnapshot {
         var accPrefixCount = 0
         /// Where the accessibility part starts in the scratch buffer (after the middle part).
         static let accStart = 96
+        /// Where a row is assembled (after the accessibility part), and the room there: a row
+        /// that fits is written with one append (fewer capacity checks than seven pieces).
+        var rowStart = 0
+        static let rowSpace = 768
     }
 
     /// Writes rows `start ..< start+count` of section `si` as array elements (no brackets).
@@ -47,7 +51,8 @@ extension ListSnapshot {
             ctx.accIncludesSection = acc.includesSection
             return spec.pointee.accessibilityPrefix.withUnsafeBufferPointer { $0 }
         }
-        let scratchSize = RowContext.accStart + accPrefix.count + 48
+        ctx.rowStart = RowContext.accStart + accPrefix.count + 48
+        let scratchSize = ctx.rowStart + RowContext.rowSpace
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchSize) { scratch in
             let t = scratch.baseAddress!
             var n = JSONNumberText.write(",\"indexPath\":{\"section\":", to: t)
@@ -77,30 +82,52 @@ extension ListSnapshot {
     private func appendRow(_ row: Row, rowIndex: Int, tag: Int, ctx: RowContext, scratch t: UnsafeMutablePointer<UInt8>,
                            into w: inout JSONWriter) {
         w.rawValueBegin()
-        do {
-            let e = row.json
-            let headEnd = row.headEnd, bodyEnd = row.bodyEnd, total = Int(row.jsonCount)
-            w.bytes.append(contentsOf: UnsafeBufferPointer(start: e, count: headEnd))
-            // `,"indexPath":{"section":S,"row":R},"tag":{"location":T,"length":L}`
-            var n = ctx.middlePrefixCount
-            n += JSONNumberText.write(UInt(rowIndex), to: t + n)
-            n += JSONNumberText.write("},\"tag\":{\"location\":", to: t + n)
-            n += JSONNumberText.write(UInt(tag), to: t + n)
-            n += JSONNumberText.write(",\"length\":", to: t + n)
-            n += JSONNumberText.write(UInt(row.tagLength), to: t + n)
-            t[n] = 0x7D
-            w.bytes.append(contentsOf: UnsafeBufferPointer(start: t, count: n + 1))
-            w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + headEnd, count: bodyEnd - headEnd))
+        let e = row.json
+        let headEnd = row.headEnd, bodyEnd = row.bodyEnd, total = Int(row.jsonCount)
+        let worst = total + ctx.middlePrefixCount + 96 + ctx.accPrefixCount + 24
+        if worst <= RowContext.rowSpace {
+            // Assemble the whole row on the stack, then append it at once.
+            let r = t + ctx.rowStart
+            var n = 0
+            r.initialize(from: e, count: headEnd); n = headEnd
+            (r + n).initialize(from: t, count: ctx.middlePrefixCount); n += ctx.middlePrefixCount
+            n += JSONNumberText.write(UInt(rowIndex), to: r + n)
+            n += JSONNumberText.write("},\"tag\":{\"location\":", to: r + n)
+            n += JSONNumberText.write(UInt(tag), to: r + n)
+            n += JSONNumberText.write(",\"length\":", to: r + n)
+            n += JSONNumberText.write(UInt(row.tagLength), to: r + n)
+            r[n] = 0x7D; n += 1
+            (r + n).initialize(from: e + headEnd, count: bodyEnd - headEnd); n += bodyEnd - headEnd
             if ctx.hasAccessibility {
-                let a = t + RowContext.accStart
-                var m = ctx.accPrefixCount
-                if ctx.accIncludesRow { a[m] = 0x5F; m += 1; m += JSONNumberText.write(UInt(rowIndex), to: a + m) }
-                a[m] = 0x22
-                w.bytes.append(contentsOf: UnsafeBufferPointer(start: a, count: m + 1))
+                (r + n).initialize(from: t + RowContext.accStart, count: ctx.accPrefixCount); n += ctx.accPrefixCount
+                if ctx.accIncludesRow { r[n] = 0x5F; n += 1; n += JSONNumberText.write(UInt(rowIndex), to: r + n) }
+                r[n] = 0x22; n += 1
             }
-            w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + bodyEnd, count: total - bodyEnd))
-            w.bytes.append(0x7D)
+            (r + n).initialize(from: e + bodyEnd, count: total - bodyEnd); n += total - bodyEnd
+            r[n] = 0x7D; n += 1
+            w.bytes.append(contentsOf: UnsafeBufferPointer(start: r, count: n))
+            return
         }
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: e, count: headEnd))
+        // `,"indexPath":{"section":S,"row":R},"tag":{"location":T,"length":L}`
+        var n = ctx.middlePrefixCount
+        n += JSONNumberText.write(UInt(rowIndex), to: t + n)
+        n += JSONNumberText.write("},\"tag\":{\"location\":", to: t + n)
+        n += JSONNumberText.write(UInt(tag), to: t + n)
+        n += JSONNumberText.write(",\"length\":", to: t + n)
+        n += JSONNumberText.write(UInt(row.tagLength), to: t + n)
+        t[n] = 0x7D
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: t, count: n + 1))
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + headEnd, count: bodyEnd - headEnd))
+        if ctx.hasAccessibility {
+            let a = t + RowContext.accStart
+            var m = ctx.accPrefixCount
+            if ctx.accIncludesRow { a[m] = 0x5F; m += 1; m += JSONNumberText.write(UInt(rowIndex), to: a + m) }
+            a[m] = 0x22
+            w.bytes.append(contentsOf: UnsafeBufferPointer(start: a, count: m + 1))
+        }
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + bodyEnd, count: total - bodyEnd))
+        w.bytes.append(0x7D)
     }
 
     /// Writes a located row's object (SPEC §3.1).
