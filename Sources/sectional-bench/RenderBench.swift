@@ -29,6 +29,7 @@ enum RenderBench {
         var rows = 100_000
         var secs = 2.0
         var threads = 2
+        let people = arguments.contains("--people")
         var k = 0
         while k < arguments.count {
             switch arguments[k] {
@@ -39,7 +40,7 @@ enum RenderBench {
             }
             k += 1
         }
-        let def = try! ListDefinitions.decode(name: "people", try! JSONParser.parse(ModelBench.definitionJSON))
+        let def = try! ListDefinitions.decode(name: "people", try! JSONParser.parse(people ? ModelBench.definitionJSON : contactsJSON))
         var rng = SplitMix64(seed: 2024)
         let records = (0..<rows).map { ModelBench.record($0, &rng) }
         let list = ListSnapshot.build(definition: def, records: ["people": records])
@@ -50,7 +51,7 @@ enum RenderBench {
         for _ in 0..<(rows / 3 / 500) {
             token = try! list.page(size: 500, token: token, view: view, binding: binding).nextPageToken
         }
-        print("sectional-bench render — demo people list, \(list.totalRowCount) rows in \(list.sectionCount) sections; 50-row page (cut + write)")
+        print("sectional-bench render — \(people ? "model bench people" : "demo contacts") list, \(list.totalRowCount) rows in \(list.sectionCount) sections; 50-row page (cut + write)")
 
         // Single thread.
         var w = JSONWriter(capacity: 64 * 1024)
@@ -88,6 +89,20 @@ enum RenderBench {
         let total = counts.reduce(0, +)
         print("\(threads) threads page loop \(format(dt, digits: 2)) s: \(Int(Double(total) / dt)) pages/s total (\(counts.map(String.init).joined(separator: " + ")))")
     }
+
+    /// The demo configuration's `contacts` list (what `GET /v1/lists/contacts/rows` serves):
+    /// explicit section order, a section hidden by default, bot rows with another template.
+    static let contactsJSON = #"""
+    {"title":"Contacts","sections":[
+      {"source":"people","groupBy":"team","type":"team","title":"{$key} ({$count})","icon":"person.3",
+       "sectionOrder":["Engineering","Design"],"hiddenByDefault":["Archived"],
+       "sortBy":[{"field":"name","order":"asc"}],
+       "row":{"type":"person","title":"{name}","subtitle":"{title} · {email}","detail":"{salary|currency:USD}",
+              "icon":"{avatar}","badge":"{unread}","tagLength":2,"height":56,"action":"app://people/{id}"},
+       "typeField":"kind",
+       "rowTypes":{"bot":{"title":"{name} (bot)","subtitle":"since {startDate|date:MMM d, yyyy}","detail":"","tagLength":1,"height":44}},
+       "accessibility":{"identifier":"contact_cell","options":["section","row"]}}]}
+    """#
 
     final class Box { let shared: Shared; let slot: Int; init(shared: Shared, slot: Int) { self.shared = shared; self.slot = slot } }
 

@@ -17,8 +17,9 @@ default:
       changes [--rows N] [--runs N] [--sizes 10,1000,10000]
                                        batch-update diff + JSON answer after N random writes
                                        on the 100k-row demo list (p50 over runs)
-      render [--rows N] [--seconds S] [--threads 1|2]
+      render [--rows N] [--seconds S] [--threads 1|2] [--people]
                                        50-row page cut + write on one shared snapshot:
-                                       1-thread p50/p99, then 2 threads for S s (pages/s total)
+                                       1-thread p50/p99, then 2 threads for S s (pages/s total);
+                                       demo contacts list (--people: the model suite's list)
     """)
 }

@@ -74,8 +74,13 @@ public struct ListSnapshot: Sendable {
     /// write, usually one section: O(sections) checks plus one small render).
     mutating func refreshSectionTexts() {
         for i in sections.indices {
+            if sections[i].rank < 0 {
+                let ranker = rankers[sections[i].spec]
+                sections[i].rank = ranker.isGrouped ? ranker.rank(of: sections[i].rawKey) : Int.max
+            }
             if let t = sections[i].text, t.isCurrent(for: sections[i]) { continue }
             sections[i].text = SectionText(definition.sections[sections[i].spec], node: sections[i])
+            sections[i].hiddenByDefault = definition.defaultHidden.contains(sections[i].key)
         }
     }
 
@@ -113,7 +118,22 @@ public struct ListSnapshot: Sendable {
         if spec != other { return spec < other ? -1 : 1 }
         let ranker = rankers.baseAddress! + spec
         guard ranker.pointee.isGrouped else { return 0 }
-        return ranker.pointee.compare(rawKey, s.pointee.rawKey)
+        let rank = s.pointee.rank
+        return ranker.pointee.compare(rawKey, rank: ranker.pointee.rank(of: rawKey), s.pointee.rawKey,
+                                      rank: rank >= 0 ? rank : ranker.pointee.rank(of: s.pointee.rawKey))
+    }
+
+    /// Like the above with the rank of `rawKey` known (`keyRank`).
+    @inline(__always)
+    private static func compareSection(spec: Int, rawKey: String, keyRank: Int, to s: UnsafePointer<SectionNode>,
+                                       rankers: UnsafeBufferPointer<SectionRanker>) -> Int {
+        let other = s.pointee.spec
+        if spec != other { return spec < other ? -1 : 1 }
+        let ranker = rankers.baseAddress! + spec
+        guard ranker.pointee.isGrouped else { return 0 }
+        let rank = s.pointee.rank
+        return ranker.pointee.compare(rawKey, rank: keyRank, s.pointee.rawKey,
+                                      rank: rank >= 0 ? rank : ranker.pointee.rank(of: s.pointee.rawKey))
     }
 
     /// First section index whose position is ≥ (spec, rawKey); `found` when equal.
@@ -121,12 +141,13 @@ public struct ListSnapshot: Sendable {
         sections.withUnsafeBufferPointer { secs in
             rankers.withUnsafeBufferPointer { rankers in
                 let base = secs.baseAddress
+                let keyRank = spec < rankers.count && rankers[spec].isGrouped ? rankers[spec].rank(of: rawKey) : Int.max
                 var lo = 0, hi = secs.count
                 while lo < hi {
                     let mid = (lo + hi) >> 1
-                    if Self.compareSection(spec: spec, rawKey: rawKey, to: base! + mid, rankers: rankers) > 0 { lo = mid + 1 } else { hi = mid }
+                    if Self.compareSection(spec: spec, rawKey: rawKey, keyRank: keyRank, to: base! + mid, rankers: rankers) > 0 { lo = mid + 1 } else { hi = mid }
                 }
-                let found = lo < secs.count && Self.compareSection(spec: spec, rawKey: rawKey, to: base! + lo, rankers: rankers) == 0
+                let found = lo < secs.count && Self.compareSection(spec: spec, rawKey: rawKey, keyRank: keyRank, to: base! + lo, rankers: rankers) == 0
                 return (lo, found)
             }
         }

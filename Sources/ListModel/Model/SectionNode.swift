@@ -12,6 +12,10 @@ struct SectionNode: Sendable {
     /// The section's pre-encoded members for its current key and row count (`nil` until the
     /// snapshot renders it; see ``ListSnapshot/refreshSectionTexts()``).
     var text: SectionText? = nil
+    /// ``SectionRanker/rank(of:)`` of `rawKey` (-1 until the snapshot computes it).
+    var rank = -1
+    /// Whether the definition's default view hides this section (set with `text`).
+    var hiddenByDefault = false
 }
 
 /// The members of a section object that depend only on its spec, served key, raw key and row
@@ -117,19 +121,23 @@ struct SectionRanker: Sendable {
         explicitRank = rank
     }
 
+    /// A key's rank: its position in an explicit order, `Int.max` for keys ordered by code
+    /// points (unlisted keys, ascending and descending orders).
     @inline(__always)
-    func compare(_ a: String, _ b: String) -> Int {
-        switch order {
-        case .ascending: return compareCodePoints(a, b)
-        case .descending: return compareCodePoints(b, a)
-        case .explicit:
-            let ra = explicitRank[CodePointKey(a)], rb = explicitRank[CodePointKey(b)]
-            switch (ra, rb) {
-            case let (x?, y?): return x == y ? 0 : (x < y ? -1 : 1)
-            case (.some, nil): return -1
-            case (nil, .some): return 1
-            case (nil, nil): return compareCodePoints(a, b)
-            }
-        }
+    func rank(of key: String) -> Int {
+        guard case .explicit = order else { return Int.max }
+        return explicitRank[CodePointKey(key)] ?? Int.max
+    }
+
+    @inline(__always)
+    func compare(_ a: String, _ b: String) -> Int { compare(a, rank: rank(of: a), b, rank: rank(of: b)) }
+
+    /// Compares keys whose ranks are known (see ``rank(of:)``).
+    @inline(__always)
+    func compare(_ a: String, rank ra: Int, _ b: String, rank rb: Int) -> Int {
+        if ra != rb { return ra < rb ? -1 : 1 }
+        if ra != Int.max { return 0 }
+        if case .descending = order { return compareCodePoints(b, a) }
+        return compareCodePoints(a, b)
     }
 }

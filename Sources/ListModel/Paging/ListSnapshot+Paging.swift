@@ -51,10 +51,14 @@ extension ListSnapshot {
         // the view's hash set is asked once per section rather than in every loop below.
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, n)) { buf in
             let visible = buf.baseAddress!
+            // The default view (same hidden set as the definition's) uses the flags cached per
+            // section instead of hashing every key.
+            let isDefault = !view.hidden.isEmpty && view.hidden == definition.defaultHidden
             sections.withUnsafeBufferPointer { secs in
                 for j in 0..<n {
                     let node = secs.baseAddress! + j
-                    visible[j] = view.isHidden(node.pointee.key) ? 0 : node.pointee.rows.count
+                    let hidden = isDefault && node.pointee.text != nil ? node.pointee.hiddenByDefault : view.isHidden(node.pointee.key)
+                    visible[j] = hidden ? 0 : node.pointee.rows.count
                 }
             }
             return cutPage(size: size, token: decoded, visible: visible, view: view, binding: binding)

@@ -139,20 +139,10 @@ public struct PageToken: Sendable, Equatable {
         }
         mutating func string() -> String? {
             guard let n = varint(), n <= UInt64(end - i) else { return nil }
-            let slice = bytes[i..<(i + Int(n))]
+            let from = i
             i += Int(n)
             // Reject invalid UTF-8 rather than repairing it.
-            var it = slice.makeIterator()
-            var dec = UTF8()
-            var out = ""
-            loop: while true {
-                switch dec.decode(&it) {
-                case .scalarValue(let s): out.unicodeScalars.append(s)
-                case .emptyInput: break loop
-                case .error: return nil
-                }
-            }
-            return out
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[from..<(from + Int(n))]), as: UTF8.self) }
         }
     }
 }
