@@ -73,14 +73,31 @@ public struct ListSnapshot: Sendable {
     /// Re-renders the pre-encoded members of sections whose key or row count changed (after a
     /// write, usually one section: O(sections) checks plus one small render).
     mutating func refreshSectionTexts() {
-        for i in sections.indices {
-            if sections[i].rank < 0 {
-                let ranker = rankers[sections[i].spec]
-                sections[i].rank = ranker.isGrouped ? ranker.rank(of: sections[i].rawKey) : Int.max
+        // Find stale sections in a read-only pass (no node is copied), then update only those.
+        let n = sections.count
+        withUnsafeTemporaryAllocation(of: Bool.self, capacity: max(1, n)) { stale in
+            var any = false
+            sections.withUnsafeBufferPointer { secs in
+                for i in 0..<n {
+                    let node = secs.baseAddress! + i
+                    let current: Bool
+                    if node.pointee.rank < 0 { current = false }
+                    else if let t = node.pointee.text { current = t.isCurrent(count: node.pointee.rows.count, key: node.pointee.key) }
+                    else { current = false }
+                    stale[i] = !current
+                    any = any || !current
+                }
             }
-            if let t = sections[i].text, t.isCurrent(for: sections[i]) { continue }
-            sections[i].text = SectionText(definition.sections[sections[i].spec], node: sections[i])
-            sections[i].hiddenByDefault = definition.defaultHidden.contains(sections[i].key)
+            guard any else { return }
+            for i in 0..<n where stale[i] {
+                if sections[i].rank < 0 {
+                    let ranker = rankers[sections[i].spec]
+                    sections[i].rank = ranker.isGrouped ? ranker.rank(of: sections[i].rawKey) : Int.max
+                }
+                if let t = sections[i].text, t.isCurrent(count: sections[i].rows.count, key: sections[i].key) { continue }
+                sections[i].text = SectionText(definition.sections[sections[i].spec], node: sections[i])
+                sections[i].hiddenByDefault = definition.defaultHidden.contains(sections[i].key)
+            }
         }
     }
 

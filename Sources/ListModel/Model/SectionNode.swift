@@ -34,32 +34,46 @@ final class SectionText: Sendable {
     init(_ spec: SectionSpec, node: SectionNode) {
         let count = node.rows.count
         var w = JSONWriter(capacity: 256)
-        var splits: [Int] = []
-        w.beginObject()
-        w.key("key"); w.string(node.key)
-        w.key("type"); w.string(spec.type)
-        w.key("title"); w.string(spec.title.renderString(key: node.rawKey, count: count))
-        if let icon = spec.icon {
-            let text = icon.renderString(key: node.rawKey, count: count)
-            if !text.isEmpty { w.key("icon"); w.string(text) }
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(64)
+        var splits = (-1, -1)
+        func rendered(_ t: Template) {
+            scratch.removeAll(keepingCapacity: true)
+            t.render(key: node.rawKey, count: count, into: &scratch)
+            scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
         }
-        for (sup, kind) in [(spec.header, "header"), (spec.footer, "footer")] {
-            w.key(kind)
-            guard let sup else { w.null(); continue }
+        func supplementary(_ sup: SupplementarySpec?, _ kind: StaticString) {
+            guard let sup else { w.null(); return }
             w.beginObject()
-            w.key("title"); w.string(sup.title.renderString(key: node.rawKey, count: count))
+            w.key("title"); rendered(sup.title)
             w.key("height"); w.double(sup.height)
             if let acc = spec.accessibility {
                 w.key("accessibilityIdentifier")
-                w.string("\(acc.identifier)_\(kind)")
+                scratch.removeAll(keepingCapacity: true)
+                var id = acc.identifier
+                id.withUTF8 { scratch.append(contentsOf: $0) }
+                scratch.append(0x5F)
+                JSONNumberText.append(kind, to: &scratch)
+                scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
                 if acc.includesSection {
                     w.bytes.removeLast()          // the closing quote; `_<index>"` is written later
-                    splits.append(w.bytes.count)
+                    if splits.0 < 0 { splits.0 = w.bytes.count } else { splits.1 = w.bytes.count }
                     w.bytes.append(0x22)
                 }
             }
             w.endObject()
         }
+        w.beginObject()
+        w.key("key"); w.string(node.key)
+        w.key("type"); w.string(spec.type)
+        w.key("title"); rendered(spec.title)
+        if let icon = spec.icon {
+            scratch.removeAll(keepingCapacity: true)
+            icon.render(key: node.rawKey, count: count, into: &scratch)
+            if !scratch.isEmpty { w.key("icon"); scratch.withUnsafeBufferPointer { w.string(utf8: $0) } }
+        }
+        w.key("header"); supplementary(spec.header, "header")
+        w.key("footer"); supplementary(spec.footer, "footer")
         w.key("insets")
         w.beginObject()
         w.key("top"); w.double(spec.insets.top)
@@ -72,12 +86,12 @@ final class SectionText: Sendable {
         key = node.key
         self.count = count
         bytes = w.bytes
-        split1 = splits.count > 0 ? splits[0] : -1
-        split2 = splits.count > 1 ? splits[1] : -1
+        split1 = splits.0
+        split2 = splits.1
     }
 
     /// `true` when this text is current for a node.
-    func isCurrent(for node: SectionNode) -> Bool { count == node.rows.count && codePointEqual(key, node.key) }
+    func isCurrent(count: Int, key: String) -> Bool { self.count == count && codePointEqual(self.key, key) }
 
     /// Appends the members for section `index` (no comma handling: a member must precede).
     @inline(__always)
