@@ -173,6 +173,7 @@ public struct ListSnapshot: Sendable {
     /// The raw key of the section a claim's row belongs to.
     @inline(__always)
     func rawKey(of claim: Claim) -> String {
-        definition.sections[claim.spec].isGrouped ? claim.row.groupKey : (definition.sections[claim.spec].key ?? "")
+        rankers.withUnsafeBufferPointer { $0[claim.spec].isGrouped } ? claim.row.groupKey
+            : definition.sections.withUnsafeBufferPointer { $0[claim.spec].key ?? "" }
     }
 }

@@ -214,9 +214,11 @@ struct RowSequence: Sendable {
         }
         var tag = lo > 0 ? tagEnds[lo - 1] : 0
         var index = lo > 0 ? rowEnds[lo - 1] : 0
-        for r in chunks[lo].rows {
-            if t < tag + r.tagLength { return (index, tag) }
-            tag += r.tagLength
+        let rows = unretained.chunks[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
+        for r in rows {
+            let length = r._withUnsafeGuaranteedRef { $0.tagLength }
+            if t < tag + length { return (index, tag) }
+            tag += length
             index += 1
         }
         return nil
@@ -249,10 +251,12 @@ struct RowSequence: Sendable {
 
     /// Index of the row with this key and id, if present.
     func index(of key: SortKey, _ id: String, order: RowOrder) -> Int? {
-        let i = lowerBound(key, id, order: order, strictly: false)
-        guard i < count else { return nil }
-        let r = row(at: i)
-        return codePointEqual(r.id, id) && order.compare(r.sortKey, r.id, key, id) == 0 ? i : nil
+        let v = unretained
+        let i = withUnsafePointer(to: order) { v.lowerBound(key, id, order: $0, strictly: false) }
+        guard i < v.count else { return nil }
+        let (k, s) = v.chunkIndex(ofRow: i)
+        let r = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[i - s]
+        return r._withUnsafeGuaranteedRef { r in codePointEqual(r.id, id) && order.compare(r.sortKey, r.id, key, id) == 0 } ? i : nil
     }
 
     @inline(__always)
