@@ -66,6 +66,7 @@ work = sys.argv[1]
 config = json.load(open("config/sectional.json"))
 config.pop("seed")
 config["storage"] = {"kind": "sqlite", "path": f"{work}/db.sqlite"}
+config["server"]["connectionLimit"] = 4000
 json.dump(config, open(f"{work}/config.json", "w"))
 PY
 SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
@@ -134,7 +135,10 @@ upsert=$(wrk -t1 -c1 -d5s --latency -s Benchmarks/wrk/upsert.lua "$base" | awk '
   function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
   / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} /Requests\/sec/ {rps=$2} END {printf "p50 %.2f ms, p99 %.2f ms (%.0f writes/s)", p50, p99, rps}')
 
-echo "== 1 SSE-free idle check; ${large} records: import, cold start, memory" >&2
+echo "== write latency with 1,000 open event streams" >&2
+sse=$(python3 Benchmarks/sse-writes.py "$base" 1000 200)
+
+echo "== ${large} records: import, cold start, memory" >&2
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
 python3 scripts/generate-people.py "$large" > "$work/people-large.json"
 rm -f "$work"/db.sqlite*
@@ -166,6 +170,7 @@ for name, size, s, n, c in rows:
 print()
 print("In-process and end-to-end figures:")
 print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
+print(f"- event streams: $sse")
 print(f"- batch import of $large records through POST …/batch: ${import#loaded }")
 print(f"- cold start of $rows rows from SQLite to /readyz 200: ${cold} ms")
 print(f"- resident memory: $((rss_kb / 1024)) MiB for $rows rows = {${rss_kb} * 1024 / max($rows, 1):.0f} bytes per row, records included")

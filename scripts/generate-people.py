@@ -53,7 +53,9 @@ def people(count, seed=2026):
         person["startDate"] = f"{rng.randint(2012, 2026)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
         person["active"] = team != "Archived"
         person["avatar"] = f"person.crop.circle.fill"
-        person["unread"] = rng.choice([0, 0, 0, 1, 2, 3, 5, 12])
+        unread = rng.choice([0, 0, 0, 1, 2, 3, 5, 12])
+        if unread:
+            person["unread"] = unread  # absent when zero, so the row's badge is omitted
         yield person
 
 

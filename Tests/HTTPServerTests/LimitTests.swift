@@ -33,6 +33,21 @@ final class LimitTests: XCTestCase {
         XCTAssertTrue(eventually(within: 10) { idle.allSatisfy { $0.isClosedByPeer() } })
     }
 
+    func testOneClientAddressCannotTakeMoreThanItsShareOfConnections() throws {
+        var router = Router()
+        router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
+        let frozen = router
+        let server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2,
+                                                               perClientConnectionLimit: 4)) { frozen.respond(to: &$0) }
+        try server.start()
+        defer { server.stop(gracePeriod: 1) }
+        let held = try (0..<4).map { _ in try HTTPTestClient(port: server.port) }
+        XCTAssertEqual(try held[0].request("GET", "/healthz").status, 200)
+        let extra = try HTTPTestClient(port: server.port, timeoutSeconds: 2)
+        XCTAssertThrowsError(try extra.request("GET", "/healthz"), "the fifth connection from one address is closed")
+        XCTAssertEqual(try held[3].request("GET", "/healthz").status, 200, "the others keep working")
+    }
+
     func testOversizedHeadersAreRefusedAndTheServerKeepsServing() throws {
         var router = Router()
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }

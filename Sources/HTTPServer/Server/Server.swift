@@ -141,8 +141,7 @@ public final class Server: @unchecked Sendable {
         inFlight.subtract(1, ordering: .releasing)
         guard let onCompleted else { return }
         let seconds = Double(Clock.nanoseconds() - exchange.startNanos) / 1e9
-        let path = String(exchange.rawURI.prefix { $0 != "?" })
-        onCompleted(CompletedRequest(method: exchange.method, path: path, route: exchange.route,
+        onCompleted(CompletedRequest(method: exchange.method, target: exchange.rawURI, route: exchange.route,
                                      status: exchange.status, bytes: exchange.bytes, durationSeconds: seconds))
     }
 

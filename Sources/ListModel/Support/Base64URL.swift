@@ -1,5 +1,5 @@
-/// Unpadded base64url (RFC 4648 §5), for page tokens.
-enum Base64URL {
+/// Unpadded base64url (RFC 4648 §5), for page tokens and other opaque ids.
+public enum Base64URL {
     /// The alphabet by arithmetic: a global table would be shared (and retained) by every
     /// thread encoding page tokens.
     @inline(__always)
@@ -11,7 +11,7 @@ enum Base64URL {
         return v == 62 ? 0x2D : 0x5F
     }
 
-    static func encode(_ data: UnsafeBufferPointer<UInt8>) -> String {
+    public static func encode(_ data: UnsafeBufferPointer<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((data.count * 4 + 2) / 3)
         var i = 0
@@ -33,9 +33,9 @@ enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func encode(_ data: [UInt8]) -> String { data.withUnsafeBufferPointer { encode($0) } }
+    public static func encode(_ data: [UInt8]) -> String { data.withUnsafeBufferPointer { encode($0) } }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var acc: UInt32 = 0
         var bits = 0

@@ -1,4 +1,9 @@
 /// The SQLite schema, versioned through `PRAGMA user_version` so later releases can migrate.
+///
+/// The change log is the records themselves plus tombstones: every record carries the
+/// `sequence` of the commit that last wrote it, and `deletions` remembers deleted ids with theirs,
+/// so "everything since N" is `records WHERE sequence > N` plus `deletions WHERE sequence > N`
+/// (an index on `records.sequence` comes with the first reader that asks that question).
 enum SQLiteSchema {
     /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
     static let migrations: [String] = [
@@ -14,13 +19,12 @@ enum SQLiteSchema {
             name     TEXT PRIMARY KEY,
             sequence INTEGER NOT NULL
         ) WITHOUT ROWID;
-        CREATE TABLE changes (
+        CREATE TABLE deletions (
             sequence   INTEGER NOT NULL,
             collection TEXT NOT NULL,
             id         TEXT NOT NULL,
-            operation  TEXT NOT NULL CHECK (operation IN ('upsert', 'delete'))
-        );
-        CREATE INDEX changes_by_sequence ON changes (sequence);
+            PRIMARY KEY (sequence, collection, id)
+        ) WITHOUT ROWID;
         CREATE TABLE state (
             key   TEXT PRIMARY KEY,
             value INTEGER NOT NULL

@@ -9,7 +9,7 @@ import Synchronization
 public final class SQLiteStore: RecordStore, @unchecked Sendable {
     private let writer: Mutex<SQLiteConnection>
     private let reader: Mutex<SQLiteConnection>
-    /// How many entries of the change log to keep.
+    /// How many commits' worth of deletion tombstones to keep.
     private let changeLogLimit: Int64 = 100_000
 
     /// Opens (creating if needed) the database at `path` and migrates its schema.
@@ -23,7 +23,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             }
         }
         let writeConnection = try SQLiteConnection(path: path)
-        try writeConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+        try writeConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
         try Self.migrate(writeConnection)
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
@@ -105,14 +105,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                     switch write {
                     case .upsert(let c, let i, let json):
                         (collection, id, operation) = (c, i, "upsert")
-                        let exists = try connection.statement("SELECT 1 FROM records WHERE collection = ? AND id = ?")
-                        defer { exists.reset() }
-                        exists.bind(.text(c), .text(i))
-                        existed.append(try exists.step())
-                        try connection.statement("""
-                            INSERT INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)
-                            ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence
-                            """).bind(.text(c), .text(i), .blob(json), .int(sequence)).run()
+                        // Insert first (one statement for new records, the bulk-import case); on a
+                        // clash, replace: together they also tell whether the record existed.
+                        try connection.statement("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
+                            .bind(.text(c), .text(i), .blob(json), .int(sequence)).run()
+                        let inserted = connection.changes > 0
+                        existed.append(!inserted)
+                        if !inserted {
+                            try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
+                                .bind(.blob(json), .int(sequence), .text(c), .text(i)).run()
+                        }
                     case .delete(let c, let i):
                         (collection, id, operation) = (c, i, "delete")
                         try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
@@ -121,8 +123,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                         if connection.changes == 0 { continue }
                     }
                     touched.insert(collection)
-                    try connection.statement("INSERT INTO changes (sequence, collection, id, operation) VALUES (?, ?, ?, ?)")
-                        .bind(.int(sequence), .text(collection), .text(id), .text(operation)).run()
+                    if operation == "delete" {
+                        try connection.statement("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)")
+                            .bind(.int(sequence), .text(collection), .text(id)).run()
+                    }
                 }
                 guard !touched.isEmpty else {
                     return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false)
@@ -135,7 +139,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 }
                 try connection.statement("UPDATE state SET value = ? WHERE key = 'sequence'").bind(.int(sequence)).run()
                 if sequence % 1_000 == 0 {
-                    try connection.statement("DELETE FROM changes WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
+                    try connection.statement("DELETE FROM deletions WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
                 }
                 return CommitResult(sequence: sequence, existed: existed, changedAnything: true)
             }

@@ -45,9 +45,11 @@ struct ListRoutes {
     func register(on router: inout Router) {
         router.get("/v1/lists") { _ in index() }
         get(&router, "/v1/lists/{list}") { request, t in
-            jsonAnswer(capacity: 256 + 256 * t.snapshot.sectionCount) {
-                t.snapshot.writeOutlineAnswer(list: t.name, version: t.version, view: t.view, into: &$0)
-            }
+            .json(t.state.answers.answer(for: "outline|\(t.view.fingerprint)") {
+                var w = JSONWriter(capacity: 256 + 256 * t.snapshot.sectionCount)
+                t.snapshot.writeOutlineAnswer(list: t.name, version: t.version, view: t.view, into: &w)
+                return AnswerCache.Answer(body: w.bytes)
+            }.body)
         }
         get(&router, "/v1/lists/{list}/rows") { request, t in try page(request, t) }
         get(&router, "/v1/lists/{list}/sections/{index}/rows") { request, t in
@@ -111,19 +113,24 @@ struct ListRoutes {
         } catch {
             throw Problem.invalidPageSize(error.text)
         }
-        let page: Page
-        do {
-            page = try t.snapshot.page(size: size, token: request.query("pageToken"), view: t.view,
-                                       binding: PageBinding(list: t.name, view: t.viewID))
-        } catch .malformed {
-            throw Problem.invalidPageToken("The pageToken is not one this server wrote.")
-        } catch {
-            throw Problem.invalidPageToken("The pageToken belongs to another list or view.")
+        let token = request.query("pageToken")
+        let key = "page|\(t.view.fingerprint)|\(t.viewID ?? "")|\(size)|\(token ?? "")"
+        let answer = try t.state.answers.answer(for: key) { () throws(HTTPError) -> AnswerCache.Answer in
+            let page: Page
+            do {
+                page = try t.snapshot.page(size: size, token: token, view: t.view, binding: PageBinding(list: t.name, view: t.viewID))
+            } catch let error as PageTokenError {
+                throw Problem.invalidPageToken(error == .malformed ? "The pageToken is not one this server wrote."
+                                                                  : "The pageToken belongs to another list or view.")
+            } catch {
+                throw Problem.invalidPageToken("The pageToken could not be read.")
+            }
+            var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
+            t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
+            return AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
         }
-        var response = jsonAnswer(capacity: 1024 + 420 * page.rowCount) {
-            t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &$0)
-        }
-        if let next = page.nextPageToken {
+        var response = Response.json(answer.body)
+        if let next = answer.nextPageToken {
             var link = "/v1/lists/\(t.name)/rows?pageToken=\(next)"
             if let size = request.query("pageSize") { link += "&pageSize=\(size)" }
             if let view = t.viewID { link += "&view=\(view)" }

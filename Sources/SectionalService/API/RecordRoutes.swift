@@ -143,16 +143,12 @@ struct RecordRoutes {
 /// Record-listing tokens: the last id delivered, bound to the collection, base64url.
 enum RecordPageToken {
     static func encode(after id: String, collection: String) -> String {
-        Data("\(collection)\n\(id)".utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode(Array("\(collection)\n\(id)".utf8))
     }
 
     static func decode(_ token: String, collection: String) -> String? {
-        var text = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
-        guard let data = Data(base64Encoded: text), let decoded = String(data: data, encoding: .utf8),
-              let newline = decoded.firstIndex(of: "\n"), decoded[..<newline] == collection else { return nil }
-        return String(decoded[decoded.index(after: newline)...])
+        guard let bytes = Base64URL.decode(token), let newline = bytes.firstIndex(of: 0x0A),
+              String(decoding: bytes[..<newline], as: UTF8.self) == collection else { return nil }
+        return String(decoding: bytes[(newline + 1)...], as: UTF8.self)
     }
 }

@@ -56,7 +56,7 @@ public final class SectionalServer: @unchecked Sendable {
         let server = Server(configuration: configuration.server, onCompleted: { [log, metrics] done in
             metrics.record(done)
             guard log.level <= .info else { return }
-            log.info("request", ["method": .text(done.method), "path": .text(done.path), "route": .text(done.route),
+            log.info("request", ["method": .text(done.method), "path": .text(String(done.path)), "route": .text(done.route),
                                  "status": .number(Double(done.status)), "bytes": .number(Double(done.bytes)),
                                  "duration_ms": .number((done.durationSeconds * 1e6).rounded() / 1e3)])
         }, responder: { [unowned self] request in

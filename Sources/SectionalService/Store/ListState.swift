@@ -7,6 +7,8 @@ public final class ListState: Sendable {
     public let snapshot: ListSnapshot
     /// The number of the last store change that touched one of the list's sources.
     public let version: Int64
+    /// Answers rendered from this snapshot (it never changes, so neither do they).
+    let answers = AnswerCache()
 
     init(snapshot: ListSnapshot, version: Int64) {
         self.name = snapshot.definition.name
