@@ -1,5 +1,5 @@
 // sectional-bench: micro-benchmarks. `swift run -c release sectional-bench <suite>`.
-// Suites: `model` (ListModel build, upsert, page render, memory, JSON parse), `changes` (batch-update diff).
+// Suites: `model` (ListModel build, upsert, page render, memory, JSON parse), `changes` (batch-update diff), `render` (page render, 1 and 2 threads).
 
 let args = Array(CommandLine.arguments.dropFirst())
 switch args.first {
@@ -7,6 +7,8 @@ case "model":
     ModelBench.run(arguments: Array(args.dropFirst()))
 case "changes":
     ChangesBench.run(arguments: Array(args.dropFirst()))
+case "render":
+    RenderBench.run(arguments: Array(args.dropFirst()))
 default:
     print("""
     usage: sectional-bench <suite> [options]
@@ -15,5 +17,9 @@ default:
       changes [--rows N] [--runs N] [--sizes 10,1000,10000]
                                        batch-update diff + JSON answer after N random writes
                                        on the 100k-row demo list (p50 over runs)
+      render [--rows N] [--seconds S] [--threads 1|2] [--people]
+                                       50-row page cut + write on one shared snapshot:
+                                       1-thread p50/p99, then 2 threads for S s (pages/s total);
+                                       demo contacts list (--people: the model suite's list)
     """)
 }

@@ -18,6 +18,36 @@ enum JSONNumberText {
         }
     }
 
+    /// Writes the decimal digits of `v` at `p`; returns how many bytes were written (≤ 20).
+    @inline(__always)
+    static func write(_ v: UInt, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        if v < 10 { p[0] = UInt8(truncatingIfNeeded: v) &+ 0x30; return 1 }
+        var len = 1
+        var t = v / 10
+        while t > 0 { len += 1; t /= 10 }
+        var n = v
+        var k = len
+        repeat {
+            k -= 1
+            p[k] = UInt8(truncatingIfNeeded: n % 10) &+ 0x30
+            n /= 10
+        } while n > 0
+        return len
+    }
+
+    /// Writes a static string's bytes at `p`; returns how many bytes were written.
+    @inline(__always)
+    static func write(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        p.initialize(from: s.utf8Start, count: s.utf8CodeUnitCount)
+        return s.utf8CodeUnitCount
+    }
+
+    /// Appends a static string's bytes.
+    @inline(__always)
+    static func append(_ s: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
     /// Appends the shortest JSON text that reads back as `d`: integral values below 1e16 print
     /// as integers (`56`), others use Swift's shortest round-trip digits with a JSON exponent
     /// (`1e-7`, `1.5e+300`). Non-finite values print `null` (JSON has no NaN/Infinity).

@@ -68,7 +68,9 @@ public struct JSONWriter: Sendable {
         afterKey = true
     }
 
-    /// Writes an arbitrary member name (escaped), then `:`.
+    /// Writes an arbitrary member name (escaped), then `:`. (Disfavoured, so a literal
+    /// `key("x")` takes the `StaticString` overload and skips escaping.)
+    @_disfavoredOverload
     public mutating func key(_ name: String) {
         prepareValue()
         appendEscaped(name)
@@ -142,6 +144,14 @@ public struct JSONWriter: Sendable {
         var runStart = 0
         var k = 0
         let n = u.count
+        // Common case first: text with nothing to escape, checked 8 bytes at a time.
+        if let base = u.baseAddress {
+            while k + 8 <= n {
+                let x = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+                if JSONWriter.needsEscape(x) { break }
+                k += 8
+            }
+        }
         while k < n {
             let b = u[k]
             if b >= 0x20 && b != 0x22 && b != 0x5C { k += 1; continue }
@@ -163,6 +173,20 @@ public struct JSONWriter: Sendable {
         }
         if n > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<n])) }
         bytes.append(0x22)
+    }
+
+    /// `true` when one of the 8 bytes is below 0x20, a quote or a backslash (exact for "any";
+    /// the byte loop then finds which).
+    @inline(__always)
+    static func needsEscape(_ x: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let below20 = (x &- ones &* 0x20) & ~x & high
+        let q = x ^ (ones &* 0x22)
+        let quote = (q &- ones) & ~q & high
+        let bs = x ^ (ones &* 0x5C)
+        let backslash = (bs &- ones) & ~bs & high
+        return below20 | quote | backslash != 0
     }
 
     /// Appends `"…"` for a `String` to a byte array.

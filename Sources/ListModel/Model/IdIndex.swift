@@ -17,6 +17,9 @@ enum IdEntry: Sendable {
     case one(spec: Int, row: Unmanaged<Row>)
     case many([Claim])
 
+    /// The entry of a single claim.
+    init(single c: Claim) { self = .one(spec: c.spec, row: Unmanaged.passUnretained(c.row)) }
+
     init?(_ claims: [Claim]) {
         switch claims.count {
         case 0: return nil
@@ -84,6 +87,16 @@ struct IdIndex: Sendable {
         let old: IdEntry?
         if let entry { old = nodes[a].shards[b].updateValue(entry, forKey: id) } else { old = nodes[a].shards[b].removeValue(forKey: id) }
         if old == nil && entry != nil { count += 1 } else if old != nil && entry == nil { count -= 1 }
+    }
+
+    /// Sets the entry of `id` in one hash look-up and returns the entry it replaced (the
+    /// caller restores or merges it in the rare case there was one).
+    mutating func replace(_ id: String, with entry: IdEntry) -> IdEntry? {
+        let (a, b) = IdIndex.slot(id)
+        if !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
+        let old = nodes[a].shards[b].updateValue(entry, forKey: id)
+        if old == nil { count += 1 }
+        return old
     }
 
     /// Reserves room for about `n` ids in total.

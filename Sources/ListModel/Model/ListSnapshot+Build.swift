@@ -15,16 +15,17 @@ extension ListSnapshot {
 
         /// Registers a claim; returns `true` when the claim owns the id.
         func claim(_ id: String, _ c: Claim) -> Bool {
-            if let e = index[id] {
-                var cs = e.claims
-                if cs.last!.spec == c.spec { return false }   // same collection twice: keep the first
-                cs.append(c)
-                index.set(id, IdEntry(cs))
-                duplicates += 1
+            // One hash look-up in the common case (a new id); a taken id gets its entry back.
+            guard let e = index.replace(id, with: IdEntry(single: c)) else { return true }
+            var cs = e.claims
+            if cs.last!.spec == c.spec {   // same collection twice: keep the first
+                index.set(id, e)
                 return false
             }
-            index.set(id, IdEntry([c]))
-            return true
+            cs.append(c)
+            index.set(id, IdEntry(cs))
+            duplicates += 1
+            return false
         }
 
         for spec in definition.sections {

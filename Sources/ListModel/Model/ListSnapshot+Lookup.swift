@@ -58,31 +58,70 @@ extension ListSnapshot {
             if tagStarts[mid] <= tag { lo = mid } else { hi = mid - 1 }
         }
         // Sections with no tags share their start with the next one: walk back to one that has tags.
+        // (Section tag counts come from `tagStarts`: no section node is copied.)
         var si = lo
-        while si >= 0 && sections[si].rows.tagCount == 0 { si -= 1 }
-        guard si >= 0, let (ri, offset) = sections[si].rows.row(containingTag: tag - tagStarts[si]) else { return nil }
-        let row = sections[si].rows.row(at: ri)
-        return RowLocation(indexPath: ListIndexPath(section: si, row: ri), tag: TagRange(location: tagStarts[si] + offset, length: row.tagLength),
-                           hidden: view.isHidden(sections[si].key), row: row)
+        while si >= 0 && tagStarts[si + 1] == tagStarts[si] { si -= 1 }
+        guard si >= 0 else { return nil }
+        let found: (Int, Int)? = sections.withUnsafeBufferPointer { $0[si].rows.row(containingTag: tag - tagStarts[si]) }
+        guard let (ri, offset) = found else { return nil }
+        return location(section: si, row: ri, tag: tagStarts[si] + offset, view: view)
     }
 
     /// The row with this id.
     public func locate(rowID id: String, view: ViewState) -> RowLocation? {
         guard let e = index[id] else { return nil }
-        let c = e.owner
-        let (si, found) = sectionLowerBound(spec: c.spec, rawKey: rawKey(of: c))
-        guard found, let ri = sections[si].rows.index(of: c.row.sortKey, c.row.id, order: definition.orders[c.spec]) else { return nil }
-        return location(section: si, row: ri, view: view)
+        // The owner's row is read unretained (the index entry and this snapshot keep it alive).
+        let spec: Int, unmanagedRow: Unmanaged<Row>
+        switch e {
+        case .one(let s, let r): spec = s; unmanagedRow = r
+        case .many(let cs): spec = cs[0].spec; unmanagedRow = Unmanaged.passUnretained(cs[0].row)
+        }
+        let grouped = rankers.withUnsafeBufferPointer { $0[spec].isGrouped }
+        let position: (section: Int, row: Int)? = unmanagedRow._withUnsafeGuaranteedRef { row in
+            let (si, found) = grouped ? sectionLowerBound(spec: spec, rawKey: row.groupKey)
+                                      : definition.sections.withUnsafeBufferPointer { sectionLowerBound(spec: spec, rawKey: $0[spec].key ?? "") }
+            guard found else { return nil }
+            return definition.orders.withUnsafeBufferPointer { orders in
+                sections.withUnsafeBufferPointer { secs in
+                    let order = orders.baseAddress! + spec
+                    let v = secs[si].rows.unretained
+                    let i = v.lowerBound(row.sortKey, row.id, order: order, strictly: false)
+                    guard i < v.count else { return nil }
+                    let (k, s) = v.chunkIndex(ofRow: i)
+                    let same = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[i - s]._withUnsafeGuaranteedRef { r in
+                        codePointEqual(r.id, row.id) && order.pointee.compare(r.sortKey, r.id, row.sortKey, row.id) == 0
+                    }
+                    return same ? (si, i) : nil
+                }
+            }
+        }
+        guard let position else { return nil }
+        return location(section: position.section, row: position.row, view: view)
     }
 
     /// Row `row` of section `section`, or `nil` when out of range.
     public func location(section si: Int, row ri: Int, view: ViewState) -> RowLocation? {
-        guard si >= 0, si < sections.count, ri >= 0, ri < sections[si].rows.count else { return nil }
-        let rows = sections[si].rows
-        let row = rows.row(at: ri)
-        return RowLocation(indexPath: ListIndexPath(section: si, row: ri),
-                           tag: TagRange(location: tagStarts[si] + rows.tagOffset(ofRow: ri), length: row.tagLength),
-                           hidden: view.isHidden(sections[si].key), row: row)
+        guard si >= 0, si < sections.count, ri >= 0 else { return nil }
+        let tag: Int? = sections.withUnsafeBufferPointer { secs in
+            let v = secs[si].rows.unretained
+            return ri < v.count ? v.tagOffset(ofRow: ri) : nil
+        }
+        guard let tag else { return nil }
+        return location(section: si, row: ri, tag: tagStarts[si] + tag, view: view)
+    }
+
+    /// The location of an existing row whose tag is known; reads the snapshot without copying
+    /// section nodes (the returned location holds the row strongly: it may outlive the snapshot).
+    private func location(section si: Int, row ri: Int, tag: Int, view: ViewState) -> RowLocation {
+        let (row, hidden): (Row, Bool) = sections.withUnsafeBufferPointer { secs in
+            let node = secs.baseAddress! + si
+            let v = node.pointee.rows.unretained
+            let (k, s) = v.chunkIndex(ofRow: ri)
+            let row = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[ri - s].takeUnretainedValue()
+            return (row, view.isHidden(node.pointee.key))
+        }
+        return RowLocation(indexPath: ListIndexPath(section: si, row: ri), tag: TagRange(location: tag, length: row.tagLength),
+                           hidden: hidden, row: row)
     }
 
     /// Indexes of all sections of `type`, ascending (an index set).

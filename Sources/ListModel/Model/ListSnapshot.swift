@@ -22,7 +22,8 @@ public struct ListSnapshot: Sendable {
     /// `rowStarts[i]` = rows before section i; one extra entry = total rows.
     var rowStarts: [Int]
     var index: IdIndex
-    let rankers: [SectionRanker?]
+    /// Per spec: how its sections are ordered (`isGrouped == false`: one section, no order).
+    let rankers: [SectionRanker]
     /// Row occurrences dropped because an earlier spec claimed the same id (SPEC §2.1), in the
     /// current state. The service adds increases to `sectional_duplicate_rows_total`.
     public internal(set) var duplicateRowCount: Int
@@ -47,7 +48,7 @@ public struct ListSnapshot: Sendable {
         self.sections = sections
         self.index = index
         self.duplicateRowCount = duplicates
-        self.rankers = definition.sections.map { $0.isGrouped ? SectionRanker($0.binding!.sectionOrder) : nil }
+        self.rankers = definition.sections.map { $0.isGrouped ? SectionRanker($0.binding!.sectionOrder) : SectionRanker(.ascending, isGrouped: false) }
         self.tagStarts = []
         self.rowStarts = []
         recomputeKeys()
@@ -66,6 +67,38 @@ public struct ListSnapshot: Sendable {
         }
         tagStarts.append(t)
         rowStarts.append(r)
+        refreshSectionTexts()
+    }
+
+    /// Re-renders the pre-encoded members of sections whose key or row count changed (after a
+    /// write, usually one section: O(sections) checks plus one small render).
+    mutating func refreshSectionTexts() {
+        // Find stale sections in a read-only pass (no node is copied), then update only those.
+        let n = sections.count
+        withUnsafeTemporaryAllocation(of: Bool.self, capacity: max(1, n)) { stale in
+            var any = false
+            sections.withUnsafeBufferPointer { secs in
+                for i in 0..<n {
+                    let node = secs.baseAddress! + i
+                    let current: Bool
+                    if node.pointee.rank < 0 { current = false }
+                    else if let t = node.pointee.text { current = t.isCurrent(count: node.pointee.rows.count, key: node.pointee.key) }
+                    else { current = false }
+                    stale[i] = !current
+                    any = any || !current
+                }
+            }
+            guard any else { return }
+            for i in 0..<n where stale[i] {
+                if sections[i].rank < 0 {
+                    let ranker = rankers[sections[i].spec]
+                    sections[i].rank = ranker.isGrouped ? ranker.rank(of: sections[i].rawKey) : Int.max
+                }
+                if let t = sections[i].text, t.isCurrent(count: sections[i].rows.count, key: sections[i].key) { continue }
+                sections[i].text = SectionText(definition.sections[sections[i].spec], node: sections[i])
+                sections[i].hiddenByDefault = definition.defaultHidden.contains(sections[i].key)
+            }
+        }
     }
 
     /// Makes served keys unique (first spec keeps a key; see the type's documentation).
@@ -89,26 +122,58 @@ public struct ListSnapshot: Sendable {
     /// Compares a section position (spec, raw key) with section `i`.
     @inline(__always)
     func compareSection(spec: Int, rawKey: String, to i: Int) -> Int {
-        let s = sections[i]
-        if spec != s.spec { return spec < s.spec ? -1 : 1 }
-        guard let ranker = rankers[spec] else { return 0 }
-        return ranker.compare(rawKey, s.rawKey)
+        sections.withUnsafeBufferPointer { secs in
+            rankers.withUnsafeBufferPointer { Self.compareSection(spec: spec, rawKey: rawKey, to: secs.baseAddress! + i, rankers: $0) }
+        }
+    }
+
+    /// Compares in place: no section node or ranker is copied (copies retain shared storage).
+    @inline(__always)
+    private static func compareSection(spec: Int, rawKey: String, to s: UnsafePointer<SectionNode>,
+                                       rankers: UnsafeBufferPointer<SectionRanker>) -> Int {
+        let other = s.pointee.spec
+        if spec != other { return spec < other ? -1 : 1 }
+        let ranker = rankers.baseAddress! + spec
+        guard ranker.pointee.isGrouped else { return 0 }
+        let rank = s.pointee.rank
+        return ranker.pointee.compare(rawKey, rank: ranker.pointee.rank(of: rawKey), s.pointee.rawKey,
+                                      rank: rank >= 0 ? rank : ranker.pointee.rank(of: s.pointee.rawKey))
+    }
+
+    /// Like the above with the rank of `rawKey` known (`keyRank`).
+    @inline(__always)
+    private static func compareSection(spec: Int, rawKey: String, keyRank: Int, to s: UnsafePointer<SectionNode>,
+                                       rankers: UnsafeBufferPointer<SectionRanker>) -> Int {
+        let other = s.pointee.spec
+        if spec != other { return spec < other ? -1 : 1 }
+        let ranker = rankers.baseAddress! + spec
+        guard ranker.pointee.isGrouped else { return 0 }
+        let rank = s.pointee.rank
+        return ranker.pointee.compare(rawKey, rank: keyRank, s.pointee.rawKey,
+                                      rank: rank >= 0 ? rank : ranker.pointee.rank(of: s.pointee.rawKey))
     }
 
     /// First section index whose position is ≥ (spec, rawKey); `found` when equal.
     func sectionLowerBound(spec: Int, rawKey: String) -> (index: Int, found: Bool) {
-        var lo = 0, hi = sections.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if compareSection(spec: spec, rawKey: rawKey, to: mid) > 0 { lo = mid + 1 } else { hi = mid }
+        sections.withUnsafeBufferPointer { secs in
+            rankers.withUnsafeBufferPointer { rankers in
+                let base = secs.baseAddress
+                let keyRank = spec < rankers.count && rankers[spec].isGrouped ? rankers[spec].rank(of: rawKey) : Int.max
+                var lo = 0, hi = secs.count
+                while lo < hi {
+                    let mid = (lo + hi) >> 1
+                    if Self.compareSection(spec: spec, rawKey: rawKey, keyRank: keyRank, to: base! + mid, rankers: rankers) > 0 { lo = mid + 1 } else { hi = mid }
+                }
+                let found = lo < secs.count && Self.compareSection(spec: spec, rawKey: rawKey, keyRank: keyRank, to: base! + lo, rankers: rankers) == 0
+                return (lo, found)
+            }
         }
-        let found = lo < sections.count && compareSection(spec: spec, rawKey: rawKey, to: lo) == 0
-        return (lo, found)
     }
 
     /// The raw key of the section a claim's row belongs to.
     @inline(__always)
     func rawKey(of claim: Claim) -> String {
-        definition.sections[claim.spec].isGrouped ? claim.row.groupKey : (definition.sections[claim.spec].key ?? "")
+        rankers.withUnsafeBufferPointer { $0[claim.spec].isGrouped } ? claim.row.groupKey
+            : definition.sections.withUnsafeBufferPointer { $0[claim.spec].key ?? "" }
     }
 }

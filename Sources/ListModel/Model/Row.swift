@@ -2,79 +2,101 @@
 ///
 /// Everything but the index path, tag and accessibility identifier (which depend on position)
 /// is encoded once when the row is built; rendering copies bytes and writes a few integers.
-/// Layout of ``json``: `{"id":…,"type":…` ‖ `,"title":…[,"subtitle"…,"detail"…,"icon"…,
+/// Layout of the JSON bytes: `{"id":…,"type":…` ‖ `,"title":…[,"subtitle"…,"detail"…,"icon"…,
 /// "badge"…],"height":N` ‖ `[,"action":…]` — the closing `}` is written at render time.
-final class Row: Sendable {
+///
+/// The bytes sit in an exact-size buffer the row owns (not an `Array`: no header, no spare
+/// capacity, and reading them through a borrowed row touches no reference count). Immutable
+/// after creation, hence `@unchecked Sendable`.
+final class Row: @unchecked Sendable {
     let id: String
     let type: String
     /// The raw section key this row belongs to (the `groupBy` string form; `""` otherwise).
     let groupKey: String
     let sortKey: SortKey
     let tagLength: Int
-    let json: [UInt8]
-    let headEnd: Int
-    let bodyEnd: Int
+    /// The pre-encoded JSON (`jsonCount` bytes), owned.
+    let json: UnsafeMutablePointer<UInt8>
+    let jsonCount: Int32
+    let headEnd32: Int32
+    let bodyEnd32: Int32
 
-    init(id: String, type: String, groupKey: String, sortKey: SortKey, tagLength: Int, json: [UInt8], headEnd: Int, bodyEnd: Int) {
+    /// A row holding a copy of `json` (`headEnd`/`bodyEnd` index into it).
+    init(id: String, type: String, groupKey: String, sortKey: SortKey, tagLength: Int,
+         json bytes: UnsafeBufferPointer<UInt8>, headEnd: Int, bodyEnd: Int) {
         self.id = id
         self.type = type
         self.groupKey = groupKey
         self.sortKey = sortKey
         self.tagLength = tagLength
-        self.json = json
-        self.headEnd = headEnd
-        self.bodyEnd = bodyEnd
+        json = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
+        if let b = bytes.baseAddress { json.initialize(from: b, count: bytes.count) }
+        jsonCount = Int32(bytes.count)
+        headEnd32 = Int32(headEnd)
+        bodyEnd32 = Int32(bodyEnd)
     }
+
+    deinit { json.deallocate() }
+
+    var headEnd: Int { Int(headEnd32) }
+    var bodyEnd: Int { Int(bodyEnd32) }
+
+    /// The pre-encoded JSON bytes (valid while the row is alive).
+    @inline(__always)
+    var jsonBytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: json, count: Int(jsonCount)) }
 
     /// A fingerprint of the served content that does not depend on position (for diffs).
     var contentFingerprint: UInt64 {
         var h = FNV1a()
-        h.combine(json)
+        h.combine(jsonBytes)
         return h.value
     }
 
     /// `true` when both rows would serve the same content at the same position.
-    func sameContent(as other: Row) -> Bool { json == other.json && headEnd == other.headEnd && bodyEnd == other.bodyEnd }
+    func sameContent(as other: Row) -> Bool {
+        headEnd32 == other.headEnd32 && bodyEnd32 == other.bodyEnd32 && jsonCount == other.jsonCount
+            && memcmpBytes(json, other.json, Int(jsonCount)) == 0
+    }
 }
 
-/// Builds rows: renders templates and pre-encodes JSON. Holds a reusable scratch buffer.
+/// Builds rows: renders templates and pre-encodes JSON. Holds reusable scratch buffers, so a
+/// row costs one allocation (the row itself) plus any strings its keys need.
 struct RowFactory {
     private var scratch: [UInt8] = []
+    private var json: [UInt8] = []
 
-    init() { scratch.reserveCapacity(256) }
+    init() {
+        scratch.reserveCapacity(256)
+        json.reserveCapacity(512)
+    }
 
-    private static let kId = Array("{\"id\":".utf8)
-    private static let kType = Array(",\"type\":".utf8)
-    private static let kTitle = Array(",\"title\":".utf8)
-    private static let kSubtitle = Array(",\"subtitle\":".utf8)
-    private static let kDetail = Array(",\"detail\":".utf8)
-    private static let kIcon = Array(",\"icon\":".utf8)
-    private static let kBadge = Array(",\"badge\":".utf8)
-    private static let kHeight = Array(",\"height\":".utf8)
-    private static let kAction = Array(",\"action\":".utf8)
+    @inline(__always)
+    private static func append(_ k: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
+    }
 
     /// The row of a record under a data-bound spec.
     mutating func dataRow(binding: DataBinding, record: JSONObject, id: String) -> Row {
-        let (tpl, type) = binding.template(for: record)
-        var json: [UInt8] = []
-        json.reserveCapacity(192)
-        json.append(contentsOf: RowFactory.kId)
+        let type = binding.rowType(for: record)
+        let tpl = binding.template(forType: type)
+        json.removeAll(keepingCapacity: true)
+        RowFactory.append("{\"id\":", to: &json)
         JSONWriter.appendEscaped(id, to: &json)
-        json.append(contentsOf: RowFactory.kType)
-        JSONWriter.appendEscaped(type, to: &json)
+        RowFactory.append(",\"type\":", to: &json)
+        JSONWriter.appendEscaped(type ?? tpl.type, to: &json)
         let headEnd = json.count
-        json.append(contentsOf: RowFactory.kTitle)
+        RowFactory.append(",\"title\":", to: &json)
         scratch.removeAll(keepingCapacity: true)
         tpl.title.render(record: record, into: &scratch)
         scratch.withUnsafeBufferPointer { JSONWriter.appendEscaped($0, to: &json) }
-        optional(tpl.subtitle, RowFactory.kSubtitle, record, &json)
-        optional(tpl.detail, RowFactory.kDetail, record, &json)
-        optional(tpl.icon, RowFactory.kIcon, record, &json)
-        optional(tpl.badge, RowFactory.kBadge, record, &json)
-        json.append(contentsOf: RowFactory.kHeight)
+        optional(tpl.subtitle, ",\"subtitle\":", record)
+        optional(tpl.detail, ",\"detail\":", record)
+        optional(tpl.icon, ",\"icon\":", record)
+        optional(tpl.badge, ",\"badge\":", record)
+        RowFactory.append(",\"height\":", to: &json)
         JSONNumberText.appendDouble(tpl.height, to: &json)
         let bodyEnd = json.count
-        optional(tpl.action, RowFactory.kAction, record, &json)
+        optional(tpl.action, ",\"action\":", record)
 
         let groupKey: String
         if let g = binding.groupBy { groupKey = plainText(g.lookup(in: record)) } else { groupKey = "" }
@@ -84,38 +106,44 @@ struct RowFactory {
         case 1: sortKey = .one(SortValue(binding.sortBy[0].path.lookup(in: record)))
         default: sortKey = .many(binding.sortBy.map { SortValue($0.path.lookup(in: record)) })
         }
-        return Row(id: id, type: type, groupKey: groupKey, sortKey: sortKey, tagLength: tpl.tagLength,
-                   json: json, headEnd: headEnd, bodyEnd: bodyEnd)
+        return json.withUnsafeBufferPointer {
+            Row(id: id, type: type ?? tpl.type, groupKey: groupKey, sortKey: sortKey, tagLength: tpl.tagLength,
+                     json: $0, headEnd: headEnd, bodyEnd: bodyEnd)
+        }
     }
 
     @inline(__always)
-    private mutating func optional(_ t: Template?, _ key: [UInt8], _ record: JSONObject, _ json: inout [UInt8]) {
+    private mutating func optional(_ t: Template?, _ key: StaticString, _ record: JSONObject) {
         guard let t else { return }
         scratch.removeAll(keepingCapacity: true)
         t.render(record: record, into: &scratch)
         guard !scratch.isEmpty else { return }
-        json.append(contentsOf: key)
+        RowFactory.append(key, to: &json)
         scratch.withUnsafeBufferPointer { JSONWriter.appendEscaped($0, to: &json) }
     }
 
     /// The row of a literal row at `position` in its spec.
     static func literalRow(_ r: LiteralRow, position: Int) -> Row {
         var json: [UInt8] = []
-        json.append(contentsOf: kId)
+        append("{\"id\":", to: &json)
         JSONWriter.appendEscaped(r.id, to: &json)
-        json.append(contentsOf: kType)
+        append(",\"type\":", to: &json)
         JSONWriter.appendEscaped(r.type, to: &json)
         let headEnd = json.count
-        json.append(contentsOf: kTitle)
+        append(",\"title\":", to: &json)
         JSONWriter.appendEscaped(r.title, to: &json)
-        for (text, key) in [(r.subtitle, kSubtitle), (r.detail, kDetail), (r.icon, kIcon), (r.badge, kBadge)] {
-            if let t = text, !t.isEmpty { json.append(contentsOf: key); JSONWriter.appendEscaped(t, to: &json) }
+        let optionals: [(String?, StaticString)] = [(r.subtitle, ",\"subtitle\":"), (r.detail, ",\"detail\":"),
+                                                     (r.icon, ",\"icon\":"), (r.badge, ",\"badge\":")]
+        for (text, key) in optionals {
+            if let t = text, !t.isEmpty { append(key, to: &json); JSONWriter.appendEscaped(t, to: &json) }
         }
-        json.append(contentsOf: kHeight)
+        append(",\"height\":", to: &json)
         JSONNumberText.appendDouble(r.height, to: &json)
         let bodyEnd = json.count
-        if let a = r.action, !a.isEmpty { json.append(contentsOf: kAction); JSONWriter.appendEscaped(a, to: &json) }
-        return Row(id: r.id, type: r.type, groupKey: "", sortKey: .one(.int(Int64(position))), tagLength: r.tagLength,
-                   json: json, headEnd: headEnd, bodyEnd: bodyEnd)
+        if let a = r.action, !a.isEmpty { append(",\"action\":", to: &json); JSONWriter.appendEscaped(a, to: &json) }
+        return json.withUnsafeBufferPointer {
+            Row(id: r.id, type: r.type, groupKey: "", sortKey: .one(.int(Int64(position))), tagLength: r.tagLength,
+                     json: $0, headEnd: headEnd, bodyEnd: bodyEnd)
+        }
     }
 }

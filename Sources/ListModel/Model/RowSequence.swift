@@ -24,6 +24,102 @@ final class RowChunk: @unchecked Sendable {
     }
 
     func copy() -> RowChunk { RowChunk(copying: self) }
+
+    /// The rows as unretained references (see ``RowsView``).
+    @inline(__always)
+    var unretainedRows: UnsafeBufferPointer<Unmanaged<Row>> {
+        rows.withUnsafeBufferPointer { b in
+            UnsafeBufferPointer(start: UnsafeRawPointer(b.baseAddress)?.assumingMemoryBound(to: Unmanaged<Row>.self), count: b.count)
+        }
+    }
+}
+
+/// A read-only view of a ``RowSequence``'s storage that holds no references: chunk and row
+/// references are `Unmanaged`, the prefix sums are plain pointers.
+///
+/// Reading through it touches no reference count, so threads serving pages from one shared
+/// snapshot do not fight over the cache lines of its rows, chunks and arrays. Sound only while
+/// the sequence it came from stays alive and unmodified — true for a published snapshot, which
+/// is never mutated (writers derive a new one; chunks are copied before change) and which the
+/// caller holds for the duration of the read. Take it in a scope that only reads, use it within
+/// the call that took it, and never store it. Rows are used with `_withUnsafeGuaranteedRef`.
+struct RowsView {
+    let chunks: UnsafeBufferPointer<Unmanaged<RowChunk>>
+    /// `rowEnds[k]` = rows in chunks 0…k.
+    let rowEnds: UnsafeBufferPointer<Int>
+    /// `tagEnds[k]` = tags of chunks 0…k.
+    let tagEnds: UnsafeBufferPointer<Int>
+
+    var count: Int { rowEnds.isEmpty ? 0 : rowEnds[rowEnds.count - 1] }
+
+    /// The chunk holding row `i` and the index of the chunk's first row.
+    @inline(__always)
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
+        var lo = 0, hi = rowEnds.count - 1
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if rowEnds[mid] > i { hi = mid } else { lo = mid + 1 }
+        }
+        return (lo, lo > 0 ? rowEnds[lo - 1] : 0)
+    }
+
+    /// Tags used by rows before row `i`.
+    @inline(__always)
+    func tagOffset(ofRow i: Int) -> Int {
+        if i >= count { return tagEnds.isEmpty ? 0 : tagEnds[tagEnds.count - 1] }
+        let (k, s) = chunkIndex(ofRow: i)
+        var t = k > 0 ? tagEnds[k - 1] : 0
+        let rows = chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
+        for j in 0..<(i - s) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
+        return t
+    }
+
+    /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
+    /// (`order` by pointer: a page request reads it from the shared definition uncopied.)
+    func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool) -> Int {
+        @inline(__always)
+        func after(_ r: Unmanaged<Row>) -> Bool {
+            r._withUnsafeGuaranteedRef { row in
+                let c = order.pointee.compare(row.sortKey, row.id, key, id)
+                return strictly ? c > 0 : c >= 0
+            }
+        }
+        // First chunk whose last row is ≥ (or >) the key.
+        var lo = 0, hi = chunks.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            let rows = chunks[mid]._withUnsafeGuaranteedRef { $0.unretainedRows }
+            if after(rows[rows.count - 1]) { hi = mid } else { lo = mid + 1 }
+        }
+        if lo == chunks.count { return count }
+        let rows = chunks[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
+        var a = 0, b = rows.count
+        while a < b {
+            let mid = (a + b) >> 1
+            if after(rows[mid]) { b = mid } else { a = mid + 1 }
+        }
+        return (lo > 0 ? rowEnds[lo - 1] : 0) + a
+    }
+
+    /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
+    /// with that chunk's slice of rows and the index of the slice's first row.
+    @inline(__always)
+    func forEachSlice(from start: Int, count n: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>, Int) -> Void) {
+        let total = count
+        guard n > 0, start < total else { return }
+        var (k, s) = chunkIndex(ofRow: start)
+        var i = start
+        let end = min(start + n, total)
+        while i < end {
+            let rows = chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
+            let from = i - s
+            let take = min(rows.count - from, end - i)
+            body(UnsafeBufferPointer(rebasing: rows[from..<(from + take)]), i)
+            i += take
+            s += rows.count
+            k += 1
+        }
+    }
 }
 
 /// The ordered rows of one section, as a persistent chunked sequence.
@@ -91,13 +187,20 @@ struct RowSequence: Sendable {
     }
 
     /// Tags used by rows before row `i`.
-    func tagOffset(ofRow i: Int) -> Int {
-        if i >= count { return tagCount }
-        let (k, s) = chunkIndex(ofRow: i)
-        var t = k > 0 ? tagEnds[k - 1] : 0
-        let rows = chunks[k].rows
-        for j in 0..<(i - s) { t += rows[j].tagLength }
-        return t
+    func tagOffset(ofRow i: Int) -> Int { unretained.tagOffset(ofRow: i) }
+
+    /// The storage as a reference-free view (see ``RowsView`` for when that is sound).
+    @inline(__always)
+    var unretained: RowsView {
+        chunks.withUnsafeBufferPointer { c in
+            rowEnds.withUnsafeBufferPointer { r in
+                tagEnds.withUnsafeBufferPointer { t in
+                    RowsView(chunks: UnsafeBufferPointer(start: UnsafeRawPointer(c.baseAddress)?.assumingMemoryBound(to: Unmanaged<RowChunk>.self),
+                                                         count: c.count),
+                             rowEnds: r, tagEnds: t)
+                }
+            }
+        }
     }
 
     /// The row whose tag range contains tag offset `t` (relative to the section), and its
@@ -111,9 +214,11 @@ struct RowSequence: Sendable {
         }
         var tag = lo > 0 ? tagEnds[lo - 1] : 0
         var index = lo > 0 ? rowEnds[lo - 1] : 0
-        for r in chunks[lo].rows {
-            if t < tag + r.tagLength { return (index, tag) }
-            tag += r.tagLength
+        let rows = unretained.chunks[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
+        for r in rows {
+            let length = r._withUnsafeGuaranteedRef { $0.tagLength }
+            if t < tag + length { return (index, tag) }
+            tag += length
             index += 1
         }
         return nil
@@ -141,31 +246,17 @@ struct RowSequence: Sendable {
 
     /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
     func lowerBound(_ key: SortKey, _ id: String, order: RowOrder, strictly: Bool) -> Int {
-        // First chunk whose last row is ≥ (or >) the key.
-        var lo = 0, hi = chunks.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            let last = chunks[mid].rows[chunks[mid].rows.count - 1]
-            let c = order.compare(last.sortKey, last.id, key, id)
-            if strictly ? c > 0 : c >= 0 { hi = mid } else { lo = mid + 1 }
-        }
-        if lo == chunks.count { return count }
-        let rows = chunks[lo].rows
-        var a = 0, b = rows.count
-        while a < b {
-            let mid = (a + b) >> 1
-            let c = order.compare(rows[mid].sortKey, rows[mid].id, key, id)
-            if strictly ? c > 0 : c >= 0 { b = mid } else { a = mid + 1 }
-        }
-        return (lo > 0 ? rowEnds[lo - 1] : 0) + a
+        withUnsafePointer(to: order) { unretained.lowerBound(key, id, order: $0, strictly: strictly) }
     }
 
     /// Index of the row with this key and id, if present.
     func index(of key: SortKey, _ id: String, order: RowOrder) -> Int? {
-        let i = lowerBound(key, id, order: order, strictly: false)
-        guard i < count else { return nil }
-        let r = row(at: i)
-        return codePointEqual(r.id, id) && order.compare(r.sortKey, r.id, key, id) == 0 ? i : nil
+        let v = unretained
+        let i = withUnsafePointer(to: order) { v.lowerBound(key, id, order: $0, strictly: false) }
+        guard i < v.count else { return nil }
+        let (k, s) = v.chunkIndex(ofRow: i)
+        let r = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[i - s]
+        return r._withUnsafeGuaranteedRef { r in codePointEqual(r.id, id) && order.compare(r.sortKey, r.id, key, id) == 0 } ? i : nil
     }
 
     @inline(__always)

@@ -1,53 +1,82 @@
 /// Sorts rows for a build without touching `Row` objects in the common case.
 ///
-/// Each row gets a fixed-size key (type rank, 16 bytes of a string or the order-preserving bits
-/// of a number, a length/exactness word, and 16 bytes of the id). Comparing keys is plain integer
-/// work; only keys that tie without being exact fall back to ``RowOrder``, so the result is
-/// exactly the order ``RowOrder`` defines.
+/// Each row gets a fixed-size key (type rank, 32 bytes of a string or the order-preserving bits
+/// of a number, a length word, and 16 bytes of the id). Comparing keys is plain integer work;
+/// only keys that tie without being exact fall back to ``RowOrder`` (on unretained rows), so
+/// the result is exactly the order ``RowOrder`` defines. The rows are then permuted in place by
+/// moving references, without a retain or release per row.
 enum RowSorter {
     struct Entry {
-        var k0: UInt64, k1: UInt64, k2: UInt64, k3: UInt64
+        var k0: UInt64, k1: UInt64, k2: UInt64, k3: UInt64, k4: UInt64, k5: UInt64
         var i1: UInt64, i2: UInt64
         var idLength: Int32
-        var exact: Bool
         var index: Int32
+        var exact: Bool
     }
+
+    static let stringPrefix = 32
 
     static func sort(_ rows: inout ContiguousArray<Row>, order: RowOrder) {
         guard rows.count > 1 else { return }
         var entries: [Entry] = []
         entries.reserveCapacity(rows.count)
-        for (i, r) in rows.enumerated() { entries.append(entry(r, Int32(i), order)) }
         rows.withUnsafeBufferPointer { buf in
-            entries.sort { a, b in
-                if a.k0 != b.k0 { return a.k0 < b.k0 }
-                if a.k1 != b.k1 { return a.k1 < b.k1 }
-                if a.k2 != b.k2 { return a.k2 < b.k2 }
-                if a.k3 != b.k3 { return a.k3 < b.k3 }
-                if a.exact && b.exact {
-                    if a.i1 != b.i1 { return a.i1 < b.i1 }
-                    if a.i2 != b.i2 { return a.i2 < b.i2 }
-                    if a.idLength <= 16 && b.idLength <= 16 { return a.idLength < b.idLength }
+            buf.withMemoryRebound(to: Unmanaged<Row>.self) { um in
+                for i in 0..<um.count { entries.append(um[i]._withUnsafeGuaranteedRef { entry($0, Int32(i), order) }) }
+                entries.sort { a, b in
+                    if a.k0 != b.k0 { return a.k0 < b.k0 }
+                    if a.k1 != b.k1 { return a.k1 < b.k1 }
+                    if a.k2 != b.k2 { return a.k2 < b.k2 }
+                    if a.k3 != b.k3 { return a.k3 < b.k3 }
+                    if a.k4 != b.k4 { return a.k4 < b.k4 }
+                    if a.k5 != b.k5 { return a.k5 < b.k5 }
+                    if a.exact && b.exact {
+                        if a.i1 != b.i1 { return a.i1 < b.i1 }
+                        if a.i2 != b.i2 { return a.i2 < b.i2 }
+                        if a.idLength <= 16 && b.idLength <= 16 { return a.idLength < b.idLength }
+                    }
+                    return um[Int(a.index)]._withUnsafeGuaranteedRef { ra in
+                        um[Int(b.index)]._withUnsafeGuaranteedRef { rb in order.less(ra, rb) }
+                    }
                 }
-                return order.less(buf[Int(a.index)], buf[Int(b.index)])
             }
         }
-        let old = rows
-        rows.removeAll(keepingCapacity: true)
-        for e in entries { rows.append(old[Int(e.index)]) }
+        // Apply the permutation (row k ← old row entries[k].index) cycle by cycle, moving
+        // references; `index` = -1 marks placed rows.
+        rows.withUnsafeMutableBufferPointer { buf in
+            entries.withUnsafeMutableBufferPointer { es in
+                let base = buf.baseAddress!
+                for start in 0..<es.count where es[start].index >= 0 {
+                    if Int(es[start].index) == start { es[start].index = -1; continue }
+                    let held = (base + start).move()
+                    var k = start
+                    while true {
+                        let from = Int(es[k].index)
+                        es[k].index = -1
+                        if from == start {
+                            (base + k).initialize(to: held)
+                            break
+                        }
+                        (base + k).moveInitialize(from: base + from, count: 1)
+                        k = from
+                    }
+                }
+            }
+        }
     }
 
     private static func entry(_ r: Row, _ index: Int32, _ order: RowOrder) -> Entry {
-        var e = Entry(k0: 0, k1: 0, k2: 0, k3: 0, i1: 0, i2: 0, idLength: 0, exact: true, index: index)
-        let (i1, i2, il) = prefix(r.id)
-        e.i1 = i1; e.i2 = i2; e.idLength = Int32(min(il, 17))
+        var e = Entry(k0: 0, k1: 0, k2: 0, k3: 0, k4: 0, k5: 0, i1: 0, i2: 0, idLength: 0, index: index, exact: true)
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let il = prefix(r.id, &words, 2)
+        e.i1 = words.0; e.i2 = words.1; e.idLength = Int32(min(il, 17))
         let value: SortValue
         switch r.sortKey {
         case .none: return e
         case .one(let v): value = v
         case .many(let vs): value = vs[0]; e.exact = false
         }
-        let desc = order.descending[0]
+        let desc = order.isDescending(0)
         var rank: UInt64
         switch value {
         case .missing:
@@ -62,13 +91,15 @@ enum RowSorter {
             rank = 1; e.k1 = orderBits(d == 0 ? 0 : d)
         case .string(let s):
             rank = 2
-            let (a, b, n) = prefix(s)
-            e.k1 = a; e.k2 = b; e.k3 = UInt64(min(n, 17))
-            if n > 16 { e.exact = false }
+            words = (0, 0, 0, 0)
+            let n = prefix(s, &words, 4)
+            e.k1 = words.0; e.k2 = words.1; e.k3 = words.2; e.k4 = words.3
+            e.k5 = UInt64(min(n, stringPrefix + 1))
+            if n > stringPrefix { e.exact = false }
         }
         if desc {
             rank = 2 - rank
-            e.k1 = ~e.k1; e.k2 = ~e.k2; e.k3 = ~e.k3
+            e.k1 = ~e.k1; e.k2 = ~e.k2; e.k3 = ~e.k3; e.k4 = ~e.k4; e.k5 = ~e.k5
         }
         e.k0 = rank
         return e
@@ -80,15 +111,24 @@ enum RowSorter {
         return b & (1 << 63) != 0 ? ~b : b | (1 << 63)
     }
 
-    /// First 16 UTF-8 bytes big-endian (zero padded) and the byte length.
+    /// The first `8 × count` UTF-8 bytes big-endian (zero padded) into `words`; returns the
+    /// byte length. Reads the string in place.
     @inline(__always)
-    private static func prefix(_ s: String) -> (UInt64, UInt64, Int) {
-        var s = s
-        return s.withUTF8 { u in
-            var a: UInt64 = 0, b: UInt64 = 0
-            for k in 0..<min(8, u.count) { a |= UInt64(u[k]) << UInt64(56 - 8 * k) }
-            if u.count > 8 { for k in 8..<min(16, u.count) { b |= UInt64(u[k]) << UInt64(56 - 8 * (k - 8)) } }
-            return (a, b, u.count)
+    private static func prefix(_ s: String, _ words: inout (UInt64, UInt64, UInt64, UInt64), _ count: Int) -> Int {
+        func fill(_ u: UnsafeBufferPointer<UInt8>) -> Int {
+            withUnsafeMutableBytes(of: &words) { raw in
+                let w = raw.baseAddress!.assumingMemoryBound(to: UInt64.self)
+                let n = min(u.count, 8 * count)
+                var k = 0
+                while k < n {
+                    w[k >> 3] |= UInt64(u[k]) << UInt64(56 - 8 * (k & 7))
+                    k += 1
+                }
+            }
+            return u.count
         }
+        if let n = s.utf8.withContiguousStorageIfAvailable(fill) { return n }
+        var s = s
+        return s.withUTF8(fill)
     }
 }

@@ -9,15 +9,125 @@ struct SectionNode: Sendable {
     /// a section with that key (see ``ListSnapshot``).
     var key: String
     var rows: RowSequence
+    /// The section's pre-encoded members for its current key and row count (`nil` until the
+    /// snapshot renders it; see ``ListSnapshot/refreshSectionTexts()``).
+    var text: SectionText? = nil
+    /// ``SectionRanker/rank(of:)`` of `rawKey` (-1 until the snapshot computes it).
+    var rank = -1
+    /// Whether the definition's default view hides this section (set with `text`).
+    var hiddenByDefault = false
+}
+
+/// The members of a section object that depend only on its spec, served key, raw key and row
+/// count — `,"key":…,"type":…,"title":…[,"icon":…],"header":…,"footer":…,"insets":{…},
+/// "lineSpacing":N` — pre-encoded so serving a section renders no template and allocates
+/// nothing. Accessibility identifiers that include the section index get `_<index>` spliced in
+/// at up to two positions when written. Immutable; shared by the snapshots that share the node.
+final class SectionText: Sendable {
+    let key: String
+    let count: Int
+    let bytes: [UInt8]
+    /// Positions in ``bytes`` where `_<index>` goes (ascending; -1 = none).
+    let split1: Int
+    let split2: Int
+
+    init(_ spec: SectionSpec, node: SectionNode) {
+        let count = node.rows.count
+        var w = JSONWriter(capacity: 256)
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(64)
+        var splits = (-1, -1)
+        func rendered(_ t: Template) {
+            scratch.removeAll(keepingCapacity: true)
+            t.render(key: node.rawKey, count: count, into: &scratch)
+            scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
+        }
+        func supplementary(_ sup: SupplementarySpec?, _ kind: StaticString) {
+            guard let sup else { w.null(); return }
+            w.beginObject()
+            w.key("title"); rendered(sup.title)
+            w.key("height"); w.double(sup.height)
+            if let acc = spec.accessibility {
+                w.key("accessibilityIdentifier")
+                scratch.removeAll(keepingCapacity: true)
+                var id = acc.identifier
+                id.withUTF8 { scratch.append(contentsOf: $0) }
+                scratch.append(0x5F)
+                JSONNumberText.append(kind, to: &scratch)
+                scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
+                if acc.includesSection {
+                    w.bytes.removeLast()          // the closing quote; `_<index>"` is written later
+                    if splits.0 < 0 { splits.0 = w.bytes.count } else { splits.1 = w.bytes.count }
+                    w.bytes.append(0x22)
+                }
+            }
+            w.endObject()
+        }
+        w.beginObject()
+        w.key("key"); w.string(node.key)
+        w.key("type"); w.string(spec.type)
+        w.key("title"); rendered(spec.title)
+        if let icon = spec.icon {
+            scratch.removeAll(keepingCapacity: true)
+            icon.render(key: node.rawKey, count: count, into: &scratch)
+            if !scratch.isEmpty { w.key("icon"); scratch.withUnsafeBufferPointer { w.string(utf8: $0) } }
+        }
+        w.key("header"); supplementary(spec.header, "header")
+        w.key("footer"); supplementary(spec.footer, "footer")
+        w.key("insets")
+        w.beginObject()
+        w.key("top"); w.double(spec.insets.top)
+        w.key("left"); w.double(spec.insets.left)
+        w.key("bottom"); w.double(spec.insets.bottom)
+        w.key("right"); w.double(spec.insets.right)
+        w.endObject()
+        w.key("lineSpacing"); w.double(spec.lineSpacing)
+        w.bytes[0] = 0x2C   // `{` → `,`: the members follow `"index":N`
+        key = node.key
+        self.count = count
+        bytes = w.bytes
+        split1 = splits.0
+        split2 = splits.1
+    }
+
+    /// `true` when this text is current for a node.
+    func isCurrent(count: Int, key: String) -> Bool { self.count == count && codePointEqual(self.key, key) }
+
+    /// Appends the members for section `index` (no comma handling: a member must precede).
+    @inline(__always)
+    func write(index: Int, into w: inout JSONWriter) {
+        let b = bytes.withUnsafeBufferPointer { $0 }   // `bytes` is immutable and held by `self`
+        do {
+            if split1 < 0 { w.bytes.append(contentsOf: b); return }
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { t in
+                let p = t.baseAddress!
+                p[0] = 0x5F
+                let n = 1 + JSONNumberText.write(UInt(index), to: p + 1)
+                let suffix = UnsafeBufferPointer(start: p, count: n)
+                w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[0..<split1]))
+                w.bytes.append(contentsOf: suffix)
+                if split2 < 0 {
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[split1...]))
+                } else {
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[split1..<split2]))
+                    w.bytes.append(contentsOf: suffix)
+                    w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[split2...]))
+                }
+            }
+        }
+    }
 }
 
 /// Orders the sections of one spec by their raw keys (SPEC `sectionOrder`).
 struct SectionRanker: Sendable {
     let order: SectionOrder
     let explicitRank: [CodePointKey: Int]
+    /// `false` for the placeholder of a spec without `groupBy` (its one section needs no order).
+    let isGrouped: Bool
 
-    init(_ order: SectionOrder) {
+    init(_ order: SectionOrder, isGrouped: Bool = true) {
         self.order = order
+        self.isGrouped = isGrouped
         var rank: [CodePointKey: Int] = [:]
         if case .explicit(let keys) = order {
             for (i, k) in keys.enumerated() where rank[CodePointKey(k)] == nil { rank[CodePointKey(k)] = i }
@@ -25,19 +135,23 @@ struct SectionRanker: Sendable {
         explicitRank = rank
     }
 
+    /// A key's rank: its position in an explicit order, `Int.max` for keys ordered by code
+    /// points (unlisted keys, ascending and descending orders).
     @inline(__always)
-    func compare(_ a: String, _ b: String) -> Int {
-        switch order {
-        case .ascending: return compareCodePoints(a, b)
-        case .descending: return compareCodePoints(b, a)
-        case .explicit:
-            let ra = explicitRank[CodePointKey(a)], rb = explicitRank[CodePointKey(b)]
-            switch (ra, rb) {
-            case let (x?, y?): return x == y ? 0 : (x < y ? -1 : 1)
-            case (.some, nil): return -1
-            case (nil, .some): return 1
-            case (nil, nil): return compareCodePoints(a, b)
-            }
-        }
+    func rank(of key: String) -> Int {
+        guard case .explicit = order else { return Int.max }
+        return explicitRank[CodePointKey(key)] ?? Int.max
+    }
+
+    @inline(__always)
+    func compare(_ a: String, _ b: String) -> Int { compare(a, rank: rank(of: a), b, rank: rank(of: b)) }
+
+    /// Compares keys whose ranks are known (see ``rank(of:)``).
+    @inline(__always)
+    func compare(_ a: String, rank ra: Int, _ b: String, rank rb: Int) -> Int {
+        if ra != rb { return ra < rb ? -1 : 1 }
+        if ra != Int.max { return 0 }
+        if case .descending = order { return compareCodePoints(b, a) }
+        return compareCodePoints(a, b)
     }
 }

@@ -30,33 +30,43 @@ enum SortValue: Sendable, Equatable {
     }
 
     /// Three-way comparison in ascending order; `missing` compares equal to `missing`.
+    ///
+    /// Matches one value at a time (no `(a, b)` tuple, which would copy both payloads — a
+    /// retain/release on row strings that other threads read too).
     @inline(__always)
     static func compare(_ a: SortValue, _ b: SortValue, descending: Bool) -> Int {
-        switch (a, b) {
-        case let (.string(x), .string(y)):
-            let c = compareCodePoints(x, y)
-            return descending ? -c : c
-        case let (.int(x), .int(y)):
-            let c = x == y ? 0 : (x < y ? -1 : 1)
-            return descending ? -c : c
-        case (.missing, .missing): return 0
-        case (.missing, _): return 1
-        case (_, .missing): return -1
-        default:
-            var c: Int
-            let ra = a.rank, rb = b.rank
-            if ra != rb {
-                c = ra < rb ? -1 : 1
-            } else {
-                switch (a, b) {
-                case let (.bool(x), .bool(y)): c = x == y ? 0 : (!x ? -1 : 1)
-                default:
-                    let x = a.number, y = b.number
-                    c = x == y ? 0 : (x < y ? -1 : 1)
-                }
+        switch a {
+        case .string(let x):
+            if case .string(let y) = b {
+                let c = compareCodePoints(x, y)
+                return descending ? -c : c
             }
-            return descending ? -c : c
+        case .int(let x):
+            if case .int(let y) = b {
+                let c = x == y ? 0 : (x < y ? -1 : 1)
+                return descending ? -c : c
+            }
+        default:
+            break
         }
+        return compareMixed(a, b, descending: descending)
+    }
+
+    private static func compareMixed(_ a: SortValue, _ b: SortValue, descending: Bool) -> Int {
+        let ra = a.rank, rb = b.rank
+        if ra == 3 || rb == 3 { return ra == rb ? 0 : (ra == 3 ? 1 : -1) }   // missing: last either way
+        var c: Int
+        if ra != rb {
+            c = ra < rb ? -1 : 1
+        } else if case .bool(let x) = a, case .bool(let y) = b {
+            c = x == y ? 0 : (!x ? -1 : 1)
+        } else if case .string(let x) = a, case .string(let y) = b {
+            c = compareCodePoints(x, y)
+        } else {
+            let x = a.number, y = b.number
+            c = x == y ? 0 : (x < y ? -1 : 1)
+        }
+        return descending ? -c : c
     }
 
     private var number: Double {
@@ -93,22 +103,42 @@ enum SortKey: Sendable, Equatable {
 }
 
 /// Orders rows within one spec: by sort key with per-field directions, then id (code points).
+///
+/// Plain bits rather than a `[Bool]`: page requests take a spec's order from the shared
+/// definition, and copying an array would retain storage every server thread reads.
 struct RowOrder: Sendable {
-    /// Direction per sort field.
-    let descending: [Bool]
+    /// Bit k set = field k descending (fields 0…63; later ones in `overflow`).
+    private let bits: UInt64
+    /// Directions of fields 64 and later (almost always empty).
+    private let overflow: [Bool]
+
+    init(descending: [Bool]) {
+        var b: UInt64 = 0
+        for (k, d) in descending.prefix(64).enumerated() where d { b |= 1 << UInt64(k) }
+        bits = b
+        overflow = descending.count > 64 ? Array(descending[64...]) : []
+    }
+
+    /// `true` when sort field `k` is descending.
+    @inline(__always)
+    func isDescending(_ k: Int) -> Bool { k < 64 ? bits & (1 << UInt64(k)) != 0 : overflow[k - 64] }
 
     @inline(__always)
     func compare(_ ak: SortKey, _ aid: String, _ bk: SortKey, _ bid: String) -> Int {
-        switch (ak, bk) {
-        case let (.one(x), .one(y)):
-            let c = SortValue.compare(x, y, descending: descending[0])
-            if c != 0 { return c }
-        case let (.many(xs), .many(ys)):
-            for k in 0..<min(xs.count, ys.count) {
-                let c = SortValue.compare(xs[k], ys[k], descending: descending[k])
+        switch ak {
+        case .one(let x):
+            if case .one(let y) = bk {
+                let c = SortValue.compare(x, y, descending: bits & 1 != 0)
                 if c != 0 { return c }
             }
-        default:
+        case .many(let xs):
+            if case .many(let ys) = bk {
+                for k in 0..<min(xs.count, ys.count) {
+                    let c = SortValue.compare(xs[k], ys[k], descending: isDescending(k))
+                    if c != 0 { return c }
+                }
+            }
+        case .none:
             break
         }
         return compareCodePoints(aid, bid)

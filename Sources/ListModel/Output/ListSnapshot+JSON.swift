@@ -11,53 +11,153 @@
 /// the list name.
 extension ListSnapshot {
     // MARK: Rows
+    //
+    // The row path touches no reference count: two server threads render pages from one shared
+    // snapshot at once, and every retain/release of a shared object (a row, its bytes, a spec's
+    // strings) would bounce that object's cache line between the cores. Rows are read through
+    // `Unmanaged` (see ``RowsView``), key bytes come from
+    // `StaticString`s, and section-level bytes are computed once per section, not per row.
 
-    private static let kIndexPath = Array(",\"indexPath\":{\"section\":".utf8)
-    private static let kRow = Array(",\"row\":".utf8)
-    private static let kTag = Array("},\"tag\":{\"location\":".utf8)
-    private static let kLength = Array(",\"length\":".utf8)
-
-    /// Appends a row object at a position.
-    @inline(__always)
-    func appendRow(_ row: Row, section: Int, spec: SectionSpec, rowIndex: Int, tag: Int, into w: inout JSONWriter) {
-        w.rawValueBegin()
-        row.json.withUnsafeBufferPointer { j in
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: j[0..<row.headEnd]))
-            w.bytes.append(contentsOf: ListSnapshot.kIndexPath)
-            JSONNumberText.appendInt(Int64(section), to: &w.bytes)
-            w.bytes.append(contentsOf: ListSnapshot.kRow)
-            JSONNumberText.appendInt(Int64(rowIndex), to: &w.bytes)
-            w.bytes.append(contentsOf: ListSnapshot.kTag)
-            JSONNumberText.appendInt(Int64(tag), to: &w.bytes)
-            w.bytes.append(contentsOf: ListSnapshot.kLength)
-            JSONNumberText.appendInt(Int64(row.tagLength), to: &w.bytes)
-            w.bytes.append(0x7D)
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: j[row.headEnd..<row.bodyEnd]))
-            if let acc = spec.accessibility {
-                w.bytes.append(contentsOf: spec.accessibilityPrefix)
-                if acc.includesSection { w.bytes.append(0x5F); JSONNumberText.appendInt(Int64(section), to: &w.bytes) }
-                if acc.includesRow { w.bytes.append(0x5F); JSONNumberText.appendInt(Int64(rowIndex), to: &w.bytes) }
-                w.bytes.append(0x22)
-            }
-            w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: j[row.bodyEnd...]))
-            w.bytes.append(0x7D)
-        }
-    }
-
-    /// Writes a located row's object (SPEC §3.1).
-    public func writeRow(_ loc: RowLocation, into w: inout JSONWriter) {
-        let spec = definition.sections[sections[loc.indexPath.section].spec]
-        appendRow(loc.row, section: loc.indexPath.section, spec: spec, rowIndex: loc.indexPath.row, tag: loc.tag.location, into: &w)
+    /// Per-section constants for writing its rows, on the stack.
+    private struct RowContext {
+        /// `,"indexPath":{"section":S,"row":` — the start of every row's middle part.
+        var middlePrefixCount = 0
+        /// Accessibility: `,"accessibilityIdentifier":"<id>[_S]` at `accStart`, or none.
+        var hasAccessibility = false
+        var accIncludesRow = false
+        var accIncludesSection = false
+        var accPrefixCount = 0
+        /// Where the accessibility part starts in the scratch buffer (after the middle part).
+        static let accStart = 96
+        /// Where a row is assembled (after the accessibility part), and the room there: a row
+        /// that fits is written with one append (fewer capacity checks than seven pieces).
+        var rowStart = 0
+        static let rowSpace = 768
     }
 
     /// Writes rows `start ..< start+count` of section `si` as array elements (no brackets).
     func appendRows(section si: Int, start: Int, count: Int, into w: inout JSONWriter) {
-        let s = sections[si]
-        let spec = definition.sections[s.spec]
-        var tag = tagStarts[si] + s.rows.tagOffset(ofRow: start)
-        s.rows.forEach(from: start, count: count) { row, i in
-            appendRow(row, section: si, spec: spec, rowIndex: i, tag: tag, into: &w)
-            tag += row.tagLength
+        guard count > 0 else { return }
+        // Everything read from the snapshot is taken first, in scopes that only read, as plain
+        // pointers and values (see `RowsView`); writing then touches no shared object.
+        let (rows, specIndex) = sections.withUnsafeBufferPointer { ($0[si].rows.unretained, $0[si].spec) }
+        var tag = tagStarts[si] + rows.tagOffset(ofRow: start)
+        var ctx = RowContext()
+        let accPrefix: UnsafeBufferPointer<UInt8> = definition.sections.withUnsafeBufferPointer { specs in
+            let spec = specs.baseAddress! + specIndex
+            guard let acc = spec.pointee.accessibility else { return UnsafeBufferPointer(start: nil, count: 0) }
+            ctx.hasAccessibility = true
+            ctx.accIncludesRow = acc.includesRow
+            ctx.accIncludesSection = acc.includesSection
+            return spec.pointee.accessibilityPrefix.withUnsafeBufferPointer { $0 }
+        }
+        ctx.rowStart = RowContext.accStart + accPrefix.count + 48
+        let scratchSize = ctx.rowStart + RowContext.rowSpace
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchSize) { scratch in
+            let t = scratch.baseAddress!
+            var n = JSONNumberText.write(",\"indexPath\":{\"section\":", to: t)
+            n += JSONNumberText.write(UInt(si), to: t + n)
+            n += JSONNumberText.write(",\"row\":", to: t + n)
+            ctx.middlePrefixCount = n
+            if ctx.hasAccessibility {
+                let a = t + RowContext.accStart
+                if let base = accPrefix.baseAddress { a.initialize(from: base, count: accPrefix.count) }
+                var m = accPrefix.count
+                if ctx.accIncludesSection { a[m] = 0x5F; m += 1; m += JSONNumberText.write(UInt(si), to: a + m) }
+                ctx.accPrefixCount = m
+            }
+            rows.forEachSlice(from: start, count: count) { slice, first in
+                for j in 0..<slice.count {
+                    slice[j]._withUnsafeGuaranteedRef { row in
+                        appendRow(row, rowIndex: first + j, tag: tag, ctx: ctx, scratch: t, into: &w)
+                        tag += row.tagLength
+                    }
+                }
+            }
+        }
+    }
+
+    /// Appends one row object; `scratch` holds the section's prefixes (see ``RowContext``).
+    @inline(__always)
+    private func appendRow(_ row: Row, rowIndex: Int, tag: Int, ctx: RowContext, scratch t: UnsafeMutablePointer<UInt8>,
+                           into w: inout JSONWriter) {
+        w.rawValueBegin()
+        let e = row.json
+        let headEnd = row.headEnd, bodyEnd = row.bodyEnd, total = Int(row.jsonCount)
+        let worst = total + ctx.middlePrefixCount + 96 + ctx.accPrefixCount + 24
+        if worst <= RowContext.rowSpace {
+            // Assemble the whole row on the stack, then append it at once.
+            let r = t + ctx.rowStart
+            var n = 0
+            r.initialize(from: e, count: headEnd); n = headEnd
+            (r + n).initialize(from: t, count: ctx.middlePrefixCount); n += ctx.middlePrefixCount
+            n += JSONNumberText.write(UInt(rowIndex), to: r + n)
+            n += JSONNumberText.write("},\"tag\":{\"location\":", to: r + n)
+            n += JSONNumberText.write(UInt(tag), to: r + n)
+            n += JSONNumberText.write(",\"length\":", to: r + n)
+            n += JSONNumberText.write(UInt(row.tagLength), to: r + n)
+            r[n] = 0x7D; n += 1
+            (r + n).initialize(from: e + headEnd, count: bodyEnd - headEnd); n += bodyEnd - headEnd
+            if ctx.hasAccessibility {
+                (r + n).initialize(from: t + RowContext.accStart, count: ctx.accPrefixCount); n += ctx.accPrefixCount
+                if ctx.accIncludesRow { r[n] = 0x5F; n += 1; n += JSONNumberText.write(UInt(rowIndex), to: r + n) }
+                r[n] = 0x22; n += 1
+            }
+            (r + n).initialize(from: e + bodyEnd, count: total - bodyEnd); n += total - bodyEnd
+            r[n] = 0x7D; n += 1
+            w.bytes.append(contentsOf: UnsafeBufferPointer(start: r, count: n))
+            return
+        }
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: e, count: headEnd))
+        // `,"indexPath":{"section":S,"row":R},"tag":{"location":T,"length":L}`
+        var n = ctx.middlePrefixCount
+        n += JSONNumberText.write(UInt(rowIndex), to: t + n)
+        n += JSONNumberText.write("},\"tag\":{\"location\":", to: t + n)
+        n += JSONNumberText.write(UInt(tag), to: t + n)
+        n += JSONNumberText.write(",\"length\":", to: t + n)
+        n += JSONNumberText.write(UInt(row.tagLength), to: t + n)
+        t[n] = 0x7D
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: t, count: n + 1))
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + headEnd, count: bodyEnd - headEnd))
+        if ctx.hasAccessibility {
+            let a = t + RowContext.accStart
+            var m = ctx.accPrefixCount
+            if ctx.accIncludesRow { a[m] = 0x5F; m += 1; m += JSONNumberText.write(UInt(rowIndex), to: a + m) }
+            a[m] = 0x22
+            w.bytes.append(contentsOf: UnsafeBufferPointer(start: a, count: m + 1))
+        }
+        w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + bodyEnd, count: total - bodyEnd))
+        w.bytes.append(0x7D)
+    }
+
+    /// Writes a located row's object (SPEC §3.1).
+    public func writeRow(_ loc: RowLocation, into w: inout JSONWriter) {
+        let si = loc.indexPath.section
+        let spec = definition.sections[sections[si].spec]
+        let row = loc.row
+        do {
+            let e = row.json
+            let headEnd = row.headEnd, bodyEnd = row.bodyEnd, total = Int(row.jsonCount)
+            w.rawValueBegin()
+            w.bytes.append(contentsOf: UnsafeBufferPointer(start: e, count: headEnd))
+            JSONNumberText.append(",\"indexPath\":{\"section\":", to: &w.bytes)
+            JSONNumberText.appendInt(Int64(si), to: &w.bytes)
+            JSONNumberText.append(",\"row\":", to: &w.bytes)
+            JSONNumberText.appendInt(Int64(loc.indexPath.row), to: &w.bytes)
+            JSONNumberText.append("},\"tag\":{\"location\":", to: &w.bytes)
+            JSONNumberText.appendInt(Int64(loc.tag.location), to: &w.bytes)
+            JSONNumberText.append(",\"length\":", to: &w.bytes)
+            JSONNumberText.appendInt(Int64(row.tagLength), to: &w.bytes)
+            w.bytes.append(0x7D)
+            w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + headEnd, count: bodyEnd - headEnd))
+            if let acc = spec.accessibility {
+                w.bytes.append(contentsOf: spec.accessibilityPrefix)
+                if acc.includesSection { w.bytes.append(0x5F); JSONNumberText.appendInt(Int64(si), to: &w.bytes) }
+                if acc.includesRow { w.bytes.append(0x5F); JSONNumberText.appendInt(Int64(loc.indexPath.row), to: &w.bytes) }
+                w.bytes.append(0x22)
+            }
+            w.bytes.append(contentsOf: UnsafeBufferPointer(start: e + bodyEnd, count: total - bodyEnd))
+            w.bytes.append(0x7D)
         }
     }
 
@@ -71,45 +171,27 @@ extension ListSnapshot {
     }
 
     /// Writes the members of section `index` into an open object (to add e.g. `rows`).
+    ///
+    /// The members that depend only on the section's spec, key and row count come pre-encoded
+    /// from ``SectionText`` (rendered when the snapshot was made); only the index, the hidden
+    /// flag and the counts are written here.
     public func writeSectionMembers(_ index: Int, view: ViewState, into w: inout JSONWriter) {
-        let s = sections[index]
-        let spec = definition.sections[s.spec]
-        let count = s.rows.count
-        let hidden = view.isHidden(s.key)
-        w.key("index"); w.int(index)
-        w.key("key"); w.string(s.key)
-        w.key("type"); w.string(spec.type)
-        w.key("title"); w.string(spec.title.renderString(key: s.rawKey, count: count))
-        if let icon = spec.icon {
-            let text = icon.renderString(key: s.rawKey, count: count)
-            if !text.isEmpty { w.key("icon"); w.string(text) }
+        // Read first (no copies, see `RowsView`), then write.
+        let (count, hidden, text): (Int, Bool, Unmanaged<SectionText>?) = sections.withUnsafeBufferPointer { secs in
+            let node = secs.baseAddress! + index
+            return (node.pointee.rows.count, view.isHidden(node.pointee.key), node.pointee.text.map { Unmanaged.passUnretained($0) })
         }
-        w.key("header"); writeSupplementary(spec.header, kind: "header", spec: spec, section: index, rawKey: s.rawKey, count: count, into: &w)
-        w.key("footer"); writeSupplementary(spec.footer, kind: "footer", spec: spec, section: index, rawKey: s.rawKey, count: count, into: &w)
-        w.key("insets")
-        w.beginObject()
-        w.key("top"); w.double(spec.insets.top)
-        w.key("left"); w.double(spec.insets.left)
-        w.key("bottom"); w.double(spec.insets.bottom)
-        w.key("right"); w.double(spec.insets.right)
-        w.endObject()
-        w.key("lineSpacing"); w.double(spec.lineSpacing)
+        w.key("index"); w.int(index)
+        if let text {
+            // The snapshot holds the text strongly for the duration of this call.
+            text._withUnsafeGuaranteedRef { $0.write(index: index, into: &w) }
+        } else {
+            SectionText(definition.sections[sections[index].spec], node: sections[index]).write(index: index, into: &w)
+        }
         w.key("hidden"); w.bool(hidden)
         w.key("rowCount"); w.int(hidden ? 0 : count)
         w.key("totalRowCount"); w.int(count)
         w.key("firstTag"); w.int(tagStarts[index])
-    }
-
-    private func writeSupplementary(_ sup: SupplementarySpec?, kind: String, spec: SectionSpec, section: Int, rawKey: String, count: Int, into w: inout JSONWriter) {
-        guard let sup else { w.null(); return }
-        w.beginObject()
-        w.key("title"); w.string(sup.title.renderString(key: rawKey, count: count))
-        w.key("height"); w.double(sup.height)
-        if let acc = spec.accessibility {
-            w.key("accessibilityIdentifier")
-            w.string(acc.includesSection ? "\(acc.identifier)_\(kind)_\(section)" : "\(acc.identifier)_\(kind)")
-        }
-        w.endObject()
     }
 
     // MARK: Whole answers

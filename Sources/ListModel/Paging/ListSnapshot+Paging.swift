@@ -44,26 +44,51 @@ extension ListSnapshot {
     public func page(size: Int, token: String?, view: ViewState, binding: PageBinding) throws(PageTokenError) -> Page {
         let size = PageSize.resolve(size)
         let n = sections.count
+        var decoded: PageToken? = nil
+        if let token { decoded = try PageToken.decode(token, binding: binding) }
+        if let t = decoded, t.spec >= definition.sections.count { throw .malformed }
+        // Visible rows per section (0 when hidden), read once: no section node is copied, and
+        // the view's hash set is asked once per section rather than in every loop below.
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, n)) { buf in
+            let visible = buf.baseAddress!
+            // The default view (same hidden set as the definition's) uses the flags cached per
+            // section instead of hashing every key.
+            let isDefault = !view.hidden.isEmpty && view.hidden == definition.defaultHidden
+            sections.withUnsafeBufferPointer { secs in
+                for j in 0..<n {
+                    let node = secs.baseAddress! + j
+                    let hidden = isDefault && node.pointee.text != nil ? node.pointee.hiddenByDefault : view.isHidden(node.pointee.key)
+                    visible[j] = hidden ? 0 : node.pointee.rows.count
+                }
+            }
+            return cutPage(size: size, token: decoded, visible: visible, view: view, binding: binding)
+        }
+    }
+
+    private func cutPage(size: Int, token: PageToken?, visible: UnsafeMutablePointer<Int>, view: ViewState, binding: PageBinding) -> Page {
+        let n = sections.count
         var start: (section: Int, row: Int)? = nil
         var lowerRowless = 0
-        if let token {
-            let t = try PageToken.decode(token, binding: binding)
-            guard t.spec < definition.sections.count else { throw .malformed }
+        if let t = token {
             let (si, found) = sectionLowerBound(spec: t.spec, rawKey: t.rawKey)
             var j = si
             if found {
-                let r = sections[si].rows.lowerBound(t.sortKey, t.rowID, order: definition.orders[t.spec], strictly: true)
-                if r < sections[si].rows.count && !view.isHidden(sections[si].key) { start = (si, r) }
+                let r = definition.orders.withUnsafeBufferPointer { orders in
+                    sections.withUnsafeBufferPointer { secs in
+                        secs[si].rows.unretained.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true)
+                    }
+                }
+                if r < visible[si] { start = (si, r) }
                 j = si + 1
             }
             while start == nil && j < n {
-                if sections[j].rows.count > 0 && !view.isHidden(sections[j].key) { start = (j, 0) }
+                if visible[j] > 0 { start = (j, 0) }
                 j += 1
             }
             // Sections without rows before the start were sent with the previous page.
             lowerRowless = start.map { $0.section + 1 } ?? (found ? si + 1 : si)
         } else {
-            for j in 0..<n where sections[j].rows.count > 0 && !view.isHidden(sections[j].key) {
+            for j in 0..<n where visible[j] > 0 {
                 start = (j, 0)
                 break
             }
@@ -71,8 +96,8 @@ extension ListSnapshot {
 
         var visibleTotal = 0
         var visibleBefore = 0
-        for j in 0..<n where !view.isHidden(sections[j].key) {
-            let c = sections[j].rows.count
+        for j in 0..<n {
+            let c = visible[j]
             if let s = start, j < s.section { visibleBefore += c }
             visibleTotal += c
         }
@@ -82,44 +107,56 @@ extension ListSnapshot {
         var last: (section: Int, row: Int)? = nil
         var upperRowless = n
         if let s = start {
+            // Rowless sections before the start (first page) come first.
+            if token == nil {
+                for k in 0..<s.section where visible[k] == 0 { entries.append(Page.Entry(index: k, rowOffset: 0, rowCount: 0)) }
+            }
+            let headCount = entries.count
             var left = size
             var j = s.section
             var r = s.row
             while j < n {
-                let visible = view.isHidden(sections[j].key) ? 0 : sections[j].rows.count
-                if visible == 0 {
+                let v = visible[j]
+                if v == 0 {
                     if j >= lowerRowless { entries.append(Page.Entry(index: j, rowOffset: 0, rowCount: 0)) }
                 } else {
                     if left == 0 { upperRowless = j; break }
-                    let take = min(left, visible - r)
+                    let take = min(left, v - r)
                     entries.append(Page.Entry(index: j, rowOffset: r, rowCount: take))
                     left -= take
                     last = (j, r + take - 1)
-                    if r + take < visible { upperRowless = j; break }
+                    if r + take < v { upperRowless = j; break }
                 }
                 j += 1
                 r = 0
             }
-            // Rowless sections before the start (first page) come first.
-            if token == nil {
-                var head: [Page.Entry] = []
-                for k in 0..<s.section where view.isHidden(sections[k].key) || sections[k].rows.count == 0 {
-                    head.append(Page.Entry(index: k, rowOffset: 0, rowCount: 0))
-                }
-                entries = head + entries
-            }
             // Trim rowless entries that lie after the next page's first row.
-            entries = entries.filter { $0.rowCount > 0 || $0.index < upperRowless || upperRowless == n }
+            if upperRowless != n {
+                var k = headCount
+                for e in entries[headCount...] where e.rowCount > 0 || e.index < upperRowless {
+                    entries[k] = e
+                    k += 1
+                }
+                entries.removeSubrange(k...)
+            }
         } else {
             for j in lowerRowless..<max(lowerRowless, n) { entries.append(Page.Entry(index: j, rowOffset: 0, rowCount: 0)) }
         }
-        let onPage = entries.reduce(0) { $0 + $1.rowCount }
+        var onPage = 0
+        for e in entries { onPage += e.rowCount }
         let after = visibleTotal - visibleBefore - onPage
         var next: String? = nil
         if after > 0, let l = last {
-            let row = sections[l.section].rows.row(at: l.row)
-            next = PageToken(spec: sections[l.section].spec, rawKey: sections[l.section].rawKey, sortKey: row.sortKey, rowID: row.id)
-                .encode(binding: binding)
+            // Encoded straight from the (unretained) row: no copy of its shared strings.
+            next = sections.withUnsafeBufferPointer { secs in
+                let node = secs.baseAddress! + l.section
+                let rows = node.pointee.rows.unretained
+                let (k, first) = rows.chunkIndex(ofRow: l.row)
+                let row = rows.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[l.row - first]
+                return row._withUnsafeGuaranteedRef { row in
+                    PageToken.encode(spec: node.pointee.spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id, binding: binding)
+                }
+            }
         }
         return Page(entries: entries, nextPageToken: next, itemsBefore: visibleBefore, itemsAfter: after, view: view)
     }

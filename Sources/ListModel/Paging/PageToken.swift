@@ -41,27 +41,42 @@ public struct PageToken: Sendable, Equatable {
 
     /// The opaque URL-safe text.
     public func encode(binding: PageBinding) -> String {
-        var b: [UInt8] = [1]
-        putU64(binding.hash, &b)
-        putVarint(UInt64(spec), &b)
-        putString(rawKey, &b)
-        let values = sortKey.values
-        putVarint(UInt64(values.count), &b)
-        for v in values {
-            switch v {
-            case .missing: b.append(0)
-            case .bool(let x): b.append(x ? 2 : 1)
-            case .int(let i): b.append(3); putU64(UInt64(bitPattern: i), &b)
-            case .double(let d): b.append(4); putU64(d.bitPattern, &b)
-            case .string(let s): b.append(5); putString(s, &b)
+        PageToken.encode(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID, binding: binding)
+    }
+
+    /// Encodes a position without building a token (the values are only read, so a caller can
+    /// pass a shared row's fields without copying them).
+    static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, binding: PageBinding) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { stack in
+            var b = TokenBytes(stack: stack)
+            b.append(1)
+            putU64(binding.hash, &b)
+            putVarint(UInt64(spec), &b)
+            putString(rawKey, &b)
+            func put(_ v: SortValue) {
+                switch v {
+                case .missing: b.append(0)
+                case .bool(let x): b.append(x ? 2 : 1)
+                case .int(let i): b.append(3); putU64(UInt64(bitPattern: i), &b)
+                case .double(let d): b.append(4); putU64(d.bitPattern, &b)
+                case .string(let s): b.append(5); putString(s, &b)
+                }
             }
+            switch sortKey {
+            case .none: putVarint(0, &b)
+            case .one(let v): putVarint(1, &b); put(v)
+            case .many(let vs): putVarint(UInt64(vs.count), &b); for v in vs { put(v) }
+            }
+            putString(rowID, &b)
+            let h = b.withBytes { bytes -> UInt64 in
+                var h = FNV1a()
+                h.combine(bytes)
+                return h.value
+            }
+            let c = UInt32(truncatingIfNeeded: h ^ (h >> 32))
+            for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }
+            return b.withBytes { Base64URL.encode($0) }
         }
-        putString(rowID, &b)
-        var h = FNV1a()
-        h.combine(b)
-        let c = UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))
-        for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }
-        return Base64URL.encode(b)
     }
 
     /// Decodes a token and checks its binding.
@@ -73,7 +88,7 @@ public struct PageToken: Sendable, Equatable {
         var stored: UInt32 = 0
         for k in 0..<4 { stored |= UInt32(b[b.count - 4 + k]) << (8 * UInt32(k)) }
         guard c == stored else { throw .malformed }
-        var r = Reader(bytes: Array(b[1..<(b.count - 4)]))
+        var r = Reader(bytes: b, i: 1, end: b.count - 4)
         guard let bind = r.u64() else { throw .malformed }
         guard bind == binding.hash else { throw .wrongBinding }
         guard let spec = r.varint(), spec < 1 << 20, let key = r.string(), let n = r.varint(), n <= 64 else { throw .malformed }
@@ -96,15 +111,16 @@ public struct PageToken: Sendable, Equatable {
 
     private struct Reader {
         let bytes: [UInt8]
-        var i = 0
-        var atEnd: Bool { i == bytes.count }
+        var i: Int
+        let end: Int
+        var atEnd: Bool { i == end }
         mutating func byte() -> UInt8? {
-            guard i < bytes.count else { return nil }
+            guard i < end else { return nil }
             i += 1
             return bytes[i - 1]
         }
         mutating func u64() -> UInt64? {
-            guard i + 8 <= bytes.count else { return nil }
+            guard i + 8 <= end else { return nil }
             var v: UInt64 = 0
             for k in 0..<8 { v |= UInt64(bytes[i + k]) << (8 * UInt64(k)) }
             i += 8
@@ -122,36 +138,70 @@ public struct PageToken: Sendable, Equatable {
             return nil
         }
         mutating func string() -> String? {
-            guard let n = varint(), n <= UInt64(bytes.count - i) else { return nil }
-            let slice = bytes[i..<(i + Int(n))]
+            guard let n = varint(), n <= UInt64(end - i) else { return nil }
+            let from = i
             i += Int(n)
             // Reject invalid UTF-8 rather than repairing it.
-            var it = slice.makeIterator()
-            var dec = UTF8()
-            var out = ""
-            loop: while true {
-                switch dec.decode(&it) {
-                case .scalarValue(let s): out.unicodeScalars.append(s)
-                case .emptyInput: break loop
-                case .error: return nil
-                }
-            }
-            return out
+            return bytes.withUnsafeBufferPointer { String(validating: UnsafeBufferPointer(rebasing: $0[from..<(from + Int(n))]), as: UTF8.self) }
         }
     }
 }
 
-private func putU64(_ v: UInt64, _ b: inout [UInt8]) {
+/// Token bytes on the stack (a heap array past its capacity, for very long keys).
+private struct TokenBytes {
+    let stack: UnsafeMutableBufferPointer<UInt8>
+    var count = 0
+    var heap: [UInt8]? = nil
+
+    init(stack: UnsafeMutableBufferPointer<UInt8>) { self.stack = stack }
+
+    @inline(__always)
+    mutating func append(_ x: UInt8) {
+        if heap == nil && count < stack.count { stack[count] = x; count += 1; return }
+        spill()
+        heap!.append(x)
+    }
+
+    mutating func append(_ u: UnsafeBufferPointer<UInt8>) {
+        if heap == nil && count + u.count <= stack.count {
+            if let base = u.baseAddress { (stack.baseAddress! + count).initialize(from: base, count: u.count) }
+            count += u.count
+            return
+        }
+        spill()
+        heap!.append(contentsOf: u)
+    }
+
+    private mutating func spill() {
+        if heap == nil { heap = Array(UnsafeBufferPointer(rebasing: stack[0..<count])) }
+    }
+
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let heap { return heap.withUnsafeBufferPointer(body) }
+        return body(UnsafeBufferPointer(rebasing: stack[0..<count]))
+    }
+}
+
+private func putU64(_ v: UInt64, _ b: inout TokenBytes) {
     for k in 0..<8 { b.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(k)))) }
 }
 
-private func putVarint(_ v: UInt64, _ b: inout [UInt8]) {
+private func putVarint(_ v: UInt64, _ b: inout TokenBytes) {
     var v = v
     while v >= 0x80 { b.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
     b.append(UInt8(v))
 }
 
-private func putString(_ s: String, _ b: inout [UInt8]) {
-    putVarint(UInt64(s.utf8.count), &b)
-    b.append(contentsOf: s.utf8)
+/// Reads the string in place (no copy: it may be a shared row's).
+private func putString(_ s: String, _ b: inout TokenBytes) {
+    if let done = s.utf8.withContiguousStorageIfAvailable({ u -> Bool in
+        putVarint(UInt64(u.count), &b)
+        b.append(u)
+        return true
+    }), done { return }
+    var s = s
+    s.withUTF8 { u in
+        putVarint(UInt64(u.count), &b)
+        b.append(u)
+    }
 }

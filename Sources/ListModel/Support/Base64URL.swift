@@ -1,28 +1,39 @@
 /// Unpadded base64url (RFC 4648 §5), for page tokens and other opaque ids.
 public enum Base64URL {
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// The alphabet by arithmetic: a global table would be shared (and retained) by every
+    /// thread encoding page tokens.
+    @inline(__always)
+    private static func alphabet(_ v: Int) -> UInt8 {
+        let v = UInt8(truncatingIfNeeded: v)
+        if v < 26 { return 0x41 &+ v }
+        if v < 52 { return 0x61 &+ (v &- 26) }
+        if v < 62 { return 0x30 &+ (v &- 52) }
+        return v == 62 ? 0x2D : 0x5F
+    }
 
-    public static func encode(_ data: [UInt8]) -> String {
+    public static func encode(_ data: UnsafeBufferPointer<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((data.count * 4 + 2) / 3)
         var i = 0
         while i + 3 <= data.count {
             let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8 | UInt32(data[i + 2])
-            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
-            out.append(alphabet[Int(v >> 6 & 63)]); out.append(alphabet[Int(v & 63)])
+            out.append(alphabet(Int(v >> 18 & 63))); out.append(alphabet(Int(v >> 12 & 63)))
+            out.append(alphabet(Int(v >> 6 & 63))); out.append(alphabet(Int(v & 63)))
             i += 3
         }
         let rest = data.count - i
         if rest == 1 {
             let v = UInt32(data[i]) << 16
-            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
+            out.append(alphabet(Int(v >> 18 & 63))); out.append(alphabet(Int(v >> 12 & 63)))
         } else if rest == 2 {
             let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8
-            out.append(alphabet[Int(v >> 18 & 63)]); out.append(alphabet[Int(v >> 12 & 63)])
-            out.append(alphabet[Int(v >> 6 & 63)])
+            out.append(alphabet(Int(v >> 18 & 63))); out.append(alphabet(Int(v >> 12 & 63)))
+            out.append(alphabet(Int(v >> 6 & 63)))
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    public static func encode(_ data: [UInt8]) -> String { data.withUnsafeBufferPointer { encode($0) } }
 
     public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []

@@ -2,19 +2,29 @@
 ///
 /// Swift's `String` comparison uses Unicode canonical equivalence; SPEC ordering is by code
 /// points, which for UTF-8 equals plain byte order.
+///
+/// Reads both strings in place (`withContiguousStorageIfAvailable` on borrowed values, which
+/// native and small strings always allow) instead of copying them for `withUTF8`: a copy of a
+/// heap string is a retain/release pair on storage that other threads may be reading too.
 @inline(__always)
 func compareCodePoints(_ a: String, _ b: String) -> Int {
-    var a = a, b = b
-    return a.withUTF8 { pa in
-        b.withUTF8 { pb in
-            let n = min(pa.count, pb.count)
-            if n > 0 {
-                let c = memcmpBytes(pa.baseAddress!, pb.baseAddress!, n)
-                if c != 0 { return c }
-            }
-            return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
-        }
+    if let r = a.utf8.withContiguousStorageIfAvailable({ pa in
+        b.utf8.withContiguousStorageIfAvailable { pb in compareBytes(pa, pb) }
+    }), let r {
+        return r
     }
+    var a = a, b = b
+    return a.withUTF8 { pa in b.withUTF8 { pb in compareBytes(pa, pb) } }
+}
+
+@inline(__always)
+func compareBytes(_ pa: UnsafeBufferPointer<UInt8>, _ pb: UnsafeBufferPointer<UInt8>) -> Int {
+    let n = min(pa.count, pb.count)
+    if n > 0 {
+        let c = memcmpBytes(pa.baseAddress!, pb.baseAddress!, n)
+        if c != 0 { return c }
+    }
+    return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
 }
 
 @inline(__always)

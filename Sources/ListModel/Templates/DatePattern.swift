@@ -58,40 +58,79 @@ struct DatePattern: Sendable, Equatable {
         return DatePattern(parts: parts)
     }
 
-    private static let months = ["January", "February", "March", "April", "May", "June", "July",
-                                 "August", "September", "October", "November", "December"]
-    private static let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    private static func monthName(_ m: Int) -> StaticString {
+        switch m {
+        case 1: return "January"
+        case 2: return "February"
+        case 3: return "March"
+        case 4: return "April"
+        case 5: return "May"
+        case 6: return "June"
+        case 7: return "July"
+        case 8: return "August"
+        case 9: return "September"
+        case 10: return "October"
+        case 11: return "November"
+        default: return "December"
+        }
+    }
+
+    private static func weekdayName(_ d: Int) -> StaticString {
+        switch d {
+        case 0: return "Sunday"
+        case 1: return "Monday"
+        case 2: return "Tuesday"
+        case 3: return "Wednesday"
+        case 4: return "Thursday"
+        case 5: return "Friday"
+        default: return "Saturday"
+        }
+    }
 
     /// Renders the time; the output is plain UTF-8 text.
     func format(_ t: CivilTime) -> String {
-        var out = ""
+        var out: [UInt8] = []
+        format(t, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the rendered time (plain UTF-8) to `out`, allocating nothing else.
+    func format(_ t: CivilTime, into out: inout [UInt8]) {
         func pad(_ v: Int, _ n: Int) {
-            let s = String(abs(v))
-            if v < 0 { out += "-" }
-            if s.count < n { out += String(repeating: "0", count: n - s.count) }
-            out += s
+            if v < 0 { out.append(0x2D) }
+            let m = v.magnitude
+            var digits = 1
+            var x = m / 10
+            while x > 0 { digits += 1; x /= 10 }
+            if digits < n { for _ in 0..<(n - digits) { out.append(0x30) } }
+            JSONNumberText.appendInt(Int64(m), to: &out)
         }
+        func name(_ s: StaticString, prefix: Int) {
+            out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: min(prefix, s.utf8CodeUnitCount)))
+        }
+        func text(_ s: StaticString) { JSONNumberText.append(s, to: &out) }
         for p in parts {
             switch p {
-            case .literal(let s): out += s
+            case .literal(let s):
+                var s = s
+                s.withUTF8 { out.append(contentsOf: $0) }
             case .field(let c, let n):
                 switch c {
-                case UInt8(ascii: "G"): out += t.year > 0 ? "AD" : "BC"
+                case UInt8(ascii: "G"): text(t.year > 0 ? "AD" : "BC")
                 case UInt8(ascii: "y"), UInt8(ascii: "Y"):
                     if n == 2 { pad(((t.year % 100) + 100) % 100, 2) } else { pad(t.year, n) }
                 case UInt8(ascii: "M"), UInt8(ascii: "L"):
                     switch n {
                     case 1, 2: pad(t.month, n)
-                    case 3: out += String(DatePattern.months[t.month - 1].prefix(3))
-                    case 4: out += DatePattern.months[t.month - 1]
-                    default: out += String(DatePattern.months[t.month - 1].prefix(1))
+                    case 3: name(DatePattern.monthName(t.month), prefix: 3)
+                    case 4: name(DatePattern.monthName(t.month), prefix: Int.max)
+                    default: name(DatePattern.monthName(t.month), prefix: 1)
                     }
                 case UInt8(ascii: "d"): pad(t.day, n)
                 case UInt8(ascii: "D"): pad(t.dayOfYear, n)
                 case UInt8(ascii: "E"):
-                    let name = DatePattern.weekdays[t.weekday]
-                    out += n <= 3 ? String(name.prefix(3)) : (n == 4 ? name : String(name.prefix(1)))
-                case UInt8(ascii: "a"): out += t.hour < 12 ? "AM" : "PM"
+                    name(DatePattern.weekdayName(t.weekday), prefix: n <= 3 ? 3 : (n == 4 ? Int.max : 1))
+                case UInt8(ascii: "a"): text(t.hour < 12 ? "AM" : "PM")
                 case UInt8(ascii: "h"): pad(t.hour % 12 == 0 ? 12 : t.hour % 12, n)
                 case UInt8(ascii: "H"): pad(t.hour, n)
                 case UInt8(ascii: "k"): pad(t.hour == 0 ? 24 : t.hour, n)
@@ -99,16 +138,17 @@ struct DatePattern: Sendable, Equatable {
                 case UInt8(ascii: "m"): pad(t.minute, n)
                 case UInt8(ascii: "s"): pad(t.second, n)
                 case UInt8(ascii: "S"):
-                    var ms = String(t.millisecond)
-                    ms = String(repeating: "0", count: 3 - ms.count) + ms
-                    out += n <= 3 ? String(ms.prefix(n)) : ms + String(repeating: "0", count: n - 3)
-                case UInt8(ascii: "Z"): out += n == 5 ? "Z" : (n == 4 ? "GMT" : "+0000")
-                case UInt8(ascii: "X"): out += "Z"
-                case UInt8(ascii: "x"): out += n == 1 ? "+00" : (n == 2 || n == 4 ? "+0000" : "+00:00")
+                    // Three digits of milliseconds, cut to n or padded with zeros.
+                    let ms = t.millisecond
+                    let d = [ms / 100 % 10, ms / 10 % 10, ms % 10]
+                    for k in 0..<min(n, 3) { out.append(UInt8(truncatingIfNeeded: d[k]) &+ 0x30) }
+                    if n > 3 { for _ in 0..<(n - 3) { out.append(0x30) } }
+                case UInt8(ascii: "Z"): text(n == 5 ? "Z" : (n == 4 ? "GMT" : "+0000"))
+                case UInt8(ascii: "X"): text("Z")
+                case UInt8(ascii: "x"): text(n == 1 ? "+00" : (n == 2 || n == 4 ? "+0000" : "+00:00"))
                 default: break
                 }
             }
         }
-        return out
     }
 }

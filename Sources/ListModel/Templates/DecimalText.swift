@@ -142,6 +142,62 @@ struct CurrencyStyle: Sendable, Equatable {
         fractionDigits = CurrencyStyle.zeroDigit.contains(code) ? 0 : (CurrencyStyle.threeDigit.contains(code) ? 3 : 2)
     }
 
+    /// Appends `format(DecimalText(value))` for a number value with no more fraction digits
+    /// than the currency uses (every integer, and doubles like `1234.5` — the common amounts),
+    /// without building strings; `false` (nothing written) for anything else.
+    ///
+    /// A double qualifies when `x = round(d·10^f)` gives back exactly `d` as `x / 10^f` and
+    /// `|d| < 1e13`: then `x / 10^f` is the only decimal with ≤ f fraction digits that reads
+    /// back as `d`, so it is what the shortest text rounds to, and no rounding is needed.
+    func appendDirect(_ value: JSONValue, to out: inout [UInt8]) -> Bool {
+        var negative: Bool
+        var units: UInt64        // the amount × 10^fractionDigits
+        var scale: UInt64 = 1
+        for _ in 0..<fractionDigits { scale *= 10 }
+        switch value {
+        case .int(let i):
+            guard i.magnitude <= UInt64.max / scale else { return false }
+            negative = i < 0
+            units = i.magnitude * scale
+        case .double(let d):
+            guard d.isFinite, abs(d) < 1e13 else { return false }
+            let x = (d * Double(scale)).rounded()
+            guard x / Double(scale) == d else { return false }
+            negative = d < 0
+            units = UInt64(abs(x))
+        default:
+            return false
+        }
+        if units == 0 { negative = false }
+        if negative { out.append(0x2D) }
+        var p = prefix
+        p.withUTF8 { out.append(contentsOf: $0) }
+        let whole = units / scale
+        var frac = units % scale
+        // Integer part with `,` every three digits.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
+            let t = buf.baseAddress!
+            var n = 0
+            var w = whole
+            repeat {
+                if n % 4 == 3 { t[31 - n] = 0x2C; n += 1 }
+                t[31 - n] = UInt8(truncatingIfNeeded: w % 10) &+ 0x30
+                n += 1
+                w /= 10
+            } while w > 0
+            out.append(contentsOf: UnsafeBufferPointer(start: t + 32 - n, count: n))
+            if fractionDigits > 0 {
+                t[0] = 0x2E
+                for k in stride(from: fractionDigits, to: 0, by: -1) {
+                    t[k] = UInt8(truncatingIfNeeded: frac % 10) &+ 0x30
+                    frac /= 10
+                }
+                out.append(contentsOf: UnsafeBufferPointer(start: t, count: fractionDigits + 1))
+            }
+        }
+        return true
+    }
+
     /// `-$1,234.50` style text.
     func format(_ d: DecimalText) -> String {
         var positive = d

@@ -79,6 +79,37 @@ enum TemplateFormatter: Sendable, Equatable {
         }
     }
 
+    /// Appends the result of this formatter as the only step of a chain, straight as bytes,
+    /// for the common inputs (a number for `currency`, an ISO 8601 string or a number for
+    /// `date`); returns `false` without writing when the general path must be taken. The
+    /// output is byte-for-byte that of ``apply(value:text:)``.
+    @inline(__always)
+    func appendDirect(value: JSONValue?, to out: inout [UInt8]) -> Bool {
+        switch self {
+        case .currency(let style):
+            guard let value else { return false }
+            return style.appendDirect(value, to: &out)
+        case .date(let pattern):
+            guard let value else { return false }
+            let time: CivilTime
+            switch value {
+            case .string(let text):
+                guard let parsed = CivilTime.parseISO8601(text) else { return false }
+                time = CivilTime(epochSeconds: parsed.seconds, millisecond: parsed.millisecond)
+            case .int, .double:
+                guard let secs = value.doubleValue, secs.isFinite, abs(secs) < 1e13 else { return false }
+                let whole = floorValue(secs)
+                time = CivilTime(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)))
+            default:
+                return false
+            }
+            pattern.format(time, into: &out)
+            return true
+        default:
+            return false
+        }
+    }
+
     /// The decimal form of a number value, or of text that is a JSON number.
     private static func decimal(_ value: JSONValue?, _ text: String) -> DecimalText? {
         if let v = value, v.isNumber { return DecimalText(v) }
