@@ -5,9 +5,12 @@ public struct Request: Sendable {
     /// The request target as sent: path and query, still percent-encoded.
     public let rawURI: String
     /// The path part of ``rawURI``, still percent-encoded.
-    public var rawPath: Substring { rawURI.prefix { $0 != "?" } }
+    public var rawPath: Substring {
+        let utf8 = rawURI.utf8
+        return Substring(utf8[..<(utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex)])
+    }
     /// The path, percent-decoded.
-    public let path: String
+    public var path: String { PercentDecoding.decode(rawPath, plusIsSpace: false) }
     /// The path's segments, each percent-decoded (so `%2F` inside a segment stays inside it).
     public let pathSegments: [String]
     /// Query parameters in order, names and values percent-decoded (`+` is a space).
@@ -24,13 +27,14 @@ public struct Request: Sendable {
         self.rawURI = uri
         self.headers = headers
         self.body = body
-        let pathEnd = uri.firstIndex(of: "?") ?? uri.endIndex
-        let rawPath = uri[..<pathEnd]
-        self.path = PercentDecoding.decode(rawPath, plusIsSpace: false)
-        self.pathSegments = rawPath.split(separator: "/", omittingEmptySubsequences: true)
-            .map { PercentDecoding.decode($0, plusIsSpace: false) }
-        if pathEnd < uri.endIndex {
-            self.query = PercentDecoding.queryItems(uri[uri.index(after: pathEnd)...])
+        // Byte-wise (UTF-8) scanning: the delimiters are ASCII, and Character iteration
+        // (grapheme breaking) would cost more than the rest of the request.
+        let utf8 = uri.utf8
+        let pathEnd = utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
+        self.pathSegments = utf8[..<pathEnd].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+            .map { PercentDecoding.decode(Substring($0), plusIsSpace: false) }
+        if pathEnd < utf8.endIndex {
+            self.query = PercentDecoding.queryItems(Substring(utf8[utf8.index(after: pathEnd)...]))
         } else {
             self.query = []
         }
@@ -74,11 +78,12 @@ enum PercentDecoding {
     }
 
     static func queryItems(_ query: Substring) -> [(name: String, value: String)] {
-        query.split(separator: "&", omittingEmptySubsequences: true).map { item in
-            if let eq = item.firstIndex(of: "=") {
-                return (decode(item[..<eq], plusIsSpace: true), decode(item[item.index(after: eq)...], plusIsSpace: true))
+        query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { item in
+            if let eq = item.firstIndex(of: UInt8(ascii: "=")) {
+                return (decode(Substring(item[..<eq]), plusIsSpace: true),
+                        decode(Substring(item[item.index(after: eq)...]), plusIsSpace: true))
             }
-            return (decode(item, plusIsSpace: true), "")
+            return (decode(Substring(item), plusIsSpace: true), "")
         }
     }
 
