@@ -156,6 +156,12 @@ struct RowSequence: Sendable {
     var tagCount: Int { tagEnds.last ?? 0 }
     var isEmpty: Bool { chunks.isEmpty }
 
+    /// Replaces the whole chunk directory (see ``merge(removing:inserting:order:)``).
+    mutating func replaceChunks(_ new: [RowChunk]) {
+        chunks = new
+        recomputePrefixes(from: 0)
+    }
+
     private mutating func recomputePrefixes(from k: Int) {
         rowEnds.removeSubrange(k...)
         tagEnds.removeSubrange(k...)
