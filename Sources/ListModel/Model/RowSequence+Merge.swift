@@ -1,11 +1,12 @@
 extension RowSequence {
     /// Removes the rows at `removed` (ascending row indices) and inserts `inserted` (already in
     /// `order`), in one pass over the chunk directory: chunks that lose and gain nothing are
-    /// shared as they are; touched chunks are rebuilt from the merged rows (with their tag sums).
-    /// Costs O(chunks + rows of touched chunks + inserted · log(chunk)) — no per-row search.
+    /// shared as they are; touched chunks are rebuilt (with their tag sums) from their kept rows
+    /// and the rows inserted into them. Costs O(chunks + rows of touched chunks +
+    /// inserted · log(chunk size)) order comparisons and row moves — no per-row search.
     ///
-    /// An inserted row may compare equal only to a row that is removed in the same call (a
-    /// replacement); otherwise rows are distinct in `order`.
+    /// An inserted row may compare equal only to a row removed in the same call (a
+    /// replacement); otherwise all rows are distinct in `order`.
     mutating func merge(removing removed: [Int], inserting inserted: ContiguousArray<Row>, order: RowOrder) {
         if removed.isEmpty && inserted.isEmpty { return }
         if chunks.isEmpty {
@@ -15,87 +16,94 @@ extension RowSequence {
         }
         var out: [RowChunk] = []
         out.reserveCapacity(chunks.count + inserted.count / RowSequence.buildChunk + 1)
-        var pending = ContiguousArray<Row>()
-        pending.reserveCapacity(2 * RowSequence.maxChunk)
+        // Rows of touched chunks are gathered in `cur`, cut into chunks of `buildChunk`.
+        var cur = ContiguousArray<Row>()
+        cur.reserveCapacity(RowSequence.buildChunk)
 
-        /// Cuts `pending` into chunks of about `buildChunk` rows (all of it, or all but a tail
-        /// shorter than `buildChunk` when `keepTail`).
-        func emit(keepTail: Bool) {
-            let n = pending.count
-            guard n > 0 else { return }
-            if keepTail {
-                guard n >= 2 * RowSequence.buildChunk else { return }
-                var s = 0
-                while n - s >= 2 * RowSequence.buildChunk {
-                    out.append(RowChunk(ContiguousArray(pending[s..<(s + RowSequence.buildChunk)])))
-                    s += RowSequence.buildChunk
-                }
-                pending.removeSubrange(0..<s)
-                return
-            }
-            if n <= RowSequence.maxChunk {
-                out.append(RowChunk(pending))
-            } else {
-                let pieces = (n + RowSequence.buildChunk - 1) / RowSequence.buildChunk
-                var s = 0
-                for p in 0..<pieces {
-                    let e = n * (p + 1) / pieces
-                    out.append(RowChunk(ContiguousArray(pending[s..<e])))
-                    s = e
-                }
-            }
-            pending.removeAll(keepingCapacity: true)
+        @inline(__always)
+        func emit() {
+            guard !cur.isEmpty else { return }
+            out.append(RowChunk(cur))
+            cur = ContiguousArray()
+            cur.reserveCapacity(RowSequence.buildChunk)
         }
-
-        var ri = 0, ii = 0, start = 0
-        let last = chunks.count - 1
-        for k in 0...last {
-            let c = chunks[k]
-            let n = c.rows.count
-            let end = start + n
-            // Inserted rows ordered before the next chunk's first row land in this chunk.
-            var iEnd = ii
-            if k == last {
-                iEnd = inserted.count
-            } else {
-                let next = chunks[k + 1].rows[0]
-                while iEnd < inserted.count,
-                      order.compare(inserted[iEnd].sortKey, inserted[iEnd].id, next.sortKey, next.id) < 0 { iEnd += 1 }
-            }
-            var rEnd = ri
-            while rEnd < removed.count && removed[rEnd] < end { rEnd += 1 }
-            if iEnd == ii && rEnd == ri {
-                if !pending.isEmpty {
-                    if pending.count < RowSequence.maxChunk / 8 && pending.count + n <= RowSequence.buildChunk {
-                        pending.append(contentsOf: c.rows)   // absorb: no tiny chunk left behind
-                        start = end
-                        continue
-                    }
-                    emit(keepTail: false)
-                }
-                out.append(c)
-            } else {
-                var j = 0, ins = ii, rem = ri
-                while j < n || ins < iEnd {
-                    if j < n && rem < rEnd && removed[rem] == start + j {
-                        rem += 1; j += 1
-                        continue
-                    }
-                    if ins < iEnd && (j == n || order.compare(inserted[ins].sortKey, inserted[ins].id, c.rows[j].sortKey, c.rows[j].id) < 0) {
-                        pending.append(inserted[ins]); ins += 1
+        @inline(__always)
+        func push(_ r: Unmanaged<Row>) {
+            cur.append(r.takeUnretainedValue())
+            if cur.count == RowSequence.buildChunk { emit() }
+        }
+        // Rows are read unretained (the chunks and `inserted` hold them throughout); a row is
+        // retained once, when it enters a new chunk.
+        @inline(__always)
+        func less(_ a: Unmanaged<Row>, _ b: Unmanaged<Row>) -> Bool {
+            a._withUnsafeGuaranteedRef { x in b._withUnsafeGuaranteedRef { y in order.less(x, y) } }
+        }
+        inserted.withUnsafeBufferPointer { insBuf in
+            insBuf.withMemoryRebound(to: Unmanaged<Row>.self) { ins in
+                let view = unretained
+                var ri = 0, ii = 0, start = 0
+                let last = view.chunks.count - 1
+                for k in 0...last {
+                    let rows = view.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
+                    let n = rows.count
+                    let end = start + n
+                    // Inserted rows ordered before the next chunk's first row land in this chunk.
+                    var iEnd = ii
+                    if k == last {
+                        iEnd = ins.count
                     } else {
-                        pending.append(c.rows[j]); j += 1
+                        let next = view.chunks[k + 1]._withUnsafeGuaranteedRef { $0.unretainedRows }[0]
+                        while iEnd < ins.count && less(ins[iEnd], next) { iEnd += 1 }
                     }
+                    var rEnd = ri
+                    while rEnd < removed.count && removed[rEnd] < end { rEnd += 1 }
+                    if iEnd == ii && rEnd == ri {
+                        // Untouched: shared, after the gathered rows (which absorb it when few).
+                        if !cur.isEmpty {
+                            if cur.count < RowSequence.maxChunk / 8 && cur.count + n <= RowSequence.maxChunk {
+                                for r in rows { cur.append(r.takeUnretainedValue()) }
+                                emit()
+                                start = end
+                                continue
+                            }
+                            emit()
+                        }
+                        out.append(chunks[k])
+                    } else {
+                        // Touch every row first with plain loads, which overlap their cache
+                        // misses; the retains below (atomic, one at a time) then hit the cache.
+                        var touched = 0
+                        for r in rows { touched &+= r._withUnsafeGuaranteedRef { $0.tagLength &+ $0.id.utf8.count } }
+                        if touched == -1 { preconditionFailure() }
+                        var j = 0, rem = ri
+                        @inline(__always)
+                        func keep(upTo p: Int) {
+                            while j < p {
+                                if rem < rEnd && removed[rem] == start + j { rem += 1 } else { push(rows[j]) }
+                                j += 1
+                            }
+                        }
+                        for a in ii..<iEnd {
+                            // First row at or after the inserted one.
+                            var lo = j, hi = n
+                            while lo < hi {
+                                let mid = (lo + hi) >> 1
+                                if less(rows[mid], ins[a]) { lo = mid + 1 } else { hi = mid }
+                            }
+                            keep(upTo: lo)
+                            push(ins[a])
+                        }
+                        keep(upTo: n)
+                        precondition(rem == rEnd, "removed index out of range")
+                        ii = iEnd
+                        ri = rEnd
+                    }
+                    start = end
                 }
-                precondition(rem == rEnd, "removed index out of range")
-                ii = iEnd
-                ri = rEnd
-                emit(keepTail: true)
+                precondition(ri == removed.count, "removed index out of range")
             }
-            start = end
         }
-        precondition(ri == removed.count, "removed index out of range")
-        emit(keepTail: false)
+        emit()
         replaceChunks(out)
     }
 }
