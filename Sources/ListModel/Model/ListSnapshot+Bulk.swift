@@ -8,10 +8,11 @@ extension ListSnapshot {
     ///
     /// Small batches go one write at a time. A larger batch is applied in one pass: the final
     /// state of each id (the last write wins; an upsert then a delete is a delete) is resolved
-    /// once against the id index, the rows that leave and enter each section are collected,
-    /// and each affected section is rebuilt by one merge over its chunk directory (untouched
-    /// chunks stay shared). Costs O(k log k + k log n + chunks of the affected sections +
-    /// sections) for k writes.
+    /// once against the id index, the rows that leave and enter each section are collected and
+    /// sorted, and each affected section is edited once — row by row in order, or by one merge
+    /// over its chunk directory when the edits outnumber its chunks (see ``rowWise(edits:chunks:)``);
+    /// section keys, counts, texts and offsets are recomputed once per batch. Costs
+    /// O(k log k + k log n + touched chunks + sections) for k writes.
     public mutating func apply(_ changes: [RecordChange], collection: String) {
         guard definition.specsBySource[collection] != nil else { return }
         if changes.count < ListSnapshot.bulkThreshold {
@@ -20,6 +21,15 @@ extension ListSnapshot {
             applyBulk(changes, collection: collection)
         }
     }
+
+    /// Whether a section's edits are applied row by row (in order, on chunks copied once and
+    /// then edited in place) rather than by one ``RowSequence/merge(removing:inserting:order:)``.
+    /// Measured (`sectional-bench batch`, 2,500-record batches up to 1M rows): row by row is
+    /// 2–3× faster while edits are not many times the chunk count — a merge retains every row
+    /// of every chunk it rebuilds, and row by row pays that only once per touched chunk too,
+    /// but without rebuilding tag sums and type lists; the merge wins only when a section is
+    /// rewritten almost entirely.
+    static func rowWise(edits: Int, chunks: Int) -> Bool { edits <= 8 * chunks }
 
     /// A section position: spec and raw key.
     private struct SectionPlace: Hashable {
@@ -114,7 +124,15 @@ extension ListSnapshot {
             var inserted = e.inserted
             RowSorter.sort(&inserted, order: order)
             let (si, found) = sectionLowerBound(spec: e.spec, rawKey: e.rawKey)
-            if found {
+            if found && ListSnapshot.rowWise(edits: e.removed.count + inserted.count, chunks: sections[si].rows.chunks.count) {
+                // Sparse: row by row, in order (each touched chunk is copied once, then edited in place).
+                for r in e.removed {
+                    if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order) { sections[si].rows.remove(at: i) }
+                    else { assertionFailure("row of \(r.id) not found") }
+                }
+                for r in inserted { sections[si].rows.insert(r, order: order) }
+                if sections[si].rows.isEmpty && definition.sections[e.spec].isGrouped { emptied = true }
+            } else if found {
                 var positions: [Int] = []
                 positions.reserveCapacity(e.removed.count)
                 for r in e.removed {
