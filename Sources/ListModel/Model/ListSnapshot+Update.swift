@@ -16,12 +16,11 @@ extension ListSnapshot {
         return copy
     }
 
-    /// The snapshot after several writes in `collection`, applied in order. Applied in place on
-    /// one private copy, so each write after the first touches no shared storage; for a batch
-    /// comparable to the list size the service may prefer a fresh build.
+    /// The snapshot after several writes in `collection`, applied in order (see
+    /// ``apply(_:collection:)-([RecordChange],_)``: a large batch is applied in one pass).
     public func applying(_ changes: [RecordChange], collection: String) -> ListSnapshot {
         var copy = self
-        for c in changes { copy.apply(c, collection: collection) }
+        copy.apply(changes, collection: collection)
         return copy
     }
 

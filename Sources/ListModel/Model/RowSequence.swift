@@ -9,9 +9,15 @@ final class RowChunk: @unchecked Sendable {
         self.rows = rows
         var t = 0
         var types: [String] = []
-        for r in rows {
-            t += r.tagLength
-            if !types.contains(r.type) { types.append(r.type) }
+        rows.withUnsafeBufferPointer { b in
+            b.withMemoryRebound(to: Unmanaged<Row>.self) { um in
+                for u in um {
+                    u._withUnsafeGuaranteedRef { r in
+                        t += r.tagLength
+                        if !types.contains(r.type) { types.append(r.type) }
+                    }
+                }
+            }
         }
         tagTotal = t
         self.types = types
@@ -155,6 +161,12 @@ struct RowSequence: Sendable {
     var count: Int { rowEnds.last ?? 0 }
     var tagCount: Int { tagEnds.last ?? 0 }
     var isEmpty: Bool { chunks.isEmpty }
+
+    /// Replaces the whole chunk directory (see ``merge(removing:inserting:order:)``).
+    mutating func replaceChunks(_ new: [RowChunk]) {
+        chunks = new
+        recomputePrefixes(from: 0)
+    }
 
     private mutating func recomputePrefixes(from k: Int) {
         rowEnds.removeSubrange(k...)

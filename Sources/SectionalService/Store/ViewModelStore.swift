@@ -140,7 +140,7 @@ public final class ViewModelStore: Sendable {
                 var snapshot = state.snapshot
                 var changed: [String] = []
                 for collection in order where definition.reads(collection: collection) {
-                    for change in byCollection[collection]! { snapshot.apply(change, collection: collection) }
+                    snapshot.apply(byCollection[collection]!, collection: collection)
                     changed += idsByCollection[collection] ?? []
                 }
                 histories[definition.name]?.append(.init(version: result.sequence, snapshot: snapshot, changed: changed))
