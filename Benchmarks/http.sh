@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Throughput of the HTTP layer on /healthz against baseline (a), the minimal C server answering
 # the same bytes. Usage: Benchmarks/http.sh [SECONDS]   (expects release builds in place)
+# The server runs the demo config in memory with request logs off (SECTIONAL_LOG_LEVEL=warn).
 set -euo pipefail
 seconds=${1:-5}
 cd "$(dirname "$0")/.."
 port_swift=18080
 port_c=18081
-.build/release/sectional --port "$port_swift" 2>/dev/null &
+SECTIONAL_LOG_LEVEL=warn .build/release/sectional --port "$port_swift" --memory 2>/dev/null &
 swift_pid=$!
 Benchmarks/bin/mhd-fixed "$port_c" 15 <(printf '{"status":"ok"}') &
 c_pid=$!

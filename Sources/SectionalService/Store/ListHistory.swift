@@ -1,3 +1,4 @@
+import Dispatch
 import ListModel
 import Synchronization
 
@@ -27,7 +28,7 @@ final class ListHistory: Sendable {
     init(first: Entry) { state = Mutex(State(entries: [first], changedRows: first.changed.count)) }
 
     func append(_ entry: Entry) {
-        state.withLock { state in
+        let dropped = state.withLock { state -> [Entry] in
             state.entries.append(entry)
             state.changedRows += entry.changed.count
             var drop = 0
@@ -36,9 +37,15 @@ final class ListHistory: Sendable {
                 state.changedRows -= state.entries[drop].changed.count
                 drop += 1
             }
+            let dropped = Array(state.entries[..<drop])
             if drop > 0 { state.entries.removeFirst(drop) }
+            return dropped
         }
+        // Freeing an old snapshot's unshared parts takes time; do it off the writer's path.
+        if !dropped.isEmpty { Self.reaper.async { withExtendedLifetime(dropped) {} } }
     }
+
+    private static let reaper = DispatchQueue(label: "sectional.history.reaper", qos: .utility)
 
     /// What changed since `version`: the snapshot as it was then and the ids written after it,
     /// or nil when that version is older than the history kept.

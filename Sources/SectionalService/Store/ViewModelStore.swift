@@ -103,19 +103,18 @@ public final class ViewModelStore: Sendable {
     /// reads a written collection. Returns what the store did.
     public func commit(_ writes: [Write]) throws(StoreError) -> CommitResult {
         try writer.withLock { _ throws(StoreError) -> CommitResult in
-            let started = ContinuousClock.now
-            defer {
-                let elapsed = ContinuousClock.now - started
-                metrics.recordStoreWrite(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            }
-            let result = try store.commit(writes.map { write in
+            let storeWrites = writes.map { write -> RecordWrite in
                 switch write {
                 case .upsert(let collection, let record, let json):
                     .upsert(collection: collection, id: record["id"]?.stringValue ?? "", json: json)
                 case .delete(let collection, let id):
                     .delete(collection: collection, id: id)
                 }
-            })
+            }
+            let started = ContinuousClock.now
+            let result = try store.commit(storeWrites)
+            let elapsed = ContinuousClock.now - started
+            metrics.recordStoreWrite(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             guard result.changedAnything else { return result }
             var byCollection: [String: [RecordChange]] = [:]
             var idsByCollection: [String: [String]] = [:]
