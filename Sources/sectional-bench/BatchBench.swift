@@ -18,13 +18,7 @@ enum BatchBench {
             }
             k += 1
         }
-        let def: ListDefinition
-        do {
-            def = try ListDefinitions.decode(name: "people", try JSONParser.parse(ModelBench.definitionJSON))
-        } catch {
-            print("definition error: \(error)")
-            return
-        }
+        let def = ModelBench.definition()
         var rng = SplitMix64(seed: 2024)
         let records = (0..<rows).map { ModelBench.record($0, &rng) }
         let mode = sequential ? "one apply(_:) per record" : "apply([RecordChange]) per batch"

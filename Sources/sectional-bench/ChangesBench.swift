@@ -21,13 +21,7 @@ enum ChangesBench {
             }
             k += 1
         }
-        let def: ListDefinition
-        do {
-            def = try ListDefinitions.decode(name: "people", try JSONParser.parse(ModelBench.definitionJSON))
-        } catch {
-            print("definition error: \(error)")
-            return
-        }
+        let def = ModelBench.definition()
         var rng = SplitMix64(seed: 2024)
         var records = (0..<rows).map { ModelBench.record($0, &rng) }
         let base = ListSnapshot.build(definition: def, records: ["people": records])

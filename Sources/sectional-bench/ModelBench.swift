@@ -1,7 +1,20 @@
 import ListModel
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `model` suite: the demo "people" list at 100k and 1M rows.
 enum ModelBench {
+    /// The demo people definition, decoded (exits with the error when it does not decode).
+    static func definition() -> ListDefinition {
+        do {
+            return try ListDefinitions.decode(name: "people", try JSONParser.parse(definitionJSON))
+        } catch {
+            print("definition error: \(error)")
+            exit(1)
+        }
+    }
+
     static let definitionJSON = #"""
     {"title":"People","sections":[
       {"source":"people","groupBy":"team","type":"team","title":"{$key} ({$count})","icon":"person.3",

@@ -40,6 +40,18 @@ final class RowChunk: @unchecked Sendable {
     }
 }
 
+/// The chunk holding row `i` and the index of the chunk's first row, given `rowEnds[k]` = rows
+/// in chunks 0…k (binary search).
+@inline(__always)
+func chunkIndex<Ends: RandomAccessCollection<Int>>(ofRow i: Int, rowEnds: Ends) -> (chunk: Int, start: Int) where Ends.Index == Int {
+    var lo = 0, hi = rowEnds.count - 1
+    while lo < hi {
+        let mid = (lo + hi) >> 1
+        if rowEnds[mid] > i { hi = mid } else { lo = mid + 1 }
+    }
+    return (lo, lo > 0 ? rowEnds[lo - 1] : 0)
+}
+
 /// A read-only view of a ``RowSequence``'s storage that holds no references: chunk and row
 /// references are `Unmanaged`, the prefix sums are plain pointers.
 ///
@@ -60,14 +72,7 @@ struct RowsView {
 
     /// The chunk holding row `i` and the index of the chunk's first row.
     @inline(__always)
-    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
-        var lo = 0, hi = rowEnds.count - 1
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if rowEnds[mid] > i { hi = mid } else { lo = mid + 1 }
-        }
-        return (lo, lo > 0 ? rowEnds[lo - 1] : 0)
-    }
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, rowEnds: rowEnds) }
 
     /// Tags used by rows before row `i`.
     @inline(__always)
@@ -183,14 +188,7 @@ struct RowSequence: Sendable {
 
     /// The chunk holding row `i` and the index of the chunk's first row.
     @inline(__always)
-    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
-        var lo = 0, hi = rowEnds.count - 1
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if rowEnds[mid] > i { hi = mid } else { lo = mid + 1 }
-        }
-        return (lo, lo > 0 ? rowEnds[lo - 1] : 0)
-    }
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, rowEnds: rowEnds) }
 
     /// Row `i` (0 ≤ i < count).
     func row(at i: Int) -> Row {
