@@ -15,8 +15,9 @@ public protocol RecordStore: AnyObject, Sendable {
     func record(in collection: String, id: String) throws(StoreError) -> StoredRecord?
     /// Up to `limit` records with ids after `afterID` (all when nil), by id ascending.
     func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord]
-    /// Applies the writes as one transaction (all or nothing), durable when this returns.
-    func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult
+    /// Applies groups of writes in one transaction (all or nothing), durable when this returns;
+    /// each group takes its own change number, in order (group commit: one fsync for many writes).
+    func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult]
 
     /// Creates or replaces a view.
     func saveView(_ view: StoredView) throws(StoreError)
@@ -31,6 +32,13 @@ public protocol RecordStore: AnyObject, Sendable {
 
     /// Closes the store; later calls fail.
     func close()
+}
+
+extension RecordStore {
+    /// Applies the writes as one transaction (all or nothing) under one change number.
+    public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
+        try commit(groups: [writes])[0]
+    }
 }
 
 /// A stored record: its id and its JSON object text (UTF-8).

@@ -26,6 +26,21 @@ class RecordStoreContract: XCTestCase {
         XCTAssertNil(try store.record(in: "teams", id: "t"))
     }
 
+    func testGroupsCommitTogetherEachWithItsOwnNumber() throws {
+        let store = try makeStore()
+        let results = try store.commit(groups: [
+            [.upsert(collection: "a", id: "1", json: bytes("{}"))],
+            [.delete(collection: "a", id: "missing")],
+            [.upsert(collection: "b", id: "2", json: bytes("{}")), .upsert(collection: "a", id: "1", json: bytes("[]"))],
+        ])
+        XCTAssertEqual(results.map(\.sequence), [1, 1, 2], "a group that changes nothing takes no number")
+        XCTAssertEqual(results.map(\.changedAnything), [true, false, true])
+        XCTAssertEqual(results[2].existed, [false, true])
+        XCTAssertEqual(try store.lastSequence(), 2)
+        XCTAssertEqual(try store.collectionSequences(), ["a": 2, "b": 2])
+        XCTAssertEqual(try store.record(in: "a", id: "1")?.json, bytes("[]"))
+    }
+
     func testDeletingAMissingRecordChangesNothing() throws {
         let store = try makeStore()
         let result = try store.commit([.delete(collection: "people", id: "nobody")])

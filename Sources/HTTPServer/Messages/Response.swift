@@ -5,6 +5,8 @@ public struct Response: Sendable {
     public var body: [UInt8]
     /// When set, the body is this stream instead of ``body`` (e.g. Server-Sent Events).
     public var stream: StreamBody?
+    /// When set, the real answer comes later from this (status, headers and body here are unused).
+    public var deferred: DeferredResponse?
 
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], stream: StreamBody? = nil) {
         self.status = status
@@ -23,6 +25,13 @@ public struct Response: Sendable {
     /// A JSON answer from text that is already JSON.
     public static func json(_ text: String, status: Int = 200) -> Response {
         json(Array(text.utf8), status: status)
+    }
+
+    /// An answer another thread completes later (see ``DeferredResponse``).
+    public static func later(_ deferred: DeferredResponse) -> Response {
+        var response = Response(status: 0)
+        response.deferred = deferred
+        return response
     }
 
     /// An answer with no body, e.g. `204 No Content`.

@@ -20,6 +20,8 @@ final class Exchange {
     /// Set once an answer has been queued.
     var answered = false
     var route = ""
+    /// Set while the answer is being completed on another thread (connection suspended).
+    var deferred: DeferredResponse?
     var status = 0
     var bytes = 0
 

@@ -127,10 +127,21 @@ public final class Server: @unchecked Sendable {
         if exchange.tooLarge {
             return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
         }
+        if let deferred = exchange.deferred {
+            // Called again after a resume: the answer is ready.
+            guard let response = deferred.completed else { return MHD_Result.YES }
+            exchange.deferred = nil
+            return queue(response, on: connection, for: exchange)
+        }
         var request = Request(method: exchange.method, uri: exchange.rawURI, headers: exchange.headers, body: exchange.body)
         exchange.body = []
         let response = responder(&request)
         exchange.route = request.route
+        if let deferred = response.deferred {
+            if let ready = deferred.takeOrSuspend(connection) { return queue(ready, on: connection, for: exchange) }
+            exchange.deferred = deferred
+            return MHD_Result.YES
+        }
         return queue(response, on: connection, for: exchange)
     }
 

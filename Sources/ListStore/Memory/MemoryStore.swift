@@ -35,7 +35,11 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
-    public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
+    public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
+        groups.map { writes in commitGroup(writes) }
+    }
+
+    private func commitGroup(_ writes: [RecordWrite]) -> CommitResult {
         state.withLock { state in
             let sequence = state.sequence + 1
             var existed: [Bool] = []

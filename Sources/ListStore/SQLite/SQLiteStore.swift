@@ -90,60 +90,68 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
     }
 
-    public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
+    public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
         try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> CommitResult in
+            try connection.transaction { () throws(StoreError) -> [CommitResult] in
                 let current = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
                 defer { current.reset() }
                 _ = try current.step()
-                let sequence = current.int(0) + 1
-                var existed: [Bool] = []
-                existed.reserveCapacity(writes.count)
-                var touched: Set<String> = []
-                for write in writes {
-                    let (collection, id, operation): (String, String, String)
-                    switch write {
-                    case .upsert(let c, let i, let json):
-                        (collection, id, operation) = (c, i, "upsert")
-                        // Insert first (one statement for new records, the bulk-import case); on a
-                        // clash, replace: together they also tell whether the record existed.
-                        try connection.statement("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
-                            .bind(.text(c), .text(i), .blob(json), .int(sequence)).run()
-                        let inserted = connection.changes > 0
-                        existed.append(!inserted)
-                        if !inserted {
-                            try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
-                                .bind(.blob(json), .int(sequence), .text(c), .text(i)).run()
-                        }
-                    case .delete(let c, let i):
-                        (collection, id, operation) = (c, i, "delete")
-                        try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
-                            .bind(.text(c), .text(i)).run()
-                        existed.append(connection.changes > 0)
-                        if connection.changes == 0 { continue }
-                    }
-                    touched.insert(collection)
-                    if operation == "delete" {
-                        try connection.statement("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)")
-                            .bind(.int(sequence), .text(collection), .text(id)).run()
-                    }
-                }
-                guard !touched.isEmpty else {
-                    return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false)
-                }
-                for collection in touched {
-                    try connection.statement("""
-                        INSERT INTO collections (name, sequence) VALUES (?, ?)
-                        ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
-                        """).bind(.text(collection), .int(sequence)).run()
+                var sequence = current.int(0)
+                var results: [CommitResult] = []
+                for writes in groups {
+                    let result = try apply(writes, sequence: sequence + 1, on: connection)
+                    sequence = result.sequence
+                    results.append(result)
                 }
                 try connection.statement("UPDATE state SET value = ? WHERE key = 'sequence'").bind(.int(sequence)).run()
-                if sequence % 1_000 == 0 {
-                    try connection.statement("DELETE FROM deletions WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
-                }
-                return CommitResult(sequence: sequence, existed: existed, changedAnything: true)
+                return results
             }
         }
+    }
+
+    /// One group of a commit under change number `sequence` (unused when nothing changes).
+    private func apply(_ writes: [RecordWrite], sequence: Int64, on connection: SQLiteConnection) throws(StoreError) -> CommitResult {
+        var existed: [Bool] = []
+        existed.reserveCapacity(writes.count)
+        var touched: Set<String> = []
+        for write in writes {
+            switch write {
+            case .upsert(let collection, let id, let json):
+                // Insert first (one statement for new records, the bulk-import case); on a
+                // clash, replace: together they also tell whether the record existed.
+                try connection.statement("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
+                    .bind(.text(collection), .text(id), .blob(json), .int(sequence)).run()
+                let inserted = connection.changes > 0
+                existed.append(!inserted)
+                if !inserted {
+                    try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
+                        .bind(.blob(json), .int(sequence), .text(collection), .text(id)).run()
+                }
+                touched.insert(collection)
+            case .delete(let collection, let id):
+                try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
+                    .bind(.text(collection), .text(id)).run()
+                let deleted = connection.changes > 0
+                existed.append(deleted)
+                guard deleted else { continue }
+                touched.insert(collection)
+                try connection.statement("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)")
+                    .bind(.int(sequence), .text(collection), .text(id)).run()
+            }
+        }
+        guard !touched.isEmpty else {
+            return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false)
+        }
+        for collection in touched {
+            try connection.statement("""
+                INSERT INTO collections (name, sequence) VALUES (?, ?)
+                ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
+                """).bind(.text(collection), .int(sequence)).run()
+        }
+        if sequence % 1_000 == 0 {
+            try connection.statement("DELETE FROM deletions WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
+        }
+        return CommitResult(sequence: sequence, existed: existed, changedAnything: true)
     }
 
     public func saveView(_ view: StoredView) throws(StoreError) {

@@ -14,15 +14,14 @@ struct RecordRoutes {
             let id = try request.name("id", kind: "record")
             guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
             let record = try Self.record(body, id: id, at: nil)
-            let result = try context.storing { () throws(StoreError) in
-                try context.lists.commit([.upsert(collection: collection, record: .object(record), json: Self.bytes(record))])
-            }
-            return jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
-                w.beginObject()
-                w.key("collection"); w.string(collection)
-                w.key("id"); w.string(id)
-                w.key("record"); w.value(.object(record))
-                w.endObject()
+            return context.write([.upsert(collection: collection, record: .object(record), json: Self.bytes(record))]) { result in
+                jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
+                    w.beginObject()
+                    w.key("collection"); w.string(collection)
+                    w.key("id"); w.string(id)
+                    w.key("record"); w.value(.object(record))
+                    w.endObject()
+                }
             }
         }
         router.get("/v1/collections/{c}/records/{id}") { request in
@@ -37,11 +36,10 @@ struct RecordRoutes {
             try context.auth.check(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
-            let result = try context.storing { () throws(StoreError) in
-                try context.lists.commit([.delete(collection: collection, id: id)])
+            return context.write([.delete(collection: collection, id: id)]) { result throws(HTTPError) in
+                guard result.existed[0] else { throw Problem.recordNotFound(collection, id) }
+                return .empty()
             }
-            guard result.existed[0] else { throw Problem.recordNotFound(collection, id) }
-            return .empty()
         }
         router.get("/v1/collections/{c}/records") { request in try list(request) }
         router.post("/v1/collections/{c}/batch") { request in try batch(request) }
@@ -126,16 +124,19 @@ struct RecordRoutes {
             guard Names.isValid(id) else { throw Problem.invalidName("record", id) }
             writes.append(.delete(collection: collection, id: id))
         }
-        let result = try context.storing { () throws(StoreError) in try context.lists.commit(writes) }
-        let deleted = zip(writes, result.existed).filter { write, existed in
-            if case .delete = write { return existed }
-            return false
-        }.count
-        return jsonAnswer { w in
-            w.beginObject()
-            w.key("upserted"); w.int(upserts.count)
-            w.key("deleted"); w.int(deleted)
-            w.endObject()
+        let upserted = upserts.count
+        let committed = writes
+        return context.write(committed) { result in
+            let deleted = zip(committed, result.existed).filter { write, existed in
+                if case .delete = write { return existed }
+                return false
+            }.count
+            return jsonAnswer { w in
+                w.beginObject()
+                w.key("upserted"); w.int(upserted)
+                w.key("deleted"); w.int(deleted)
+                w.endObject()
+            }
         }
     }
 }

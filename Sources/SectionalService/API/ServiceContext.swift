@@ -9,6 +9,27 @@ struct ServiceContext: Sendable {
     let auth: BearerAuth
     let events: EventHub
 
+    /// Commits `writes` on the writer thread and answers with `respond(result)` when done; the
+    /// server thread is free meanwhile. A storage failure is logged and answered `500 internal`.
+    func write(_ writes: [ViewModelStore.Write],
+               respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
+        let answer = DeferredResponse()
+        lists.commitLater(writes) { [log] outcome in
+            switch outcome {
+            case .success(let result):
+                do throws(HTTPError) {
+                    answer.complete(try respond(result))
+                } catch {
+                    answer.complete(error.response)
+                }
+            case .failure(let error):
+                log.error("storage failure", ["error": .text(error.description)])
+                answer.complete(HTTPError.internalError.response)
+            }
+        }
+        return .later(answer)
+    }
+
     /// Runs a store operation; a storage failure is logged and answered `500 internal`.
     func storing<T>(_ body: () throws(StoreError) -> T) throws(HTTPError) -> T {
         do {

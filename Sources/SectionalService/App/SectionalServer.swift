@@ -87,6 +87,15 @@ public final class SectionalServer: @unchecked Sendable {
         } else {
             response = router.respond(to: &request)
         }
+        if let deferred = response.deferred {
+            let request = request
+            return .later(deferred.map { [crossOrigin] response in
+                var response = response
+                crossOrigin.decorate(&response, for: request)
+                Compression.apply(to: &response, for: request)
+                return response
+            })
+        }
         crossOrigin.decorate(&response, for: request)
         Compression.apply(to: &response, for: request)
         return response

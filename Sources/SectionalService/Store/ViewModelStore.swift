@@ -20,6 +20,8 @@ public final class ViewModelStore: Sendable {
     private let states: Mutex<[String: ListState]>
     private let histories: [String: ListHistory]
     private let writer = Mutex<Void>(())
+    /// The one thread that runs HTTP writes, so a server thread never waits on an fsync.
+    private let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
     private let log: Log
     private let onChange: @Sendable ([(list: String, version: Int64)]) -> Void
     private let metrics: Metrics
@@ -99,60 +101,115 @@ public final class ViewModelStore: Sendable {
         case delete(collection: String, id: String)
     }
 
+    /// A write waiting for the writer thread.
+    private struct Pending {
+        let writes: [Write]
+        let completion: @Sendable (Result<CommitResult, StoreError>) -> Void
+    }
+
+    /// Writes queued for the writer thread, committed together (group commit).
+    private let pending = Mutex<[Pending]>([])
+
+    /// Commits `writes` on the writer thread; `completion` gets the outcome there. Writes that
+    /// queue up while one commit runs are committed together by the next (one transaction and
+    /// one fsync for all, each still its own version), so a server thread never waits on disk.
+    public func commitLater(_ writes: [Write], completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void) {
+        let first = pending.withLock { queue -> Bool in
+            queue.append(Pending(writes: writes, completion: completion))
+            return queue.count == 1
+        }
+        if first { writerQueue.async { [self] in drainPending() } }
+    }
+
+    private func drainPending() {
+        while true {
+            let batch = pending.withLock { queue -> [Pending] in
+                defer { queue.removeAll(keepingCapacity: true) }
+                return queue
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                let results = try commit(groups: batch.map(\.writes))
+                for (item, result) in zip(batch, results) { item.completion(.success(result)) }
+            } catch {
+                for item in batch { item.completion(.failure(error)) }
+            }
+        }
+    }
+
     /// Commits the writes as one transaction, then publishes the next snapshot of every list that
     /// reads a written collection. Returns what the store did.
     public func commit(_ writes: [Write]) throws(StoreError) -> CommitResult {
-        try writer.withLock { _ throws(StoreError) -> CommitResult in
-            let storeWrites = writes.map { write -> RecordWrite in
-                switch write {
-                case .upsert(let collection, let record, let json):
-                    .upsert(collection: collection, id: record["id"]?.stringValue ?? "", json: json)
-                case .delete(let collection, let id):
-                    .delete(collection: collection, id: id)
+        try commit(groups: [writes])[0]
+    }
+
+    /// Commits groups of writes in one transaction, each group its own version, then publishes
+    /// every touched list once, at its last version (the versions between are in its history).
+    func commit(groups: [[Write]]) throws(StoreError) -> [CommitResult] {
+        try writer.withLock { _ throws(StoreError) -> [CommitResult] in
+            let storeGroups = groups.map { writes in
+                writes.map { write -> RecordWrite in
+                    switch write {
+                    case .upsert(let collection, let record, let json):
+                        .upsert(collection: collection, id: record["id"]?.stringValue ?? "", json: json)
+                    case .delete(let collection, let id):
+                        .delete(collection: collection, id: id)
+                    }
                 }
             }
             let started = ContinuousClock.now
-            let result = try store.commit(storeWrites)
+            let results = try store.commit(groups: storeGroups)
             let elapsed = ContinuousClock.now - started
             metrics.recordStoreWrite(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            guard result.changedAnything else { return result }
-            var byCollection: [String: [RecordChange]] = [:]
-            var idsByCollection: [String: [String]] = [:]
-            var order: [String] = []
-            for (write, existed) in zip(writes, result.existed) {
-                switch write {
-                case .upsert(let collection, let record, _):
-                    if byCollection[collection] == nil { order.append(collection) }
-                    byCollection[collection, default: []].append(.upsert(record))
-                    idsByCollection[collection, default: []].append(record["id"]?.stringValue ?? "")
-                case .delete(let collection, let id):
-                    guard existed else { continue }
-                    if byCollection[collection] == nil { order.append(collection) }
-                    byCollection[collection, default: []].append(.delete(id: id))
-                    idsByCollection[collection, default: []].append(id)
-                }
+            var current = states.withLock { $0 }
+            var published: [String: ListState] = [:]
+            for (writes, result) in zip(groups, results) where result.changedAnything {
+                let next = advance(current, by: writes, result: result)
+                current.merge(next) { $1 }
+                published.merge(next) { $1 }
             }
-            let current = states.withLock { $0 }
-            var next: [String: ListState] = [:]
-            for definition in definitions where order.contains(where: definition.reads(collection:)) {
-                guard let state = current[definition.name] else { continue }
-                var snapshot = state.snapshot
-                var changed: [String] = []
-                for collection in order where definition.reads(collection: collection) {
-                    snapshot.apply(byCollection[collection]!, collection: collection)
-                    changed += idsByCollection[collection] ?? []
-                }
-                histories[definition.name]?.append(.init(version: result.sequence, snapshot: snapshot, changed: changed))
-                if snapshot.duplicateRowCount > state.snapshot.duplicateRowCount {
-                    metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount - state.snapshot.duplicateRowCount)
-                    log.warn("duplicate rows dropped", ["list": .text(definition.name),
-                                                         "count": .number(Double(snapshot.duplicateRowCount))])
-                }
-                next[definition.name] = ListState(snapshot: snapshot, version: result.sequence)
-            }
-            states.withLock { states in states.merge(next) { $1 } }
-            onChange(next.map { (list: $0.key, version: $0.value.version) })
-            return result
+            guard !published.isEmpty else { return results }
+            states.withLock { states in states.merge(published) { $1 } }
+            onChange(published.map { (list: $0.key, version: $0.value.version) })
+            return results
         }
+    }
+
+    /// The next state of every list that reads a collection `writes` touched.
+    private func advance(_ current: [String: ListState], by writes: [Write], result: CommitResult) -> [String: ListState] {
+        var byCollection: [String: [RecordChange]] = [:]
+        var idsByCollection: [String: [String]] = [:]
+        var order: [String] = []
+        for (write, existed) in zip(writes, result.existed) {
+            switch write {
+            case .upsert(let collection, let record, _):
+                if byCollection[collection] == nil { order.append(collection) }
+                byCollection[collection, default: []].append(.upsert(record))
+                idsByCollection[collection, default: []].append(record["id"]?.stringValue ?? "")
+            case .delete(let collection, let id):
+                guard existed else { continue }
+                if byCollection[collection] == nil { order.append(collection) }
+                byCollection[collection, default: []].append(.delete(id: id))
+                idsByCollection[collection, default: []].append(id)
+            }
+        }
+        var next: [String: ListState] = [:]
+        for definition in definitions where order.contains(where: definition.reads(collection:)) {
+            guard let state = current[definition.name] else { continue }
+            var snapshot = state.snapshot
+            var changed: [String] = []
+            for collection in order where definition.reads(collection: collection) {
+                snapshot.apply(byCollection[collection]!, collection: collection)
+                changed += idsByCollection[collection] ?? []
+            }
+            histories[definition.name]?.append(.init(version: result.sequence, snapshot: snapshot, changed: changed))
+            if snapshot.duplicateRowCount > state.snapshot.duplicateRowCount {
+                metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount - state.snapshot.duplicateRowCount)
+                log.warn("duplicate rows dropped", ["list": .text(definition.name),
+                                                     "count": .number(Double(snapshot.duplicateRowCount))])
+            }
+            next[definition.name] = ListState(snapshot: snapshot, version: result.sequence)
+        }
+        return next
     }
 }
