@@ -129,8 +129,11 @@ public final class ViewModelStore: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let results = try commit(groups: batch.map(\.writes))
+                let (results, versions) = try commit(groups: batch.map(\.writes))
+                // Answer the writers first, then wake the event streams (their fan-out would
+                // otherwise queue ahead of the answers on the server threads).
                 for (item, result) in zip(batch, results) { item.completion(.success(result)) }
+                if !versions.isEmpty { onChange(versions) }
             } catch {
                 for item in batch { item.completion(.failure(error)) }
             }
@@ -140,13 +143,16 @@ public final class ViewModelStore: Sendable {
     /// Commits the writes as one transaction, then publishes the next snapshot of every list that
     /// reads a written collection. Returns what the store did.
     public func commit(_ writes: [Write]) throws(StoreError) -> CommitResult {
-        try commit(groups: [writes])[0]
+        let (results, versions) = try commit(groups: [writes])
+        if !versions.isEmpty { onChange(versions) }
+        return results[0]
     }
 
     /// Commits groups of writes in one transaction, each group its own version, then publishes
     /// every touched list once, at its last version (the versions between are in its history).
-    func commit(groups: [[Write]]) throws(StoreError) -> [CommitResult] {
-        try writer.withLock { _ throws(StoreError) -> [CommitResult] in
+    /// Returns what the store did and the lists' new versions, for the caller to announce.
+    private func commit(groups: [[Write]]) throws(StoreError) -> (results: [CommitResult], versions: [(list: String, version: Int64)]) {
+        try writer.withLock { _ throws(StoreError) -> ([CommitResult], [(list: String, version: Int64)]) in
             let storeGroups = groups.map { writes in
                 writes.map { write -> RecordWrite in
                     switch write {
@@ -168,10 +174,9 @@ public final class ViewModelStore: Sendable {
                 current.merge(next) { $1 }
                 published.merge(next) { $1 }
             }
-            guard !published.isEmpty else { return results }
+            guard !published.isEmpty else { return (results, []) }
             states.withLock { states in states.merge(published) { $1 } }
-            onChange(published.map { (list: $0.key, version: $0.value.version) })
-            return results
+            return (results, published.map { (list: $0.key, version: $0.value.version) })
         }
     }
 
