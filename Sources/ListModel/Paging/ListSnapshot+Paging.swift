@@ -171,6 +171,19 @@ extension ListSnapshot {
         return SectionRange(section: index, start: min(s, visible), count: c, view: view)
     }
 
+    /// A section object with rows `start ..< start+count` (and `rowOffset` on pages).
+    private func writeSectionWithRows(_ index: Int, view: ViewState, start: Int, count: Int, rowOffset: Bool,
+                                      into w: inout JSONWriter) {
+        w.beginObject()
+        writeSectionMembers(index, view: view, into: &w)
+        if rowOffset { w.key("rowOffset"); w.int(start) }
+        w.key("rows")
+        w.beginArray()
+        appendRows(section: index, start: start, count: count, into: &w)
+        w.endArray()
+        w.endObject()
+    }
+
     /// `{"list","version","sections":[…],"nextPageToken"?,"itemsBefore","itemsAfter"}`.
     public func writePageAnswer(_ page: Page, list: String, version: Int64, into w: inout JSONWriter) {
         w.beginObject()
@@ -179,14 +192,7 @@ extension ListSnapshot {
         w.key("sections")
         w.beginArray()
         for e in page.entries {
-            w.beginObject()
-            writeSectionMembers(e.index, view: page.view, into: &w)
-            w.key("rowOffset"); w.int(e.rowOffset)
-            w.key("rows")
-            w.beginArray()
-            appendRows(section: e.index, start: e.rowOffset, count: e.rowCount, into: &w)
-            w.endArray()
-            w.endObject()
+            writeSectionWithRows(e.index, view: page.view, start: e.rowOffset, count: e.rowCount, rowOffset: true, into: &w)
         }
         w.endArray()
         if let t = page.nextPageToken { w.key("nextPageToken"); w.string(t) }
@@ -201,13 +207,7 @@ extension ListSnapshot {
         w.key("list"); w.string(list)
         w.key("version"); w.int64(version)
         w.key("section")
-        w.beginObject()
-        writeSectionMembers(range.section, view: range.view, into: &w)
-        w.key("rows")
-        w.beginArray()
-        appendRows(section: range.section, start: range.start, count: range.count, into: &w)
-        w.endArray()
-        w.endObject()
+        writeSectionWithRows(range.section, view: range.view, start: range.start, count: range.count, rowOffset: false, into: &w)
         w.endObject()
     }
 }

@@ -14,12 +14,13 @@ struct RecordRoutes {
             let id = try request.name("id", kind: "record")
             guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
             let record = try Self.record(body, id: id, at: nil)
-            return context.write([.upsert(collection: collection, record: .object(record), json: Self.bytes(record))]) { result in
+            let json = Self.bytes(record)  // encoded once: stored, and echoed in the answer
+            return context.write([.upsert(collection: collection, record: .object(record), json: json)]) { result in
                 jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
                     w.beginObject()
                     w.key("collection"); w.string(collection)
                     w.key("id"); w.string(id)
-                    w.key("record"); w.value(.object(record))
+                    w.key("record"); w.rawValue(json)
                     w.endObject()
                 }
             }

@@ -140,14 +140,6 @@ public final class ViewModelStore: Sendable {
         }
     }
 
-    /// Commits the writes as one transaction, then publishes the next snapshot of every list that
-    /// reads a written collection. Returns what the store did.
-    public func commit(_ writes: [Write]) throws(StoreError) -> CommitResult {
-        let (results, versions) = try commit(groups: [writes])
-        if !versions.isEmpty { onChange(versions) }
-        return results[0]
-    }
-
     /// Commits groups of writes in one transaction, each group its own version, then publishes
     /// every touched list once, at its last version (the versions between are in its history).
     /// Returns what the store did and the lists' new versions, for the caller to announce.
