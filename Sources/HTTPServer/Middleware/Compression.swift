@@ -30,13 +30,31 @@ public enum Compression {
         tagGzip(&response)
     }
 
+    /// Whether `Accept-Encoding` makes gzip acceptable (RFC 9110 §12.5.3): its own weight, else
+    /// that of `*`, must be above 0 (`gzip;q=0`, `*;q=0` and `identity` alone refuse it).
     static func acceptsGzip(_ request: Request) -> Bool {
         guard let accepted = request.headers["Accept-Encoding"] else { return false }
-        return accepted.split(separator: ",").contains { item in
+        var gzip: Double?
+        var any: Double?
+        for item in accepted.split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingSpaces.lowercased() }
-            guard parts.first == "gzip" || parts.first == "*" else { return false }
-            return !parts.dropFirst().contains { (parameter: String) in parameter.filter { $0 != " " } == "q=0" }
+            guard let coding = parts.first else { continue }
+            let weight = parts.dropFirst().lazy.compactMap(qValue).first ?? 1
+            switch coding {
+            case "gzip", "x-gzip": gzip = max(gzip ?? 0, weight)
+            case "*": any = max(any ?? 0, weight)
+            default: break
+            }
         }
+        return (gzip ?? any ?? 0) > 0
+    }
+
+    /// The weight of a `q=` parameter (0 to 1; an unreadable one counts as 0), or nil for another parameter.
+    private static func qValue(_ parameter: String) -> Double? {
+        let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
+        guard pair.count == 2, pair[0] == "q" else { return nil }
+        guard let value = Double(pair[1]), value >= 0, value <= 1 else { return 0 }
+        return value
     }
 
     private static func tagGzip(_ response: inout Response) {

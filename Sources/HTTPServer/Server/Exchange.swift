@@ -8,7 +8,8 @@ import Glibc
 /// Created when the request line arrives (URI log callback), retained through `*con_cls`,
 /// released when libmicrohttpd reports the request completed.
 final class Exchange {
-    let rawURI: String
+    /// The request target: as sent, then in origin form once the head has been checked.
+    var target: String
     let startNanos: UInt64
     var method = ""
     var headers = HTTPHeaders()
@@ -26,7 +27,7 @@ final class Exchange {
     var bytes = 0
 
     init(rawURI: String) {
-        self.rawURI = rawURI
+        self.target = rawURI
         self.startNanos = Clock.nanoseconds()
     }
 }

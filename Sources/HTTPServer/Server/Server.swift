@@ -17,7 +17,11 @@ public final class Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let responder: Responder
     private let onCompleted: (@Sendable (CompletedRequest) -> Void)?
+    private let onLibraryMessage: (@Sendable (String) -> Void)?
+    private let beforeContinue: (@Sendable (Request) -> Response?)?
     private var daemon: OpaquePointer?
+    /// Where libmicrohttpd sends its messages; allocated on start, freed once the daemon is gone.
+    private var logger: UnsafeMutablePointer<sectional_mhd_logger>?
     private let inFlight = Atomic<Int>(0)
     /// Streams being sent, so a stop can end them (libmicrohttpd must not stop with suspended connections).
     private let streams = Mutex<[ObjectIdentifier: StreamBody]>([:])
@@ -28,15 +32,24 @@ public final class Server: @unchecked Sendable {
     /// - Parameters:
     ///   - responder: answers each complete request, e.g. `{ router.respond(to: &$0) }`.
     ///   - onCompleted: told about every finished request (after its answer was sent or abandoned).
+    ///   - onLibraryMessage: told libmicrohttpd's own messages (otherwise they are dropped).
+    ///   - beforeContinue: sees the head of a request whose client waits for `100 Continue`
+    ///     before sending its body; an answer returned here (e.g. `401`) is sent instead of
+    ///     `100 Continue`, the body is never read and the connection closes.
     public init(configuration: ServerConfiguration, onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil,
+                onLibraryMessage: (@Sendable (String) -> Void)? = nil,
+                beforeContinue: (@Sendable (Request) -> Response?)? = nil,
                 responder: @escaping Responder) {
         self.configuration = configuration
         self.responder = responder
         self.onCompleted = onCompleted
+        self.onLibraryMessage = onLibraryMessage
+        self.beforeContinue = beforeContinue
     }
 
     deinit {
         if let daemon { MHD_stop_daemon(daemon) }
+        logger?.deallocate()
     }
 
     /// Binds and starts serving. Throws ``ServerStartError`` when the address cannot be bound.
@@ -47,13 +60,16 @@ public final class Server: @unchecked Sendable {
         if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
         let me = Unmanaged.passUnretained(self).toOpaque()
+        let logger = self.logger ?? UnsafeMutablePointer<sectional_mhd_logger>.allocate(capacity: 1)
+        logger.initialize(to: sectional_mhd_logger(callback: messageHandler, cls: me))
+        self.logger = logger
         let started = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
                 sectional_mhd_start(flags, sockaddrPointer, accessHandler, me, completedHandler, me, uriLogger, me,
                                     UInt32(threads), UInt32(configuration.connectionLimit),
                                     UInt32(configuration.connectionTimeoutSeconds),
                                     configuration.connectionMemoryBytes,
-                                    UInt32(configuration.perClientConnectionLimit))
+                                    UInt32(configuration.perClientConnectionLimit), logger)
             }
         }
         guard let started else {
@@ -87,11 +103,12 @@ public final class Server: @unchecked Sendable {
     // MARK: - libmicrohttpd callbacks (through the C trampolines below)
 
     fileprivate func begin(uri: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
-        inFlight.add(1, ordering: .relaxed)
+        // Not yet in flight: a request counts once its head has arrived, so a half-sent head
+        // cannot hold up a graceful stop.
         return Unmanaged.passRetained(Exchange(rawURI: String(cString: uri))).toOpaque()
     }
 
-    fileprivate func access(_ connection: OpaquePointer, method: UnsafePointer<CChar>,
+    fileprivate func access(_ connection: OpaquePointer, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
                             upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                             context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let raw = context.pointee else { return MHD_Result.NO }
@@ -103,11 +120,22 @@ public final class Server: @unchecked Sendable {
         if !exchange.started {
             // First call: only the head has arrived. Answer on a later call to keep the connection alive.
             exchange.started = true
+            inFlight.add(1, ordering: .relaxed)
             exchange.method = String(cString: method)
             exchange.headers = Self.headers(of: connection)
+            if let problem = headProblem(connection, method: method, version: version, exchange: exchange) {
+                return queue(problem, on: connection, for: exchange)
+            }
+            exchange.target = RequestFraming.originForm(exchange.target)
             // A declared length over the limit is answered at once; the body is never read.
             if let length = exchange.headers["Content-Length"].flatMap(Int.init), length > configuration.maxBodyBytes {
                 return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
+            }
+            // Decided before libmicrohttpd sends `100 Continue`, which it does when this call queues nothing.
+            if let beforeContinue, exchange.headers["Expect"] != nil,
+               var early = beforeContinue(Request(method: exchange.method, uri: exchange.target, headers: exchange.headers)) {
+                early.headers.set("Connection", "close")
+                return queue(early, on: connection, for: exchange)
             }
             return MHD_Result.YES
         }
@@ -133,7 +161,7 @@ public final class Server: @unchecked Sendable {
             exchange.deferred = nil
             return queue(response, on: connection, for: exchange)
         }
-        var request = Request(method: exchange.method, uri: exchange.rawURI, headers: exchange.headers, body: exchange.body)
+        var request = Request(method: exchange.method, uri: exchange.target, headers: exchange.headers, body: exchange.body)
         exchange.body = []
         let response = responder(&request)
         exchange.route = request.route
@@ -145,18 +173,29 @@ public final class Server: @unchecked Sendable {
         return queue(response, on: connection, for: exchange)
     }
 
-    fileprivate func complete(_ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+    fileprivate func complete(_ connection: OpaquePointer?, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         guard let raw = context.pointee else { return }
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
-        inFlight.subtract(1, ordering: .releasing)
+        if exchange.started { inFlight.subtract(1, ordering: .releasing) }
         guard let onCompleted else { return }
+        if exchange.status == 0, let connection {
+            // libmicrohttpd answered by itself (e.g. 400 for a malformed Content-Length, 431).
+            exchange.status = Int(sectional_mhd_queued_status(connection))
+        }
         let seconds = Double(Clock.nanoseconds() - exchange.startNanos) / 1e9
-        onCompleted(CompletedRequest(method: exchange.method, target: exchange.rawURI, route: exchange.route,
+        onCompleted(CompletedRequest(method: exchange.method, target: exchange.target, route: exchange.route,
                                      status: exchange.status, bytes: exchange.bytes, durationSeconds: seconds))
     }
 
-    private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange) -> MHD_Result {
+    /// Queues `response`; when libmicrohttpd cannot send it (a header it refuses, or no room for
+    /// the header block), queues `500 internal` instead, so no answer is an empty reply.
+    private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange,
+                       isFallback: Bool = false) -> MHD_Result {
+        let fallback = { [self] in
+            isFallback ? MHD_Result.NO : queue(HTTPError.internalError.response, on: connection, for: exchange, isFallback: true)
+        }
+        guard headersFit(response.headers, on: connection, for: exchange) else { return fallback() }
         exchange.answered = true
         exchange.status = response.status
         exchange.bytes = exchange.method == "HEAD" ? 0 : response.body.count
@@ -175,9 +214,10 @@ public final class Server: @unchecked Sendable {
             answer = MHD_create_response_from_buffer_with_free_callback_cls(
                 box.bytes.count, bytes, releaseBody, Unmanaged.passRetained(box).toOpaque())
         }
-        guard let answer else { return MHD_Result.NO }
-        for (name, value) in response.headers {
-            _ = MHD_add_response_header(answer, name, value)
+        guard let answer else { return fallback() }
+        for (name, value) in response.headers where MHD_add_response_header(answer, name, value) == MHD_Result.NO {
+            MHD_destroy_response(answer)
+            return fallback()
         }
         let result = MHD_queue_response(connection, UInt32(response.status), answer)
         MHD_destroy_response(answer)
@@ -189,17 +229,54 @@ public final class Server: @unchecked Sendable {
         stream.end()
     }
 
+    /// Why the head cannot be served (answered at once, closing the connection), or nil.
+    private func headProblem(_ connection: OpaquePointer, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
+                             exchange: Exchange) -> Response? {
+        var problem = RequestFraming.problem(method: exchange.method, version: version.map { String(cString: $0) } ?? "",
+                                             target: exchange.target, headers: exchange.headers)
+        if problem == nil, !sectional_mhd_head_is_intact(connection, method) {
+            problem = HTTPError(400, "invalid-request", detail: "A header field holds a NUL byte or is folded over lines.")
+        }
+        guard var answer = problem?.response else { return nil }
+        answer.headers.set("Connection", "close")
+        return answer
+    }
+
+    /// Whether libmicrohttpd can send these header fields: no NUL byte (a C string would cut the
+    /// value short), and room in the connection's memory, which still holds the request head and
+    /// its fields (an estimate of 64 bytes per field and query parameter, 1 KiB for the status line,
+    /// `Date`, `Content-Length` and `Connection`).
+    private func headersFit(_ headers: HTTPHeaders, on connection: OpaquePointer, for exchange: Exchange) -> Bool {
+        var bytes = 1024 + sectional_mhd_head_size(connection)
+        bytes += 64 * (exchange.headers.count + 1 + exchange.target.utf8.count(where: { $0 == UInt8(ascii: "&") }))
+        for (name, value) in headers {
+            if name.utf8.contains(0) || value.utf8.contains(0) { return false }
+            bytes += name.utf8.count + value.utf8.count + 4
+        }
+        return bytes <= configuration.connectionMemoryBytes
+    }
+
+    /// The request's header fields, names and values read with their lengths.
     private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
         var headers = HTTPHeaders()
         withUnsafeMutablePointer(to: &headers) { target in
-            _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+            _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls, let key else { return MHD_Result.YES }
                 let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
-                headers.pointee.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+                let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+                let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
+                headers.pointee.add(name, text)
                 return MHD_Result.YES
             }, target)
         }
         return headers
+    }
+
+    fileprivate func libraryMessage(_ message: UnsafePointer<CChar>) {
+        guard let onLibraryMessage else { return }
+        var text = String(cString: message)
+        while text.last?.isWhitespace == true { text.removeLast() }
+        onLibraryMessage(text)
     }
 }
 
@@ -211,15 +288,20 @@ private let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<C
     return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().begin(uri: uri)
 }
 
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, upload, uploadSize, context in
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, upload, uploadSize, context in
     guard let cls, let connection, let method, let uploadSize, let context else { return MHD_Result.NO }
     return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue()
-        .access(connection, method: method, upload: upload, uploadSize: uploadSize, context: context)
+        .access(connection, method: method, version: version, upload: upload, uploadSize: uploadSize, context: context)
 }
 
-private let completedHandler: MHD_RequestCompletedCallback = { cls, _, context, _ in
+private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, context, _ in
     guard let cls, let context else { return }
-    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().complete(context)
+    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().complete(connection, context)
+}
+
+private let messageHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { cls, message in
+    guard let cls, let message else { return }
+    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().libraryMessage(message)
 }
 
 private let releaseBody: MHD_ContentReaderFreeCallback = { cls in

@@ -7,6 +7,11 @@ import ListStore
 struct RecordRoutes {
     let context: ServiceContext
 
+    /// `METHOD template` of the routes that need the token (so it can be checked before a body is read).
+    static let tokenRoutes: Set<String> = [
+        "PUT /v1/collections/{c}/records/{id}", "DELETE /v1/collections/{c}/records/{id}", "POST /v1/collections/{c}/batch",
+    ]
+
     func register(on router: inout Router) {
         router.put("/v1/collections/{c}/records/{id}") { request in
             try context.auth.check(request)

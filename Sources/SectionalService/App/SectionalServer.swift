@@ -27,11 +27,13 @@ public final class SectionalServer: @unchecked Sendable {
     nonisolated(unsafe) private var router = Router()
 
     private let crossOrigin: CrossOrigin
+    private let auth: BearerAuth
 
     public init(configuration: Configuration, log: Log) {
         self.configuration = configuration
         self.log = log
         self.crossOrigin = CrossOrigin(origins: configuration.corsOrigins)
+        self.auth = BearerAuth(token: configuration.apiToken)
     }
 
     /// The bound port, once started.
@@ -62,6 +64,10 @@ public final class SectionalServer: @unchecked Sendable {
             log.info("request", ["method": .text(done.method), "path": .text(String(done.path)), "route": .text(done.route),
                                  "status": .number(Double(done.status)), "bytes": .number(Double(done.bytes)),
                                  "duration_ms": .number((done.durationSeconds * 1e6).rounded() / 1e3)])
+        }, onLibraryMessage: { [log] message in
+            log.warn("http", ["message": .text(message)])
+        }, beforeContinue: { [unowned self] request in
+            refusedBeforeBody(request)
         }, responder: { [unowned self] request in
             readiness.phase == .starting ? bootRouter.respondWhileStarting(to: &request) : respond(to: &request)
         })
@@ -101,6 +107,21 @@ public final class SectionalServer: @unchecked Sendable {
         return response
     }
 
+    /// `401` for a record write without the token, decided from the head alone so a client that
+    /// waits for `100 Continue` is refused before it sends the body.
+    private func refusedBeforeBody(_ request: Request) -> Response? {
+        guard readiness.phase != .starting, let match = router.match(request.pathSegments),
+              RecordRoutes.tokenRoutes.contains("\(request.method) \(match.template)") else { return nil }
+        do {
+            try auth.check(request)
+            return nil
+        } catch {
+            var response = error.response
+            crossOrigin.decorate(&response, for: request)
+            return response
+        }
+    }
+
     private var hostForURL: String {
         configuration.server.host.contains(":") ? "[\(configuration.server.host)]" : configuration.server.host
     }
@@ -126,7 +147,7 @@ public final class SectionalServer: @unchecked Sendable {
         _ = releaseFreedMemory(0)
         let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds)
         try views.expire()
-        let context = ServiceContext(lists: lists, views: views, log: log, auth: BearerAuth(token: configuration.apiToken),
+        let context = ServiceContext(lists: lists, views: views, log: log, auth: auth,
                                      events: events)
         var router = Router()
         OperationRoutes(readiness: readiness).register(on: &router)
