@@ -153,4 +153,20 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(answer.text, #"{"slow":true}"#)
         XCTAssertEqual(stopped.wait(timeout: .now() + 10), .success)
     }
+
+    func testGracefulStopDoesNotWaitForARequestWhoseHeadNeverCame() throws {
+        // One answered request, then the start of another whose head never ends, on one connection.
+        let client = try HTTPTestClient(port: server.port)
+        try client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n")
+        XCTAssertEqual(try client.readAnswer().status, 200)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { [server] in
+            server!.stop(gracePeriod: 20)
+            stopped.signal()
+        }
+        let result = stopped.wait(timeout: .now() + 10)
+        XCTAssertEqual(result, .success, "the stop waited for a head that never came")
+        if result != .success { _ = stopped.wait(timeout: .now() + 15) }
+        XCTAssertTrue(client.isClosedByPeer())
+    }
 }

@@ -53,6 +53,15 @@ final class OperationsTests: XCTestCase {
         XCTAssertTrue(text.contains("sectional_event_streams 0"))
     }
 
+    func testMetricsCountMadeUpMethodsAsOther() throws {
+        let app = try TestApp()
+        for method in ["FOO", "BAR", "BAZ", "GET"] { _ = try app.request(method, "/healthz") }
+        let counted = ["route=\"/healthz\",method=\"other\",status=\"405\"} 3", "route=\"/healthz\",method=\"GET\",status=\"200\"} 1"]
+        XCTAssertTrue(eventually { counted.allSatisfy { (try? app.get("/metrics").text.contains($0)) == true } },
+                      (try? app.get("/metrics").text) ?? "")
+        XCTAssertFalse(try app.get("/metrics").text.contains("method=\"FOO\""))
+    }
+
     func testTheAPIDocumentIsServed() throws {
         let app = try TestApp()
         let document = try app.get("/openapi.json")

@@ -77,6 +77,21 @@ final class ProcessTests: XCTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
     }
 
+    func testLibmicrohttpdMessagesAreJSONLogLines() throws {
+        let server = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        let client = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
+        try client.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n")
+        _ = try client.readUntilClosed()
+        XCTAssertTrue(eventually { server.log.contains("Content-Length") }, server.log)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        for line in server.log.split(separator: "\n") {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            XCTAssertNotNil(object, "not a JSON log line: \(line)")
+        }
+    }
+
     func testCheckReportsListsOrEveryErrorWithItsPath() throws {
         let good = try run(["check", "--config", folder.appendingPathComponent("sectional.json").path])
         XCTAssertEqual(good.status, 0)

@@ -99,6 +99,34 @@ final class RecordEndpointTests: XCTestCase {
         XCTAssertEqual(try app.request("POST", "/v1/lists/people/views").status, 201, "views are open")
     }
 
+    func testATokenFollowedByANulByteAndMoreIsNotTheToken() throws {
+        let app = try TestApp(token: "s3cret")
+        let body = #"{"name":"Ada"}"#
+        let client = try app.client()
+        try client.send("PUT /v1/collections/people/records/p1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer s3cret\0junk\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+        let answer = try client.readAnswer()
+        XCTAssertTrue([400, 401].contains(answer.status), "status \(answer.status)")
+        XCTAssertEqual(try app.get("/v1/collections/people/records/p1").status, 404, "nothing was written")
+    }
+
+    func testAWriteWithoutTheTokenIsRefusedBefore100Continue() throws {
+        let app = try TestApp(token: "s3cret")
+        let body = #"{"name":"Ada"}"#
+        let head = "PUT /v1/collections/people/records/p1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Expect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n"
+        let refused = try app.client()
+        try refused.send(head + "\r\n")
+        let text = try refused.readUntil("\r\n\r\n")
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 401 "), "401 without 100 Continue first: \(text)")
+
+        let allowed = try app.client()
+        try allowed.send(head + "Authorization: Bearer s3cret\r\n\r\n")
+        XCTAssertTrue(try allowed.readUntil("\r\n\r\n").hasPrefix("HTTP/1.1 100 Continue"))
+        try allowed.send(body)
+        XCTAssertEqual(try allowed.readAnswer().status, 201)
+    }
+
     func testRecordsSurviveARestart() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }

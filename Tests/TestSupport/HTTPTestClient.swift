@@ -94,6 +94,20 @@ public final class HTTPTestClient {
         return text
     }
 
+    /// Reads until the server closes the connection; returns everything read (throws on time-out).
+    public func readUntilClosed() throws -> String {
+        while true {
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n == 0 || (n < 0 && errno == ECONNRESET) { break }
+            guard n > 0 else { throw Failure(description: "recv failed: errno \(errno) after \(buffer.count) bytes") }
+            buffer.append(contentsOf: chunk[..<n])
+        }
+        let text = String(decoding: buffer, as: UTF8.self)
+        buffer = []
+        return text
+    }
+
     /// True when the server has closed its side (read returns 0 or the connection was reset).
     public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
