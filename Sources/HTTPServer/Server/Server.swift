@@ -195,7 +195,10 @@ public final class Server: @unchecked Sendable {
         let fallback = { [self] in
             isFallback ? MHD_Result.NO : queue(HTTPError.internalError.response, on: connection, for: exchange, isFallback: true)
         }
-        guard headersFit(response.headers, on: connection, for: exchange) else { return fallback() }
+        guard headersFit(response.headers, on: connection, for: exchange) else {
+            response.stream?.end()
+            return fallback()
+        }
         exchange.answered = true
         exchange.status = response.status
         exchange.bytes = exchange.method == "HEAD" ? 0 : response.body.count
