@@ -29,8 +29,9 @@ static inline void sectional_mhd_format_message(void *cls, const char *format, v
 }
 
 /// Starts a daemon bound to `addr` with the options Sectional uses.
-/// `threads` > 1 selects a thread pool; `per_ip_limit` 0 means unlimited; `logger` receives
-/// libmicrohttpd's messages (it must outlive the daemon).
+/// `threads` > 1 selects a thread pool. `accept` admits or refuses each new connection and
+/// `notify` hears when connections start and close (the connection limits are counted there);
+/// `logger` receives libmicrohttpd's messages (it must outlive the daemon).
 static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                                                      const struct sockaddr *addr,
                                                      MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -41,12 +42,13 @@ static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                                                      unsigned int connection_limit,
                                                      unsigned int timeout_seconds,
                                                      size_t memory_limit,
-                                                     unsigned int per_ip_limit,
+                                                     MHD_AcceptPolicyCallback accept, void *accept_cls,
+                                                     MHD_NotifyConnectionCallback notify, void *notify_cls,
                                                      const struct sectional_mhd_logger *logger) {
     uint16_t port = 0;
     if (addr->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)addr)->sin_port);
     else if (addr->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+    return MHD_start_daemon(flags, port, accept, accept_cls, handler, handler_cls,
                             MHD_OPTION_SOCK_ADDR, addr,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
@@ -54,7 +56,7 @@ static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
-                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
                             MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024,
                             MHD_OPTION_EXTERNAL_LOGGER, sectional_mhd_format_message, (void *)logger,
                             MHD_OPTION_END);
@@ -144,6 +146,12 @@ static inline bool sectional_mhd_head_is_intact(struct MHD_Connection *connectio
         if (*p != 0) return false;
     }
     return true;
+}
+
+/// The socket of a connection, or -1.
+static inline int sectional_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
 }
 
 #endif

@@ -61,6 +61,40 @@ final class StreamTests: XCTestCase {
         XCTAssertTrue(eventually { server.openStreams == 0 }, "the overflowing stream ends")
     }
 
+    /// The contrast to the test above: what closes a stream is bytes waiting, not bytes sent.
+    func testAReadingClientWithPacedEventsStaysOpen() throws {
+        let streams = Streams()
+        let server = try makeServer(streams)
+        defer { server.stop(gracePeriod: 2) }
+        let client = try HTTPTestClient(port: server.port)
+        try client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try client.readUntil(": hello")
+        let stream = try XCTUnwrap(streams.last())
+        // 200 events of 100 bytes: twenty times the 1 KiB the stream lets wait, each read before the next.
+        for n in 0..<200 {
+            let event = "data: \(n) " + String(repeating: "x", count: 90) + "\n\n"
+            XCTAssertTrue(stream.send(Array(event.utf8)), "event \(n) accepted")
+            XCTAssertTrue(try client.readUntil("data: \(n) ").contains("data: \(n) "))
+        }
+        XCTAssertFalse(stream.hasEnded)
+        XCTAssertEqual(server.openStreams, 1)
+    }
+
+    func testAStreamWhoseClientHangsUpEndsWithinASecondOrSo() throws {
+        let streams = Streams()
+        let server = try makeServer(streams)
+        defer { server.stop(gracePeriod: 2) }
+        var client: HTTPTestClient? = try HTTPTestClient(port: server.port)
+        try client?.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try client?.readUntil(": hello")
+        XCTAssertEqual(server.openStreams, 1)
+        XCTAssertEqual(server.connections.open, 1)
+        client = nil  // closes the socket; nothing more is sent on the stream
+        XCTAssertTrue(eventually(within: 3) { server.openStreams == 0 }, "the idle stream of a vanished client ends")
+        XCTAssertTrue(try XCTUnwrap(streams.last()).hasEnded)
+        XCTAssertTrue(eventually(within: 3) { server.connections.open == 0 }, "and its connection is closed")
+    }
+
     func testStopEndsOpenStreams() throws {
         let streams = Streams()
         let server = try makeServer(streams)

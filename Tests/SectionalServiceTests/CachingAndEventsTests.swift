@@ -52,18 +52,102 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/nothing/events").slug, "list-not-found")
     }
 
-    func testAStalledEventClientDoesNotHoldUpWrites() throws {
+    func testLastEventIDEqualToTheCurrentVersionSendsNoDuplicateAndAskForARetryDelay() throws {
         let app = try TestApp()
-        let stalled = try HTTPTestClient(port: app.port)
+        try app.seed([("p1", "Ada", "Design")])
+        let version = try XCTUnwrap(app.get("/v1/lists/people").json["version"] as? Int)
+        let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
+        try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: \(version)\r\n\r\n")
+        XCTAssertTrue(try client.readUntil(": connected").contains("retry: 2000\n"), "the stream says how long to wait before reconnecting")
+        XCTAssertEqual(try app.put("people", "p2", #"{"name":"Grace","team":"Design"}"#).status, 201)
+        let next = try XCTUnwrap(app.get("/v1/lists/people").json["version"] as? Int)
+        // Events arrive in order, so an event for the version the client had would come before this one.
+        let text = try client.readUntil("\"version\":\(next)}")
+        XCTAssertFalse(text.contains("id: \(version)\n"), text)
+        XCTAssertEqual(text.components(separatedBy: "event: version").count - 1, 1, text)
+    }
+
+    func testAStalledEventClientIsCutOffAndNeverHoldsUpWrites() throws {
+        let app = try TestApp()
+        // A client with a small receive window that reads nothing after its request.
+        let stalled = try HTTPTestClient(port: app.port, receiveBufferBytes: 4096)
         try stalled.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(eventually { self.metric("sectional_event_streams", app) == 1 })
         let writer = try app.client()
-        let started = Date()
-        for n in 0..<300 {
-            let answer = try writer.request("PUT", "/v1/collections/people/records/p\(n)", headers: [("Content-Type", "application/json")],
-                                            body: Array("{\"name\":\"\(String(repeating: "x", count: 200))\",\"team\":\"T\"}".utf8))
-            XCTAssertEqual(answer.status, 201)
+        var writes = 0
+        // ~70 bytes an event: the 64 KiB the stream lets wait plus the socket buffers fill within
+        // a few thousand writes; 12,000 is far more than enough.
+        while writes < 12_000 {
+            let answer = try writer.request("PUT", "/v1/collections/people/records/p\(writes % 10)",
+                                            headers: [("Content-Type", "application/json")],
+                                            body: Array("{\"name\":\"n\(writes)\",\"team\":\"T\"}".utf8))
+            XCTAssertEqual(answer.status, writes < 10 ? 201 : 200, "writes are answered while the client stalls")
+            writes += 1
+            if writes % 100 == 0, metric("sectional_event_streams", app) == 0 { break }
         }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
-        XCTAssertEqual(try app.get("/v1/lists/people").json["totalRowCount"] as? Int, 301)
+        XCTAssertTrue(eventually { self.metric("sectional_event_streams", app) == 0 }, "the stalled stream is closed after \(writes) writes")
+        let last = try XCTUnwrap(app.get("/v1/lists/people").json["version"] as? Int)
+        // The client was disconnected: what reached it ends (EOF) well before the last version.
+        let received = try stalled.readUntilClosed()
+        XCTAssertTrue(received.contains("event: version"), "it got the events sent before it stalled")
+        XCTAssertFalse(received.contains("\"version\":\(last)}"), "later events were dropped, not delivered")
+        XCTAssertEqual(try app.get("/v1/lists/people").json["totalRowCount"] as? Int, 11)
+    }
+
+    func testAnEventClientThatHangsUpFreesItsStreamWithinSeconds() throws {
+        let app = try TestApp()
+        var client: HTTPTestClient? = try HTTPTestClient(port: app.port)
+        try client?.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try client?.readUntil(": connected")
+        XCTAssertEqual(metric("sectional_event_streams", app), 1)
+        client = nil
+        // Well before the 15 s keep-alive that used to be the first sign of a vanished client.
+        XCTAssertTrue(eventually(within: 3) { self.metric("sectional_event_streams", app) == 0 })
+    }
+
+    func testEventStreamsPastTheLimitAreRefusedWithRetryAfterUntilOneCloses() throws {
+        let app = try TestApp(config: #"{ "server": { "maxEventStreams": 2 },"# + TestApp.teamsConfig.dropFirst())
+        var open: [HTTPTestClient] = []
+        for _ in 0..<2 {
+            let client = try HTTPTestClient(port: app.port)
+            try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\n\r\n")
+            _ = try client.readUntil(": connected")
+            open.append(client)
+        }
+        let refused = try app.get("/v1/lists/people/events")
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(refused.slug, "too-many-event-streams")
+        XCTAssertEqual(refused.header("Content-Type"), "application/problem+json")
+        XCTAssertEqual(refused.header("Retry-After"), "5")
+        XCTAssertEqual(metric("sectional_event_streams_refused_total", app), 1)
+        XCTAssertEqual(metric("sectional_event_streams", app), 2)
+        XCTAssertEqual(try app.get("/healthz").status, 200, "other requests are still served")
+        open.removeFirst()
+        XCTAssertTrue(eventually(within: 3) { (try? app.get("/v1/lists/people/events").status) == 200 }, "the freed slot is taken again")
+    }
+
+    func testConnectionsOverThePerClientLimitAreRefusedAndCounted() throws {
+        let app = try TestApp()
+        var held: [HTTPTestClient] = []
+        for _ in 0..<64 {
+            let client = try app.client()
+            XCTAssertEqual(try client.request("GET", "/healthz").status, 200)
+            held.append(client)
+        }
+        let extra = try app.client()
+        try? extra.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(extra.isClosedByPeer(), "the 65th connection from one address is closed")
+        let other = try HTTPTestClient(port: app.port, from: "127.0.0.2")
+        let text = try other.request("GET", "/metrics").text
+        XCTAssertTrue(text.contains("sectional_connections_refused_total{limit=\"perClientConnectionLimit\"} 1\n"), text)
+        XCTAssertTrue(text.contains("sectional_connections_refused_total{limit=\"connectionLimit\"} 0\n"), text)
+        XCTAssertTrue(text.contains("sectional_connections 65\n"), "64 held and this one: \(text)")
+    }
+
+    /// The value of an unlabelled metric, read from `/metrics` on a new connection.
+    private func metric(_ name: String, _ app: TestApp) -> Double? {
+        guard let text = try? HTTPTestClient(port: app.port, from: "127.0.0.3").request("GET", "/metrics").text else { return nil }
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Double($0.dropFirst(name.count + 1)) }
     }
 }

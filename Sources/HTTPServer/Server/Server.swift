@@ -25,6 +25,8 @@ public final class Server: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     /// Streams being sent, so a stop can end them (libmicrohttpd must not stop with suspended connections).
     private let streams = Mutex<[ObjectIdentifier: StreamBody]>([:])
+    fileprivate let gate: ConnectionGate
+    private var watchdog: StreamWatchdog?
 
     /// The bound port (after ``start()``), useful when the configuration asked for port 0.
     public private(set) var port: Int = 0
@@ -45,9 +47,11 @@ public final class Server: @unchecked Sendable {
         self.onCompleted = onCompleted
         self.onLibraryMessage = onLibraryMessage
         self.beforeContinue = beforeContinue
+        self.gate = ConnectionGate(limit: configuration.connectionLimit, perClient: configuration.perClientConnectionLimit)
     }
 
     deinit {
+        watchdog?.stop()
         if let daemon { MHD_stop_daemon(daemon) }
         logger?.deallocate()
     }
@@ -65,11 +69,13 @@ public final class Server: @unchecked Sendable {
         self.logger = logger
         let started = withUnsafePointer(to: &address.storage) { storage in
             storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
+                // The gate enforces the connection limits; libmicrohttpd's own limit (split between
+                // its threads) is set so that no thread ever reaches it first.
                 sectional_mhd_start(flags, sockaddrPointer, accessHandler, me, completedHandler, me, uriLogger, me,
-                                    UInt32(threads), UInt32(configuration.connectionLimit),
+                                    UInt32(threads), UInt32(configuration.connectionLimit * threads),
                                     UInt32(configuration.connectionTimeoutSeconds),
                                     configuration.connectionMemoryBytes,
-                                    UInt32(configuration.perClientConnectionLimit), logger)
+                                    acceptPolicy, me, connectionNotice, me, logger)
             }
         }
         guard let started else {
@@ -77,6 +83,7 @@ public final class Server: @unchecked Sendable {
         }
         daemon = started
         port = Int(sectional_mhd_bound_port(started))
+        watchdog = StreamWatchdog { [weak self] in self?.streams.withLock { Array($0.values) } ?? [] }
     }
 
     /// Requests that have arrived and not yet completed.
@@ -85,10 +92,15 @@ public final class Server: @unchecked Sendable {
     /// Streams currently being sent.
     public var openStreams: Int { streams.withLock { $0.count } }
 
+    /// Open connections and connections refused by the limits.
+    public var connections: ConnectionStatistics { gate.statistics }
+
     /// Stops gracefully: stops accepting connections, ends open streams, lets in-flight requests
     /// finish for at most `gracePeriod` seconds, then closes every connection and frees the daemon.
     public func stop(gracePeriod: Double = 10) {
         guard let daemon else { return }
+        watchdog?.stop()
+        watchdog = nil
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
         streams.withLock { $0.values.forEach { $0.close() } }
@@ -305,6 +317,16 @@ private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, 
 private let messageHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { cls, message in
     guard let cls, let message else { return }
     Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().libraryMessage(message)
+}
+
+private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
+    guard let cls, let address else { return MHD_Result.NO }
+    return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().gate.admit(address) ? MHD_Result.YES : MHD_Result.NO
+}
+
+private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, event in
+    guard let cls, let connection, event.rawValue == 1 /* MHD_CONNECTION_NOTIFY_CLOSED */ else { return }
+    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().gate.release(sectional_mhd_client_address(connection))
 }
 
 private let releaseBody: MHD_ContentReaderFreeCallback = { cls in

@@ -8,9 +8,11 @@ public struct ServerConfiguration: Sendable {
     public var threads: Int
     /// Largest request body accepted; larger ones are answered `413 body-too-large` without being read.
     public var maxBodyBytes: Int
-    /// Most connections open at once; more are refused by the kernel backlog and closed.
+    /// Most connections open at once; one more is closed as soon as it is accepted (counted in
+    /// ``Server/connections``).
     public var connectionLimit: Int
-    /// Most connections open at once from one client address; 0 is no limit.
+    /// Most connections open at once from one client address (IPv4 or IPv6, port ignored); one
+    /// more is closed as soon as it is accepted. 0 is no limit.
     public var perClientConnectionLimit: Int
     /// Seconds a connection may stay idle before it is closed.
     public var connectionTimeoutSeconds: Int
@@ -18,7 +20,7 @@ public struct ServerConfiguration: Sendable {
     public var connectionMemoryBytes: Int
 
     public init(host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0, maxBodyBytes: Int = 1 << 20,
-                connectionLimit: Int = 1000, perClientConnectionLimit: Int = 0, connectionTimeoutSeconds: Int = 30,
+                connectionLimit: Int = 1000, perClientConnectionLimit: Int = 64, connectionTimeoutSeconds: Int = 30,
                 connectionMemoryBytes: Int = 32 << 10) {
         self.host = host
         self.port = port

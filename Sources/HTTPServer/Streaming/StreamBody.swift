@@ -1,5 +1,8 @@
 import CMicroHTTPD
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A response body written over time, for Server-Sent Events and the like.
 ///
@@ -7,7 +10,9 @@ import Synchronization
 /// ``send(_:)``-ed, as it arrives, until ``close()`` or until the client goes away. While
 /// nothing is pending the connection is suspended in libmicrohttpd (no thread waits, no
 /// busy loop); ``send(_:)`` resumes it. Sending never blocks: a client that does not read
-/// is closed once more than ``maxBufferedBytes`` wait for it.
+/// is closed once more than ``maxBufferedBytes`` wait for it. The socket's send buffer is kept
+/// small (``socketSendBufferBytes``), so that is soon after it stops reading; a client that
+/// hangs up while the stream idles is noticed within a second (see `StreamWatchdog`).
 public final class StreamBody: Sendable {
     private struct State {
         var pending: [UInt8] = []
@@ -16,11 +21,16 @@ public final class StreamBody: Sendable {
         var suspended = false
         /// The connection's address, once the response is queued; nil after it ended.
         var connection: UInt?
+        /// The connection's socket, once the response is queued; -1 after it ended.
+        var socket: Int32 = -1
         var ended = false
     }
 
     /// Bytes that may wait for a slow client before the stream is closed.
     public let maxBufferedBytes: Int
+    /// The `SO_SNDBUF` asked for a stream's socket (Linux doubles it): without it the kernel lets
+    /// megabytes queue for a client that stopped reading before the stream even sees it.
+    public static let socketSendBufferBytes: Int32 = 32 << 10
     private let state = Mutex(State())
     private let onEnd: Mutex<(@Sendable () -> Void)?>
 
@@ -36,10 +46,10 @@ public final class StreamBody: Sendable {
             guard !state.closed, !state.ended else { return false }
             state.pending.append(contentsOf: bytes)
             if state.pending.count > maxBufferedBytes {
-                state.closed = true
-                state.pending = []
+                Self.disconnect(&state)
+            } else {
+                Self.wake(&state)
             }
-            Self.wake(&state)
             return true
         }
     }
@@ -55,6 +65,17 @@ public final class StreamBody: Sendable {
     /// True once the connection has ended (client gone or stream finished).
     public var hasEnded: Bool { state.withLock { $0.ended } }
 
+    /// Drops what is pending and cuts the connection. A client that stopped reading leaves
+    /// libmicrohttpd waiting to write, not asking for bytes, so ending the stream would not be
+    /// enough; shutting the socket down makes libmicrohttpd close it at once. The socket is still
+    /// this connection's: `socket` is reset (in `end()`, under the same lock) before it closes.
+    private static func disconnect(_ state: inout State) {
+        state.closed = true
+        state.pending = []
+        if state.socket >= 0 { shutdown(state.socket, Int32(SHUT_RDWR)) }
+        wake(&state)
+    }
+
     private static func wake(_ state: inout State) {
         if state.suspended, let address = state.connection {
             state.suspended = false
@@ -66,7 +87,28 @@ public final class StreamBody: Sendable {
 
     func attach(_ connection: OpaquePointer) {
         let address = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
-        state.withLock { $0.connection = address }
+        let socket = sectional_mhd_connection_fd(connection)
+        if socket >= 0 {
+            var size = Self.socketSendBufferBytes
+            setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        state.withLock { state in
+            state.connection = address
+            state.socket = socket
+        }
+    }
+
+    /// Ends the stream if it is idle (suspended) and its client has hung up. Called by the
+    /// watchdog: libmicrohttpd does not watch the socket of a suspended connection. While the
+    /// connection is suspended it cannot close, so its socket is still this connection's.
+    func endIfClientGone() {
+        state.withLock { state in
+            guard state.suspended, state.socket >= 0 else { return }
+            let hungUp: Int16 = 0x2000 /* POLLRDHUP */ | Int16(POLLHUP) | Int16(POLLERR)
+            var probe = pollfd(fd: state.socket, events: 0x2000, revents: 0)
+            guard poll(&probe, 1, 0) > 0, probe.revents & hungUp != 0 else { return }
+            Self.disconnect(&state)
+        }
     }
 
     /// libmicrohttpd asks for bytes: copy what is pending, or suspend until there is some.
@@ -94,6 +136,7 @@ public final class StreamBody: Sendable {
         state.withLock { state in
             state.ended = true
             state.connection = nil
+            state.socket = -1
             state.suspended = false
             state.pending = []
         }

@@ -1,6 +1,7 @@
 import HTTPServer
 
-/// `GET /v1/lists/{list}/events`: Server-Sent Events of the list's versions (SPEC §4.4).
+/// `GET /v1/lists/{list}/events`: Server-Sent Events of the list's versions; `503
+/// too-many-event-streams` when `server.maxEventStreams` are open.
 struct EventRoutes {
     let context: ServiceContext
 
@@ -9,7 +10,9 @@ struct EventRoutes {
             let name = try request.name("list", kind: "list")
             guard let state = context.lists.list(name) else { throw Problem.listNotFound(name) }
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            let stream = context.events.subscribe(list: name, current: state.version, lastEventID: lastEventID)
+            guard let stream = context.events.subscribe(list: name, current: state.version, lastEventID: lastEventID) else {
+                throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
+            }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")
             headers.add("Cache-Control", "no-cache")

@@ -13,13 +13,15 @@ struct OperationRoutes {
     }
 
     /// `GET /metrics` in the Prometheus text format.
-    static func registerMetrics(on router: inout Router, metrics: Metrics, context: ServiceContext) {
+    static func registerMetrics(on router: inout Router, metrics: Metrics, context: ServiceContext,
+                                connections: @escaping @Sendable () -> ConnectionStatistics) {
         router.get("/metrics") { _ in
             let lists = context.lists.allLists().map { (name: $0.name, rows: $0.snapshot.totalRowCount, version: $0.version) }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return Response(status: 200, headers: headers,
-                            body: Array(metrics.render(lists: lists, streams: context.events.count).utf8))
+                            body: Array(metrics.render(lists: lists, connections: connections(),
+                                                       streams: (open: context.events.count, refused: context.events.refused)).utf8))
         }
     }
 }

@@ -139,7 +139,7 @@ public final class SectionalServer: @unchecked Sendable {
         }
         recordStore = store
         try Seeder.seed(configuration.seeds, into: store, log: log)
-        let events = EventHub()
+        let events = EventHub(maxStreams: configuration.eventStreamLimit)
         let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics) { versions in
             events.publish(versions)
         }
@@ -157,7 +157,10 @@ public final class SectionalServer: @unchecked Sendable {
         ViewRoutes(context: context).register(on: &router)
         RecordRoutes(context: context).register(on: &router)
         EventRoutes(context: context).register(on: &router)
-        OperationRoutes.registerMetrics(on: &router, metrics: metrics, context: context)
+        let server = server
+        OperationRoutes.registerMetrics(on: &router, metrics: metrics, context: context) {
+            server?.connections ?? ConnectionStatistics()
+        }
         DocumentRoutes().register(on: &router)
         self.router = router
         self.lists = lists

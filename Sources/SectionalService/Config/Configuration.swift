@@ -11,6 +11,11 @@ public struct Configuration: Sendable {
     }
 
     public var server = ServerConfiguration()
+    /// Most event streams open at once (`server.maxEventStreams`); nil means half of
+    /// `server.connectionLimit`, so streams can never take every connection.
+    public var maxEventStreams: Int?
+    /// The event stream limit in force.
+    public var eventStreamLimit: Int { maxEventStreams ?? max(1, server.connectionLimit / 2) }
     public var corsOrigins: [String] = ["*"]
     public var storage: Storage = .sqlite(path: "data/sectional.sqlite")
     /// The environment variable holding the API token; the token itself is in ``apiToken``.
@@ -78,6 +83,7 @@ extension Configuration {
         if let limit = server.int("connectionLimit", in: 1...100_000) { configuration.server.connectionLimit = limit }
         if let limit = server.int("perClientConnectionLimit", in: 0...100_000) { configuration.server.perClientConnectionLimit = limit }
         if let seconds = server.int("connectionTimeoutSeconds", in: 1...86_400) { configuration.server.connectionTimeoutSeconds = seconds }
+        if let limit = server.int("maxEventStreams", in: 1...100_000) { configuration.maxEventStreams = limit }
         if let origins = server.strings("corsOrigins") { configuration.corsOrigins = origins }
         issues += server.finish()
 

@@ -3,7 +3,8 @@ import Synchronization
 
 /// Prometheus metrics (text exposition format 0.0.4): requests by route template, method and
 /// status; latency histograms; store write latency; duplicate rows dropped. Per-list gauges
-/// (rows, version) and open streams are read from the live state when scraped.
+/// (rows, version), open connections and streams, and refusals by the connection and stream
+/// limits are read from the live state when scraped.
 public final class Metrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     static let buckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
@@ -61,9 +62,10 @@ public final class Metrics: Sendable {
         state.withLock { $0.duplicates[list, default: 0] += UInt64(count) }
     }
 
-    /// The exposition text. `lists` gives each list's name, rows and version; `streams` the open
-    /// event streams.
-    func render(lists: [(name: String, rows: Int, version: Int64)], streams: Int) -> String {
+    /// The exposition text. `lists` gives each list's name, rows and version; `connections` the
+    /// server's connection counts; `streams` the open event streams and those refused.
+    func render(lists: [(name: String, rows: Int, version: Int64)], connections: ConnectionStatistics,
+                streams: (open: Int, refused: UInt64)) -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
         out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
@@ -86,8 +88,17 @@ public final class Metrics: Sendable {
         out += "# HELP sectional_duplicate_rows_total Rows dropped because another section spec claimed their id first.\n"
         out += "# TYPE sectional_duplicate_rows_total counter\n"
         for list in lists { out += "sectional_duplicate_rows_total{list=\(label(list.name))} \(snapshot.duplicates[list.name] ?? 0)\n" }
+        out += "# HELP sectional_connections Open HTTP connections.\n# TYPE sectional_connections gauge\n"
+        out += "sectional_connections \(connections.open)\n"
+        out += "# HELP sectional_connections_refused_total Connections closed on arrival, by the limit they hit.\n"
+        out += "# TYPE sectional_connections_refused_total counter\n"
+        out += "sectional_connections_refused_total{limit=\"connectionLimit\"} \(connections.refusedAtLimit)\n"
+        out += "sectional_connections_refused_total{limit=\"perClientConnectionLimit\"} \(connections.refusedPerClient)\n"
         out += "# HELP sectional_event_streams Open Server-Sent Event streams.\n# TYPE sectional_event_streams gauge\n"
-        out += "sectional_event_streams \(streams)\n"
+        out += "sectional_event_streams \(streams.open)\n"
+        out += "# HELP sectional_event_streams_refused_total Event streams refused because maxEventStreams were open.\n"
+        out += "# TYPE sectional_event_streams_refused_total counter\n"
+        out += "sectional_event_streams_refused_total \(streams.refused)\n"
         return out
     }
 

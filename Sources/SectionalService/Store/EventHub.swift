@@ -2,17 +2,28 @@ import Dispatch
 import HTTPServer
 import Synchronization
 
-/// Server-Sent Events of list versions (SPEC §4.4): one stream per subscriber, fed off the
-/// writer's path on a queue of its own, so a slow or vanished client never blocks a write.
+/// Server-Sent Events of list versions: one stream per subscriber, fed off the writer's path on
+/// a queue of its own, so a slow or vanished client never blocks a write. At most `maxStreams`
+/// are open at once, so streams cannot take every connection.
 /// (`@unchecked`: the only non-Sendable member is the keep-alive timer, set once in `init`.)
 final class EventHub: @unchecked Sendable {
     static let keepAliveSeconds = 15
+    /// Milliseconds a client waits before reconnecting (the `retry:` line of every stream).
+    static let retryMilliseconds = 2000
 
-    private let streams = Mutex<[String: [ObjectIdentifier: StreamBody]]>([:])
+    private struct Streams {
+        var byList: [String: [ObjectIdentifier: StreamBody]] = [:]
+        var count = 0
+        var refused: UInt64 = 0
+    }
+
+    let maxStreams: Int
+    private let streams = Mutex(Streams())
     private let queue = DispatchQueue(label: "sectional.events")
     private let timer: DispatchSourceTimer
 
-    init() {
+    init(maxStreams: Int) {
+        self.maxStreams = maxStreams
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(Self.keepAliveSeconds), repeating: .seconds(Self.keepAliveSeconds))
         timer.setEventHandler { [weak self] in
@@ -25,23 +36,34 @@ final class EventHub: @unchecked Sendable {
 
     deinit { timer.cancel() }
 
-    /// A new stream for `list`. It starts with the current version as an event, so a client
-    /// cannot miss a write made between its last read and the stream opening — unless its
-    /// `Last-Event-ID` says it already has that version.
-    func subscribe(list: String, current: Int64, lastEventID: Int64?) -> StreamBody {
+    /// A new stream for `list`, or nil when `maxStreams` are open already. It starts with a
+    /// `retry:` line and the current version as an event, so a client cannot miss a write made
+    /// between its last read and the stream opening — unless its `Last-Event-ID` says it already
+    /// has that version.
+    func subscribe(list: String, current: Int64, lastEventID: Int64?) -> StreamBody? {
         let key = Mutex<ObjectIdentifier?>(nil)
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
             guard let self, let id = key.withLock({ $0 }) else { return }
             streams.withLock { all in
-                all[list]?.removeValue(forKey: id)
-                if all[list]?.isEmpty == true { all.removeValue(forKey: list) }
+                guard all.byList[list]?.removeValue(forKey: id) != nil else { return }
+                all.count -= 1
+                if all.byList[list]?.isEmpty == true { all.byList.removeValue(forKey: list) }
             }
         })
+        let admitted = streams.withLock { all in
+            guard all.count < maxStreams else {
+                all.refused += 1
+                return false
+            }
+            all.byList[list, default: [:]][ObjectIdentifier(stream)] = stream
+            all.count += 1
+            return true
+        }
+        guard admitted else { return nil }
         key.withLock { $0 = ObjectIdentifier(stream) }
-        var greeting = "retry: 2000\n: connected\n\n"
+        var greeting = "retry: \(Self.retryMilliseconds)\n: connected\n\n"
         if lastEventID.map({ $0 < current }) ?? true { greeting += Self.event(list: list, version: current) }
         stream.send(Array(greeting.utf8))
-        streams.withLock { $0[list, default: [:]][ObjectIdentifier(stream)] = stream }
         return stream
     }
 
@@ -50,7 +72,7 @@ final class EventHub: @unchecked Sendable {
         queue.async { [weak self] in
             guard let self else { return }
             for (list, version) in versions {
-                let subscribers = streams.withLock { $0[list].map { Array($0.values) } ?? [] }
+                let subscribers = streams.withLock { $0.byList[list].map { Array($0.values) } ?? [] }
                 guard !subscribers.isEmpty else { continue }
                 let bytes = Array(Self.event(list: list, version: version).utf8)
                 for stream in subscribers { stream.send(bytes) }
@@ -59,7 +81,10 @@ final class EventHub: @unchecked Sendable {
     }
 
     /// Open streams, all lists together.
-    var count: Int { streams.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+    var count: Int { streams.withLock { $0.count } }
+
+    /// Streams refused because `maxStreams` were open.
+    var refused: UInt64 { streams.withLock { $0.refused } }
 
     /// Ends every stream (at shutdown).
     func closeAll() {
@@ -67,7 +92,7 @@ final class EventHub: @unchecked Sendable {
     }
 
     private func allStreams() -> [StreamBody] {
-        streams.withLock { $0.values.flatMap(\.values) }
+        streams.withLock { $0.byList.values.flatMap(\.values) }
     }
 
     static func event(list: String, version: Int64) -> String {

@@ -35,4 +35,10 @@ enum Problem {
     }
     static func invalidPageToken(_ detail: String) -> HTTPError { HTTPError(400, "invalid-page-token", detail: detail) }
     static func invalidVersion(_ detail: String) -> HTTPError { HTTPError(400, "invalid-version", detail: detail) }
+    /// `server.maxEventStreams` are open; the client may try again after `Retry-After` seconds.
+    static func tooManyEventStreams(limit: Int) -> HTTPError {
+        HTTPError(503, "too-many-event-streams", title: "Too many event streams",
+                  detail: "The server already holds its limit of \(limit) event streams; try again later.",
+                  headers: ["Retry-After": "5"])
+    }
 }
