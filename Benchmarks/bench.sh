@@ -67,6 +67,8 @@ config = json.load(open("config/sectional.json"))
 config.pop("seed")
 config["storage"] = {"kind": "sqlite", "path": f"{work}/db.sqlite"}
 config["server"]["connectionLimit"] = 4000
+config["server"]["perClientConnectionLimit"] = 0  # every benchmark client is 127.0.0.1
+config["server"]["maxEventStreams"] = 2000
 json.dump(config, open(f"{work}/config.json", "w"))
 PY
 SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &

@@ -73,8 +73,9 @@ final class StreamTests: XCTestCase {
         // 200 events of 100 bytes: twenty times the 1 KiB the stream lets wait, each read before the next.
         for n in 0..<200 {
             let event = "data: \(n) " + String(repeating: "x", count: 90) + "\n\n"
-            XCTAssertTrue(stream.send(Array(event.utf8)), "event \(n) accepted")
-            XCTAssertTrue(try client.readUntil("data: \(n) ").contains("data: \(n) "))
+            guard stream.send(Array(event.utf8)) else { return XCTFail("event \(n) refused: the stream was closed") }
+            let text = try client.readUntil("data: \(n) ")
+            XCTAssertTrue(text.contains("data: \(n) "))
         }
         XCTAssertFalse(stream.hasEnded)
         XCTAssertEqual(server.openStreams, 1)
