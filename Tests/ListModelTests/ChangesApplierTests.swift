@@ -1,17 +1,24 @@
+import TestSupport
 import XCTest
 @testable import ListModel
 
-/// The port of `apply_changes.py` on its own: valid answers give the expected outline, invalid
+/// The applier on its own: valid answers give the expected outline, invalid
 /// ones are refused with the Python's reasons.
 final class ChangesApplierTests: XCTestCase {
     typealias S = ChangesApplier.Section
 
     let old: [S] = [S(key: "a", rows: ["1", "2", "3"]), S(key: "b", rows: ["4"]), S(key: "c", rows: ["5", "6"])]
 
-    func changes(_ json: String) -> JSONValue {
-        parse(#"{"list":"l","from":1,"to":2,"reload":false,"#
+    func changes(_ json: String) -> [UInt8] {
+        bytes(parse(#"{"list":"l","from":1,"to":2,"reload":false,"#
               + #""sections":{"deleted":[],"inserted":[],"moved":[],"updated":[]},"rows":{"deleted":[],"inserted":[],"moved":[],"updated":[]}}"#
-              ).merging(parse(json))
+              ).merging(parse(json)))
+    }
+
+    func bytes(_ value: JSONValue) -> [UInt8] {
+        var w = JSONWriter()
+        w.value(value)
+        return w.bytes
     }
 
     func testValidAnswers() throws {
@@ -39,7 +46,7 @@ final class ChangesApplierTests: XCTestCase {
         XCTAssertEqual(try ChangesApplier.apply(old: old, changes: m).map(\.key), ["c", "a", "b"])
 
         // Reload needs NEW and returns it.
-        let reload = parse(#"{"list":"l","from":1,"to":2,"reload":true}"#)
+        let reload = Array(#"{"list":"l","from":1,"to":2,"reload":true}"#.utf8)
         XCTAssertEqual(try ChangesApplier.apply(old: old, changes: reload, new: new), new)
         XCTAssertThrowsError(try ChangesApplier.apply(old: old, changes: reload))
     }

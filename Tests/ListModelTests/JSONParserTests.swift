@@ -23,7 +23,7 @@ final class JSONParserTests: XCTestCase {
 
     private func assertError(_ bytes: [UInt8], _ message: String, at offset: Int, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try JSONParser.parse(bytes), file: file, line: line) { e in
-            let e = e as! JSONParseError
+            guard let e = e as? JSONParseError else { return XCTFail("not a JSONParseError: \(e)", file: file, line: line) }
             XCTAssertEqual(e.message, message, file: file, line: line)
             XCTAssertEqual(e.offset, offset, file: file, line: line)
         }

@@ -1,22 +1,21 @@
+import TestSupport
 import XCTest
 @testable import ListModel
 
-/// SplitMix64: a small seeded generator for reproducible property tests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The seeded generator of TestSupport, visible to every file of this target.
+typealias SplitMix64 = TestSupport.SplitMix64
 
 func parse(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
     do { return try JSONParser.parse(text) } catch {
         XCTFail("parse failed: \(error)", file: file, line: line)
+        return .null
+    }
+}
+
+/// Parses JSON bytes the model wrote; a parse failure fails the test (and gives `.null`).
+func parse(_ bytes: [UInt8], file: StaticString = #filePath, line: UInt = #line) -> JSONValue {
+    do { return try JSONParser.parse(bytes) } catch {
+        XCTFail("parse failed: \(error) in \(String(decoding: bytes, as: UTF8.self))", file: file, line: line)
         return .null
     }
 }
@@ -57,7 +56,7 @@ extension ListSnapshot {
     func outline(view: ViewState = ViewState()) -> JSONValue {
         var w = JSONWriter()
         writeOutlineAnswer(list: "l", version: 1, view: view, into: &w)
-        return try! JSONParser.parse(w.bytes)
+        return parse(w.bytes)
     }
 
     /// All rows (ids) per section, in order.
@@ -71,7 +70,7 @@ extension ListSnapshot {
     func rowJSON(_ s: Int, _ r: Int) -> JSONValue {
         var w = JSONWriter()
         writeRow(location(section: s, row: r, view: ViewState())!, into: &w)
-        return try! JSONParser.parse(w.bytes)
+        return parse(w.bytes)
     }
 
     var sectionKeys: [String] { (0..<sectionCount).map { section(at: $0)!.key } }

@@ -14,18 +14,19 @@ final class ListEndpointTests: XCTestCase {
     func testIndexAndOutline() throws {
         let index = try app.get("/v1/lists")
         XCTAssertEqual(index.status, 200)
-        let lists = index.json["lists"] as? [[String: Any]]
+        let lists = try index.json["lists"] as? [[String: Any]]
         XCTAssertEqual(lists?.first?["name"] as? String, "people")
         XCTAssertEqual(lists?.first?["rowCount"] as? Int, 5, "Archived is hidden by default: 1 pinned + 4 visible")
 
         let outline = try app.get("/v1/lists/people")
         XCTAssertEqual(outline.status, 200)
         XCTAssertEqual(outline.header("Content-Type"), "application/json; charset=utf-8")
-        let json = outline.json
+        let json = try outline.json
         XCTAssertEqual(json["sectionCount"] as? Int, 4)
         XCTAssertEqual(json["totalRowCount"] as? Int, 6)
         XCTAssertEqual(json["tagCount"] as? Int, 3 + 2 * 4 + 1)
-        let sections = json["sections"] as? [[String: Any]] ?? []
+        let sections: [[String: Any]] = try json.value("sections")
+        guard sections.count == 4 else { return XCTFail("\(sections)") }
         XCTAssertEqual(sections.map { $0["key"] as? String }, ["pinned", "Archived", "Design", "Engineering"])
         XCTAssertEqual(sections[1]["hidden"] as? Bool, true)
         XCTAssertEqual(sections[1]["rowCount"] as? Int, 0)
@@ -48,10 +49,10 @@ final class ListEndpointTests: XCTestCase {
             let answer = try app.get(target)
             XCTAssertEqual(answer.status, 200, answer.text)
             pages += 1
-            let json = answer.json
-            for section in json["sections"] as? [[String: Any]] ?? [] {
-                if (section["rowOffset"] as? Int) == 0 { newSections.append(section["key"] as! String) }
-                ids += (section["rows"] as? [[String: Any]] ?? []).map { $0["id"] as! String }
+            let json = try answer.json
+            for section in try json.value("sections", as: [[String: Any]].self) {
+                if (section["rowOffset"] as? Int) == 0 { newSections.append(try section.value("key")) }
+                ids += try section.value("rows", as: [[String: Any]].self).map { try $0.value("id", as: String.self) }
             }
             XCTAssertEqual(json["itemsBefore"] as? Int, ids.count - ((json["sections"] as? [[String: Any]])?.reduce(0) { $0 + (($1["rows"] as? [Any])?.count ?? 0) } ?? 0))
             guard let token = json["nextPageToken"] as? String else {
@@ -73,16 +74,16 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageToken=garbage").slug, "invalid-page-token")
         let first = try app.get("/v1/lists/people/rows?pageSize=1").json
         let token = try XCTUnwrap(first["nextPageToken"] as? String)
-        let view = try app.request("POST", "/v1/lists/people/views").json["view"] as! String
+        let view = try app.createView()
         let other = try app.get("/v1/lists/people/rows?pageSize=1&pageToken=\(token)&view=\(view)")
-        XCTAssertEqual(other.slug, "invalid-page-token", "a token is bound to its view")
+        XCTAssertEqual(try other.slug, "invalid-page-token", "a token is bound to its view")
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=0").json["nextPageToken"] as? String, nil, "0 means 50")
     }
 
     func testSectionRanges() throws {
         let range = try app.get("/v1/lists/people/sections/2/rows?start=1&count=5")
         XCTAssertEqual(range.status, 200)
-        let section = range.json["section"] as? [String: Any]
+        let section = try range.json["section"] as? [String: Any]
         XCTAssertEqual((section?["rows"] as? [[String: Any]])?.map { $0["id"] as? String }, ["p2"])
         let past = try app.get("/v1/lists/people/sections/2/rows?start=10").json["section"] as? [String: Any]
         XCTAssertEqual((past?["rows"] as? [Any])?.count, 0)
@@ -124,13 +125,15 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/people?view=nope").slug, "view-not-found")
         XCTAssertEqual(try app.get("/v2/anything").slug, "not-found")
         let wrong = try app.request("DELETE", "/v1/lists/people")
-        XCTAssertEqual(wrong.slug, "method-not-allowed")
+        XCTAssertEqual(try wrong.slug, "method-not-allowed")
         XCTAssertEqual(wrong.header("Allow"), "GET, HEAD")
         XCTAssertEqual(wrong.header("Content-Type"), "application/problem+json")
     }
 
     func testHealthAndReadiness() throws {
-        XCTAssertEqual(try app.get("/healthz").text, #"{"status":"ok"}"#)
+        let health = try app.get("/healthz")
+        XCTAssertEqual(health.status, 200)
+        XCTAssertEqual(health.text, #"{"status":"ok"}"#)
         let ready = try app.get("/readyz")
         XCTAssertEqual(ready.status, 200)
         XCTAssertEqual(ready.text, #"{"status":"ready"}"#)

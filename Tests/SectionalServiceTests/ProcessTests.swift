@@ -8,7 +8,7 @@ final class ProcessTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        folder = temporaryFolder()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try TestApp.teamsConfig.write(to: folder.appendingPathComponent("sectional.json"), atomically: true, encoding: .utf8)
     }
@@ -48,7 +48,7 @@ final class ProcessTests: XCTestCase {
         for n in 0..<count {
             XCTAssertEqual(try client.request("GET", "/v1/collections/people/records/k\(n)").status, 200, "acknowledged write k\(n) was lost")
         }
-        let total = try client.request("GET", "/v1/lists/people").json["totalRowCount"] as? Int ?? 0
+        let total: Int = try client.request("GET", "/v1/lists/people").json.value("totalRowCount")
         XCTAssertGreaterThanOrEqual(total, count + 1)
         restarted.signal(SIGTERM)
         XCTAssertEqual(restarted.waitForExit(), 0)

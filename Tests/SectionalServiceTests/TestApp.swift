@@ -5,10 +5,11 @@ import TestSupport
 import XCTest
 
 /// A real Sectional server in this process, on 127.0.0.1 port 0, with a config built from JSON.
+/// The folder it makes for itself is removed when it goes away.
 final class TestApp {
     let server: SectionalServer
     let folder: URL
-
+    private let ownsFolder: Bool
     static let teamsConfig = """
     {
       "lists": {
@@ -31,7 +32,8 @@ final class TestApp {
     /// Starts a server. `storage` is `"memory"` or a SQLite path inside `folder`.
     init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, token: String? = nil,
          maxBodyBytes: Int? = nil) throws {
-        self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        self.folder = folder ?? temporaryFolder()
+        ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
         var configuration = try Configuration.parse(try JSONParser.parse(config), folder: self.folder.path)
         configuration.server.host = "127.0.0.1"
@@ -44,7 +46,10 @@ final class TestApp {
         try server.start()
     }
 
-    deinit { server.stop(gracePeriod: 1) }
+    deinit {
+        server.stop(gracePeriod: 1)
+        if ownsFolder { try? FileManager.default.removeItem(at: folder) }
+    }
 
     var port: Int { server.port }
 
@@ -69,19 +74,17 @@ final class TestApp {
         let records = people.map { id, name, team in
             "{\"id\":\"\(id)\",\"name\":\"\(name)\",\"team\":\"\(team)\",\"email\":\"\(id)@example.com\"\(name.hasPrefix("bot") ? ",\"kind\":\"bot\"" : "")}"
         }
-        let answer = try request("POST", "/v1/collections/people/batch", json: "{\"upsert\":[\(records.joined(separator: ","))]}")
-        XCTAssertEqual(answer.status, 200, answer.text)
+        try request("POST", "/v1/collections/people/batch", json: "{\"upsert\":[\(records.joined(separator: ","))]}").expect(200)
+    }
+
+    /// The current version of a list, read from its outline.
+    func version(of list: String = "people") throws -> Int {
+        try get("/v1/lists/\(list)").json.value("version")
+    }
+
+    /// Creates a view and returns its id.
+    func createView(_ json: String? = nil, list: String = "people") throws -> String {
+        try request("POST", "/v1/lists/\(list)/views", json: json).expect(201).json.value("view")
     }
 }
 
-extension HTTPTestClient.Answer {
-    /// The body as a JSON object (fails the test when it is not one).
-    var json: [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
-    }
-
-    /// The problem slug of a problem answer.
-    var slug: String? {
-        (json["type"] as? String).map { String($0.dropFirst("/problems/".count)) }
-    }
-}

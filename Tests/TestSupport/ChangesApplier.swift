@@ -1,9 +1,8 @@
-import XCTest
-@testable import ListModel
+import Foundation
 
-/// A Swift port of `shared/tools/apply_changes.py`, the reference semantics of a `changes`
-/// answer (SPEC §4.3, UIKit `performBatchUpdates`). It reads the answer as JSON, so it checks
-/// the written answer, not just the Swift value.
+/// The reference semantics of a `changes` answer (UIKit `performBatchUpdates`), a Swift port of
+/// the project's original Python applier. It reads the answer's JSON text, so it checks the
+/// written answer, not a Swift value. It knows nothing of `ListModel`: outlines are plain keys and ids.
 ///
 /// An outline is `[(key, rows)]` as seen through one view (hidden sections have no rows).
 /// Deletes and updates address the old outline, inserts the new one, moves go old → new. Rows of
@@ -11,40 +10,59 @@ import XCTest
 /// expected result.
 ///
 /// Where the Python would crash (`StopIteration`, `IndexError`) on a malformed answer, this
-/// throws ``Invalid`` instead; everywhere else it follows the Python step by step.
+/// throws ``Invalid`` instead; everywhere else it follows the Python step by step. An answer
+/// whose members have the wrong JSON types is ``Invalid`` too.
 ///
 /// Content mode (an extension for tests of `updated`): rows are `"id|content"` strings; a row
 /// listed in `updated`, or moved with `"updated": true`, takes the item at its new position in
 /// `new`, every other surviving row keeps its old item. Then an unflagged content change makes
 /// the result differ from `new`.
-enum ChangesApplier {
-    struct Invalid: Error, CustomStringConvertible {
-        let description: String
-        init(_ d: String) { description = d }
+public enum ChangesApplier {
+    /// Why an answer cannot be applied (or does not give the expected outline).
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ d: String) { description = d }
     }
 
-    struct Section: Equatable, CustomStringConvertible {
-        var key: String?
-        var rows: [String?]
-        var description: String { "\(key ?? "nil"):\(rows.map { $0 ?? "nil" })" }
+    /// One section of an outline: its key and its visible rows' ids (`nil`: not known).
+    public struct Section: Equatable, CustomStringConvertible {
+        public var key: String?
+        public var rows: [String?]
+        public init(key: String?, rows: [String?]) {
+            self.key = key
+            self.rows = rows
+        }
+        public var description: String { "\(key ?? "nil"):\(rows.map { $0 ?? "nil" })" }
     }
 
-    typealias Path = ListIndexPath
+    /// A row's index path.
+    public struct Path: Hashable, Decodable {
+        public let section: Int
+        public let row: Int
+    }
 
-    static func apply(old: [Section], changes: JSONValue, new: [Section]? = nil, contentMode: Bool = false) throws -> [Section] {
-        if changes["reload"]?.boolValue == true {
+    /// Applies the `changes` answer `changes` (its JSON text) to `old`. With `new`, the result
+    /// must equal it (else ``Invalid``) and rows of inserted sections are taken from it.
+    public static func apply(old: [Section], changes: [UInt8], new: [Section]? = nil, contentMode: Bool = false) throws -> [Section] {
+        let answer: Answer
+        do {
+            answer = try JSONDecoder().decode(Answer.self, from: Data(changes))
+        } catch {
+            throw Invalid("not a changes answer: \(error)")
+        }
+        if answer.reload == true {
             guard let new else { throw Invalid("reload answer: nothing to apply") }
             return new
         }
-        guard let secs = changes["sections"], let rows = changes["rows"] else { throw Invalid("missing sections/rows") }
-        let sDeletedList = try ints(secs["deleted"])
-        let sInsertedList = try ints(secs["inserted"])
-        let sUpdatedList = try ints(secs["updated"])
+        guard let secs = answer.sections, let rows = answer.rows else { throw Invalid("missing sections/rows") }
+        let sDeletedList = secs.deleted
+        let sInsertedList = secs.inserted
+        let sUpdatedList = secs.updated
         let sDel = Set(sDeletedList)
         var sMoves: [Int: Int] = [:]
         var sMoveOrder: [Int] = []   // dict insertion order, as Python iterates
-        for m in try array(secs["moved"]) {
-            let f = try int(m["from"]), t = try int(m["to"])
+        for m in secs.moved {
+            let f = m.from, t = m.to
             if sMoves[f] == nil { sMoveOrder.append(f) }
             sMoves[f] = t
         }
@@ -75,13 +93,10 @@ enum ChangesApplier {
             layout.append(o)
         }
 
-        let rDel = try paths(rows["deleted"])
-        let rUpd = try paths(rows["updated"])
-        let rIns = try paths(rows["inserted"])
-        var rMoves: [(Path, Path, Bool)] = []
-        for m in try array(rows["moved"]) {
-            rMoves.append((try path(m["from"]), try path(m["to"]), m["updated"]?.boolValue ?? false))
-        }
+        let rDel = rows.deleted
+        let rUpd = rows.updated
+        let rIns = rows.inserted
+        let rMoves: [(Path, Path, Bool)] = rows.moved.map { ($0.from, $0.to, $0.updated ?? false) }
         for p in rDel + rUpd + rMoves.map({ $0.0 }) {
             if sDel.contains(p.section) { throw Invalid("row (\(p.section),\(p.row)) listed inside deleted section \(p.section)") }
             if !(0 <= p.section && p.section < old.count && 0 <= p.row && p.row < old[p.section].rows.count) {
@@ -140,7 +155,7 @@ enum ChangesApplier {
                     rid = item
                     if contentMode && upd, let fresh = newItem(n, r) { rid = fresh }
                 case nil:
-                    let (item, upd) = k.next()!
+                    guard let (item, upd) = k.next() else { throw Invalid("section \(n) ran out of surviving rows") }
                     rid = item
                     if contentMode && upd, let fresh = newItem(n, r) { rid = fresh }
                 }
@@ -154,75 +169,24 @@ enum ChangesApplier {
         return result
     }
 
-    // MARK: JSON access
+    // MARK: The answer's JSON
 
-    private static func array(_ v: JSONValue?) throws -> [JSONValue] {
-        guard let a = v?.arrayValue else { throw Invalid("expected an array") }
-        return a
+    private struct Answer: Decodable {
+        let reload: Bool?
+        let sections: SectionChanges?
+        let rows: RowChanges?
     }
 
-    private static func int(_ v: JSONValue?) throws -> Int {
-        guard let i = v?.intValue else { throw Invalid("expected an integer") }
-        return Int(i)
+    private struct SectionChanges: Decodable {
+        struct Move: Decodable { let from: Int, to: Int }
+        let deleted: [Int], inserted: [Int], updated: [Int], moved: [Move]
     }
 
-    private static func ints(_ v: JSONValue?) throws -> [Int] { try array(v).map { try int($0) } }
-
-    private static func path(_ v: JSONValue?) throws -> Path {
-        Path(section: try int(v?["section"]), row: try int(v?["row"]))
-    }
-
-    private static func paths(_ v: JSONValue?) throws -> [Path] { try array(v).map { try path($0) } }
-}
-
-extension ChangesApplier {
-    /// The answer JSON for an update (`nil`: reload), as the service writes it.
-    static func answer(_ update: BatchUpdate?, from: Int64 = 1, to: Int64 = 2) -> JSONValue {
-        var w = JSONWriter()
-        ListSnapshot.writeChangesAnswer(update, list: "l", from: from, to: to, into: &w)
-        return try! JSONParser.parse(w.bytes)
-    }
-
-    /// Applies an update value (through its JSON).
-    static func apply(old: [Section], update: BatchUpdate?, new: [Section]? = nil, contentMode: Bool = false) throws -> [Section] {
-        try apply(old: old, changes: answer(update), new: new, contentMode: contentMode)
-    }
-}
-
-extension ListSnapshot {
-    /// The outline through a view: each section's key and its rows' ids (none when hidden).
-    /// With `content`, rows are `"id|<served content>"` (for ``ChangesApplier`` content mode).
-    func changesOutline(view: ViewState, content: Bool = false) -> [ChangesApplier.Section] {
-        (0..<sectionCount).map { s in
-            let info = section(at: s)!
-            if view.isHidden(info.key) { return ChangesApplier.Section(key: info.key, rows: []) }
-            return ChangesApplier.Section(key: info.key, rows: (0..<info.totalRowCount).map { r in
-                let loc = location(section: s, row: r, view: view)!
-                return content ? "\(loc.rowID)|\(servedContent(loc))" : loc.rowID
-            })
+    private struct RowChanges: Decodable {
+        struct Move: Decodable {
+            let from: Path, to: Path
+            let updated: Bool?
         }
-    }
-
-    /// A row's served JSON minus its position-dependent members (index path, tag location,
-    /// accessibility identifier suffixes) — independent of the model's own content test.
-    func servedContent(_ loc: RowLocation) -> String {
-        var w = JSONWriter()
-        writeRow(loc, into: &w)
-        guard case .object(var o) = try! JSONParser.parse(w.bytes) else { return "" }
-        o["indexPath"] = nil
-        if case .object(let tag)? = o["tag"] { o["tag"] = tag["length"] }
-        if case .string(let acc)? = o["accessibilityIdentifier"] {
-            // Strip trailing `_<digits>` suffixes (section/row): the prefix is content.
-            var s = Substring(acc)
-            let spec = definition.sections[sections[loc.indexPath.section].spec]
-            if let a = spec.accessibility {
-                if a.includesRow, let u = s.lastIndex(of: "_") { s = s[..<u] }
-                if a.includesSection, let u = s.lastIndex(of: "_") { s = s[..<u] }
-            }
-            o["accessibilityIdentifier"] = .string(String(s))
-        }
-        var out = JSONWriter()
-        out.value(.object(o))
-        return String(decoding: out.bytes, as: UTF8.self)
+        let deleted: [Path], inserted: [Path], updated: [Path], moved: [Move]
     }
 }
