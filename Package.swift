@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),

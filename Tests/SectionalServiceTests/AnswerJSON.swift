@@ -38,13 +38,11 @@ extension HTTPTestClient.Answer {
         }
     }
 
-    /// The slug of a problem answer (`type` without `/problems/`); throws when it is not one.
-    var slug: String {
-        get throws {
-            let type: String = try problem.value("type")
-            guard type.hasPrefix("/problems/") else { throw UnexpectedAnswer(description: "odd problem type: \(summary)") }
-            return String(type.dropFirst("/problems/".count))
-        }
+    /// The slug of a problem answer (`type` without `/problems/`); nil when this is not a
+    /// problem answer (see ``problem``).
+    var slug: String? {
+        guard let type = (try? problem)?["type"] as? String, type.hasPrefix("/problems/") else { return nil }
+        return String(type.dropFirst("/problems/".count))
     }
 
     private func object() throws -> [String: Any] {

@@ -10,7 +10,9 @@ public enum Compression {
     public static func apply(to response: inout Response, for request: Request) {
         guard acceptsGzip(request) else { return }
         if response.status == 304 {
+            // A 304 carries what the 200 would have (RFC 9110 §15.4.5): the gzip tag and `Vary`.
             tagGzip(&response)
+            response.headers.add("Vary", "Accept-Encoding")
             return
         }
         guard response.stream == nil, response.body.count > minimumBytes,
