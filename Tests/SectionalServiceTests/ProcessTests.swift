@@ -23,7 +23,7 @@ final class ProcessTests: XCTestCase {
 
     func testEveryAcknowledgedWriteSurvivesKill9() throws {
         let server = try ServerProcess(arguments: configArguments)
-        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        XCTAssertTrue(server.waitUntilReady())
         let acknowledged = Counter()
         let writer = Thread {
             guard let client = try? HTTPTestClient(port: server.port) else { return }
@@ -43,7 +43,7 @@ final class ProcessTests: XCTestCase {
         let count = acknowledged.value
 
         let restarted = try ServerProcess(arguments: configArguments)
-        XCTAssertTrue(eventually { (try? HTTPTestClient(port: restarted.port).request("GET", "/readyz").status) == 200 })
+        XCTAssertTrue(restarted.waitUntilReady())
         let client = try HTTPTestClient(port: restarted.port)
         for n in 0..<count {
             XCTAssertEqual(try client.request("GET", "/v1/collections/people/records/k\(n)").status, 200, "acknowledged write k\(n) was lost")
@@ -56,25 +56,60 @@ final class ProcessTests: XCTestCase {
 
     func testSigtermLetsTheServerExitCleanly() throws {
         let server = try ServerProcess(arguments: configArguments)
-        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        XCTAssertTrue(server.waitUntilReady())
         server.signal(SIGTERM)
         XCTAssertEqual(server.waitForExit(), 0)
         XCTAssertTrue(server.log.contains("\"msg\":\"stopped\""), server.log)
     }
 
+    /// Sends the head of a PUT with `Expect: 100-continue` and waits for `100 Continue`: from
+    /// then on the server has the request in flight.
+    private func startUpload(_ server: ServerProcess, body: [UInt8]) throws -> HTTPTestClient {
+        let client = try HTTPTestClient(port: server.port)
+        try client.send("PUT /v1/collections/people/records/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Expect: 100-continue\r\nContent-Length: \(body.count)\r\n\r\n")
+        let interim = try client.readUntil("\r\n\r\n")
+        guard interim.hasPrefix("HTTP/1.1 100 ") else { throw UnexpectedAnswer(description: "no 100 Continue: \(interim)") }
+        return client
+    }
+
     func testSigtermDuringALongRequestLetsItFinishThenExits0() throws {
         let server = try ServerProcess(arguments: configArguments)
-        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        XCTAssertTrue(server.waitUntilReady())
+        let before = try HTTPTestClient(port: server.port)
+        XCTAssertEqual(try before.request("GET", "/readyz").status, 200)
         let body = Array(#"{"name":"Slow Upload","team":"Design"}"#.utf8)
-        let client = try HTTPTestClient(port: server.port)
-        try client.send("PUT /v1/collections/people/records/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n")
+        let client = try startUpload(server, body: body)
         try client.send(Array(body[..<10]))
         server.signal(SIGTERM)
-        // The listener closes at once; the request already under way is still served.
+        // Draining: /readyz answers 503 on a connection opened before, new connections are refused.
+        var ready: HTTPTestClient.Answer?
+        XCTAssertTrue(eventually { ready = try? before.request("GET", "/readyz"); return ready?.status != 200 },
+                      "readyz: \(ready?.status ?? 0)")
+        XCTAssertEqual(ready?.status, 503)
+        XCTAssertEqual(ready?.text, #"{"status":"draining"}"#)
         XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port)) == nil })
+        // The request already under way is still served, then the server exits 0.
         try client.send(Array(body[10...]))
         XCTAssertEqual(try client.readAnswer().status, 201)
         XCTAssertEqual(server.waitForExit(), 0)
+        XCTAssertTrue(server.log.contains("\"msg\":\"stopped\""), server.log)
+    }
+
+    func testSigtermWaitsAtMostTenSecondsForARequestThatNeverEnds() throws {
+        let server = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(server.waitUntilReady())
+        let body = Array(#"{"name":"Never Finished","team":"Design"}"#.utf8)
+        let client = try startUpload(server, body: body)
+        try client.send(Array(body[..<10]))
+        let signalled = Date()
+        server.signal(SIGTERM)
+        let status = server.waitForExit(within: 20)
+        let waited = Date().timeIntervalSince(signalled)
+        XCTAssertEqual(status, 0, "exit status after \(waited) s")
+        XCTAssertGreaterThanOrEqual(waited, 9, "the request under way was given its grace period")
+        XCTAssertLessThan(waited, 15, "the grace period is 10 s")
+        XCTAssertTrue(client.isClosedByPeer(), "the unfinished request's connection is closed")
     }
 
     func testLibmicrohttpdMessagesAreJSONLogLines() throws {
@@ -118,17 +153,7 @@ final class ProcessTests: XCTestCase {
         XCTAssertTrue(exposed.errors.contains("--allow-unauthenticated-writes"), exposed.errors)
     }
 
-    private func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    private func run(_ arguments: [String]) throws -> ChildProcess.Result {
+        try ChildProcess.run(ServerProcess.executable, arguments)
     }
 }

@@ -36,6 +36,7 @@ public final class ServerProcess: @unchecked Sendable {
         try process.run()
         let found = eventually(within: 30) { self.listeningPort() != nil || !self.process.isRunning }
         guard found, let port = listeningPort() else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             throw HTTPTestClient.Failure(description: "server did not start: \(log)")
         }
         self.port = port
@@ -56,10 +57,19 @@ public final class ServerProcess: @unchecked Sendable {
     /// Sends a signal (SIGTERM, SIGKILL, …).
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    /// Waits for the process to end; returns its exit status, or nil on time-out.
+    /// Waits for the process to end; returns its exit status, or nil on time-out (after
+    /// killing it, so a hung server never outlives its test).
     public func waitForExit(within seconds: Double = 15) -> Int32? {
-        guard eventually(within: seconds, { !self.process.isRunning }) else { return nil }
+        guard eventually(within: seconds, { !self.process.isRunning }) else {
+            kill(process.processIdentifier, SIGKILL)
+            return nil
+        }
         return process.terminationStatus
+    }
+
+    /// Waits (up to `seconds`) until `GET /readyz` answers 200 on a new connection.
+    public func waitUntilReady(within seconds: Double = 30) -> Bool {
+        eventually(within: seconds) { (try? HTTPTestClient(port: self.port).request("GET", "/readyz").status) == 200 }
     }
 
     private func listeningPort() -> Int? {
