@@ -1,0 +1,134 @@
+import Foundation
+import ListModel
+import SectionalService
+import XCTest
+
+/// The configuration file, `SECTIONAL_*` variables and command-line flags: which wins, and what
+/// each mistake is called.
+final class ConfigurationTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = temporaryFolder()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try FileManager.default.removeItem(at: folder)
+    }
+
+    /// Writes `text` as the config file and returns its path.
+    private func configFile(_ text: String) throws -> String {
+        let path = folder.appendingPathComponent("sectional.json").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private var cwd: String { FileManager.default.currentDirectoryPath }
+
+    func testTheEnvironmentWinsOverTheFileAndFlagsWinOverBoth() throws {
+        let path = try configFile("""
+        { "server": { "host": "127.0.0.2", "port": 1111 }, "storage": { "path": "file.sqlite" },
+          "auth": { "tokenEnv": "MY_TOKEN" }, "lists": {} }
+        """)
+        let file = try Configuration.load(path: path, environment: [:])
+        XCTAssertEqual(file.server.host, "127.0.0.2")
+        XCTAssertEqual(file.server.port, 1111)
+        XCTAssertEqual(file.storage, .sqlite(path: folder.appendingPathComponent("file.sqlite").path), "relative to the config file")
+        XCTAssertEqual(file.logLevel, "info")
+        XCTAssertNil(file.apiToken)
+
+        let environment = ["SECTIONAL_HOST": "127.0.0.3", "SECTIONAL_PORT": "2222", "SECTIONAL_DATA": "env.sqlite",
+                           "SECTIONAL_LOG_LEVEL": "debug", "MY_TOKEN": "from-my-token", "SECTIONAL_API_TOKEN": "from-default"]
+        let env = try Configuration.load(path: path, environment: environment)
+        XCTAssertEqual(env.server.host, "127.0.0.3")
+        XCTAssertEqual(env.server.port, 2222)
+        XCTAssertEqual(env.storage, .sqlite(path: URL(fileURLWithPath: cwd).appendingPathComponent("env.sqlite").path),
+                       "relative to the working directory")
+        XCTAssertEqual(env.logLevel, "debug")
+        XCTAssertEqual(env.apiToken, "from-my-token", "auth.tokenEnv names the variable")
+        XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": "from-default"]).apiToken, "from-default")
+
+        let empty = try Configuration.load(path: path, environment: ["SECTIONAL_HOST": "", "SECTIONAL_PORT": ""])
+        XCTAssertEqual(empty.server.host, "127.0.0.2", "an empty variable is unset")
+        XCTAssertEqual(empty.server.port, 1111)
+
+        let flags = try Configuration.load(path: path, environment: environment,
+                                           overrides: ConfigurationOverrides(host: "127.0.0.4", port: 3333, dataPath: "/data/flag.sqlite"))
+        XCTAssertEqual(flags.server.host, "127.0.0.4")
+        XCTAssertEqual(flags.server.port, 3333)
+        XCTAssertEqual(flags.storage, .sqlite(path: "/data/flag.sqlite"))
+        XCTAssertEqual(flags.logLevel, "debug", "no flag for it: the environment stays")
+        let memory = try Configuration.load(path: path, environment: environment, overrides: ConfigurationOverrides(memory: true))
+        XCTAssertEqual(memory.storage, .memory, "--memory wins over SECTIONAL_DATA")
+    }
+
+    func testABadVariableIsAnErrorNamingIt() throws {
+        let path = try configFile(#"{ "lists": {} }"#)
+        for value in ["eighty", "65536", "-1"] {
+            XCTAssertThrowsError(try Configuration.load(path: path, environment: ["SECTIONAL_PORT": value])) { error in
+                XCTAssertEqual((error as? ConfigError)?.description, "SECTIONAL_PORT: must be a port number, not '\(value)'")
+            }
+        }
+    }
+
+    func testUnreadableFilesAreErrors() throws {
+        let missing = folder.appendingPathComponent("missing.json").path
+        XCTAssertThrowsError(try Configuration.load(path: missing, environment: [:])) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "cannot read config file \(missing)")
+        }
+        let broken = try configFile(#"{ "lists": "#)
+        XCTAssertThrowsError(try Configuration.load(path: broken, environment: [:])) { error in
+            XCTAssertTrue((error as? ConfigError)?.description.hasPrefix("\(broken) is not valid JSON: ") == true, "\(error)")
+        }
+    }
+
+    /// Every mistake is reported at once, each with its JSON path and message.
+    func testEveryParseErrorIsReportedWithItsPath() throws {
+        let json = try JSONParser.parse("""
+        { "server": { "host": 1, "port": 70000, "threads": -1, "maxBodyBytes": 0, "connectionLimit": 0,
+                      "perClientConnectionLimit": -1, "connectionTimeoutSeconds": 0, "corsOrigins": [1], "tls": true },
+          "storage": { "kind": "disk" },
+          "auth": { "tokenEnv": ["X"] },
+          "views": { "ttlSeconds": 59 },
+          "seed": { "bad name": "a.json", "people": 3 },
+          "typo": 1,
+          "lists": { "l": { "sections": [ { "type": "x", "rows": [] } ] } } }
+        """)
+        XCTAssertThrowsError(try Configuration.parse(json, folder: folder.path)) { error in
+            guard let issues = (error as? ConfigError)?.issues else { return XCTFail("\(error)") }
+            let expected = [
+                "server.host: must be a string",
+                "server.port: must be an integer from 0 to 65535",
+                "server.threads: must be an integer from 0 to 256",
+                "server.maxBodyBytes: must be an integer from 1 to 1073741824",
+                "server.connectionLimit: must be an integer from 1 to 100000",
+                "server.perClientConnectionLimit: must be an integer from 0 to 100000",
+                "server.connectionTimeoutSeconds: must be an integer from 1 to 86400",
+                "server.corsOrigins: must be an array of strings",
+                "server.tls: unknown key",
+                "storage.kind: must be \"sqlite\" or \"memory\"",
+                "auth.tokenEnv: must be a string",
+                "views.ttlSeconds: must be an integer from 60 to 315360000",
+                "seed.bad name: is not a valid collection name",
+                "seed.people: must be a string",
+                "typo: unknown key",
+            ]
+            let descriptions = issues.map(\.description)
+            for line in expected { XCTAssertTrue(descriptions.contains(line), "missing \(line) in \(descriptions)") }
+            let others = descriptions.filter { !expected.contains($0) }
+            XCTAssertFalse(others.isEmpty, "the list's own error is reported too")
+            XCTAssertTrue(others.allSatisfy { $0.hasPrefix("lists.l.sections[0]") }, "\(others)")
+        }
+
+        for (text, message) in [("[]", "must be an object"), (#"{"server": 1}"#, "server: must be an object"),
+                                (#"{"storage": {"kind": "memory", "path": 2}}"#, "storage.path: must be a string")] {
+            XCTAssertThrowsError(try Configuration.parse(try JSONParser.parse(text), folder: folder.path), text) { error in
+                XCTAssertEqual((error as? ConfigError)?.description, message, text)
+            }
+        }
+        let defaults = try Configuration.parse(try JSONParser.parse("{}"), folder: folder.path)
+        XCTAssertEqual(defaults.storage, .sqlite(path: folder.appendingPathComponent("data/sectional.sqlite").path))
+        XCTAssertTrue(defaults.lists.isEmpty)
+    }
+}
