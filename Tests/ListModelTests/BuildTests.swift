@@ -55,7 +55,7 @@ final class BuildTests: XCTestCase {
         {"id":"p2","type":"person","indexPath":{"section":2,"row":0},"tag":{"location":3,"length":2},
          "title":"Bo","detail":"$5.00","height":56,"accessibilityIdentifier":"contact_cell_2_0","action":"app://people/p2"}
         """#))
-        // Row JSON key order as in SPEC §3.1.
+        // Row JSON key order, as the contract fixes it.
         var w = JSONWriter()
         list.writeRow(list.location(section: 2, row: 1, view: ViewState())!, into: &w)
         XCTAssertEqual(text(w), #"{"id":"p3","type":"human","indexPath":{"section":2,"row":1},"tag":{"location":5,"length":2},"title":"Cy","subtitle":"cy@x","detail":"$10.00","height":56,"accessibilityIdentifier":"contact_cell_2_1","action":"app://people/p3"}"#)

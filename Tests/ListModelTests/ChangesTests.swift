@@ -2,8 +2,8 @@ import TestSupport
 import XCTest
 @testable import ListModel
 
-/// `ListSnapshot.changes(from:changedRowIDs:view:maxChanges:)` (SPEC §4.3), checked against the
-/// port of the reference applier.
+/// `ListSnapshot.changes(from:changedRowIDs:view:maxChanges:)`, checked against the
+/// reference applier (`ChangesApplier` in TestSupport).
 final class ChangesTests: XCTestCase {
     let d = definition(#"""
     {"sections":[

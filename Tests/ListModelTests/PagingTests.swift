@@ -72,7 +72,7 @@ final class PagingTests: XCTestCase {
         XCTAssertEqual(summary(q2), "b@0[b0,b1] e2@0[]")
         XCTAssertNil(q2["nextPageToken"])
 
-        // One page for everything; JSON key order as in SPEC §4.1.
+        // One page for everything; JSON key order, as the contract fixes it.
         let all = try l.page(size: 50, token: nil, view: v, binding: binding)
         var w = JSONWriter()
         l.writePageAnswer(all, list: "l", version: 4, into: &w)

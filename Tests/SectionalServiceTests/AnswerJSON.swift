@@ -71,8 +71,3 @@ func cast<T>(_ value: Any?, as type: T.Type = T.self) throws -> T {
     guard let typed = value as? T else { throw UnexpectedAnswer(description: "expected \(T.self), got \(String(describing: value).prefix(400))") }
     return typed
 }
-
-/// A new, unique folder path under the temporary directory (not yet created).
-func temporaryFolder() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-}

@@ -88,3 +88,7 @@ final class TestApp {
     }
 }
 
+/// A new, unique folder path under the temporary directory (not yet created).
+func temporaryFolder() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+}
