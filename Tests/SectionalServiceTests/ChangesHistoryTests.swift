@@ -26,4 +26,30 @@ final class ChangesHistoryTests: XCTestCase {
         XCTAssertEqual(kept["reload"] as? Bool, false, "the oldest version kept still answers")
         XCTAssertEqual(try kept.value("rows", as: [String: [Any]].self).values.reduce(0) { $0 + $1.count }, 1, "one row changed: \(kept)")
     }
+
+    func testASinceBeforeTheLast100000WrittenRowsAnswersReload() throws {
+        let app = try TestApp()
+        let client = try app.client()
+        /// Rewrites the same 10,000 records: one version, 10,000 written rows.
+        func batch(_ n: Int) throws -> Int {
+            let records = (0..<10_000).map { "{\"id\":\"p\($0)\",\"name\":\"N\(n)\",\"team\":\"T\($0 % 10)\"}" }
+            let answer = try client.request("POST", "/v1/collections/people/batch", headers: [("Content-Type", "application/json")],
+                                            body: Array(("{\"upsert\":[" + records.joined(separator: ",") + "]}").utf8))
+            guard answer.status == 200 else { throw UnexpectedAnswer(description: "batch \(n): \(answer.status) \(answer.text)") }
+            return try app.version()
+        }
+        let start = try app.version()
+        let versions = try (1...10).map(batch)
+        // 100,000 rows written since `start`: all still answerable (maxChanges lifted past 10,000 ids).
+        let all = try app.get("/v1/lists/people/changes?since=\(start)&maxChanges=20000").json
+        XCTAssertEqual(all["reload"] as? Bool, false, "100,000 written rows are kept")
+        // One more row: the oldest batch falls out of the history.
+        XCTAssertEqual(try app.put("people", "p0", #"{"name":"Last","team":"T0"}"#).status, 200)
+        for since in [start, versions[0]] {
+            let answer = try app.get("/v1/lists/people/changes?since=\(since)&maxChanges=20000").json
+            XCTAssertEqual(answer["reload"] as? Bool, true, "since \(since): older than the last 100,000 written rows")
+        }
+        let kept = try app.get("/v1/lists/people/changes?since=\(versions[1])&maxChanges=20000").json
+        XCTAssertEqual(kept["reload"] as? Bool, false, "since \(versions[1]): within the last 100,000 written rows")
+    }
 }
