@@ -89,4 +89,33 @@ final class LongKeyPagingTests: XCTestCase {
             }
         }
     }
+
+    /// A cut section key whose section vanished (all its rows deleted) skips no other section,
+    /// in ascending, descending and explicit section orders.
+    func testCutSectionKeysSkipNoSection() throws {
+        let long = LongKeyPagingTests.long
+        for sectionOrder in [#""asc""#, #""desc""#, "[\"\(long)b\", \"m\", \"\(long)a\"]"] {
+            let d = definition(#"{"sections":[{"source":"a","groupBy":"g","sectionOrder":\#(sectionOrder),"sortBy":[{"field":"n"}],"row":{}}]}"#)
+            var group: [String: String] = [:]
+            var recs: [JSONValue] = []
+            for (i, g) in [long + "a", long + "b", long + "c", long, "m", "z", long + "b", long + "a"].enumerated() {
+                group["r\(i)"] = g
+                recs.append(["id": .string("r\(i)"), "g": .string(g), "n": .int(Int64(i))])
+            }
+            let list = ListSnapshot.build(definition: d, records: ["a": recs])
+            let label = String(sectionOrder.prefix(8))
+            for size in [1, 2, 3] {
+                var deleted: Set<String> = []
+                let walked = try walk(list, size: size, label: label) { l, page in
+                    guard let last = page.last, let g = group[last], g.count > 100, deleted.isEmpty else { return }
+                    for (id, h) in group where h == g {
+                        deleted.insert(id)
+                        l.apply(.delete(id: id), collection: "a")
+                    }
+                }
+                let expected = Set(group.keys).subtracting(deleted)
+                XCTAssertTrue(expected.isSubset(of: Set(walked)), "\(label) size \(size): skipped \(expected.subtracting(walked).sorted())")
+            }
+        }
+    }
 }

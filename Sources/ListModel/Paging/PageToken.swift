@@ -34,8 +34,8 @@ public enum PageTokenError: Error, Equatable, Sendable {
 /// the true one: rows that share the cut prefix may be delivered again, none is skipped.
 ///
 /// **Encoding** (then base64url, unpadded): version byte `2`, 8-byte binding hash, spec index,
-/// flags (bit 0: cut; then the two 8-byte hashes), section key, sort values (typed), row id,
-/// 4-byte checksum.
+/// flags (bit 0: cut; then the two 8-byte hashes and the key's explicit-order rank), section
+/// key, sort values (typed), row id, 4-byte checksum.
 public struct PageToken: Sendable, Equatable {
     let spec: Int
     let rawKey: String
@@ -47,6 +47,9 @@ public struct PageToken: Sendable, Equatable {
     struct Cut: Sendable, Equatable {
         let keyHash: UInt64
         let positionHash: UInt64
+        /// The full key's rank in an explicit section order (`Int.max`: ordered by code points),
+        /// which a cut key may not have.
+        let keyRank: Int
     }
 
     /// The longest token text: 1 KiB.
@@ -62,21 +65,18 @@ public struct PageToken: Sendable, Equatable {
         self.cut = cut
     }
 
-    /// The opaque URL-safe text (`order`: the spec's field directions).
-    func encode(binding: PageBinding, order: RowOrder) -> String {
-        PageToken.encode(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID, order: order, binding: binding)
-    }
-
     /// Encodes a position without building a token (the values are only read, so a caller can
-    /// pass a shared row's fields without copying them). `order` gives the field directions
-    /// (a cut value must not move the position forward).
-    static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder, binding: PageBinding) -> String {
+    /// pass a shared row's fields without copying them). `order` gives the field directions and
+    /// `keyOrder` the section key's rank and direction (a cut value must not move the position
+    /// forward).
+    static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
+                       keyOrder: (rank: Int, descending: Bool), binding: PageBinding) -> String {
         // Each string gets at most `cap` bytes; a token still too long is redone with a smaller
         // cap (only sort keys with many fields get there). With cap 4 a token holds at most
-        // 1 + 8 + 3 + 17 + 6 + 1 + 64 × 9 + 6 + 4 bytes: under `maxBytes`.
+        // 1 + 8 + 3 + 17 + 5 + 6 + 1 + 64 × 9 + 6 + 4 bytes: under `maxBytes`.
         for cap in [256, 96, 24, 4] {
             if let text = encode(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID, order: order,
-                                 binding: binding, cap: cap) {
+                                 keyOrder: keyOrder, binding: binding, cap: cap) {
                 return text
             }
         }
@@ -84,7 +84,7 @@ public struct PageToken: Sendable, Equatable {
     }
 
     private static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
-                               binding: PageBinding, cap: Int) -> String? {
+                               keyOrder: (rank: Int, descending: Bool), binding: PageBinding, cap: Int) -> String? {
         let values = sortKey.values
         var isCut = utf8Count(rawKey) > cap || utf8Count(rowID) > cap
         if !isCut {
@@ -105,8 +105,9 @@ public struct PageToken: Sendable, Equatable {
             if isCut {
                 putU64(FNV1a.hash(rawKey), &b)
                 putU64(positionHash(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID), &b)
+                putVarint(keyOrder.rank == Int.max ? 0 : UInt64(keyOrder.rank) + 1, &b)
             }
-            putString(rawKey, cap: cap, raise: false, &b)
+            putString(rawKey, cap: cap, raise: keyOrder.descending && keyOrder.rank == Int.max, &b)
             func put(_ v: SortValue, descending: Bool) {
                 switch v {
                 case .missing: b.append(0)
@@ -176,10 +177,10 @@ public struct PageToken: Sendable, Equatable {
         guard let bind = r.u64() else { throw .malformed }
         guard bind == binding.hash else { throw .wrongBinding }
         guard let spec = r.varint(), spec < 1 << 20, let flags = r.byte(), flags <= 1 else { throw .malformed }
-        var hashes: (UInt64, UInt64)? = nil
+        var cut: Cut? = nil
         if flags == 1 {
-            guard let k = r.u64(), let p = r.u64() else { throw .malformed }
-            hashes = (k, p)
+            guard let k = r.u64(), let p = r.u64(), let rank = r.varint(), rank <= 1 << 32 else { throw .malformed }
+            cut = Cut(keyHash: k, positionHash: p, keyRank: rank == 0 ? Int.max : Int(rank) - 1)
         }
         guard let key = r.string(), let n = r.varint(), n <= 64 else { throw .malformed }
         var values: [SortValue] = []
@@ -201,7 +202,6 @@ public struct PageToken: Sendable, Equatable {
             }
         }
         guard let id = r.string(), r.atEnd else { throw .malformed }
-        let cut = hashes.map { Cut(keyHash: $0.0, positionHash: $0.1) }
         return PageToken(spec: Int(spec), rawKey: key, sortKey: SortKey(values: values), rowID: id, cut: cut)
     }
 
