@@ -118,8 +118,13 @@ public struct PageToken: Sendable, Equatable {
                     if x.text.utf8.count <= cap {
                         b.append(6); putString(x.text, cap: cap, raise: false, &b)
                     } else {
-                        // A double strictly before the exact value in this field's direction.
-                        b.append(4); putU64((descending ? x.nearest.nextUp : x.nearest.nextDown).bitPattern, &b)
+                        // A double strictly before the exact value in this field's direction
+                        // (past the finite range: the last value of the type sorting before
+                        // numbers — `true`, or `""` in a descending field).
+                        let bound = descending ? x.nearest.nextUp : x.nearest.nextDown
+                        if bound.isFinite { b.append(4); putU64(bound.bitPattern, &b) }
+                        else if descending { b.append(5); putVarint(0, &b) }
+                        else { b.append(2) }
                     }
                 case .string(let s): b.append(5); putString(s, cap: cap, raise: descending, &b)
                 }
