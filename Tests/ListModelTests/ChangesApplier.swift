@@ -180,7 +180,7 @@ extension ChangesApplier {
     static func answer(_ update: BatchUpdate?, from: Int64 = 1, to: Int64 = 2) -> JSONValue {
         var w = JSONWriter()
         ListSnapshot.writeChangesAnswer(update, list: "l", from: from, to: to, into: &w)
-        return try! JSONParser.parse(w.bytes)
+        return parse(text(w))
     }
 
     /// Applies an update value (through its JSON).
@@ -208,7 +208,7 @@ extension ListSnapshot {
     func servedContent(_ loc: RowLocation) -> String {
         var w = JSONWriter()
         writeRow(loc, into: &w)
-        guard case .object(var o) = try! JSONParser.parse(w.bytes) else { return "" }
+        guard case .object(var o) = parse(text(w)) else { return "" }
         o["indexPath"] = nil
         if case .object(let tag)? = o["tag"] { o["tag"] = tag["length"] }
         if case .string(let acc)? = o["accessibilityIdentifier"] {

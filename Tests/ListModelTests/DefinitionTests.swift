@@ -130,7 +130,7 @@ final class DefinitionTests: XCTestCase {
 
     func testNotAnObject() {
         XCTAssertThrowsError(try ListDefinitions.decode(.array([]))) { e in
-            XCTAssertEqual((e as! DefinitionErrors).errors.first?.path, "lists")
+            XCTAssertEqual((e as? DefinitionErrors)?.errors.first?.path, "lists")
         }
     }
 

@@ -97,7 +97,7 @@ final class LookupTests: XCTestCase {
             guard let r = l.sectionRange(s, start: start, count: count, view: v) else { return ["nil"] }
             var w = JSONWriter()
             l.writeSectionRangeAnswer(r, list: "l", version: 1, into: &w)
-            let j = try! JSONParser.parse(w.bytes)
+            let j = parse(text(w))
             return j["section"]!["rows"]!.arrayValue!.map { $0["id"]!.stringValue! }
         }
         XCTAssertEqual(rows(0, 0, 2), ["r0", "r1"])
@@ -109,7 +109,7 @@ final class LookupTests: XCTestCase {
         let r = l.sectionRange(0, start: 2, count: 1, view: v)!
         var w = JSONWriter()
         l.writeSectionRangeAnswer(r, list: "l", version: 1, into: &w)
-        let j = try! JSONParser.parse(w.bytes)
+        let j = parse(text(w))
         XCTAssertEqual(j["section"]!["rows"]!.arrayValue![0]["tag"], parse(#"{"location":1,"length":3}"#))
         XCTAssertEqual(j["section"]!["index"], 0)
     }

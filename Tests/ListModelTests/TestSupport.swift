@@ -57,7 +57,7 @@ extension ListSnapshot {
     func outline(view: ViewState = ViewState()) -> JSONValue {
         var w = JSONWriter()
         writeOutlineAnswer(list: "l", version: 1, view: view, into: &w)
-        return try! JSONParser.parse(w.bytes)
+        return parse(text(w))
     }
 
     /// All rows (ids) per section, in order.
@@ -71,7 +71,7 @@ extension ListSnapshot {
     func rowJSON(_ s: Int, _ r: Int) -> JSONValue {
         var w = JSONWriter()
         writeRow(location(section: s, row: r, view: ViewState())!, into: &w)
-        return try! JSONParser.parse(w.bytes)
+        return parse(text(w))
     }
 
     var sectionKeys: [String] { (0..<sectionCount).map { section(at: $0)!.key } }
