@@ -17,7 +17,7 @@ final class BulkApplyTests: XCTestCase {
                 store[c]![id] = PropertyTests.randomRecord(id, &rng)
             }
             func fresh() -> ListSnapshot {
-                ListSnapshot.build(definition: PropertyTests.def, records: store.mapValues { Array($0.values) })
+                ListSnapshot.build(definition: PropertyTests.def, records: store.mapValues { $0.valuesByKey })
             }
             var bulk = fresh()
             var sequential = bulk
@@ -92,13 +92,13 @@ final class BulkApplyTests: XCTestCase {
                 for change in batch { sequential.apply(change, collection: "a") }
                 bulk.apply(batch, collection: "a")
                 _ = keep
-                let expected = ListSnapshot.build(definition: d, records: ["a": Array(store.values)]).fullText()
+                let expected = ListSnapshot.build(definition: d, records: ["a": store.valuesByKey]).fullText()
                 XCTAssertEqual(bulk.fullText(), expected, "seed \(seed) step \(step)")
                 XCTAssertEqual(sequential.fullText(), expected, "seed \(seed) step \(step)")
                 for s in bulk.sections {
                     for c in s.rows.chunks {
-                        XCTAssertFalse(c.rows.isEmpty)
-                        XCTAssertLessThanOrEqual(c.rows.count, RowSequence.maxChunk)
+                        XCTAssertFalse(c.rows.isEmpty, "seed \(seed)")
+                        XCTAssertLessThanOrEqual(c.rows.count, RowSequence.maxChunk, "seed \(seed)")
                     }
                 }
             }

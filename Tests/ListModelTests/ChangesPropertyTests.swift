@@ -101,7 +101,7 @@ final class ChangesPropertyTests: XCTestCase {
                 store[c]![id] = ChangesPropertyTests.record(id, &rng)
             }
             var list = ListSnapshot.build(definition: ChangesPropertyTests.def,
-                                          records: store.mapValues { $0.values.map { JSONValue.object($0) } })
+                                          records: store.mapValues { $0.valuesByKey.map { JSONValue.object($0) } })
             var snaps = [list]
             var written: [Set<String>] = [[]]
             for _ in 0..<28 {

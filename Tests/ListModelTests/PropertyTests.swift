@@ -51,7 +51,7 @@ final class PropertyTests: XCTestCase {
             }
             for (c, recs) in store { for (id, _) in recs { var o = recs[id]!.objectValue!; o["id"] = .string(id); store[c]![id] = .object(o) } }
             func fresh() -> ListSnapshot {
-                ListSnapshot.build(definition: PropertyTests.def, records: store.mapValues { Array($0.values) })
+                ListSnapshot.build(definition: PropertyTests.def, records: store.mapValues { $0.valuesByKey })
             }
             var list = fresh()
             for step in 0..<300 {
@@ -68,7 +68,7 @@ final class PropertyTests: XCTestCase {
                     list = list.applying(.upsert(r), collection: c)
                 }
                 XCTAssertEqual(list.fullText(), fresh().fullText(), "seed \(seed) step \(step)")
-                if step % 25 == 0 { XCTAssertEqual(previous.fullText(), previousText, "old snapshot changed") }
+                if step % 25 == 0 { XCTAssertEqual(previous.fullText(), previousText, "seed \(seed) step \(step): old snapshot changed") }
             }
         }
     }
@@ -85,7 +85,7 @@ final class PropertyTests: XCTestCase {
             ["id": .string(id), "g": .string(["a", "b"][Int.random(in: 0..<2, using: &rng)]), "v": .int(Int64.random(in: 0..<100, using: &rng))]
         }
         for i in 0..<2500 { store["r\(i)"] = rec("r\(i)") }
-        var list = ListSnapshot.build(definition: d, records: ["a": Array(store.values)])
+        var list = ListSnapshot.build(definition: d, records: ["a": store.valuesByKey])
         for step in 0..<3000 {
             let id = "r\(Int.random(in: 0..<3000, using: &rng))"
             if step > 1500 && Int.random(in: 0..<3, using: &rng) > 0 {
@@ -97,7 +97,7 @@ final class PropertyTests: XCTestCase {
                 list.apply(.upsert(r), collection: "a")
             }
             if step % 500 == 499 {
-                XCTAssertEqual(list.fullText(), ListSnapshot.build(definition: d, records: ["a": Array(store.values)]).fullText(), "step \(step)")
+                XCTAssertEqual(list.fullText(), ListSnapshot.build(definition: d, records: ["a": store.valuesByKey]).fullText(), "seed 42 step \(step)")
             }
         }
     }
@@ -116,7 +116,7 @@ final class PropertyTests: XCTestCase {
         var pages = 0
     }
 
-    func walk(_ list: ListSnapshot, view: ViewState, sizes: () -> Int, between: (inout ListSnapshot) -> Void = { _ in }) throws -> Walked {
+    func walk(_ list: ListSnapshot, view: ViewState, label: String, sizes: () -> Int, between: (inout ListSnapshot) -> Void = { _ in }) throws -> Walked {
         var list = list
         var out = Walked()
         var token: String? = nil
@@ -133,15 +133,15 @@ final class PropertyTests: XCTestCase {
                 here.insert(index)
                 if !previousPageSections.contains(index) { out.newSections.append(index) }
                 let rows = s["rows"]!.arrayValue!
-                XCTAssertEqual(rows.first?["indexPath"]?["row"]?.intValue.map(Int.init) ?? Int(s["rowOffset"]!.intValue!), Int(s["rowOffset"]!.intValue!))
+                XCTAssertEqual(rows.first?["indexPath"]?["row"]?.intValue.map(Int.init) ?? Int(s["rowOffset"]!.intValue!), Int(s["rowOffset"]!.intValue!), label)
                 for r in rows { out.rows.append(r["id"]!.stringValue!) }
                 rowsOnPage += rows.count
             }
-            XCTAssertEqual(Int(json["itemsAfter"]!.intValue!) == 0, json["nextPageToken"] == nil)
+            XCTAssertEqual(Int(json["itemsAfter"]!.intValue!) == 0, json["nextPageToken"] == nil, label)
             previousPageSections = here
             token = json["nextPageToken"]?.stringValue
             out.pages += 1
-            if out.pages > 10_000 { XCTFail("page walk does not end"); break }
+            if out.pages > 10_000 { XCTFail("\(label): page walk does not end"); break }
             if token != nil { between(&list) }
         } while token != nil
         return out
@@ -156,7 +156,7 @@ final class PropertyTests: XCTestCase {
             for s in 0..<list.sectionCount where Int.random(in: 0..<3, using: &rng) == 0 { hidden.insert(list.section(at: s)!.key) }
             let view = ViewState(hidden: hidden)
             let size = Int.random(in: 1...8, using: &rng)
-            let walked = try walk(list, view: view, sizes: { size })
+            let walked = try walk(list, view: view, label: "seed \(seed)", sizes: { size })
             var expected: [String] = []
             for s in 0..<list.sectionCount where !hidden.contains(list.section(at: s)!.key) {
                 for r in 0..<list.section(at: s)!.totalRowCount { expected.append(list.location(section: s, row: r, view: view)!.rowID) }
@@ -174,7 +174,7 @@ final class PropertyTests: XCTestCase {
             var rng = SplitMix64(seed: seed)
             var store: [String: JSONValue] = [:]
             for i in 0..<80 { store["s\(i)"] = PropertyTests.randomRecord("s\(i)", &rng) }
-            let list = ListSnapshot.build(definition: PropertyTests.def, records: ["a": Array(store.values)])
+            let list = ListSnapshot.build(definition: PropertyTests.def, records: ["a": store.valuesByKey])
             var touched: Set<String> = []
             var counter = 0
             let view = ViewState(hidden: Int.random(in: 0..<2, using: &rng) == 0 ? ["x"] : [])
@@ -182,7 +182,7 @@ final class PropertyTests: XCTestCase {
                 (0..<list.section(at: s)!.totalRowCount).map { list.location(section: s, row: $0, view: view)!.rowID }
             })
             var rng2 = SplitMix64(seed: seed &* 31)
-            let walked = try walk(list, view: view, sizes: { Int.random(in: 1...6, using: &rng2) }) { l in
+            let walked = try walk(list, view: view, label: "seed \(seed)", sizes: { Int.random(in: 1...6, using: &rng2) }) { l in
                 for _ in 0..<Int.random(in: 0..<4, using: &rng) {
                     if Bool.random(using: &rng) {
                         counter += 1

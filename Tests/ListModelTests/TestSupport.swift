@@ -77,3 +77,9 @@ extension ListSnapshot {
 }
 
 func records(_ json: String) -> [JSONValue] { parse(json).arrayValue! }
+
+extension Dictionary where Key == String {
+    /// The values in key order: `Dictionary.values` changes order from one process to the next
+    /// (per-process hash seeds), which would make a seeded test's input unreproducible.
+    var valuesByKey: [Value] { keys.sorted().map { self[$0]! } }
+}

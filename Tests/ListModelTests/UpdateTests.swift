@@ -19,7 +19,7 @@ final class UpdateTests: XCTestCase {
         func up(_ r: JSONValue) {
             a[r["id"]!.stringValue!] = r
             l = l.applying(.upsert(r), collection: "a")
-            XCTAssertEqual(l.fullText(), ListSnapshot.build(definition: d, records: ["a": Array(a.values)]).fullText())
+            XCTAssertEqual(l.fullText(), ListSnapshot.build(definition: d, records: ["a": a.valuesByKey]).fullText())
         }
         up(["id": "p1", "g": "t", "n": 3])
         up(["id": "p2", "g": "t", "n": 1])
@@ -34,11 +34,11 @@ final class UpdateTests: XCTestCase {
         XCTAssertEqual(l.rowIDs[0], ["x1"])
         a["p2"] = nil
         l.apply(.delete(id: "p2"), collection: "a")
-        XCTAssertEqual(l.fullText(), ListSnapshot.build(definition: d, records: ["a": Array(a.values)]).fullText())
+        XCTAssertEqual(l.fullText(), ListSnapshot.build(definition: d, records: ["a": a.valuesByKey]).fullText())
         XCTAssertEqual(l.duplicateRowCount, 1)
         l.apply(.delete(id: "nope"), collection: "a")
         l.apply(.upsert(["id": "z", "g": "q"]), collection: "unread")   // collection not read: no change
-        XCTAssertEqual(l.fullText(), ListSnapshot.build(definition: d, records: ["a": Array(a.values)]).fullText())
+        XCTAssertEqual(l.fullText(), ListSnapshot.build(definition: d, records: ["a": a.valuesByKey]).fullText())
         XCTAssertEqual(old.fullText(), before)
     }
 

@@ -79,12 +79,62 @@ enum JSONNumberText {
         return s
     }
 
+    /// `true` when ``appendDouble(_:to:)`` writes exactly `text` for `d` (`d` being the
+    /// parsed value of the JSON number `text`): then the parser may keep the `Double` alone.
+    ///
+    /// Fast path, no formatting: plain `123.25`-style text with at most 15 significant digits,
+    /// a last fraction digit other than 0 and a value ≥ 0.001. Any decimal with ≤ 15 significant
+    /// digits reads back from its nearest double (15 = `DBL_DIG`), so it is that double's
+    /// shortest text, which the writer prints in this plain form in that range. Anything else
+    /// is formatted and compared.
+    static func writesBack(_ d: Double, as text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var k = 0
+        let n = text.count
+        if k < n && text[k] == UInt8(ascii: "-") { k += 1 }
+        var significant = 0
+        var leadingFractionZeros = 0
+        var sawPoint = false
+        var plain = true
+        let intStart = k
+        while k < n {
+            let c = text[k]
+            if c == UInt8(ascii: ".") { sawPoint = true }
+            else if c >= 0x30 && c <= 0x39 {
+                if significant > 0 || c != 0x30 { significant += 1 } else if sawPoint { leadingFractionZeros += 1 }
+            } else { plain = false; break }
+            k += 1
+        }
+        if plain && sawPoint && text[n - 1] != 0x30 && significant <= 15 && significant > 0
+            && (text[intStart] != 0x30 || leadingFractionZeros <= 2) {
+            return true
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(24)
+        appendDouble(d, to: &out)
+        return out.elementsEqual(text)
+    }
+
+    /// Appends the text a template or group key uses for a kept number: like an `Int64` when it
+    /// is an integer in range, like its nearest `Double` when that double's shortest text has
+    /// the same value, else the shortest text of the exact value (``DecimalText/jsonText``).
+    static func appendNumber(_ n: JSONNumber, to out: inout [UInt8]) {
+        if let i = JSONValue.number(n).intValue { appendInt(i, to: &out); return }
+        let d = n.doubleValue
+        let exact = n.decimal
+        if let nearest = DecimalText(.double(d)), DecimalText.compare(nearest, exact) == 0 {
+            appendDouble(d, to: &out)
+        } else {
+            out.append(contentsOf: exact.jsonText.utf8)
+        }
+    }
+
     /// The text a template or group key uses for a number.
     static func text(_ v: JSONValue) -> String {
         var out: [UInt8] = []
         switch v {
         case .int(let i): appendInt(i, to: &out)
         case .double(let d): appendDouble(d, to: &out)
+        case .number(let n): appendNumber(n, to: &out)
         default: break
         }
         return String(decoding: out, as: UTF8.self)

@@ -2,8 +2,11 @@
 ///
 /// Rejects invalid UTF-8 (including overlong forms, surrogates and lone `\u` surrogate escapes),
 /// anything that is not exactly one JSON value surrounded by optional whitespace, a byte-order
-/// mark, duplicate member names, numbers outside the `Double` range and nesting deeper than
-/// ``maxDepth``. Integers that fit `Int64` become ``JSONValue/int(_:)``.
+/// mark, duplicate member names, numbers outside the `Double` range (and nonzero numbers with
+/// an exponent of 10^15 or more in magnitude) and nesting deeper than ``maxDepth``. Integers
+/// that fit `Int64` become ``JSONValue/int(_:)``; other numbers ``JSONValue/double(_:)`` when
+/// the writer prints that double back as the same text, else ``JSONValue/number(_:)`` (text
+/// kept as written).
 public enum JSONParser {
     /// The deepest nesting accepted: 64 arrays/objects inside each other; 65 is an error.
     public static let maxDepth = 64
@@ -299,10 +302,12 @@ private struct Parser {
         guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
         var value: UInt64 = 0
         var overflow = false
+        var nonzero = false
         if byte(i) == UInt8(ascii: "0") {
             i += 1
             if i < end, isDigit(byte(i)) { throw fail("leading zero in number", i) }
         } else {
+            nonzero = true
             while i < end, isDigit(byte(i)) {
                 let d = UInt64(byte(i) - UInt8(ascii: "0"))
                 let (m, o1) = value.multipliedReportingOverflow(by: 10)
@@ -316,22 +321,32 @@ private struct Parser {
             isInteger = false
             i += 1
             guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
-            while i < end, isDigit(byte(i)) { i += 1 }
+            while i < end, isDigit(byte(i)) {
+                if byte(i) != UInt8(ascii: "0") { nonzero = true }
+                i += 1
+            }
         }
+        var exponentDigits = 0
         if i < end, byte(i) == UInt8(ascii: "e") || byte(i) == UInt8(ascii: "E") {
             isInteger = false
             i += 1
             if i < end, byte(i) == UInt8(ascii: "+") || byte(i) == UInt8(ascii: "-") { i += 1 }
             guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
-            while i < end, isDigit(byte(i)) { i += 1 }
+            while i < end, isDigit(byte(i)) {
+                if exponentDigits > 0 || byte(i) != UInt8(ascii: "0") { exponentDigits += 1 }
+                i += 1
+            }
         }
         if isInteger && !overflow {
             if !negative, value <= UInt64(Int64.max) { return .int(Int64(value)) }
-            if negative, value <= UInt64(Int64.max) + 1 { return .int(value == UInt64(Int64.max) + 1 ? Int64.min : -Int64(value)) }
+            if negative, value != 0, value <= UInt64(Int64.max) + 1 { return .int(value == UInt64(Int64.max) + 1 ? Int64.min : -Int64(value)) }
         }
-        let text = String(decoding: UnsafeBufferPointer(start: base! + start, count: i - start), as: UTF8.self)
-        guard let d = Double(text), d.isFinite else { throw fail("number out of range", start) }
-        return .double(d)
+        let bytes = UnsafeBufferPointer(start: base! + start, count: i - start)
+        let text = String(decoding: bytes, as: UTF8.self)
+        // A nonzero number needs an exponent below 10^15 in magnitude (so its exact value has
+        // a bounded form); zero may carry any exponent.
+        guard let d = Double(text), d.isFinite, !nonzero || exponentDigits <= 15 else { throw fail("number out of range", start) }
+        return JSONNumberText.writesBack(d, as: bytes) ? .double(d) : .number(JSONNumber(unchecked: text))
     }
 
     @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }

@@ -115,6 +115,10 @@ public struct JSONWriter: Sendable {
         case .bool(let b): bool(b)
         case .int(let i): int64(i)
         case .double(let d): double(d)
+        case .number(let n):
+            prepareValue()
+            var t = n.text
+            t.withUTF8 { bytes.append(contentsOf: $0) }
         case .string(let s): string(s)
         case .array(let a):
             beginArray()

@@ -153,12 +153,13 @@ public struct ListSnapshot: Sendable {
                                       rank: rank >= 0 ? rank : ranker.pointee.rank(of: s.pointee.rawKey))
     }
 
-    /// First section index whose position is ≥ (spec, rawKey); `found` when equal.
-    func sectionLowerBound(spec: Int, rawKey: String) -> (index: Int, found: Bool) {
+    /// First section index whose position is ≥ (spec, rawKey); `found` when equal. `rank`
+    /// overrides the key's rank in an explicit section order (for a cut key from a page token).
+    func sectionLowerBound(spec: Int, rawKey: String, rank: Int? = nil) -> (index: Int, found: Bool) {
         sections.withUnsafeBufferPointer { secs in
             rankers.withUnsafeBufferPointer { rankers in
                 let base = secs.baseAddress
-                let keyRank = spec < rankers.count && rankers[spec].isGrouped ? rankers[spec].rank(of: rawKey) : Int.max
+                let keyRank = rank ?? (spec < rankers.count && rankers[spec].isGrouped ? rankers[spec].rank(of: rawKey) : Int.max)
                 var lo = 0, hi = secs.count
                 while lo < hi {
                     let mid = (lo + hi) >> 1

@@ -3,6 +3,7 @@
 /// Each row gets a fixed-size key (type rank, 32 bytes of a string or the order-preserving bits
 /// of a number, a length word, and 16 bytes of the id). Comparing keys is plain integer work;
 /// only keys that tie without being exact fall back to ``RowOrder`` (on unretained rows), so
+/// (numbers key by their nearest double; big integers and kept decimals are never exact)
 /// the result is exactly the order ``RowOrder`` defines. The rows are then permuted in place by
 /// moving references, without a retain or release per row.
 enum RowSorter {
@@ -89,6 +90,9 @@ enum RowSorter {
             if i.magnitude > 1 << 53 { e.exact = false }
         case .double(let d):
             rank = 1; e.k1 = orderBits(d == 0 ? 0 : d)
+        case .decimal(let x):
+            rank = 1; e.k1 = orderBits(x.nearest)
+            e.exact = false
         case .string(let s):
             rank = 2
             words = (0, 0, 0, 0)

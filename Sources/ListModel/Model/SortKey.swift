@@ -1,20 +1,35 @@
-/// One `sortBy` value of a row.
+/// One `sortBy` value of a row, ready to compare.
 ///
-/// Order (SPEC §2.1, made total for mixed types): booleans (false < true) < numbers (numeric)
-/// < strings (code points); objects and arrays count as missing. Missing and null always sort
-/// last, whatever the direction; `desc` reverses everything else, including the type order.
+/// **Order** (ascending; a total order, consistent with ``JSONValue`` equality of the values):
+/// booleans (false < true) < numbers (by exact value) < strings (by Unicode code points) <
+/// missing. Missing covers an absent field, null, objects, arrays and non-finite doubles (which
+/// JSON writes as null). `desc` reverses booleans, numbers and strings, type order included;
+/// missing stays last in both directions. Equal values tie, and the row id breaks ties.
+///
+/// **Numbers** compare by the exact decimal their JSON text denotes — `9007199254740993` is
+/// above `9007199254740992.0`, which equals `9007199254740992`; `-0` equals `0` — never through
+/// a rounded `Double` (that made the order non-transitive, which corrupts sorted rows).
+///
+/// **Cost**: strings compare in place (no copy); two `Int64`s or two doubles are one machine
+/// comparison; other numbers compare their nearest doubles first (rounding is monotone, so
+/// different nearest doubles decide), and only values with equal nearest doubles (big integers
+/// against doubles, kept decimals) compare exact decimal digits.
 enum SortValue: Sendable, Equatable {
     case missing
     case bool(Bool)
     case int(Int64)
+    /// A finite double; its value is its shortest text (what the JSON writer prints).
     case double(Double)
+    /// A number kept as written (``JSONValue/number(_:)``).
+    case decimal(ExactDecimal)
     case string(String)
 
     init(_ v: JSONValue?) {
         switch v {
         case .bool(let b)?: self = .bool(b)
         case .int(let i)?: self = .int(i)
-        case .double(let d)?: self = .double(d)
+        case .double(let d)?: self = d.isFinite ? .double(d) : .missing
+        case .number(let n)?: self = .decimal(ExactDecimal(n))
         case .string(let s)?: self = .string(s)
         default: self = .missing
         }
@@ -23,7 +38,7 @@ enum SortValue: Sendable, Equatable {
     private var rank: Int {
         switch self {
         case .bool: return 0
-        case .int, .double: return 1
+        case .int, .double, .decimal: return 1
         case .string: return 2
         case .missing: return 3
         }
@@ -63,19 +78,63 @@ enum SortValue: Sendable, Equatable {
         } else if case .string(let x) = a, case .string(let y) = b {
             c = compareCodePoints(x, y)
         } else {
-            let x = a.number, y = b.number
-            c = x == y ? 0 : (x < y ? -1 : 1)
+            c = compareNumbers(a, b)
         }
         return descending ? -c : c
     }
 
-    private var number: Double {
+    /// Exact three-way comparison of two numbers (see the type's doc).
+    static func compareNumbers(_ a: SortValue, _ b: SortValue) -> Int {
+        let x = a.nearest, y = b.nearest
+        if x != y { return x < y ? -1 : 1 }
+        switch a {
+        case .int(let i):
+            if case .int(let j) = b { return i == j ? 0 : (i < j ? -1 : 1) }
+            if case .double = b, i.magnitude <= 1 << 53 { return 0 }
+        case .double:
+            if case .double = b { return 0 }
+            if case .int(let j) = b, j.magnitude <= 1 << 53 { return 0 }
+        default:
+            break
+        }
+        return DecimalText.compare(a.exact, b.exact)
+    }
+
+    /// The nearest double of a number (0 for a non-number; `-0` as `0`).
+    var nearest: Double {
         switch self {
         case .int(let i): return Double(i)
-        case .double(let d): return d
+        case .double(let d): return d == 0 ? 0 : d
+        case .decimal(let x): return x.nearest
         default: return 0
         }
     }
+
+    /// The exact decimal of a number (zero for a non-number).
+    private var exact: DecimalText {
+        switch self {
+        case .int(let i): return DecimalText(.int(i))!
+        case .double(let d): return DecimalText(.double(d)) ?? DecimalText(negative: false, digits: [], pointPosition: 0)
+        case .decimal(let x): return x.exact
+        default: return DecimalText(negative: false, digits: [], pointPosition: 0)
+        }
+    }
+}
+
+/// A kept number's text with its nearest double and exact decimal, computed once per row.
+final class ExactDecimal: Sendable, Equatable {
+    let text: String
+    let nearest: Double
+    let exact: DecimalText
+
+    init(_ n: JSONNumber) {
+        text = n.text
+        let d = n.doubleValue
+        nearest = d == 0 ? 0 : d
+        exact = n.decimal
+    }
+
+    static func == (a: ExactDecimal, b: ExactDecimal) -> Bool { a.text == b.text }
 }
 
 /// The sort position of a row inside its section (its `sortBy` values; literal rows use their

@@ -47,6 +47,7 @@ extension ListSnapshot {
         var decoded: PageToken? = nil
         if let token { decoded = try PageToken.decode(token, binding: binding) }
         if let t = decoded, t.spec >= definition.sections.count { throw .malformed }
+        if let t = decoded, t.cut != nil { decoded = resolveCut(t) }
         // Visible rows per section (0 when hidden), read once: no section node is copied, and
         // the view's hash set is asked once per section rather than in every loop below.
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: max(1, n)) { buf in
@@ -70,7 +71,7 @@ extension ListSnapshot {
         var start: (section: Int, row: Int)? = nil
         var lowerRowless = 0
         if let t = token {
-            let (si, found) = sectionLowerBound(spec: t.spec, rawKey: t.rawKey)
+            let (si, found) = sectionLowerBound(spec: t.spec, rawKey: t.rawKey, rank: t.cut?.keyRank)
             var j = si
             if found {
                 let r = definition.orders.withUnsafeBufferPointer { orders in
@@ -153,12 +154,43 @@ extension ListSnapshot {
                 let rows = node.pointee.rows.unretained
                 let (k, first) = rows.chunkIndex(ofRow: l.row)
                 let row = rows.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[l.row - first]
+                let spec = node.pointee.spec
+                let keyOrder = rankers.withUnsafeBufferPointer { rankers -> (rank: Int, descending: Bool) in
+                    let ranker = rankers.baseAddress! + spec
+                    guard ranker.pointee.isGrouped else { return (Int.max, false) }
+                    let rank = node.pointee.rank >= 0 ? node.pointee.rank : ranker.pointee.rank(of: node.pointee.rawKey)
+                    if case .descending = ranker.pointee.order { return (rank, true) }
+                    return (rank, false)
+                }
                 return row._withUnsafeGuaranteedRef { row in
-                    PageToken.encode(spec: node.pointee.spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id, binding: binding)
+                    definition.orders.withUnsafeBufferPointer { orders in
+                        PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
+                                         order: orders[spec], keyOrder: keyOrder, binding: binding)
+                    }
                 }
             }
         }
         return Page(entries: entries, nextPageToken: next, itemsBefore: visibleBefore, itemsAfter: after, view: view)
+    }
+
+    /// The position a cut token (one with shortened fields) stands for: exactly its row's, when
+    /// that row still has the same id, section and sort key (the token's position hash
+    /// matches); otherwise the cut position, with the full section key when a section of the
+    /// spec still has the key the token's key hash names (else the cut key, with the full key's
+    /// explicit-order rank).
+    private func resolveCut(_ t: PageToken) -> PageToken {
+        guard let cut = t.cut else { return t }
+        if let claim = index[t.rowID]?.claims.first(where: { $0.spec == t.spec }) {
+            let key = rawKey(of: claim)
+            if PageToken.positionHash(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id) == cut.positionHash {
+                return PageToken(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id)
+            }
+        }
+        for node in sections where node.spec == t.spec && FNV1a.hash(node.rawKey) == cut.keyHash {
+            return PageToken(spec: t.spec, rawKey: node.rawKey, sortKey: t.sortKey, rowID: t.rowID)
+        }
+        // The section is gone: its cut key (raised for a descending order) with the full key's rank.
+        return t
     }
 
     /// Visible rows `[start, start+count)` of section `index` (hidden → none; start past the

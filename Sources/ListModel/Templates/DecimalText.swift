@@ -18,7 +18,11 @@ struct DecimalText {
         self.pointPosition = pointPosition
     }
 
-    /// The decimal form of a number; `nil` for a non-number.
+    /// The decimal form of a number; `nil` for a non-number (or a non-finite double).
+    ///
+    /// This is the number's exact value: an integer's digits, a ``JSONNumber``'s text, and for a
+    /// `Double` the shortest text that reads back as it (what the JSON writer prints) — so `0.1`
+    /// is the decimal 0.1, not the binary fraction nearest to it.
     init?(_ value: JSONValue) {
         switch value {
         case .int(let i):
@@ -29,30 +33,38 @@ struct DecimalText {
             self.init(negative: i < 0, digits: ds, pointPosition: point)
         case .double(let d):
             guard d.isFinite else { return nil }
-            self.init(shortestText: d.description)
+            self.init(numberText: d.description)
+        case .number(let n):
+            self.init(numberText: n.text)
         default:
             return nil
         }
     }
 
     /// Parses Swift's shortest description (`1234.5`, `-1.5e-07`, `1e+20`).
-    init(shortestText s: String) {
-        var u = Substring(s).utf8[...]
+    init(shortestText s: String) { self.init(numberText: s) }
+
+    /// Parses number text: JSON's grammar or Swift's description (`-`, digits, `.`, digits,
+    /// `e`/`E`, sign, digits). Cost: linear in the text. An exponent beyond ±10^15 saturates
+    /// (the JSON parser refuses such numbers unless they are zero).
+    init(numberText s: String) {
         negative = false
-        if u.first == UInt8(ascii: "-") { negative = true; u = u.dropFirst() }
         var ds: [UInt8] = []
+        ds.reserveCapacity(s.utf8.count)
         var point: Int? = nil
         var exp = 0
-        var k = u.startIndex
-        while k < u.endIndex {
-            let c = u[k]
-            if c == UInt8(ascii: ".") { point = ds.count }
-            else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
-                exp = Int(String(decoding: u[u.index(after: k)...], as: UTF8.self).replacingPlus()) ?? 0
-                break
-            } else { ds.append(c - 0x30) }
-            k = u.index(after: k)
+        var inExponent = false
+        var expNegative = false
+        for c in s.utf8 {
+            if inExponent {
+                if c == UInt8(ascii: "-") { expNegative = true }
+                else if c >= 0x30 && c <= 0x39 { exp = min(exp * 10 + Int(c - 0x30), 1_000_000_000_000_000) }
+            } else if c == UInt8(ascii: "-") { negative = true }
+            else if c == UInt8(ascii: ".") { point = ds.count }
+            else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { inExponent = true }
+            else if c >= 0x30 && c <= 0x39 { ds.append(c - 0x30) }
         }
+        if expNegative { exp = -exp }
         var pos = (point ?? ds.count) + exp
         var start = 0
         while start < ds.count && ds[start] == 0 { start += 1; pos -= 1 }
@@ -60,6 +72,59 @@ struct DecimalText {
         while endIdx > start && ds[endIdx - 1] == 0 { endIdx -= 1 }
         digits = Array(ds[start..<endIdx])
         pointPosition = digits.isEmpty ? 0 : pos
+    }
+
+    /// `true` for zero (of either sign).
+    var isZero: Bool { digits.isEmpty }
+
+    /// Three-way comparison of the exact values (-1, 0, 1); zero has no sign (`-0` = `0`).
+    ///
+    /// Cost: linear in the shorter digit string. Digits carry no leading or trailing zeros, so
+    /// the point position orders magnitudes before any digit is compared.
+    static func compare(_ a: DecimalText, _ b: DecimalText) -> Int {
+        if a.isZero || b.isZero {
+            if a.isZero && b.isZero { return 0 }
+            if a.isZero { return b.negative ? 1 : -1 }
+            return a.negative ? -1 : 1
+        }
+        if a.negative != b.negative { return a.negative ? -1 : 1 }
+        let sign = a.negative ? -1 : 1
+        if a.pointPosition != b.pointPosition { return a.pointPosition < b.pointPosition ? -sign : sign }
+        let n = min(a.digits.count, b.digits.count)
+        for k in 0..<n where a.digits[k] != b.digits[k] { return a.digits[k] < b.digits[k] ? -sign : sign }
+        if a.digits.count == b.digits.count { return 0 }
+        return a.digits.count < b.digits.count ? -sign : sign
+    }
+
+    /// The shortest JSON text of the exact value, for templates and group keys: plain digits
+    /// when the point lies within 21 places (`9223372036854775808`, `0.000001`), otherwise
+    /// `d.ddde+N` / `d.ddde-N`. No `.0`, no `-0`.
+    var jsonText: String {
+        if isZero { return "0" }
+        var out: [UInt8] = []
+        if negative { out.append(UInt8(ascii: "-")) }
+        let n = digits.count
+        if pointPosition > 0 && pointPosition <= 21 {
+            for k in 0..<max(n, pointPosition) {
+                if k == pointPosition { out.append(UInt8(ascii: ".")) }
+                out.append((k < n ? digits[k] : 0) + 0x30)
+            }
+        } else if pointPosition <= 0 && pointPosition > -6 {
+            out.append(contentsOf: [0x30, UInt8(ascii: ".")])
+            for _ in 0..<(-pointPosition) { out.append(0x30) }
+            for d in digits { out.append(d + 0x30) }
+        } else {
+            out.append(digits[0] + 0x30)
+            if n > 1 {
+                out.append(UInt8(ascii: "."))
+                for d in digits[1...] { out.append(d + 0x30) }
+            }
+            let e = pointPosition - 1
+            out.append(UInt8(ascii: "e"))
+            out.append(e < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            out.append(contentsOf: String(e.magnitude).utf8)
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Text with `minFraction…maxFraction` fraction digits and optional grouping.
@@ -113,10 +178,6 @@ struct DecimalText {
         }
         return String(decoding: out, as: UTF8.self)
     }
-}
-
-private extension String {
-    func replacingPlus() -> String { hasPrefix("+") ? String(dropFirst()) : self }
 }
 
 /// How the `currency:CODE` formatter writes amounts: en_US conventions, no ICU data needed.

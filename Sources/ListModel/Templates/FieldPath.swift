@@ -38,6 +38,7 @@ func appendPlainText(_ v: JSONValue?, to out: inout [UInt8]) {
         s.withUTF8 { out.append(contentsOf: $0) }
     case .int(let i): JSONNumberText.appendInt(i, to: &out)
     case .double(let d): JSONNumberText.appendDouble(d, to: &out)
+    case .number(let n): JSONNumberText.appendNumber(n, to: &out)
     case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
     default: break
     }

@@ -96,7 +96,7 @@ enum TemplateFormatter: Sendable, Equatable {
             case .string(let text):
                 guard let parsed = CivilTime.parseISO8601(text) else { return false }
                 time = CivilTime(epochSeconds: parsed.seconds, millisecond: parsed.millisecond)
-            case .int, .double:
+            case .int, .double, .number:
                 guard let secs = value.doubleValue, secs.isFinite, abs(secs) < 1e13 else { return false }
                 let whole = floorValue(secs)
                 time = CivilTime(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)))
