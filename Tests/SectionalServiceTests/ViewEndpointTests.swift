@@ -141,6 +141,11 @@ final class ViewEndpointTests: XCTestCase {
         let another = try app.request("PUT", "/v1/lists/people/views/\(id)/sections/0", json: #"{"hidden":true}"#)
         XCTAssertEqual(another.slug, "invalid-request", "hiding a 1025th key is refused too")
         XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").json.value("hidden", as: [String].self).count, 1_024)
+
+        let long = String(repeating: "x", count: 1_000)
+        let heavy = (0..<66).map { "\"\($0)\(long)\"" }.joined(separator: ",")
+        let tooLarge = try app.request("POST", "/v1/lists/people/views", json: "{\"hidden\":[\(heavy)]}")
+        XCTAssertEqual(tooLarge.slug, "invalid-request", "66 keys of 1 KB pass 64 KiB in all")
     }
 
     func testViewsAreBoundedByMaxViewsAndCounted() throws {

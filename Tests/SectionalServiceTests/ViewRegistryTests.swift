@@ -37,6 +37,12 @@ final class ViewRegistryTests: XCTestCase {
             return XCTFail("showing a section is always possible")
         }
         XCTAssertEqual(shown.hidden.count, ViewRegistry.maxHiddenKeys - 1)
+
+        let long = String(repeating: "x", count: 1_000)
+        let heavy = (0..<66).map { "\($0)" + long }
+        XCTAssertNil(try registry.create(list: "l", hidden: heavy), "66 keys of 1,001–1,002 bytes pass 64 KiB")
+        let light = try XCTUnwrap(try registry.create(list: "l", hidden: Array(heavy.dropLast(1))))
+        XCTAssertEqual(try registry.setHidden(heavy[65], in: light.id, list: "l") { _ in true }, .tooManyHiddenKeys)
     }
 
     func testTheLeastRecentlyUsedViewsAreEvictedFromMemoryAndStore() throws {

@@ -12,11 +12,14 @@ import Synchronization
 /// serialised from reading the view to storing it, so concurrent changes never lose one another
 /// and a deleted view is never written back.
 ///
-/// Bounded: a view hides at most ``maxHiddenKeys`` keys, and at most `maxViews` views are kept;
-/// past that the least recently used are evicted (from memory and from the store).
+/// Bounded: a view hides at most ``maxHiddenKeys`` keys (``maxHiddenBytes`` in all), and at
+/// most `maxViews` views are kept; past that the least recently used are evicted (from memory
+/// and from the store).
 public final class ViewRegistry: Sendable {
     /// Most section keys one view may hide.
     public static let maxHiddenKeys = 1_024
+    /// Most bytes (UTF-8) those keys may take in all.
+    public static let maxHiddenBytes = 65_536
 
     public struct View: Sendable, Equatable {
         public let id: String
@@ -31,7 +34,7 @@ public final class ViewRegistry: Sendable {
         case changed(View)
         /// No such view of this list (never was, deleted, or expired).
         case notFound
-        /// Hiding one more key would pass ``maxHiddenKeys``; nothing changed.
+        /// Hiding one more key would pass ``maxHiddenKeys`` or ``maxHiddenBytes``; nothing changed.
         case tooManyHiddenKeys
     }
 
@@ -88,11 +91,11 @@ public final class ViewRegistry: Sendable {
     public var evictions: UInt64 { state.withLock { $0.evicted } }
 
     /// Creates a view of `list` hiding `hidden` (repeats dropped), persisted before this returns;
-    /// nil when that is more than ``maxHiddenKeys`` keys. Evicts the least recently used views
-    /// when the registry is full.
+    /// nil when that is more than ``maxHiddenKeys`` keys or ``maxHiddenBytes``. Evicts the least
+    /// recently used views when the registry is full.
     public func create(list: String, hidden: [String]) throws(StoreError) -> View? {
         let keys = Self.unique(hidden)
-        guard keys.count <= Self.maxHiddenKeys else { return nil }
+        guard Self.fits(keys) else { return nil }
         let view = View(id: Self.newID(), list: list, hidden: keys)
         return try changes.withLock { _ throws(StoreError) -> View in
             let now = clock()
@@ -127,7 +130,7 @@ public final class ViewRegistry: Sendable {
             let hide = change(view.hidden.contains(key))
             view.hidden.removeAll { $0 == key }
             if hide { view.hidden.append(key) }
-            guard view.hidden.count <= Self.maxHiddenKeys else { return .tooManyHiddenKeys }
+            guard !hide || Self.fits(view.hidden) else { return .tooManyHiddenKeys }
             let now = clock()
             guard try store.updateView(StoredView(id: id, list: list, hidden: view.hidden, lastUsed: now)) else {
                 state.withLock { _ = $0.entries.removeValue(forKey: id) }
@@ -200,6 +203,11 @@ public final class ViewRegistry: Sendable {
         var bytes: [UInt8] = []
         for _ in 0..<2 { withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) } }
         return Base64URL.encode(bytes)
+    }
+
+    /// Whether a view may hide these keys.
+    private static func fits(_ keys: [String]) -> Bool {
+        keys.count <= maxHiddenKeys && keys.reduce(0) { $0 + $1.utf8.count } <= maxHiddenBytes
     }
 
     private static func unique(_ keys: [String]) -> [String] {

@@ -24,7 +24,7 @@ enum Problem {
                   detail: "Bodies are UTF-8: send charset=utf-8 or no charset, not '\(echo(charset))'.")
     }
     static func tooManyHiddenKeys() -> HTTPError {
-        invalidRequest("A view hides at most \(ViewRegistry.maxHiddenKeys) section keys.")
+        invalidRequest("A view hides at most \(ViewRegistry.maxHiddenKeys) section keys, \(ViewRegistry.maxHiddenBytes / 1024) KiB of them in all.")
     }
     static func unauthorized() -> HTTPError {
         HTTPError(401, "unauthorized", detail: "This write needs Authorization: Bearer <token>.",
