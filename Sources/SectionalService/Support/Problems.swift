@@ -3,13 +3,8 @@ import HTTPServer
 /// The problem answers of SPEC §7, one constructor per slug, so every handler says the same thing
 /// the same way.
 enum Problem {
-    /// Longest piece of a request echoed in a problem's detail, in characters.
-    static let echoLimit = 64
-
-    /// Client input as quoted in a detail: at most ``echoLimit`` characters, then "…".
-    static func echo(_ input: some StringProtocol) -> String {
-        input.count <= echoLimit ? String(input) : String(input.prefix(echoLimit)) + "…"
-    }
+    /// Client input as quoted in a detail: at most 64 characters, then "…".
+    static func echo(_ input: some StringProtocol) -> String { HTTPError.echo(input) }
 
     static func invalidRequest(_ detail: String) -> HTTPError { HTTPError(400, "invalid-request", detail: detail) }
     static func invalidJSON(_ detail: String) -> HTTPError { HTTPError(400, "invalid-json", title: "Invalid JSON", detail: detail) }
