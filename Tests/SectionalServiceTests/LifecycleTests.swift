@@ -10,7 +10,7 @@ final class LifecycleTests: XCTestCase {
     private var folder: URL!
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        folder = temporaryFolder()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
@@ -43,7 +43,7 @@ final class LifecycleTests: XCTestCase {
         let now = TestClock(1_000_000)
         let server = try start(now: now, sweepSeconds: 0.05)
         defer { server.stop(gracePeriod: 1) }
-        let id = try XCTUnwrap(try request(server, "POST", "/v1/lists/people/views").json["view"] as? String)
+        let id = try request(server, "POST", "/v1/lists/people/views").expect(201).json.value("view", as: String.self)
         now.advance(50)
         XCTAssertEqual(try request(server, "GET", "/v1/lists/people/views/\(id)").status, 200, "used within the TTL")
         now.advance(101)
@@ -55,7 +55,7 @@ final class LifecycleTests: XCTestCase {
         let now = TestClock(1_000_000)
         let server = try start(now: now, sweepSeconds: 3_600)
         defer { server.stop(gracePeriod: 1) }
-        let id = try XCTUnwrap(try request(server, "POST", "/v1/lists/people/views").json["view"] as? String)
+        let id = try request(server, "POST", "/v1/lists/people/views").expect(201).json.value("view", as: String.self)
         now.advance(101)
         XCTAssertEqual(try viewsHeld(server), 1, "not swept yet")
         XCTAssertEqual(try request(server, "GET", "/v1/lists/people/views/\(id)").slug, "view-not-found")
@@ -68,7 +68,7 @@ final class LifecycleTests: XCTestCase {
         var id = ""
         do {
             let server = try start(now: now, sweepSeconds: 3_600)
-            id = try XCTUnwrap(try request(server, "POST", "/v1/lists/people/views").json["view"] as? String)
+            id = try request(server, "POST", "/v1/lists/people/views").expect(201).json.value("view", as: String.self)
             server.stop(gracePeriod: 1)
         }
         now.advance(101)
@@ -84,13 +84,13 @@ final class LifecycleTests: XCTestCase {
         let config = TestApp.teamsConfig.replacingOccurrences(of: "\"lists\": {", with: "\"seed\": {\"people\": \"people.json\"}, \"lists\": {")
         do {
             let app = try TestApp(config: config, folder: folder, sqlite: true)
-            XCTAssertEqual(try app.get("/v1/collections/people/records/p1").json["name"] as? String, "Ada", "seeded")
+            XCTAssertEqual(try app.get("/v1/collections/people/records/p1").json.value("name", as: String.self), "Ada", "seeded")
             XCTAssertEqual(try app.put("people", "p1", #"{"name":"Ada L.","team":"Design"}"#).status, 200)
             XCTAssertEqual(try app.request("DELETE", "/v1/collections/people/records/p2").status, 204)
             app.server.stop()
         }
         let app = try TestApp(config: config, folder: folder, sqlite: true)
-        XCTAssertEqual(try app.get("/v1/collections/people/records/p1").json["name"] as? String, "Ada L.", "not overwritten")
+        XCTAssertEqual(try app.get("/v1/collections/people/records/p1").json.value("name", as: String.self), "Ada L.", "not overwritten")
         XCTAssertEqual(try app.get("/v1/collections/people/records/p2").slug, "record-not-found", "not re-seeded")
     }
 
@@ -105,9 +105,10 @@ final class LifecycleTests: XCTestCase {
         XCTAssertEqual(try app.put("a", "x", #"{"name":"from a"}"#).status, 201)
         XCTAssertEqual(try app.put("b", "x", #"{"name":"from b"}"#).status, 201)
         let outline = try app.get("/v1/lists/both").json
-        XCTAssertEqual(outline["rowCount"] as? Int, 1, "one row for the id")
-        let rows = try app.get("/v1/lists/both/rows").json["sections"] as? [[String: Any]] ?? []
-        XCTAssertEqual(rows.flatMap { $0["rows"] as? [[String: Any]] ?? [] }.compactMap { $0["title"] as? String }, ["from a"],
+        XCTAssertEqual(try outline.value("rowCount", as: Int.self), 1, "one row for the id")
+        let sections: [[String: Any]] = try app.get("/v1/lists/both/rows").json.value("sections")
+        let rows = try sections.flatMap { try $0.value("rows", as: [[String: Any]].self) }
+        XCTAssertEqual(try rows.map { try $0.value("title", as: String.self) }, ["from a"],
                        "the first spec keeps the id")
         XCTAssertEqual(try app.metric("sectional_duplicate_rows_total{list=\"both\"}"), 1)
     }

@@ -10,7 +10,7 @@ final class RequestInputTests: XCTestCase {
         func rows(_ query: String) throws -> Int? {
             let answer = try app.get("/v1/lists/people/sections/1/rows?\(query)")
             XCTAssertEqual(answer.status, 200, "\(query): \(answer.text)")
-            return ((answer.json["section"] as? [String: Any])?["rows"] as? [Any])?.count
+            return try cast((try answer.json.value("section", as: [String: Any].self))["rows"], as: [Any].self).count
         }
         XCTAssertEqual(try rows("count=99999999999999999999"), 60, "a huge count clamps, as a huge pageSize does")
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=99999999999999999999").status, 200)
@@ -44,25 +44,25 @@ final class RequestInputTests: XCTestCase {
         let long = String(repeating: "a", count: 30_000)
         let list = try app.get("/v1/lists/\(long)")
         XCTAssertEqual(list.slug, "invalid-name")
-        let detail = try XCTUnwrap(list.json["detail"] as? String)
+        let detail: String = try list.problem.value("detail")
         XCTAssertLessThan(detail.count, 300, "detail of \(detail.count) characters")
         XCTAssertTrue(detail.contains(String(repeating: "a", count: 64) + "…"), detail)
 
         let batch = try app.request("POST", "/v1/collections/people/batch", json: "{\"upsert\":[{\"id\":\"\(long)\"}]}")
         XCTAssertEqual(batch.slug, "invalid-name")
-        XCTAssertLessThan((batch.json["detail"] as? String ?? long).count, 300)
+        XCTAssertLessThan(try batch.problem.value("detail", as: String.self).count, 300)
         let member = try app.request("POST", "/v1/lists/people/views", json: "{\"\(long)\":1}")
         XCTAssertEqual(member.slug, "invalid-request")
-        XCTAssertLessThan((member.json["detail"] as? String ?? long).count, 300)
+        XCTAssertLessThan(try member.problem.value("detail", as: String.self).count, 300)
         let view = try app.get("/v1/lists/people/views/\(long)")
         XCTAssertEqual(view.slug, "view-not-found")
-        XCTAssertLessThan((view.json["detail"] as? String ?? long).count, 300)
+        XCTAssertLessThan(try view.problem.value("detail", as: String.self).count, 300)
         let route = try app.get("/v1/\(long)")
         XCTAssertEqual(route.slug, "not-found")
-        XCTAssertLessThan((route.json["detail"] as? String ?? long).count, 300)
+        XCTAssertLessThan(try route.problem.value("detail", as: String.self).count, 300)
         let count = try app.get("/v1/lists/people/sections/0/rows?count=\(long)x")
         XCTAssertEqual(count.slug, "invalid-request")
-        XCTAssertLessThan((count.json["detail"] as? String ?? long).count, 300)
+        XCTAssertLessThan(try count.problem.value("detail", as: String.self).count, 300)
     }
 
     func testABatchCountsEachUpsertedIdOnceAndTheLastWins() throws {
@@ -72,9 +72,10 @@ final class RequestInputTests: XCTestCase {
                        {"id":"p1","name":"Last","team":"Design"}]}
             """)
         XCTAssertEqual(answer.status, 200, answer.text)
-        XCTAssertEqual(answer.json["upserted"] as? Int, 2, answer.text)
-        XCTAssertEqual(try app.get("/v1/collections/people/records/p1").json["name"] as? String, "Last")
-        let rows = try app.get("/v1/lists/people/sections/1/rows").json["section"] as? [String: Any]
-        XCTAssertEqual((rows?["rows"] as? [[String: Any]])?.compactMap { $0["title"] as? String }.sorted(), ["Grace", "Last"])
+        XCTAssertEqual(try answer.json.value("upserted", as: Int.self), 2, answer.text)
+        XCTAssertEqual(try app.get("/v1/collections/people/records/p1").json.value("name", as: String.self), "Last")
+        let section: [String: Any] = try app.get("/v1/lists/people/sections/1/rows").json.value("section")
+        let rows: [[String: Any]] = try section.value("rows")
+        XCTAssertEqual(try rows.map { try $0.value("title", as: String.self) }.sorted(), ["Grace", "Last"])
     }
 }
