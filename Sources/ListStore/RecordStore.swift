@@ -21,14 +21,17 @@ public protocol RecordStore: AnyObject, Sendable {
 
     /// Creates or replaces a view.
     func saveView(_ view: StoredView) throws(StoreError)
+    /// Replaces a view that exists; false, storing nothing, when there is none (so a change
+    /// racing a delete never brings the view back).
+    func updateView(_ view: StoredView) throws(StoreError) -> Bool
     /// Every stored view.
     func allViews() throws(StoreError) -> [StoredView]
     /// Deletes a view; false when there was none.
     func deleteView(id: String) throws(StoreError) -> Bool
     /// Records that the views were used at `time` (seconds since 1970), in one transaction.
     func touchViews(_ ids: [String], at time: Int64) throws(StoreError)
-    /// Deletes views last used before `time`; returns how many.
-    func deleteViews(lastUsedBefore time: Int64) throws(StoreError) -> Int
+    /// Deletes the views with these ids, in one transaction; returns how many existed.
+    func deleteViews(ids: [String]) throws(StoreError) -> Int
 
     /// Closes the store; later calls fail.
     func close()

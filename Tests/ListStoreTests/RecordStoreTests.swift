@@ -64,15 +64,30 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.records(in: "x", after: "c", limit: 10).map(\.id), ["é"])
     }
 
-    func checkViewsAreSavedTouchedAndExpired() throws {
+    func checkViewsAreSavedTouchedAndDeleted() throws {
         let store = try makeStore()
         try store.saveView(StoredView(id: "v1", list: "contacts", hidden: ["Design"], lastUsed: 100))
         try store.saveView(StoredView(id: "v2", list: "contacts", hidden: [], lastUsed: 100))
+        try store.saveView(StoredView(id: "v3", list: "contacts", hidden: [], lastUsed: 100))
         try store.touchViews(["v2"], at: 500)
-        XCTAssertEqual(try store.deleteViews(lastUsedBefore: 200), 1)
+        XCTAssertEqual(try store.deleteViews(ids: ["v1", "v3", "missing"]), 2)
         XCTAssertEqual(try store.allViews(), [StoredView(id: "v2", list: "contacts", hidden: [], lastUsed: 500)])
         XCTAssertTrue(try store.deleteView(id: "v2"))
         XCTAssertFalse(try store.deleteView(id: "v2"))
+    }
+
+    /// A change racing a delete must not bring the view back: updating a missing view stores nothing.
+    func checkUpdatingADeletedViewStoresNothing() throws {
+        let store = try makeStore()
+        let view = StoredView(id: "v", list: "l", hidden: ["a"], lastUsed: 1)
+        try store.saveView(view)
+        XCTAssertTrue(try store.updateView(StoredView(id: "v", list: "l", hidden: ["a", "b"], lastUsed: 2)))
+        XCTAssertEqual(try store.allViews(), [StoredView(id: "v", list: "l", hidden: ["a", "b"], lastUsed: 2)])
+        XCTAssertTrue(try store.deleteView(id: "v"))
+        XCTAssertFalse(try store.updateView(view))
+        XCTAssertEqual(try store.allViews(), [], "the deleted view stays deleted")
+        try store.touchViews(["v"], at: 3)
+        XCTAssertEqual(try store.allViews(), [], "a late use does not re-insert it either")
     }
 }
 
@@ -83,7 +98,8 @@ final class MemoryStoreTests: RecordStoreContract {
     func testGroupsCommitTogetherEachWithItsOwnNumber() throws { try checkGroupsCommitTogetherEachWithItsOwnNumber() }
     func testDeletingAMissingRecordChangesNothing() throws { try checkDeletingAMissingRecordChangesNothing() }
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
-    func testViewsAreSavedTouchedAndExpired() throws { try checkViewsAreSavedTouchedAndExpired() }
+    func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
+    func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
 }
 
 final class SQLiteStoreTests: RecordStoreContract {
@@ -105,7 +121,8 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testGroupsCommitTogetherEachWithItsOwnNumber() throws { try checkGroupsCommitTogetherEachWithItsOwnNumber() }
     func testDeletingAMissingRecordChangesNothing() throws { try checkDeletingAMissingRecordChangesNothing() }
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
-    func testViewsAreSavedTouchedAndExpired() throws { try checkViewsAreSavedTouchedAndExpired() }
+    func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
+    func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
 
     func testEverythingSurvivesReopening() throws {
         let path = folder.appendingPathComponent("reopen.sqlite").path

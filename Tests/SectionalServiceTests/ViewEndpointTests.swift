@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -64,5 +65,109 @@ final class ViewEndpointTests: XCTestCase {
         let view = try app.get("/v1/lists/people/views/\(id)")
         XCTAssertEqual(view.status, 200)
         XCTAssertEqual(Set(try view.json.value("hidden", as: [String].self)), ["pinned", "Archived"], "Archived (section 1) was toggled to hidden")
+    }
+
+    /// One request on its own connection, from any thread: its status, 0 when it failed.
+    private static func status(_ port: Int, _ method: String, _ target: String, json: String? = nil) -> Int {
+        let headers = json == nil ? [] : [("Content-Type", "application/json")]
+        return (try? HTTPTestClient(port: port).request(method, target, headers: headers, body: json.map { Array($0.utf8) }))?.status ?? 0
+    }
+
+    /// Six teams, so six sections (1...6) after the pinned one.
+    private func seedSixTeams(_ app: TestApp) throws {
+        try app.seed((1...6).map { ("p\($0)", "Person \($0)", "Team\($0)") })
+    }
+
+    func testParallelSectionChangesAreAllKept() throws {
+        let app = try TestApp(sqlite: true)
+        try seedSixTeams(app)
+        let port = app.port
+        for round in 0..<8 {
+            let id = try app.createView(#"{"hidden":[]}"#)
+            let statuses = Mutex<[Int]>([])
+            DispatchQueue.concurrentPerform(iterations: 6) { i in
+                let status = Self.status(port, "PUT", "/v1/lists/people/views/\(id)/sections/\(i + 1)", json: #"{"hidden":true}"#)
+                statuses.withLock { $0.append(status) }
+            }
+            XCTAssertEqual(statuses.withLock { $0 }, Array(repeating: 200, count: 6))
+            let hidden: [String] = try app.get("/v1/lists/people/views/\(id)").json.value("hidden")
+            XCTAssertEqual(Set(hidden), Set((1...6).map { "Team\($0)" }), "round \(round): no change lost")
+        }
+    }
+
+    func testADeleteRacingTogglesStaysDeletedAlsoAfterARestart() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var deleted: [String] = []
+        do {
+            let app = try TestApp(folder: folder, sqlite: true)
+            try seedSixTeams(app)
+            let port = app.port
+            for _ in 0..<12 {
+                let id = try app.createView()
+                let deleteStatus = Mutex(0)
+                DispatchQueue.concurrentPerform(iterations: 7) { i in
+                    if i == 3 {
+                        let status = Self.status(port, "DELETE", "/v1/lists/people/views/\(id)")
+                        deleteStatus.withLock { $0 = status }
+                    } else {
+                        _ = Self.status(port, "POST", "/v1/lists/people/views/\(id)/sections/\(i % 6 + 1)/toggle")
+                    }
+                }
+                XCTAssertEqual(deleteStatus.withLock { $0 }, 204)
+                XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").slug, "view-not-found", "a 204 delete is final")
+                deleted.append(id)
+            }
+            app.server.stop()
+        }
+        let app = try TestApp(folder: folder, sqlite: true)
+        for id in deleted {
+            XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").slug, "view-not-found", "not resurrected by a restart")
+        }
+        XCTAssertEqual(try app.metric("sectional_views"), 0)
+    }
+
+    func testAViewHidesAtMost1024Keys() throws {
+        let app = try TestApp()
+        let keys = (0...1_024).map { "\"k\($0)\"" }
+        let tooMany = try app.request("POST", "/v1/lists/people/views", json: "{\"hidden\":[\(keys.joined(separator: ","))]}")
+        XCTAssertEqual(tooMany.status, 400)
+        XCTAssertEqual(tooMany.slug, "invalid-request")
+        XCTAssertTrue(tooMany.text.contains("1024"), tooMany.text)
+        XCTAssertEqual(try app.metric("sectional_views"), 0, "nothing was kept")
+        let most = try app.request("POST", "/v1/lists/people/views", json: "{\"hidden\":[\(keys.dropLast().joined(separator: ","))]}")
+        XCTAssertEqual(most.status, 201, most.text)
+        let id: String = try most.json.value("view")
+        let another = try app.request("PUT", "/v1/lists/people/views/\(id)/sections/0", json: #"{"hidden":true}"#)
+        XCTAssertEqual(another.slug, "invalid-request", "hiding a 1025th key is refused too")
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").json.value("hidden", as: [String].self).count, 1_024)
+
+        let long = String(repeating: "x", count: 1_000)
+        let heavy = (0..<66).map { "\"\($0)\(long)\"" }.joined(separator: ",")
+        let tooLarge = try app.request("POST", "/v1/lists/people/views", json: "{\"hidden\":[\(heavy)]}")
+        XCTAssertEqual(tooLarge.slug, "invalid-request", "66 keys of 1 KB pass 64 KiB in all")
+    }
+
+    func testViewsAreBoundedByMaxViewsAndCounted() throws {
+        let config = TestApp.teamsConfig.replacingOccurrences(of: "\"lists\": {", with: "\"views\": {\"maxViews\": 2}, \"lists\": {")
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var ids: [String] = []
+        do {
+            let app = try TestApp(config: config, folder: folder, sqlite: true)
+            for _ in 0..<2 { ids.append(try app.createView()) }
+            XCTAssertEqual(try app.get("/v1/lists/people?view=\(ids[0])").status, 200, "view 0 is used after view 1")
+            ids.append(try app.createView())
+            XCTAssertEqual(try app.get("/v1/lists/people/views/\(ids[1])").slug, "view-not-found", "the least recently used went")
+            XCTAssertEqual(try app.get("/v1/lists/people/views/\(ids[0])").status, 200)
+            let metrics = try app.get("/metrics").text
+            XCTAssertEqual(metricValue(metrics, "sectional_views"), 2, metrics)
+            XCTAssertEqual(metricValue(metrics, "sectional_views_evicted_total"), 1, metrics)
+            app.server.stop()
+        }
+        let app = try TestApp(config: config, folder: folder, sqlite: true)
+        XCTAssertEqual(try app.metric("sectional_views"), 2, "the evicted view left the store too")
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(ids[1])").slug, "view-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(ids[2])").status, 200)
     }
 }

@@ -9,9 +9,9 @@ final class ViewRegistryTests: XCTestCase {
         let now = Mutex<Int64>(1_000)
         let store = MemoryStore()
         let registry = try ViewRegistry(store: store, ttlSeconds: 100, clock: { now.withLock { $0 } })
-        let used = try registry.create(list: "l", hidden: ["a", "a", "b"])
+        let used = try XCTUnwrap(try registry.create(list: "l", hidden: ["a", "a", "b"]))
         XCTAssertEqual(used.hidden, ["a", "b"], "keys are kept once")
-        let idle = try registry.create(list: "l", hidden: [])
+        let idle = try XCTUnwrap(try registry.create(list: "l", hidden: []))
         XCTAssertNotEqual(used.id, idle.id)
 
         now.withLock { $0 = 1_080 }
@@ -24,5 +24,64 @@ final class ViewRegistryTests: XCTestCase {
         XCTAssertEqual(try store.allViews().map(\.id), [used.id], "expiry reaches the store")
         try registry.flush()
         XCTAssertEqual(try store.allViews().first?.lastUsed, 1_150, "uses are flushed to the store")
+    }
+
+    func testAViewHidesAtMostMaxHiddenKeys() throws {
+        let registry = try ViewRegistry(store: MemoryStore(), ttlSeconds: 100)
+        let most = (0..<ViewRegistry.maxHiddenKeys).map { "k\($0)" }
+        XCTAssertNil(try registry.create(list: "l", hidden: most + ["one more"]))
+        XCTAssertEqual(registry.count, 0, "a refused view is not kept")
+        let full = try XCTUnwrap(try registry.create(list: "l", hidden: most + most), "repeats count once")
+        XCTAssertEqual(try registry.setHidden("one more", in: full.id, list: "l") { _ in true }, .tooManyHiddenKeys)
+        guard case .changed(let shown) = try registry.setHidden("k0", in: full.id, list: "l", change: { _ in false }) else {
+            return XCTFail("showing a section is always possible")
+        }
+        XCTAssertEqual(shown.hidden.count, ViewRegistry.maxHiddenKeys - 1)
+
+        let long = String(repeating: "x", count: 1_000)
+        let heavy = (0..<66).map { "\($0)" + long }
+        XCTAssertNil(try registry.create(list: "l", hidden: heavy), "66 keys of 1,001–1,002 bytes pass 64 KiB")
+        let light = try XCTUnwrap(try registry.create(list: "l", hidden: Array(heavy.dropLast(1))))
+        XCTAssertEqual(try registry.setHidden(heavy[65], in: light.id, list: "l") { _ in true }, .tooManyHiddenKeys)
+    }
+
+    func testTheLeastRecentlyUsedViewsAreEvictedFromMemoryAndStore() throws {
+        let store = MemoryStore()
+        let registry = try ViewRegistry(store: store, ttlSeconds: 1_000, maxViews: 3)
+        let views = try (0..<3).map { _ in try XCTUnwrap(try registry.create(list: "l", hidden: [])) }
+        XCTAssertNotNil(registry.use(views[0].id, list: "l"), "view 0 is now more recent than view 1")
+        let fourth = try XCTUnwrap(try registry.create(list: "l", hidden: []))
+        XCTAssertEqual(registry.count, 3)
+        XCTAssertEqual(registry.evictions, 1)
+        XCTAssertNil(registry.use(views[1].id, list: "l"), "the least recently used went")
+        XCTAssertEqual(Set(try store.allViews().map(\.id)), [views[0].id, views[2].id, fourth.id], "from the store too")
+
+        let reopened = try ViewRegistry(store: store, ttlSeconds: 1_000, maxViews: 2)
+        XCTAssertEqual(reopened.count, 2, "a lower limit applies at start-up")
+        XCTAssertEqual(try store.allViews().count, 2)
+    }
+
+    /// Concurrent changes of one view all land; a delete racing them stays a delete.
+    func testChangesToOneViewAreSerialised() throws {
+        let store = MemoryStore()
+        let registry = try ViewRegistry(store: store, ttlSeconds: 1_000)
+        for _ in 0..<20 {
+            let view = try XCTUnwrap(try registry.create(list: "l", hidden: []))
+            DispatchQueue.concurrentPerform(iterations: 8) { i in
+                _ = try? registry.setHidden("k\(i)", in: view.id, list: "l") { _ in true }
+            }
+            XCTAssertEqual(Set(registry.use(view.id, list: "l")?.hidden ?? []), Set((0..<8).map { "k\($0)" }))
+            let deleted = Mutex(false)
+            DispatchQueue.concurrentPerform(iterations: 8) { i in
+                if i == 4 {
+                    if (try? registry.delete(view.id, list: "l")) == true { deleted.withLock { $0 = true } }
+                } else {
+                    _ = try? registry.setHidden("k\(i)", in: view.id, list: "l") { !$0 }
+                }
+            }
+            XCTAssertTrue(deleted.withLock { $0 })
+            XCTAssertNil(registry.use(view.id, list: "l"))
+            XCTAssertFalse(try store.allViews().contains { $0.id == view.id }, "not written back to the store")
+        }
     }
 }

@@ -43,12 +43,20 @@ public struct HTTPError: Error, Sendable, Equatable {
         return ([first.prefix(1).uppercased() + first.dropFirst()] + words.dropFirst()).joined(separator: " ")
     }
 
+    /// Longest piece of a request quoted in a detail, in characters.
+    public static let echoLimit = 64
+
+    /// Client input as quoted in a detail: at most ``echoLimit`` characters, then "…".
+    public static func echo(_ input: some StringProtocol) -> String {
+        input.count <= echoLimit ? String(input) : String(input.prefix(echoLimit)) + "…"
+    }
+
     public static func notFound(_ path: String) -> HTTPError {
-        HTTPError(404, "not-found", detail: "No route matches \(path).")
+        HTTPError(404, "not-found", detail: "No route matches \(echo(path)).")
     }
 
     public static func methodNotAllowed(_ method: String, allowed: [String]) -> HTTPError {
-        HTTPError(405, "method-not-allowed", detail: "\(method) is not allowed here; use \(allowed.joined(separator: ", ")).",
+        HTTPError(405, "method-not-allowed", detail: "\(echo(method)) is not allowed here; use \(allowed.joined(separator: ", ")).",
                   headers: ["Allow": allowed.joined(separator: ", ")])
     }
 

@@ -67,6 +67,14 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func saveView(_ view: StoredView) throws(StoreError) { state.withLock { $0.views[view.id] = view } }
 
+    public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
+        state.withLock { state in
+            guard state.views[view.id] != nil else { return false }
+            state.views[view.id] = view
+            return true
+        }
+    }
+
     public func allViews() throws(StoreError) -> [StoredView] {
         state.withLock { $0.views.values.sorted { $0.id < $1.id } }
     }
@@ -81,12 +89,8 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
-    public func deleteViews(lastUsedBefore time: Int64) throws(StoreError) -> Int {
-        state.withLock { state in
-            let old = state.views.values.filter { $0.lastUsed < time }.map(\.id)
-            old.forEach { state.views.removeValue(forKey: $0) }
-            return old.count
-        }
+    public func deleteViews(ids: [String]) throws(StoreError) -> Int {
+        state.withLock { state in ids.reduce(0) { $0 + (state.views.removeValue(forKey: $1) != nil ? 1 : 0) } }
     }
 
     public func close() {}

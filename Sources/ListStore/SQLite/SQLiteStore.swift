@@ -163,6 +163,14 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
     }
 
+    public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.statement("UPDATE views SET list = ?, hidden = ?, last_used = ? WHERE id = ?")
+                .bind(.text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed), .text(view.id)).run()
+            return connection.changes > 0
+        }
+    }
+
     public func allViews() throws(StoreError) -> [StoredView] {
         try reader.withLock { connection throws(StoreError) in
             let statement = try connection.statement("SELECT id, list, hidden, last_used FROM views ORDER BY id")
@@ -194,10 +202,17 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
     }
 
-    public func deleteViews(lastUsedBefore time: Int64) throws(StoreError) -> Int {
-        try writer.withLock { connection throws(StoreError) in
-            try connection.statement("DELETE FROM views WHERE last_used < ?").bind(.int(time)).run()
-            return connection.changes
+    public func deleteViews(ids: [String]) throws(StoreError) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        return try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> Int in
+                var deleted = 0
+                for id in ids {
+                    try connection.statement("DELETE FROM views WHERE id = ?").bind(.text(id)).run()
+                    deleted += connection.changes
+                }
+                return deleted
+            }
         }
     }
 

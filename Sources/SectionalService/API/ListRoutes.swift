@@ -55,7 +55,7 @@ struct ListRoutes {
         get(&router, "/v1/lists/{list}/sections/{index}/rows") { request, t in
             let index = try request.integer("index", what: "The section index")
             let start = try request.queryInteger("start", default: 0)
-            let count = min(try request.queryInteger("count", default: PageSize.defaultSize), PageSize.maximum)
+            let count = try request.queryCount("count")
             guard let range = t.snapshot.sectionRange(index, start: start, count: count, view: t.view) else {
                 throw Problem.sectionNotFound(index, count: t.snapshot.sectionCount)
             }

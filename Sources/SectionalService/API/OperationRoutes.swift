@@ -16,12 +16,16 @@ struct OperationRoutes {
     static func registerMetrics(on router: inout Router, metrics: Metrics, context: ServiceContext,
                                 connections: @escaping @Sendable () -> ConnectionStatistics) {
         router.get("/metrics") { _ in
-            let lists = context.lists.allLists().map { (name: $0.name, rows: $0.snapshot.totalRowCount, version: $0.version) }
+            let states = context.lists.allLists()
+            let lists = states.map { (name: $0.name, rows: $0.snapshot.totalRowCount, version: $0.version) }
+            let cached = states.map(\.answers.usage).reduce((entries: 0, bytes: 0)) { ($0.entries + $1.entries, $0.bytes + $1.bytes) }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return Response(status: 200, headers: headers,
                             body: Array(metrics.render(lists: lists, connections: connections(),
-                                                       streams: (open: context.events.count, refused: context.events.refused)).utf8))
+                                                       streams: (open: context.events.count, refused: context.events.refused),
+                                                       views: (count: context.views.count, evicted: context.views.evictions),
+                                                       answerCache: cached).utf8))
         }
     }
 }

@@ -57,7 +57,7 @@ struct RecordRoutes {
         let place = position.map { " (\($0))" } ?? ""
         if let given = body["id"] {
             guard given.stringValue == id else {
-                throw Problem.invalidRequest("The record's \"id\" must be the string '\(id)'\(place).")
+                throw Problem.invalidRequest("The record's \"id\" must be the string '\(Problem.echo(id))'\(place).")
             }
             return body
         }
@@ -81,7 +81,7 @@ struct RecordRoutes {
         var after: String?
         if let token = request.query("pageToken") {
             guard let id = RecordPageToken.decode(token, collection: collection) else {
-                throw Problem.invalidPageToken("The pageToken is not one this server wrote for collection '\(collection)'.")
+                throw Problem.invalidPageToken("The pageToken is not one this server wrote for collection '\(Problem.echo(collection))'.")
             }
             after = id
         }
@@ -106,7 +106,7 @@ struct RecordRoutes {
         let collection = try request.name("c", kind: "collection")
         guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
         for member in body where member.key != "upsert" && member.key != "delete" {
-            throw Problem.invalidRequest("Unknown member '\(member.key)'; a batch is {\"upsert\": [records], \"delete\": [ids]}.")
+            throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a batch is {\"upsert\": [records], \"delete\": [ids]}.")
         }
         let upserts = body["upsert"].map { $0.arrayValue } ?? []
         let deletes = body["delete"].map { $0.arrayValue } ?? []
@@ -130,7 +130,11 @@ struct RecordRoutes {
             guard Names.isValid(id) else { throw Problem.invalidName("record", id) }
             writes.append(.delete(collection: collection, id: id))
         }
-        let upserted = upserts.count
+        // Distinct ids: the same id twice in `upsert` is one record, written by the last of them.
+        let upserted = Set(writes.compactMap { write -> String? in
+            if case .upsert(_, let record, _) = write { return record["id"]?.stringValue }
+            return nil
+        }).count
         let committed = writes
         return context.write(committed) { result in
             let deleted = zip(committed, result.existed).filter { write, existed in

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 import ListModel
 
@@ -14,7 +15,7 @@ extension Request {
     func integer(_ parameter: String, what: String) throws(HTTPError) -> Int {
         let text = self.parameter(parameter)
         guard let value = Int(text), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 || $0 == 0x2D }) else {
-            throw Problem.invalidRequest("\(what) must be a whole number, not '\(text)'.")
+            throw Problem.invalidRequest("\(what) must be a whole number, not '\(Problem.echo(text))'.")
         }
         return value
     }
@@ -23,7 +24,7 @@ extension Request {
     func queryInteger(_ name: String, default fallback: Int) throws(HTTPError) -> Int {
         guard let text = query(name) else { return fallback }
         guard let value = Int(text), value >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-            throw Problem.invalidRequest("\(name) must be a whole number from 0, not '\(text)'.")
+            throw Problem.invalidRequest("\(name) must be a whole number from 0, not '\(Problem.echo(text))'.")
         }
         return value
     }
@@ -36,12 +37,30 @@ extension Request {
         return value
     }
 
-    /// The body as a JSON value, after the content-type check (`415`, `400 invalid-json`).
+    /// A row count in a query parameter, by the `pageSize` rules: absent or 0 → 50, above 500
+    /// (however many digits) → 500; anything but digits → `400 invalid-request`.
+    func queryCount(_ name: String) throws(HTTPError) -> Int {
+        do {
+            return try PageSize.parse(query(name))
+        } catch {
+            throw Problem.invalidRequest("\(name) must be a whole number from 0 (0 means \(PageSize.defaultSize), above \(PageSize.maximum) means \(PageSize.maximum)), not '\(Problem.echo(error.text))'.")
+        }
+    }
+
+    /// The body as a JSON value, after the content-type check: `application/json`, UTF-8
+    /// (`415` otherwise), then `400 invalid-json`.
     func jsonBody(optional: Bool = false) throws(HTTPError) -> JSONValue? {
         if optional && body.isEmpty { return nil }
-        guard let type = headers["Content-Type"],
-              type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
+        guard let type = headers["Content-Type"] else { throw Problem.unsupportedMediaType() }
+        let parts = type.split(separator: ";", omittingEmptySubsequences: false)
+        guard parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
             throw Problem.unsupportedMediaType()
+        }
+        for parameter in parts.dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            let charset = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard charset.lowercased() == "utf-8" else { throw Problem.unsupportedCharset(charset) }
         }
         do {
             return try JSONParser.parse(body)

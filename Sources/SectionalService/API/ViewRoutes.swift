@@ -14,7 +14,7 @@ struct ViewRoutes {
             var hidden = Array(state.definition.defaultHidden).sorted()
             if let body = try request.jsonObjectBody(optional: true) {
                 for member in body where member.key != "hidden" {
-                    throw Problem.invalidRequest("Unknown member '\(member.key)'; a view body is {\"hidden\": [section keys]}.")
+                    throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a view body is {\"hidden\": [section keys]}.")
                 }
                 if let value = body["hidden"] {
                     guard let keys = value.arrayValue, keys.allSatisfy({ $0.stringValue != nil }) else {
@@ -23,7 +23,9 @@ struct ViewRoutes {
                     hidden = keys.compactMap(\.stringValue)
                 }
             }
-            let view = try context.storing { () throws(StoreError) in try views.create(list: state.name, hidden: hidden) }
+            guard let view = try context.storing({ () throws(StoreError) in try views.create(list: state.name, hidden: hidden) }) else {
+                throw Problem.tooManyHiddenKeys()
+            }
             var response = viewAnswer(view, status: 201)
             response.headers.add("Location", "/v1/lists/\(state.name)/views/\(view.id)")
             return response
@@ -64,15 +66,19 @@ struct ViewRoutes {
         let state = try list(request)
         let id = request.parameter("view")
         let index = try request.integer("index", what: "The section index")
-        guard let current = views.use(id, list: state.name) else { throw Problem.viewNotFound(id) }
+        guard views.use(id, list: state.name) != nil else { throw Problem.viewNotFound(id) }
         guard let section = state.snapshot.section(at: index) else {
             throw Problem.sectionNotFound(index, count: state.snapshot.sectionCount)
         }
-        let hidden = change(current.hidden.contains(section.key))
-        let view = try context.storing { () throws(StoreError) in
-            try views.setHidden(section.key, hidden: hidden, in: id, list: state.name)
+        let outcome = try context.storing { () throws(StoreError) in
+            try views.setHidden(section.key, in: id, list: state.name, change: change)
         }
-        guard let view else { throw Problem.viewNotFound(id) }
+        let view: ViewRegistry.View
+        switch outcome {
+        case .changed(let changed): view = changed
+        case .notFound: throw Problem.viewNotFound(id)
+        case .tooManyHiddenKeys: throw Problem.tooManyHiddenKeys()
+        }
         return jsonAnswer { w in
             w.beginObject()
             w.key("list"); w.string(state.name)

@@ -29,9 +29,19 @@ public final class SectionalServer: @unchecked Sendable {
     private let crossOrigin: CrossOrigin
     private let auth: BearerAuth
 
-    public init(configuration: Configuration, log: Log) {
+    /// Seconds since 1970, for view expiry.
+    private let clock: @Sendable () -> Int64
+    /// How often idle views are swept, in seconds.
+    private let sweepSeconds: Double
+
+    /// A server for `configuration`. `clock` and `sweepSeconds` (view expiry's time and sweep
+    /// period) are for tests that move time.
+    public init(configuration: Configuration, log: Log,
+                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }, sweepSeconds: Double = 60) {
         self.configuration = configuration
         self.log = log
+        self.clock = clock
+        self.sweepSeconds = sweepSeconds
         self.crossOrigin = CrossOrigin(origins: configuration.corsOrigins)
         self.auth = BearerAuth(token: configuration.apiToken)
     }
@@ -145,7 +155,8 @@ public final class SectionalServer: @unchecked Sendable {
         }
         // Loading parsed every record; the snapshots keep only rows. Give the freed memory back.
         _ = releaseFreedMemory(0)
-        let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds)
+        let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds,
+                                     maxViews: configuration.maxViews, clock: clock)
         try views.expire()
         let context = ServiceContext(lists: lists, views: views, log: log, auth: auth,
                                      events: events)
@@ -176,10 +187,10 @@ public final class SectionalServer: @unchecked Sendable {
         log.info("ready", ["seconds": .number((Date().timeIntervalSince(started) * 1000).rounded() / 1000)])
     }
 
-    /// Every minute: write view uses and expire idle views.
+    /// Every minute (``sweepSeconds``): write view uses and expire idle views.
     private func startSweeper(_ views: ViewRegistry) {
         let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        timer.schedule(deadline: .now() + 60, repeating: 60)
+        timer.schedule(deadline: .now() + sweepSeconds, repeating: sweepSeconds)
         timer.setEventHandler { [log] in
             do {
                 let expired = try views.expire()

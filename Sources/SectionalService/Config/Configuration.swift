@@ -23,6 +23,8 @@ public struct Configuration: Sendable {
     /// When set, record writes need `Authorization: Bearer <token>`.
     public var apiToken: String?
     public var viewTTLSeconds = 2_592_000
+    /// Most views kept; past it the least recently used are evicted.
+    public var maxViews = 1_000_000
     /// Collection name → seed file (absolute path), loaded into empty collections at start-up.
     public var seeds: [(collection: String, path: String)] = []
     /// The validated list definitions, in the config file's order.
@@ -103,6 +105,7 @@ extension Configuration {
 
         var views = root.object("views")
         if let ttl = views.int("ttlSeconds", in: 60...(10 * 365 * 86_400)) { configuration.viewTTLSeconds = ttl }
+        if let limit = views.int("maxViews", in: 1...100_000_000) { configuration.maxViews = limit }
         issues += views.finish()
 
         var seed = root.object("seed")

@@ -63,9 +63,11 @@ public final class Metrics: Sendable {
     }
 
     /// The exposition text. `lists` gives each list's name, rows and version; `connections` the
-    /// server's connection counts; `streams` the open event streams and those refused.
+    /// server's connection counts; `streams` the open event streams and those refused; `views`
+    /// the views held and evicted; `answerCache` the current snapshots' cached answers.
     func render(lists: [(name: String, rows: Int, version: Int64)], connections: ConnectionStatistics,
-                streams: (open: Int, refused: UInt64)) -> String {
+                streams: (open: Int, refused: UInt64), views: (count: Int, evicted: UInt64),
+                answerCache: (entries: Int, bytes: Int)) -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
         out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
@@ -99,6 +101,14 @@ public final class Metrics: Sendable {
         out += "# HELP sectional_event_streams_refused_total Event streams refused because maxEventStreams were open.\n"
         out += "# TYPE sectional_event_streams_refused_total counter\n"
         out += "sectional_event_streams_refused_total \(streams.refused)\n"
+        out += "# HELP sectional_views Views held (in memory and in the store).\n# TYPE sectional_views gauge\n"
+        out += "sectional_views \(views.count)\n"
+        out += "# HELP sectional_views_evicted_total Least recently used views evicted to stay within views.maxViews.\n"
+        out += "# TYPE sectional_views_evicted_total counter\nsectional_views_evicted_total \(views.evicted)\n"
+        out += "# HELP sectional_answer_cache_entries Rendered answers cached for the lists' current versions.\n"
+        out += "# TYPE sectional_answer_cache_entries gauge\nsectional_answer_cache_entries \(answerCache.entries)\n"
+        out += "# HELP sectional_answer_cache_bytes Bytes those cached answers count for.\n"
+        out += "# TYPE sectional_answer_cache_bytes gauge\nsectional_answer_cache_bytes \(answerCache.bytes)\n"
         return out
     }
 

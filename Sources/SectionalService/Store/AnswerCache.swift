@@ -1,27 +1,47 @@
 import Synchronization
 
 /// Rendered answers of one immutable list snapshot, so a hot page or outline is written once
-/// per version instead of once per request. Bounded: when full it starts over, which costs at
-/// most one re-render per entry.
+/// per version instead of once per request. Bounded by bytes (``budget`` per snapshot, keys and
+/// bodies counted): when the next answer does not fit it starts over, which costs at most one
+/// re-render per entry; an answer larger than the whole budget is served but not kept.
 final class AnswerCache: Sendable {
-    static let capacity = 64
+    /// Bytes one snapshot's cache may hold: 8 MiB.
+    static let budget = 8 << 20
 
     /// A rendered answer: its body and, for pages, the next page token.
     struct Answer: Sendable {
         let body: [UInt8]
         var nextPageToken: String? = nil
+
+        /// What keeping it costs, with its key.
+        func cost(key: String) -> Int { body.count + key.utf8.count + (nextPageToken?.utf8.count ?? 0) + 64 }
     }
 
-    private let answers = Mutex<[String: Answer]>([:])
+    private struct State {
+        var answers: [String: Answer] = [:]
+        var bytes = 0
+    }
 
-    /// The cached answer for `key`, or `render()`'s, remembered.
+    private let state = Mutex(State())
+
+    /// The cached answer for `key`, or `render()`'s, remembered when it fits the budget.
     func answer<Failure: Error>(for key: String, render: () throws(Failure) -> Answer) throws(Failure) -> Answer {
-        if let hit = answers.withLock({ $0[key] }) { return hit }
+        if let hit = state.withLock({ $0.answers[key] }) { return hit }
         let answer = try render()
-        answers.withLock { answers in
-            if answers.count >= Self.capacity { answers.removeAll(keepingCapacity: true) }
-            answers[key] = answer
+        let cost = answer.cost(key: key)
+        guard cost <= Self.budget else { return answer }
+        state.withLock { state in
+            if let old = state.answers[key] { state.bytes -= old.cost(key: key) }
+            if state.bytes + cost > Self.budget {
+                state.answers.removeAll(keepingCapacity: true)
+                state.bytes = 0
+            }
+            state.answers[key] = answer
+            state.bytes += cost
         }
         return answer
     }
+
+    /// Answers held and the bytes they count for.
+    var usage: (entries: Int, bytes: Int) { state.withLock { ($0.answers.count, $0.bytes) } }
 }

@@ -5,11 +5,22 @@ import Synchronization
 
 /// Clients' per-list views (which sections they hide), kept in memory and persisted in the
 /// store so they survive restarts. A view lives as long as it is used: each use moves its
-/// last-used time, and views idle for longer than the TTL are deleted by ``expire(now:)``.
+/// last-used time, and views idle for longer than the TTL are deleted by ``expire()``.
 ///
 /// Uses are recorded in memory and written to the store in batches (``flush()``), so a read
-/// never waits for a disk write; only creating, changing and deleting a view do.
+/// never waits for a disk write; only creating, changing and deleting a view do. Changes are
+/// serialised from reading the view to storing it, so concurrent changes never lose one another
+/// and a deleted view is never written back.
+///
+/// Bounded: a view hides at most ``maxHiddenKeys`` keys (``maxHiddenBytes`` in all), and at
+/// most `maxViews` views are kept; past that the least recently used are evicted (from memory
+/// and from the store).
 public final class ViewRegistry: Sendable {
+    /// Most section keys one view may hide.
+    public static let maxHiddenKeys = 1_024
+    /// Most bytes (UTF-8) those keys may take in all.
+    public static let maxHiddenBytes = 65_536
+
     public struct View: Sendable, Equatable {
         public let id: String
         public let list: String
@@ -18,77 +29,138 @@ public final class ViewRegistry: Sendable {
         public var state: ViewState { ViewState(hidden: Set(hidden)) }
     }
 
+    /// What a change of one section's hidden state did.
+    public enum Change: Sendable, Equatable {
+        case changed(View)
+        /// No such view of this list (never was, deleted, or expired).
+        case notFound
+        /// Hiding one more key would pass ``maxHiddenKeys`` or ``maxHiddenBytes``; nothing changed.
+        case tooManyHiddenKeys
+    }
+
     private struct Entry {
         var view: View
+        /// Seconds since 1970, for expiry.
         var lastUsed: Int64
+        /// Order of last use (finer than seconds), for eviction.
+        var tick: UInt64
         var dirty: Bool
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var tick: UInt64 = 0
+        var evicted: UInt64 = 0
+
+        mutating func nextTick() -> UInt64 {
+            tick += 1
+            return tick
+        }
     }
 
     private let store: RecordStore
     private let ttlSeconds: Int64
+    private let maxViews: Int
     private let clock: @Sendable () -> Int64
-    private let entries: Mutex<[String: Entry]>
+    private let state: Mutex<State>
+    /// Held by every change (create, hide/show, delete, expiry) from reading to storing.
+    private let changes = Mutex<Void>(())
 
-    /// Loads the stored views. `clock` gives seconds since 1970 (injected so tests can move time).
-    public init(store: RecordStore, ttlSeconds: Int, clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) })
-        throws(StoreError) {
+    /// Loads the stored views (evicting the least recently used past `maxViews`). `clock` gives
+    /// seconds since 1970 (injected so tests can move time).
+    public init(store: RecordStore, ttlSeconds: Int, maxViews: Int = 1_000_000,
+                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws(StoreError) {
         self.store = store
         self.ttlSeconds = Int64(ttlSeconds)
+        self.maxViews = max(1, maxViews)
         self.clock = clock
-        var loaded: [String: Entry] = [:]
-        for stored in try store.allViews() {
-            loaded[stored.id] = Entry(view: View(id: stored.id, list: stored.list, hidden: stored.hidden),
-                                      lastUsed: stored.lastUsed, dirty: false)
+        var loaded = State()
+        for stored in try store.allViews().sorted(by: { ($0.lastUsed, $0.id) < ($1.lastUsed, $1.id) }) {
+            loaded.entries[stored.id] = Entry(view: View(id: stored.id, list: stored.list, hidden: stored.hidden),
+                                              lastUsed: stored.lastUsed, tick: loaded.nextTick(), dirty: false)
         }
-        entries = Mutex(loaded)
+        let victims = Self.evict(&loaded, toFit: self.maxViews)
+        state = Mutex(loaded)
+        _ = try store.deleteViews(ids: victims)
     }
 
-    /// Creates a view of `list` hiding `hidden`, persisted before this returns.
-    public func create(list: String, hidden: [String]) throws(StoreError) -> View {
-        let view = View(id: Self.newID(), list: list, hidden: Self.unique(hidden))
-        let now = clock()
-        try store.saveView(StoredView(id: view.id, list: list, hidden: view.hidden, lastUsed: now))
-        entries.withLock { $0[view.id] = Entry(view: view, lastUsed: now, dirty: false) }
-        return view
+    /// Views held now.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// Views evicted to stay within `maxViews` since start.
+    public var evictions: UInt64 { state.withLock { $0.evicted } }
+
+    /// Creates a view of `list` hiding `hidden` (repeats dropped), persisted before this returns;
+    /// nil when that is more than ``maxHiddenKeys`` keys or ``maxHiddenBytes``. Evicts the least
+    /// recently used views when the registry is full.
+    public func create(list: String, hidden: [String]) throws(StoreError) -> View? {
+        let keys = Self.unique(hidden)
+        guard Self.fits(keys) else { return nil }
+        let view = View(id: Self.newID(), list: list, hidden: keys)
+        return try changes.withLock { _ throws(StoreError) -> View in
+            let now = clock()
+            try store.saveView(StoredView(id: view.id, list: list, hidden: view.hidden, lastUsed: now))
+            let victims = state.withLock { state -> [String] in
+                state.entries[view.id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
+                return Self.evict(&state, toFit: maxViews)
+            }
+            _ = try store.deleteViews(ids: victims)
+            return view
+        }
     }
 
     /// The view with this id if it belongs to `list` and has not expired; records the use.
     public func use(_ id: String, list: String) -> View? {
         let now = clock()
-        return entries.withLock { entries -> View? in
-            guard var entry = entries[id], entry.view.list == list, entry.lastUsed + ttlSeconds >= now else { return nil }
+        return state.withLock { state -> View? in
+            guard var entry = state.entries[id], entry.view.list == list, entry.lastUsed + ttlSeconds >= now else { return nil }
             entry.lastUsed = now
+            entry.tick = state.nextTick()
             entry.dirty = true
-            entries[id] = entry
+            state.entries[id] = entry
             return entry.view
         }
     }
 
-    /// Hides or shows one section key in a view; persisted before this returns.
-    public func setHidden(_ key: String, hidden: Bool, in id: String, list: String) throws(StoreError) -> View? {
-        guard var view = use(id, list: list) else { return nil }
-        view.hidden.removeAll { $0 == key }
-        if hidden { view.hidden.append(key) }
-        let now = clock()
-        try store.saveView(StoredView(id: id, list: list, hidden: view.hidden, lastUsed: now))
-        entries.withLock { $0[id] = Entry(view: view, lastUsed: now, dirty: false) }
-        return view
+    /// Hides or shows section `key` of a view: `change` maps "hidden now" to "hidden next".
+    /// Read, change and store happen under one lock; persisted before this returns.
+    public func setHidden(_ key: String, in id: String, list: String, change: (Bool) -> Bool) throws(StoreError) -> Change {
+        try changes.withLock { _ throws(StoreError) -> Change in
+            guard var view = use(id, list: list) else { return .notFound }
+            let hide = change(view.hidden.contains(key))
+            view.hidden.removeAll { $0 == key }
+            if hide { view.hidden.append(key) }
+            guard !hide || Self.fits(view.hidden) else { return .tooManyHiddenKeys }
+            let now = clock()
+            guard try store.updateView(StoredView(id: id, list: list, hidden: view.hidden, lastUsed: now)) else {
+                state.withLock { _ = $0.entries.removeValue(forKey: id) }
+                return .notFound
+            }
+            state.withLock { state in
+                state.entries[id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
+            }
+            return .changed(view)
+        }
     }
 
     /// Deletes a view; false when there was none for this list.
     public func delete(_ id: String, list: String) throws(StoreError) -> Bool {
-        guard use(id, list: list) != nil else { return false }
-        entries.withLock { _ = $0.removeValue(forKey: id) }
-        return try store.deleteView(id: id)
+        try changes.withLock { _ throws(StoreError) -> Bool in
+            guard use(id, list: list) != nil else { return false }
+            state.withLock { _ = $0.entries.removeValue(forKey: id) }
+            _ = try store.deleteView(id: id)
+            return true
+        }
     }
 
-    /// Writes the last-used times of views used since the last flush.
+    /// Writes the last-used times of views used since the last flush (an update of views that
+    /// still exist: never a re-insert).
     public func flush() throws(StoreError) {
-        let used = entries.withLock { entries -> [(String, Int64)] in
+        let used = state.withLock { state -> [(String, Int64)] in
             var used: [(String, Int64)] = []
-            for (id, entry) in entries where entry.dirty {
+            for (id, entry) in state.entries where entry.dirty {
                 used.append((id, entry.lastUsed))
-                entries[id]?.dirty = false
+                state.entries[id]?.dirty = false
             }
             return used
         }
@@ -99,23 +171,43 @@ public final class ViewRegistry: Sendable {
     /// Deletes views idle for longer than the TTL; returns how many.
     @discardableResult
     public func expire() throws(StoreError) -> Int {
-        try flush()
-        let cutoff = clock() - ttlSeconds
-        let removed = entries.withLock { entries -> Int in
-            let old = entries.filter { $0.value.lastUsed < cutoff }.map(\.key)
-            old.forEach { entries.removeValue(forKey: $0) }
+        try changes.withLock { _ throws(StoreError) -> Int in
+            try flush()
+            let cutoff = clock() - ttlSeconds
+            let old = state.withLock { state -> [String] in
+                let old = state.entries.filter { $0.value.lastUsed < cutoff }.map(\.key)
+                old.forEach { state.entries.removeValue(forKey: $0) }
+                return old
+            }
+            _ = try store.deleteViews(ids: old)
             return old.count
         }
-        _ = try store.deleteViews(lastUsedBefore: cutoff)
-        return removed
     }
 
-    /// 128 random bits (≥ 122 as SPEC §4 asks), base64url without padding: 22 characters.
+    /// Removes the least recently used entries until `limit` fit, plus 1% of `limit` more so a
+    /// full registry sorts its views once per hundredth of its size, not once per create.
+    /// Returns the removed ids (for the store).
+    private static func evict(_ state: inout State, toFit limit: Int) -> [String] {
+        guard state.entries.count > limit else { return [] }
+        let excess = state.entries.count - limit + limit / 100
+        let victims = state.entries.map { (id: $0.key, tick: $0.value.tick) }.sorted { $0.tick < $1.tick }
+            .prefix(excess).map(\.id)
+        victims.forEach { state.entries.removeValue(forKey: $0) }
+        state.evicted += UInt64(victims.count)
+        return victims
+    }
+
+    /// 128 random bits (at least 122 are asked for), base64url without padding: 22 characters.
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
         for _ in 0..<2 { withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) } }
         return Base64URL.encode(bytes)
+    }
+
+    /// Whether a view may hide these keys.
+    private static func fits(_ keys: [String]) -> Bool {
+        keys.count <= maxHiddenKeys && keys.reduce(0) { $0 + $1.utf8.count } <= maxHiddenBytes
     }
 
     private static func unique(_ keys: [String]) -> [String] {

@@ -3,35 +3,45 @@ import HTTPServer
 /// The problem answers of SPEC §7, one constructor per slug, so every handler says the same thing
 /// the same way.
 enum Problem {
+    /// Client input as quoted in a detail: at most 64 characters, then "…".
+    static func echo(_ input: some StringProtocol) -> String { HTTPError.echo(input) }
+
     static func invalidRequest(_ detail: String) -> HTTPError { HTTPError(400, "invalid-request", detail: detail) }
     static func invalidJSON(_ detail: String) -> HTTPError { HTTPError(400, "invalid-json", title: "Invalid JSON", detail: detail) }
     static func invalidName(_ what: String, _ name: String) -> HTTPError {
-        HTTPError(400, "invalid-name", detail: "'\(name)' is not a valid \(what) name: use 1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit.")
+        HTTPError(400, "invalid-name", detail: "'\(echo(name))' is not a valid \(what) name: use 1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit.")
     }
     static func unsupportedMediaType() -> HTTPError {
         HTTPError(415, "unsupported-media-type", detail: "Send the body as Content-Type: application/json.")
+    }
+    static func unsupportedCharset(_ charset: String) -> HTTPError {
+        HTTPError(415, "unsupported-media-type",
+                  detail: "Bodies are UTF-8: send charset=utf-8 or no charset, not '\(echo(charset))'.")
+    }
+    static func tooManyHiddenKeys() -> HTTPError {
+        invalidRequest("A view hides at most \(ViewRegistry.maxHiddenKeys) section keys, \(ViewRegistry.maxHiddenBytes / 1024) KiB of them in all.")
     }
     static func unauthorized() -> HTTPError {
         HTTPError(401, "unauthorized", detail: "This write needs Authorization: Bearer <token>.",
                   headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
     }
-    static func listNotFound(_ list: String) -> HTTPError { HTTPError(404, "list-not-found", detail: "There is no list named '\(list)'.") }
+    static func listNotFound(_ list: String) -> HTTPError { HTTPError(404, "list-not-found", detail: "There is no list named '\(echo(list))'.") }
     static func recordNotFound(_ collection: String, _ id: String) -> HTTPError {
-        HTTPError(404, "record-not-found", detail: "There is no record '\(id)' in collection '\(collection)'.")
+        HTTPError(404, "record-not-found", detail: "There is no record '\(echo(id))' in collection '\(echo(collection))'.")
     }
     static func viewNotFound(_ view: String) -> HTTPError {
-        HTTPError(404, "view-not-found", detail: "There is no view '\(view)' of this list (views expire when unused).")
+        HTTPError(404, "view-not-found", detail: "There is no view '\(echo(view))' of this list (views expire when unused).")
     }
     static func sectionNotFound(_ index: Int, count: Int) -> HTTPError {
         HTTPError(404, "section-not-found", detail: "Section \(index) does not exist; the list has \(count) sections.")
     }
     static func tagNotFound(_ tag: Int) -> HTTPError { HTTPError(404, "tag-not-found", detail: "No row holds tag \(tag).") }
-    static func rowNotFound(_ id: String) -> HTTPError { HTTPError(404, "row-not-found", detail: "No row has id '\(id)'.") }
+    static func rowNotFound(_ id: String) -> HTTPError { HTTPError(404, "row-not-found", detail: "No row has id '\(echo(id))'.") }
     static func indexPathNotFound(_ sectionType: String, _ rowType: String) -> HTTPError {
-        HTTPError(404, "index-path-not-found", detail: "No row of type '\(rowType)' in a section of type '\(sectionType)'.")
+        HTTPError(404, "index-path-not-found", detail: "No row of type '\(echo(rowType))' in a section of type '\(echo(sectionType))'.")
     }
     static func invalidPageSize(_ text: String) -> HTTPError {
-        HTTPError(400, "invalid-page-size", detail: "pageSize must be a whole number from 0 to 500 (0 means the default, 50); got '\(text)'.")
+        HTTPError(400, "invalid-page-size", detail: "pageSize must be a whole number from 0 to 500 (0 means the default, 50); got '\(echo(text))'.")
     }
     static func invalidPageToken(_ detail: String) -> HTTPError { HTTPError(400, "invalid-page-token", detail: detail) }
     static func invalidVersion(_ detail: String) -> HTTPError { HTTPError(400, "invalid-version", detail: detail) }

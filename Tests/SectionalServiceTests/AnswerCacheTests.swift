@@ -1,0 +1,49 @@
+@testable import SectionalService
+import TestSupport
+import XCTest
+
+final class AnswerCacheTests: XCTestCase {
+    /// Renders an answer of `size` bytes, counting renders.
+    private func answer(_ cache: AnswerCache, _ key: String, size: Int, renders: Counter) -> AnswerCache.Answer {
+        cache.answer(for: key) { () -> AnswerCache.Answer in
+            renders.increment()
+            return AnswerCache.Answer(body: [UInt8](repeating: 0x20, count: size))
+        }
+    }
+
+    func testTheCacheIsBoundedByBytesNotCount() {
+        let cache = AnswerCache()
+        let renders = Counter()
+        let page = 1 << 20
+        for i in 0..<20 { _ = answer(cache, "page\(i)", size: page, renders: renders) }
+        XCTAssertEqual(renders.value, 20)
+        XCTAssertLessThanOrEqual(cache.usage.bytes, AnswerCache.budget, "20 pages of 1 MiB do not all stay")
+        XCTAssertLessThan(cache.usage.entries, 20)
+        _ = answer(cache, "page19", size: page, renders: renders)
+        XCTAssertEqual(renders.value, 20, "the latest answer is still cached")
+        _ = answer(cache, "page0", size: page, renders: renders)
+        XCTAssertEqual(renders.value, 21, "an old one was dropped and is rendered again")
+    }
+
+    func testAnAnswerLargerThanTheBudgetIsServedButNotKept() {
+        let cache = AnswerCache()
+        let renders = Counter()
+        _ = answer(cache, "small", size: 100, renders: renders)
+        let huge = answer(cache, "huge", size: AnswerCache.budget + 1, renders: renders)
+        XCTAssertEqual(huge.body.count, AnswerCache.budget + 1)
+        _ = answer(cache, "huge", size: AnswerCache.budget + 1, renders: renders)
+        XCTAssertEqual(renders.value, 3, "rendered each time")
+        XCTAssertEqual(cache.usage.entries, 1, "and the small answer was not pushed out for it")
+        _ = answer(cache, "small", size: 100, renders: renders)
+        XCTAssertEqual(renders.value, 3)
+    }
+
+    func testCachedAnswersAreCountedInMetrics() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=1").status, 200)
+        let metrics = try app.get("/metrics").text
+        XCTAssertEqual(metricValue(metrics, "sectional_answer_cache_entries"), 1, metrics)
+        XCTAssertGreaterThan(metricValue(metrics, "sectional_answer_cache_bytes") ?? 0, 100, metrics)
+    }
+}
