@@ -1,7 +1,8 @@
 """Browser test of the preview page (GET /) against a live demo server.
 
-Run it with scripts/browser-test.sh, which starts `sectional serve --memory` (the demo config and its
-1,200 seeded people) and sets SECTIONAL_BASE_URL. Headless Chromium + chromedriver from Debian.
+Run it with scripts/browser-test.sh, which starts `sectional serve --memory` (the demo config, with
+its 1,200 seeded people and the cross-origin test's origin in server.corsOrigins) and sets
+SECTIONAL_BASE_URL. Headless Chromium + chromedriver from Debian.
 The tests share one browser (conftest.py) and run in file order; each opens the page afresh.
 """
 import json
@@ -17,7 +18,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-BASE = os.environ.get("SECTIONAL_BASE_URL", "http://127.0.0.1:18350").rstrip("/")
+BASE = os.environ["SECTIONAL_BASE_URL"].rstrip("/")  # set by scripts/browser-test.sh
 ARTIFACTS = os.environ.get("SECTIONAL_ARTIFACTS", os.path.join(os.path.dirname(__file__), "..", "..", "artifacts"))
 TOKEN = os.environ.get("SECTIONAL_API_TOKEN")
 LIST = "contacts"
