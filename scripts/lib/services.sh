@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # (the variables set here are read by the sourcing script)
 # Sourced (not run) by the scripts that start services for a check: a `sectional` server on a
 # port the kernel picks, and helpers such as a static web server. Whatever was started is stopped
 # on every exit path (normal end, failure under `set -e`, Ctrl-C, SIGTERM).
