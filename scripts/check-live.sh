@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Checks of the live server from outside, with PyPI tools: the OpenAPI document validates,
-# schemathesis finds no answer that breaks it, and /metrics parses as Prometheus text.
+# schemathesis finds no answer that breaks it, /metrics parses as Prometheus text, and the server
+# stops cleanly (exit 0) on SIGTERM.
 # Usage: scripts/check-live.sh   (after `swift build`)
+# Artifacts (kept, pass or fail): artifacts/check-live-server.log, artifacts/metrics.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
-port=18340
-folder=$(mktemp -d)
+source scripts/lib/services.sh
+scripts/ensure-venv.sh
+mkdir -p artifacts
+log=artifacts/check-live-server.log
+trap 'status=$?; stop_started; [ $status -eq 0 ] || echo "check-live failed; the server log: $log" >&2' EXIT
+
 scripts/validate-openapi.sh
-"$root/.venv/bin/pip" install -q prometheus-client==0.21.1
-.build/debug/sectional serve --port $port --memory 2>"$folder/server.log" &
-pid=$!
-trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$folder"' EXIT
-scripts/schemathesis.sh "http://127.0.0.1:$port"
-curl -sf "http://127.0.0.1:$port/metrics" > "$folder/metrics.txt"
-"$root/.venv/bin/python" - "$folder/metrics.txt" <<'PY'
+start_sectional "$log" --memory
+scripts/schemathesis.sh "$SECTIONAL_URL"
+curl -sSf "$SECTIONAL_URL/metrics" > artifacts/metrics.txt
+.venv/bin/python - artifacts/metrics.txt <<'PY'
 import sys
 from prometheus_client.parser import text_string_to_metric_families
 families = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
@@ -25,8 +27,7 @@ requests = sum(s.value for s in families["sectional_http_requests"].samples if s
 assert requests > 1000, f"only {requests} requests counted"
 print(f"/metrics parses as Prometheus text: {len(families)} families, {int(requests)} requests counted")
 PY
-kill -TERM $pid
 status=0
-wait $pid || status=$?
+stop_sectional || status=$?
 echo "server stopped with status $status"
 [ "$status" -eq 0 ]

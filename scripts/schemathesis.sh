@@ -8,7 +8,8 @@
 # `Authorization: Bearer …` with every request. SCHEMA=path/to/openapi.json tests against a file instead
 # of the served document (the served one is the default: it is what must match the server).
 #
-# Pinned: schemathesis 4.32.x (the CLI changed a lot between 3.x and 4.x; these flags are 4.x flags).
+# Pinned: schemathesis 4.32.5, in scripts/requirements.txt (the CLI changed a lot between 3.x and 4.x;
+# these flags are 4.x flags).
 #
 # Checks (see `schemathesis run --help`):
 #   not_a_server_error            no 5xx (GET /readyz is 503 only while starting or draining; we wait for 200)
@@ -46,10 +47,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
 version="4.32.5"
 
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-if [ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != "$version" ]; then
-  "$venv/bin/pip" install -q --disable-pip-version-check "schemathesis==$version"
-fi
+"$root/scripts/ensure-venv.sh"
+installed="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))')"
+[ "$installed" = "$version" ] || { echo "schemathesis $installed in .venv, these flags are for $version" >&2; exit 1; }
 
 # Wait for the server: the schema must be served and /readyz must say 200 (503 while starting).
 "$venv/bin/python" - "$base" <<'PY'

@@ -7,16 +7,14 @@
 # 2. Every `example`/`examples` value in a schema, parameter, header or media type conforms to its schema
 #    (the validator does not check examples, and wrong examples mislead clients and schemathesis alike).
 # 3. Every operation has an operationId, a summary, tags, and a `default` problem answer.
-# Uses (and creates when missing) the virtualenv at .venv. Exits non-zero on any failure.
+# Uses the virtualenv at .venv (scripts/ensure-venv.sh: pinned tools, created when missing). Exits non-zero on any failure.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 doc="${1:-$root/Sources/SectionalService/Resources/openapi.json}"
 venv="$root/.venv"
 
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/python" -c 'import openapi_spec_validator' 2>/dev/null \
-  || "$venv/bin/pip" install -q --disable-pip-version-check 'openapi-spec-validator>=0.7,<1'
+"$root/scripts/ensure-venv.sh"
 
 "$venv/bin/openapi-spec-validator" "$doc"
 

@@ -1,11 +1,19 @@
 /// CORS (Fetch standard): allowed origins from configuration, preflight answered, `ETag`,
 /// `Link` and `Location` exposed to scripts.
+///
+/// Every answer passes through `decorate` exactly once, so each CORS field is sent once: a
+/// browser refuses an answer whose `Access-Control-Allow-Origin` holds two values (`*, *`).
 public struct CrossOrigin: Sendable {
     public let origins: [String]
     public static let allowedHeaders = "Content-Type, Authorization, If-None-Match, Last-Event-ID"
     public static let exposedHeaders = "ETag, Link, Location"
 
     public init(origins: [String]) { self.origins = origins }
+
+    /// True when answers depend on the request's `Origin`: a list of origins, each echoed back
+    /// when it asks. Such answers carry `Vary: Origin` (all of them, so that a cache never hands
+    /// one origin's answer, or an answer to a request without `Origin`, to another origin).
+    var variesByOrigin: Bool { !origins.isEmpty && !origins.contains("*") }
 
     /// The `Access-Control-Allow-Origin` value for this request's `Origin`, or nil.
     func allowedOrigin(_ request: Request) -> String? {
@@ -14,27 +22,35 @@ public struct CrossOrigin: Sendable {
         return origins.contains(origin) ? origin : nil
     }
 
-    /// The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`) on a path that
-    /// has routes with `allowedMethods`; nil when the request is no preflight.
-    public func preflight(_ request: Request, allowedMethods: [String]) -> Response? {
-        guard request.method == "OPTIONS" else { return nil }
+    /// True for a CORS preflight: `OPTIONS` with `Access-Control-Request-Method`.
+    static func isPreflight(_ request: Request) -> Bool {
+        request.method == "OPTIONS" && request.headers["Access-Control-Request-Method"] != nil
+    }
+
+    /// The answer to `OPTIONS` on a path whose routes take `allowedMethods`: 204 with `Allow`
+    /// and, for a preflight from an allowed origin, the methods and request headers allowed.
+    /// The origin fields are added by `decorate`, as for every other answer.
+    public func answerOptions(_ request: Request, allowedMethods: [String]) -> Response {
+        let methods = (allowedMethods + ["OPTIONS"]).joined(separator: ", ")
         var response = Response(status: 204)
-        response.headers.add("Allow", (allowedMethods + ["OPTIONS"]).joined(separator: ", "))
-        if let origin = allowedOrigin(request), request.headers["Access-Control-Request-Method"] != nil {
-            response.headers.add("Access-Control-Allow-Origin", origin)
-            response.headers.add("Access-Control-Allow-Methods", (allowedMethods + ["OPTIONS"]).joined(separator: ", "))
+        response.headers.add("Allow", methods)
+        if Self.isPreflight(request), allowedOrigin(request) != nil {
+            response.headers.add("Access-Control-Allow-Methods", methods)
             response.headers.add("Access-Control-Allow-Headers", Self.allowedHeaders)
             response.headers.add("Access-Control-Max-Age", "600")
-            if origin != "*" { response.headers.add("Vary", "Origin") }
         }
         return response
     }
 
-    /// Adds the CORS headers of an actual (non-preflight) answer.
+    /// Adds the origin fields to an answer (preflight or actual): `Access-Control-Allow-Origin`
+    /// when the origin is allowed, `Access-Control-Expose-Headers` on actual answers, and
+    /// `Vary: Origin` when the answer depends on the origin. Call it once per answer.
     public func decorate(_ response: inout Response, for request: Request) {
+        if variesByOrigin { response.headers.add("Vary", "Origin") }
         guard let origin = allowedOrigin(request) else { return }
         response.headers.add("Access-Control-Allow-Origin", origin)
-        response.headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
-        if origin != "*" { response.headers.add("Vary", "Origin") }
+        if !Self.isPreflight(request) {
+            response.headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
+        }
     }
 }

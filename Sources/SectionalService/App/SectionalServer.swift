@@ -94,12 +94,13 @@ public final class SectionalServer: @unchecked Sendable {
         }
     }
 
-    /// The full pipeline once ready: CORS preflight, the routes, CORS headers, gzip.
+    /// The full pipeline once ready: `OPTIONS` (CORS preflight) or the routes, then the CORS
+    /// headers (once, for both), then gzip.
     private func respond(to request: inout Request) -> Response {
         var response: Response
         if request.method == "OPTIONS", let match = router.match(request.pathSegments) {
             request.route = match.template
-            response = crossOrigin.preflight(request, allowedMethods: match.allowedMethods)!
+            response = crossOrigin.answerOptions(request, allowedMethods: match.allowedMethods)
         } else {
             response = router.respond(to: &request)
         }

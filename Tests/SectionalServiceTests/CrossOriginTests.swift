@@ -1,0 +1,105 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// CORS as it crosses the wire: every CORS field exactly once (a browser refuses
+/// `Access-Control-Allow-Origin: *, *` and with it every preflighted request), on the preflight
+/// and on the actual answer, for `*` and for an echoed origin (then with `Vary: Origin`, once).
+final class CrossOriginTests: XCTestCase {
+    static let corsFields = ["Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers",
+                             "Access-Control-Max-Age", "Access-Control-Expose-Headers", "Access-Control-Allow-Credentials"]
+    static let allowedHeaders = "Content-Type, Authorization, If-None-Match, Last-Event-ID"
+    let origin = "http://127.0.0.1:8765"
+    let record = "/v1/collections/people/records/p1"
+
+    /// The test app's config with `server.corsOrigins` set.
+    static func config(origins: [String]) -> String {
+        let list = origins.map { "\"\($0)\"" }.joined(separator: ", ")
+        return "{ \"server\": { \"corsOrigins\": [\(list)] }," + TestApp.teamsConfig.drop { $0 != "{" }.dropFirst()
+    }
+
+    func testWildcardPreflightAndActualAnswersCarryEachFieldOnce() throws {
+        let app = try TestApp(config: Self.config(origins: ["*"]))
+        let preflight = try app.request("OPTIONS", record, headers: [
+            ("Origin", origin), ("Access-Control-Request-Method", "PUT"), ("Access-Control-Request-Headers", "content-type")])
+        XCTAssertEqual(preflight.status, 204)
+        assertOnce(preflight, ["Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "DELETE, GET, HEAD, PUT, OPTIONS",
+                               "Access-Control-Allow-Headers": Self.allowedHeaders, "Access-Control-Max-Age": "600"],
+                   absent: ["Access-Control-Expose-Headers"], "preflight")
+        XCTAssertEqual(varyValues(preflight).filter { $0 == "origin" }, [], "`*` does not vary by origin")
+
+        let put = try app.put("people", "p1", #"{"name":"Ann","team":"Core","email":"a@example.com"}"#, headers: [("Origin", origin)])
+        XCTAssertEqual(put.status, 201, put.text)
+        assertOnce(put, ["Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "ETag, Link, Location"], "PUT")
+
+        let read = try app.request("GET", "/v1/lists/people", headers: [("Origin", origin)])
+        XCTAssertEqual(read.status, 200)
+        let tag = try XCTUnwrap(read.header("ETag"))
+        assertOnce(read, ["Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "ETag, Link, Location"], "GET")
+
+        let conditionalPreflight = try app.request("OPTIONS", "/v1/lists/people", headers: [
+            ("Origin", origin), ("Access-Control-Request-Method", "GET"), ("Access-Control-Request-Headers", "if-none-match")])
+        XCTAssertEqual(conditionalPreflight.status, 204)
+        assertOnce(conditionalPreflight, ["Access-Control-Allow-Origin": "*", "Access-Control-Allow-Headers": Self.allowedHeaders],
+                   "conditional GET preflight")
+        let notModified = try app.request("GET", "/v1/lists/people", headers: [("Origin", origin), ("If-None-Match", tag)])
+        XCTAssertEqual(notModified.status, 304)
+        assertOnce(notModified, ["Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "ETag, Link, Location"], "304")
+    }
+
+    func testListedOriginIsEchoedOnceWithVaryOrigin() throws {
+        let app = try TestApp(config: Self.config(origins: ["https://other.example", origin]))
+        try app.seed((1...40).map { ("p\($0)", "Person \($0)", "Team") })
+        let preflight = try app.request("OPTIONS", record, headers: [("Origin", origin), ("Access-Control-Request-Method", "PUT")])
+        XCTAssertEqual(preflight.status, 204)
+        assertOnce(preflight, ["Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "DELETE, GET, HEAD, PUT, OPTIONS",
+                               "Access-Control-Allow-Headers": Self.allowedHeaders, "Access-Control-Max-Age": "600"],
+                   absent: ["Access-Control-Expose-Headers"], "preflight")
+        XCTAssertEqual(varyValues(preflight), ["origin"], "preflight Vary")
+
+        // A gzip-compressed actual answer: Vary names both Origin and Accept-Encoding, each once.
+        let read = try app.request("GET", "/v1/lists/people/rows", headers: [("Origin", origin), ("Accept-Encoding", "gzip")])
+        XCTAssertEqual(read.status, 200)
+        XCTAssertEqual(read.header("Content-Encoding"), "gzip")
+        assertOnce(read, ["Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "ETag, Link, Location"], "GET")
+        XCTAssertEqual(varyValues(read).sorted(), ["accept-encoding", "origin"], "GET Vary")
+        let notModified = try app.request("GET", "/v1/lists/people/rows",
+                                          headers: [("Origin", origin), ("If-None-Match", try XCTUnwrap(read.header("ETag"))),
+                                                    ("Accept-Encoding", "gzip")])
+        XCTAssertEqual(notModified.status, 304)
+        assertOnce(notModified, ["Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "ETag, Link, Location"], "304")
+        XCTAssertEqual(varyValues(notModified).filter { $0 == "origin" }, ["origin"], "304 Vary")
+
+        // An origin not listed gets no CORS fields (the browser then refuses), and the answer
+        // still says it varies by origin, as does one to a request without Origin.
+        let refused = try app.request("OPTIONS", record, headers: [("Origin", "http://evil.example"), ("Access-Control-Request-Method", "PUT")])
+        XCTAssertEqual(refused.status, 204)
+        assertOnce(refused, [:], absent: Self.corsFields, "refused preflight")
+        XCTAssertEqual(varyValues(refused), ["origin"])
+        let plain = try app.get("/v1/lists/people")
+        assertOnce(plain, [:], absent: Self.corsFields, "no Origin")
+        XCTAssertEqual(varyValues(plain), ["origin"])
+    }
+
+    /// Each field in `expected` appears exactly once with that value; each in `absent` never.
+    private func assertOnce(_ answer: HTTPTestClient.Answer, _ expected: [String: String], absent: [String] = [], _ label: String,
+                            file: StaticString = #filePath, line: UInt = #line) {
+        for (name, value) in expected {
+            let values = answer.headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
+            XCTAssertEqual(values, [value], "\(label): \(name)", file: file, line: line)
+        }
+        for name in absent {
+            XCTAssertFalse(answer.headers.contains { $0.0.lowercased() == name.lowercased() }, "\(label): \(name) sent", file: file, line: line)
+        }
+        for name in Self.corsFields {
+            let count = answer.headers.filter { $0.0.lowercased() == name.lowercased() }.count
+            XCTAssertLessThanOrEqual(count, 1, "\(label): \(name) sent \(count) times", file: file, line: line)
+        }
+    }
+
+    /// Every token of every `Vary` field, lowercased, in order.
+    private func varyValues(_ answer: HTTPTestClient.Answer) -> [String] {
+        answer.headers.filter { $0.0.lowercased() == "vary" }
+            .flatMap { $0.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } }
+    }
+}
