@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write latency with many open event streams (SPEC §4.4: streams never slow writers).
+"""Write latency with many open event streams (streams never slow writers).
 
     Benchmarks/sse-writes.py BASE_URL STREAMS WRITES
 

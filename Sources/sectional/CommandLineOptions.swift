@@ -1,4 +1,4 @@
-/// The command line of `sectional` (SPEC §8), parsed without outside packages.
+/// The command line of `sectional`, parsed without outside packages.
 struct CommandLineOptions: Equatable {
     enum Command: Equatable { case serve, check, help, version }
 

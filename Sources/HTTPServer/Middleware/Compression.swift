@@ -1,6 +1,6 @@
 import CZlib
 
-/// gzip for answers over 1 KiB when the client accepts it (SPEC §5).
+/// gzip for answers over 1 KiB when the client accepts it.
 public enum Compression {
     public static let minimumBytes = 1024
 

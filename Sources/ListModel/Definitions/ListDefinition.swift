@@ -1,4 +1,4 @@
-/// A validated list definition (SPEC §2.1).
+/// A validated list definition.
 public struct ListDefinition: Sendable {
     /// The list name (`lists.<name>`).
     public let name: String

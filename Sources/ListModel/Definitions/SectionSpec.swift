@@ -1,4 +1,4 @@
-/// Edge insets of a section (SPEC §2.1), points; all default to 0.
+/// Edge insets of a section, points; all default to 0.
 public struct Insets: Sendable, Equatable {
     public var top: Double, left: Double, bottom: Double, right: Double
     public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
@@ -6,7 +6,7 @@ public struct Insets: Sendable, Equatable {
     }
 }
 
-/// `accessibility` of a section spec (SPEC §3.4).
+/// `accessibility` of a section spec.
 public struct AccessibilitySpec: Sendable, Equatable {
     public let identifier: String
     public let includesSection: Bool
@@ -15,7 +15,7 @@ public struct AccessibilitySpec: Sendable, Equatable {
 
 /// A section header or footer: a section template and a height.
 ///
-/// SPEC is silent on defaults: `title` defaults to `""` and `height` to 28 (UIKit's plain
+/// The contract is silent on defaults: `title` defaults to `""` and `height` to 28 (UIKit's plain
 /// section header height); both are always written.
 public struct SupplementarySpec: Sendable, Equatable {
     public let title: Template

@@ -1,4 +1,4 @@
-/// A server-computed batch update (SPEC §4.3): what turns an earlier outline of a list into the
+/// A server-computed batch update: what turns an earlier outline of a list into the
 /// current one, with UIKit `performBatchUpdates` semantics.
 ///
 /// `deleted` and `updated` use **old** indexes, `inserted` uses **new** indexes, moves go old →

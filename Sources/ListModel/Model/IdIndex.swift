@@ -1,4 +1,4 @@
-/// One section spec's claim on a row id (SPEC §2.1 uniqueness): the spec and the row it would
+/// One section spec's claim on a row id (uniqueness): the spec and the row it would
 /// show. The claim of the lowest spec index owns the id; the others are counted duplicates.
 struct Claim: Sendable {
     let spec: Int

@@ -1,5 +1,5 @@
 extension ListSnapshot {
-    /// The batch update (SPEC §4.3) that turns `old` — an earlier snapshot of the same
+    /// The batch update that turns `old` — an earlier snapshot of the same
     /// definition — into `self`, both seen through `view`.
     ///
     /// The outline compared is, per section in order, its served key and the ids of its rows in
@@ -14,7 +14,7 @@ extension ListSnapshot {
     /// change); if the set misses a changed id the answer is wrong. Extra ids cost a little time and
     /// may let an unchanged row be the one listed as moved, never an invalid answer.
     ///
-    /// Choices where the SPEC is silent:
+    /// Choices where the contract is silent:
     /// - A section is the same in both versions when its served key, spec and raw key are all
     ///   equal. A section whose served key changed (the `key#<spec>` de-duplication of
     ///   ``ListSnapshot``) is deleted and inserted, as the outline's keys require.

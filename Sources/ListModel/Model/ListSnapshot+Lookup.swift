@@ -7,7 +7,7 @@ public struct ListIndexPath: Sendable, Hashable, Comparable, CustomStringConvert
     public var description: String { "[\(section), \(row)]" }
 }
 
-/// A tag range (SPEC §3.3).
+/// A tag range.
 public struct TagRange: Sendable, Hashable {
     public var location: Int
     public var length: Int
@@ -18,7 +18,7 @@ public struct TagRange: Sendable, Hashable {
 public struct RowLocation: Sendable {
     public let indexPath: ListIndexPath
     public let tag: TagRange
-    /// `true` when the row's section is hidden in the view asked about (SPEC §3.5).
+    /// `true` when the row's section is hidden in the view asked about.
     public let hidden: Bool
     public var rowID: String { row.id }
     public var rowType: String { row.type }

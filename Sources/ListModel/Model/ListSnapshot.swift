@@ -1,10 +1,10 @@
-/// An immutable built list: sections, rows, tags and the id index (SPEC §3).
+/// An immutable built list: sections, rows, tags and the id index.
 ///
 /// A value with copy-on-write storage: readers keep using a snapshot while a writer derives the
 /// next one with ``applying(_:collection:)``, which costs O(log n) plus the size of one row chunk
 /// and one index shard, plus O(number of sections) — never a rebuild.
 ///
-/// Choices where the SPEC is silent:
+/// Choices where the contract is silent:
 /// - A `groupBy` section exists while at least one row is kept in it (rows lost to an earlier
 ///   spec as duplicates do not keep a group alive); literal and keyed sections always exist.
 /// - Section keys: when a section's key was already produced by an earlier spec (possible only
@@ -24,7 +24,7 @@ public struct ListSnapshot: Sendable {
     var index: IdIndex
     /// Per spec: how its sections are ordered (`isGrouped == false`: one section, no order).
     let rankers: [SectionRanker]
-    /// Row occurrences dropped because an earlier spec claimed the same id (SPEC §2.1), in the
+    /// Row occurrences dropped because an earlier spec claimed the same id, in the
     /// current state. The service adds increases to `sectional_duplicate_rows_total`.
     public internal(set) var duplicateRowCount: Int
 

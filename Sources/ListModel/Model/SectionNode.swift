@@ -118,7 +118,7 @@ final class SectionText: Sendable {
     }
 }
 
-/// Orders the sections of one spec by their raw keys (SPEC `sectionOrder`).
+/// Orders the sections of one spec by their raw keys (the definition's `sectionOrder`).
 struct SectionRanker: Sendable {
     let order: SectionOrder
     let explicitRank: [CodePointKey: Int]

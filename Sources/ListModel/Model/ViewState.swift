@@ -1,4 +1,4 @@
-/// A view's per-list state: which sections are hidden, by section key (SPEC §3.5), so it
+/// A view's per-list state: which sections are hidden, by section key, so it
 /// survives data changes that shift section indexes.
 public struct ViewState: Sendable, Hashable {
     /// Keys of hidden sections. Keys of sections that do not exist are kept and ignored.

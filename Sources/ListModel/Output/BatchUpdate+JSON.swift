@@ -1,4 +1,4 @@
-/// The `changes` answer (SPEC §4.3), written with ``JSONWriter`` in the SPEC's member order.
+/// The `changes` answer, written with ``JSONWriter`` in the documented member order.
 extension ListSnapshot {
     /// Writes `{"list","from","to","reload":false,"sections":{"deleted","inserted","moved","updated"},
     /// "rows":{"deleted","inserted","moved","updated"}}`; with `update == nil` (too large, or a

@@ -1,10 +1,10 @@
-/// JSON output in the SPEC §3–4 shapes, written with ``JSONWriter``.
+/// JSON output in the API shapes, written with ``JSONWriter``.
 ///
 /// Two levels: whole answers that take the list name and version (`write…Answer`), and the
 /// pieces they are made of (``writeSection(_:view:into:)``, ``writeRow(_:into:)``) for answers
 /// the service composes itself (e.g. the view toggle answer).
 ///
-/// Choices where the SPEC is silent: a section's `type` and `title` are always present (`""`
+/// Choices where the contract is silent: a section's `type` and `title` are always present (`""`
 /// when not configured), `icon` is omitted when absent or empty (like a row's optional fields),
 /// `header`/`footer` are `null` when absent and otherwise `{"title","height"[,
 /// "accessibilityIdentifier"]}` with height defaulting to 28; an outline's `title` falls back to
@@ -130,7 +130,7 @@ extension ListSnapshot {
         w.bytes.append(0x7D)
     }
 
-    /// Writes a located row's object (SPEC §3.1).
+    /// Writes a located row's object.
     public func writeRow(_ loc: RowLocation, into w: inout JSONWriter) {
         let si = loc.indexPath.section
         let spec = definition.sections[sections[si].spec]
@@ -163,7 +163,7 @@ extension ListSnapshot {
 
     // MARK: Sections
 
-    /// Writes section `index` (SPEC §3.2) as a complete object.
+    /// Writes section `index` as a complete object.
     public func writeSection(_ index: Int, view: ViewState, into w: inout JSONWriter) {
         w.beginObject()
         writeSectionMembers(index, view: view, into: &w)

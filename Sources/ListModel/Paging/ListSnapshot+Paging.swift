@@ -1,4 +1,4 @@
-/// One page of visible rows (SPEC §4.1).
+/// One page of visible rows.
 public struct Page: Sendable {
     /// A section on the page: the rows `rowOffset ..< rowOffset+rowCount` of section `index`
     /// (rowCount 0 for a section without visible rows).

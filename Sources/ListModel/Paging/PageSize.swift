@@ -1,4 +1,4 @@
-/// `pageSize` rules of SPEC §4.1.
+/// `pageSize` rules of list pages (and of `count` in section ranges).
 public enum PageSize {
     /// Used when no size (or 0) is asked for.
     public static let defaultSize = 50

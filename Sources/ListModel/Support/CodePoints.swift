@@ -1,6 +1,6 @@
-/// Code-point (UTF-8 byte) order of strings, as the SPEC requires for keys, ids and sort values.
+/// Code-point (UTF-8 byte) order of strings, as the contract requires for keys, ids and sort values.
 ///
-/// Swift's `String` comparison uses Unicode canonical equivalence; SPEC ordering is by code
+/// Swift's `String` comparison uses Unicode canonical equivalence; the contract's ordering is by code
 /// points, which for UTF-8 equals plain byte order.
 ///
 /// Reads both strings in place (`withContiguousStorageIfAvailable` on borrowed values, which

@@ -1,4 +1,4 @@
-/// Name rules of SPEC §1.
+/// Name rules for lists, collections, ids and keys.
 public enum Names {
     /// `true` when `name` matches `^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$` (collections, lists,
     /// records, literal row ids).

@@ -26,7 +26,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The text a template inserts for a value (SPEC §2.2): strings as-is, numbers as their
+/// The text a template inserts for a value: strings as-is, numbers as their
 /// shortest JSON text, booleans `true`/`false`, and `""` for missing, null, objects and arrays.
 /// Also the "string form" of a `groupBy` value.
 @inline(__always)

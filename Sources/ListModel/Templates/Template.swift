@@ -1,4 +1,4 @@
-/// A text template (SPEC §2.2), parsed once at load and rendered without re-parsing.
+/// A text template, parsed once at load and rendered without re-parsing.
 ///
 /// `{path}` inserts a record field (dotted paths reach into objects), `{{` and `}}` are literal
 /// braces, `{$key}`/`{$count}` insert a section's key and row count (section templates only),

@@ -1,4 +1,4 @@
-/// One `|name[:argument]` step of a template placeholder (SPEC §2.2).
+/// One `|name[:argument]` step of a template placeholder.
 ///
 /// A formatter that cannot interpret its input (e.g. `number` on `"n/a"`, `date` on an
 /// unparseable string) passes the text through unchanged, so `|default:` still applies to empty

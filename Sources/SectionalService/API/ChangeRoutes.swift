@@ -2,7 +2,7 @@ import HTTPServer
 import ListModel
 
 /// `GET /v1/lists/{list}/changes?since=V[&view=ID][&maxChanges=N]`: the batch update from the
-/// client's version to the current one (SPEC §4.3), computed from the retained history.
+/// client's version to the current one, computed from the retained history.
 struct ChangeRoutes {
     let context: ServiceContext
     let lists: ListRoutes

@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// Entity tags for list reads (SPEC §4.2): a function of the list version, the definition and
+/// Entity tags for list reads: a function of the list version, the definition and
 /// the view, so an edited config after a restart never answers a stale `304`.
 enum EntityTag {
     static func of(version: Int64, definition: UInt64, view: UInt64) -> String {

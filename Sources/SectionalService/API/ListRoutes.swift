@@ -1,7 +1,7 @@
 import HTTPServer
 import ListModel
 
-/// The list reads of SPEC §4: index, outline, pages, section ranges and look-ups.
+/// The list reads: index, outline, pages, section ranges and look-ups.
 struct ListRoutes {
     let context: ServiceContext
     var lists: ViewModelStore { context.lists }

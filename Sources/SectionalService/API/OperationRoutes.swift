@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// Health, readiness and metrics (SPEC §5).
+/// Health, readiness and metrics.
 struct OperationRoutes {
     let readiness: Readiness
 

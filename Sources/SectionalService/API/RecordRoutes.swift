@@ -3,7 +3,7 @@ import HTTPServer
 import ListModel
 import ListStore
 
-/// Records in collections (SPEC §4): put, get, delete, list by id, and atomic batches.
+/// Records in collections: put, get, delete, list by id, and atomic batches.
 struct RecordRoutes {
     let context: ServiceContext
 

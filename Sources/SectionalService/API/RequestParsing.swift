@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import ListModel
 
-/// Reading what a request asks for, with the problem answer of SPEC §7 when it is malformed.
+/// Reading what a request asks for, with the problem answer when it is malformed.
 extension Request {
     /// A path parameter that must be a valid name (`400 invalid-name`).
     func name(_ parameter: String, kind: String) throws(HTTPError) -> String {

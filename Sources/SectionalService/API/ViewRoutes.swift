@@ -2,7 +2,7 @@ import HTTPServer
 import ListModel
 import ListStore
 
-/// Views (SPEC §3.5, §4): a client's hidden sections, by key, so they survive data changes.
+/// Views: a client's hidden sections, by key, so they survive data changes.
 struct ViewRoutes {
     let context: ServiceContext
     var lists: ViewModelStore { context.lists }

@@ -52,7 +52,7 @@ public final class SectionalServer: @unchecked Sendable {
     /// The lists being served, once ready.
     public private(set) var lists: ViewModelStore?
 
-    /// Refuses an exposed address without a token unless explicitly allowed (SPEC §6).
+    /// Refuses an exposed address without a token unless explicitly allowed.
     public static func checkBindSafety(_ configuration: Configuration, allowUnauthenticatedWrites: Bool) throws(ConfigError) {
         let host = configuration.server.host
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")

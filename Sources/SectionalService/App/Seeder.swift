@@ -2,7 +2,7 @@ import Foundation
 import ListModel
 import ListStore
 
-/// Loads seed files (JSON arrays of records) into collections that are still empty (SPEC §2).
+/// Loads seed files (JSON arrays of records) into collections that are still empty.
 enum Seeder {
     static func seed(_ seeds: [(collection: String, path: String)], into store: RecordStore, log: Log) throws(ConfigError) {
         for (collection, path) in seeds {

@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import ListModel
 
-/// The whole configuration of a Sectional server (SPEC §2), after environment and command-line
+/// The whole configuration of a Sectional server, after environment and command-line
 /// overrides. Relative paths are already resolved against the config file's folder.
 public struct Configuration: Sendable {
     public enum Storage: Sendable, Equatable {
@@ -35,7 +35,7 @@ public struct Configuration: Sendable {
     public init() {}
 }
 
-/// What the command line may override (SPEC §8).
+/// What the command line may override.
 public struct ConfigurationOverrides: Sendable {
     public var host: String?
     public var port: Int?

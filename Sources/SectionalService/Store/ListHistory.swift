@@ -2,7 +2,7 @@ import Dispatch
 import ListModel
 import Synchronization
 
-/// Recent versions of one list, so `changes` can answer from any of them (SPEC §4.3).
+/// Recent versions of one list, so `changes` can answer from any of them.
 ///
 /// Snapshots share their unchanged parts, so keeping one costs about what its writes touched.
 /// The history keeps at most ``maxVersions`` versions and ``maxChangedRows`` written rows in all,

@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// Checks `Authorization: Bearer <token>` on record writes when a token is configured (SPEC §6).
+/// Checks `Authorization: Bearer <token>` on record writes when a token is configured.
 struct BearerAuth: Sendable {
     let token: [UInt8]?
 

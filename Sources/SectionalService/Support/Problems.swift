@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// The problem answers of SPEC §7, one constructor per slug, so every handler says the same thing
+/// The problem answers, one constructor per slug, so every handler says the same thing
 /// the same way.
 enum Problem {
     /// Client input as quoted in a detail: at most 64 characters, then "…".
