@@ -5,18 +5,7 @@ import XCTest
 
 /// The configuration file, `SECTIONAL_*` variables and command-line flags: which wins, and what
 /// each mistake is called.
-final class ConfigurationTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = temporaryFolder()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try FileManager.default.removeItem(at: folder)
-    }
-
+final class ConfigurationTests: FolderTestCase {
     /// Writes `text` as the config file and returns its path.
     private func configFile(_ text: String) throws -> String {
         let path = folder.appendingPathComponent("sectional.json").path

@@ -6,16 +6,7 @@ import TestSupport
 import XCTest
 
 /// What happens over a server's life: views expiring, seeds on restart, duplicate rows counted.
-final class LifecycleTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = temporaryFolder()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(at: folder) }
-
+final class LifecycleTests: FolderTestCase {
     /// A server on SQLite in `folder` whose view clock is `now` and whose sweeper runs every
     /// `sweepSeconds`; views live 100 s.
     private func start(now: TestClock, sweepSeconds: Double) throws -> SectionalServer {

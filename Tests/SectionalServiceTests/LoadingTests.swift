@@ -5,18 +5,7 @@ import XCTest
 /// While the server loads its data it already listens: operations answer, everything else is
 /// `503 not-ready` with `Retry-After`. A seed of 20,000 records keeps a debug build loading for
 /// well over a second after its listening line, which is when the test looks.
-final class LoadingTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = temporaryFolder()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try FileManager.default.removeItem(at: folder)
-    }
-
+final class LoadingTests: FolderTestCase {
     func testReadsAnswer503NotReadyWithRetryAfterWhileTheDataLoads() throws {
         let records = (0..<20_000).map { "{\"id\":\"p\($0)\",\"name\":\"Person \($0)\",\"team\":\"T\($0 % 20)\"}" }
         try ("[" + records.joined(separator: ",\n") + "]").write(to: folder.appendingPathComponent("people.json"), atomically: true, encoding: .utf8)

@@ -4,17 +4,11 @@ import XCTest
 
 /// Tests of the real executable as a separate process: durability under `kill -9`, signals,
 /// the command line.
-final class ProcessTests: XCTestCase {
-    private var folder: URL!
+final class ProcessTests: FolderTestCase {
 
     override func setUpWithError() throws {
-        folder = temporaryFolder()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try super.setUpWithError()
         try TestApp.teamsConfig.write(to: folder.appendingPathComponent("sectional.json"), atomically: true, encoding: .utf8)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
     }
 
     private var configArguments: [String] {

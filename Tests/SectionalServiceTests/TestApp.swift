@@ -92,3 +92,17 @@ final class TestApp {
 func temporaryFolder() -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
 }
+
+/// A test case with a fresh, created folder per test (`folder`), removed after the test.
+class FolderTestCase: XCTestCase {
+    private(set) var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = temporaryFolder()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+}
