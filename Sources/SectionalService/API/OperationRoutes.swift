@@ -25,7 +25,8 @@ struct OperationRoutes {
                             body: Array(metrics.render(lists: lists, connections: connections(),
                                                        streams: (open: context.events.count, refused: context.events.refused),
                                                        views: (count: context.views.count, evicted: context.views.evictions),
-                                                       answerCache: cached).utf8))
+                                                       answerCache: cached, histories: context.lists.historySizes(),
+                                                       writer: (ListHistory.pendingFrees, context.lists.queuedWrites)).utf8))
         }
     }
 }

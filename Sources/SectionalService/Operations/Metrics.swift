@@ -3,8 +3,9 @@ import Synchronization
 
 /// Prometheus metrics (text exposition format 0.0.4): requests by route template, method and
 /// status; latency histograms; store write latency; duplicate rows dropped. Per-list gauges
-/// (rows, version), open connections and streams, and refusals by the connection and stream
-/// limits are read from the live state when scraped.
+/// (rows, version, history size), open connections and streams, refusals by the connection and
+/// stream limits, and the size of every bounded structure are read from the live state when
+/// scraped, so growth can be located.
 public final class Metrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     static let buckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
@@ -64,10 +65,13 @@ public final class Metrics: Sendable {
 
     /// The exposition text. `lists` gives each list's name, rows and version; `connections` the
     /// server's connection counts; `streams` the open event streams and those refused; `views`
-    /// the views held and evicted; `answerCache` the current snapshots' cached answers.
+    /// the views held and evicted; `answerCache` the current snapshots' cached answers;
+    /// `histories` each list's `changes` history; `writer` the history versions waiting to be
+    /// freed and the writes waiting for the writer thread.
     func render(lists: [(name: String, rows: Int, version: Int64)], connections: ConnectionStatistics,
                 streams: (open: Int, refused: UInt64), views: (count: Int, evicted: UInt64),
-                answerCache: (entries: Int, bytes: Int)) -> String {
+                answerCache: (entries: Int, bytes: Int), histories: [(list: String, versions: Int, rows: Int)],
+                writer: (pendingFrees: Int, queuedWrites: Int)) -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
         out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
@@ -109,6 +113,15 @@ public final class Metrics: Sendable {
         out += "# TYPE sectional_answer_cache_entries gauge\nsectional_answer_cache_entries \(answerCache.entries)\n"
         out += "# HELP sectional_answer_cache_bytes Bytes those cached answers count for.\n"
         out += "# TYPE sectional_answer_cache_bytes gauge\nsectional_answer_cache_bytes \(answerCache.bytes)\n"
+        out += "# HELP sectional_history_versions Versions of a list kept to answer changes.\n"
+        out += "# TYPE sectional_history_versions gauge\n"
+        for h in histories { out += "sectional_history_versions{list=\(label(h.list))} \(h.versions)\n" }
+        out += "# HELP sectional_history_rows Written row ids kept in a list's history.\n# TYPE sectional_history_rows gauge\n"
+        for h in histories { out += "sectional_history_rows{list=\(label(h.list))} \(h.rows)\n" }
+        out += "# HELP sectional_pending_frees History versions dropped and not yet freed (freed off the writer's path).\n"
+        out += "# TYPE sectional_pending_frees gauge\nsectional_pending_frees \(writer.pendingFrees)\n"
+        out += "# HELP sectional_queued_writes Writes waiting for the writer thread.\n"
+        out += "# TYPE sectional_queued_writes gauge\nsectional_queued_writes \(writer.queuedWrites)\n"
         return out
     }
 

@@ -42,10 +42,22 @@ final class ListHistory: Sendable {
             return dropped
         }
         // Freeing an old snapshot's unshared parts takes time; do it off the writer's path.
-        if !dropped.isEmpty { Self.reaper.async { withExtendedLifetime(dropped) {} } }
+        guard !dropped.isEmpty else { return }
+        Self.pending.add(dropped.count, ordering: .relaxed)
+        Self.reaper.async {
+            withExtendedLifetime(dropped) {}
+            Self.pending.subtract(dropped.count, ordering: .relaxed)
+        }
     }
 
     private static let reaper = DispatchQueue(label: "sectional.history.reaper", qos: .utility)
+    private static let pending = Atomic<Int>(0)
+
+    /// Versions dropped from every history and not yet freed by the reaper.
+    static var pendingFrees: Int { pending.load(ordering: .relaxed) }
+
+    /// Versions kept and the written row ids they name.
+    var size: (versions: Int, rows: Int) { state.withLock { ($0.entries.count, $0.changedRows) } }
 
     /// What changed since `version`: the snapshot as it was then and the ids written after it,
     /// or nil when that version is older than the history kept.

@@ -95,6 +95,19 @@ public final class ViewModelStore: Sendable {
         return definitions.compactMap { current[$0.name] }
     }
 
+    /// Each list's `changes` history: versions kept and the written row ids they name.
+    func historySizes() -> [(list: String, versions: Int, rows: Int)] {
+        definitions.compactMap { definition in
+            histories[definition.name].map { history in
+                let size = history.size
+                return (definition.name, size.versions, size.rows)
+            }
+        }
+    }
+
+    /// Writes waiting for the writer thread.
+    var queuedWrites: Int { pending.withLock { $0.reduce(0) { $0 + $1.writes.count } } }
+
     /// One write, parsed and checked by the caller.
     public enum Write: Sendable {
         case upsert(collection: String, record: JSONValue, json: [UInt8])
