@@ -56,17 +56,24 @@ public struct ListSnapshot: Sendable {
     }
 
     mutating func recomputeStarts() {
-        tagStarts.removeAll(keepingCapacity: true)
-        rowStarts.removeAll(keepingCapacity: true)
+        // New arrays sized to the sections, not the old ones cleared: clearing an array that the
+        // previous snapshot shares "keeping capacity" allocates the old capacity, and glibc may
+        // hand out a slightly larger block whose spare room becomes capacity — so it ratcheted
+        // up write after write (to kilobytes per version, held 1,000 times by the history).
+        var tags = [Int](), rows = [Int]()
+        tags.reserveCapacity(sections.count + 1)
+        rows.reserveCapacity(sections.count + 1)
         var t = 0, r = 0
         for s in sections {
-            tagStarts.append(t)
-            rowStarts.append(r)
+            tags.append(t)
+            rows.append(r)
             t += s.rows.tagCount
             r += s.rows.count
         }
-        tagStarts.append(t)
-        rowStarts.append(r)
+        tags.append(t)
+        rows.append(r)
+        tagStarts = tags
+        rowStarts = rows
         refreshSectionTexts()
     }
 

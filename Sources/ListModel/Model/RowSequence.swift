@@ -23,8 +23,14 @@ final class RowChunk: @unchecked Sendable {
         self.types = types
     }
 
+    /// A copy with its own rows buffer, sized to the rows plus one insert: sharing the buffer
+    /// would let the next insert copy it at the old buffer's capacity, which can ratchet up (see
+    /// ``ListSnapshot/recomputeStarts()``).
     private init(copying c: RowChunk) {
-        rows = c.rows
+        var rows = ContiguousArray<Row>()
+        rows.reserveCapacity(c.rows.count + 1)
+        rows.append(contentsOf: c.rows)
+        self.rows = rows
         tagTotal = c.tagTotal
         types = c.types
     }
@@ -174,16 +180,23 @@ struct RowSequence: Sendable {
     }
 
     private mutating func recomputePrefixes(from k: Int) {
-        rowEnds.removeSubrange(k...)
-        tagEnds.removeSubrange(k...)
+        // New arrays sized to the directory (see ``ListSnapshot/recomputeStarts()``: trimming a
+        // shared array in place would inherit, and ratchet, its capacity).
+        var rows = [Int](), tags = [Int]()
+        rows.reserveCapacity(chunks.count)
+        tags.reserveCapacity(chunks.count)
+        rows.append(contentsOf: rowEnds[..<k])
+        tags.append(contentsOf: tagEnds[..<k])
         var r = k > 0 ? rowEnds[k - 1] : 0
         var t = k > 0 ? tagEnds[k - 1] : 0
         for j in k..<chunks.count {
             r += chunks[j].rows.count
             t += chunks[j].tagTotal
-            rowEnds.append(r)
-            tagEnds.append(t)
+            rows.append(r)
+            tags.append(t)
         }
+        rowEnds = rows
+        tagEnds = tags
     }
 
     /// The chunk holding row `i` and the index of the chunk's first row.

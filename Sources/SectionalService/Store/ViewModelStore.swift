@@ -137,7 +137,9 @@ public final class ViewModelStore: Sendable {
     private func drainPending() {
         while true {
             let batch = pending.withLock { queue -> [Pending] in
-                defer { queue.removeAll(keepingCapacity: true) }
+                // Hand over the buffer and start a new one (clearing the shared buffer "keeping
+                // capacity" would copy its capacity, which can only ratchet up).
+                defer { queue = [] }
                 return queue
             }
             guard !batch.isEmpty else { return }
