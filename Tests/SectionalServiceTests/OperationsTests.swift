@@ -77,6 +77,20 @@ final class OperationsTests: XCTestCase {
         XCTAssertFalse(try app.get("/metrics").text.contains("method=\"FOO\""))
     }
 
+    func testMetricsGaugeTheSizeOfEveryBoundedStructure() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])                          // a batch: one version, one row
+        XCTAssertEqual(try app.put("people", "p1", #"{"name":"Ada","team":"Sales"}"#).status, 200)
+        XCTAssertEqual(try app.put("people", "p2", #"{"name":"Bo","team":"Sales"}"#).status, 201)
+        _ = try app.get("/v1/lists/people/rows").expect(200)
+        let text = try app.get("/metrics").text
+        XCTAssertTrue(text.contains("sectional_history_versions{list=\"people\"} 4\n"), "the first version and three writes: \(text)")
+        XCTAssertTrue(text.contains("sectional_history_rows{list=\"people\"} 3\n"), text)
+        XCTAssertTrue(text.contains("sectional_answer_cache_entries 1\n"), text)
+        XCTAssertTrue(text.contains("sectional_queued_writes 0\n"), text)
+        XCTAssertTrue(text.contains("# TYPE sectional_pending_frees gauge\n"), text)
+    }
+
     func testTheAPIDocumentIsServed() throws {
         let app = try TestApp()
         let document = try app.get("/openapi.json")

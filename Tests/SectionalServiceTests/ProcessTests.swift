@@ -121,6 +121,30 @@ final class ProcessTests: FolderTestCase {
         }
     }
 
+    func testDuplicateRowsAreLoggedAtMostOnceAMinutePerList() throws {
+        // The first spec claims VIPs, so a VIP's row under its team is a dropped duplicate.
+        try """
+        { "lists": { "people": { "sections": [
+            { "source": "people", "key": "vips", "where": { "vip": true }, "row": { "title": "{name}" } },
+            { "source": "people", "groupBy": "team", "row": { "title": "{name}" } } ] } } }
+        """.write(to: folder.appendingPathComponent("sectional.json"), atomically: true, encoding: .utf8)
+        let server = try ServerProcess(arguments: configArguments, environment: ["SECTIONAL_LOG_LEVEL": "info"])
+        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        let client = try HTTPTestClient(port: server.port)
+        for n in 0..<20 {   // every write changes the count of duplicates (1, 0, 1, …)
+            let answer = try client.request("PUT", "/v1/collections/people/records/p1", headers: [("Content-Type", "application/json")],
+                                            body: Array("{\"name\":\"Ada\",\"team\":\"T\",\"vip\":\(n % 2 == 0)}".utf8))
+            XCTAssertEqual(answer.status, n == 0 ? 201 : 200)
+        }
+        let metrics = try client.request("GET", "/metrics").text
+        XCTAssertTrue(metrics.contains("sectional_duplicate_rows_total{list=\"people\"} 10"), "every duplicate is counted: \(metrics)")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        let lines = server.log.split(separator: "\n").filter { $0.contains("\"msg\":\"duplicate rows dropped\"") }
+        XCTAssertEqual(lines.count, 1, "logged once within the minute: \(lines)")
+        XCTAssertTrue(lines.first?.contains("\"list\":\"people\",\"count\":1") == true, "\(lines)")
+    }
+
     func testCheckReportsListsOrEveryErrorWithItsPath() throws {
         let good = try run(["check", "--config", folder.appendingPathComponent("sectional.json").path])
         XCTAssertEqual(good.status, 0)

@@ -25,6 +25,7 @@ public final class ViewModelStore: Sendable {
     private let log: Log
     private let onChange: @Sendable ([(list: String, version: Int64)]) -> Void
     private let metrics: Metrics
+    private let duplicateLog = DuplicateLogLimiter()
 
     /// Builds every list from the store's records. `onChange` hears of every new list version
     /// (on the writer's path: it must return at once).
@@ -47,13 +48,13 @@ public final class ViewModelStore: Sendable {
             let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
             states[definition.name] = ListState(snapshot: snapshot, version: version)
             histories[definition.name] = ListHistory(first: .init(version: version, snapshot: snapshot, changed: []))
-            if snapshot.duplicateRowCount > 0 {
-                metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
-                log.warn("duplicate rows dropped", ["list": .text(definition.name), "count": .number(Double(snapshot.duplicateRowCount))])
-            }
+            metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         }
         self.states = Mutex(states)
         self.histories = histories
+        for definition in definitions {
+            logDuplicates(list: definition.name, count: states[definition.name]?.snapshot.duplicateRowCount ?? 0)
+        }
     }
 
     /// Parses stored records on every core (start-up cost follows the data; this halves it).
@@ -93,6 +94,12 @@ public final class ViewModelStore: Sendable {
     public func allLists() -> [ListState] {
         let current = states.withLock { $0 }
         return definitions.compactMap { current[$0.name] }
+    }
+
+    /// Logs a list's count of dropped duplicate rows when it changed, at most once a minute.
+    private func logDuplicates(list: String, count: Int) {
+        guard log.level <= .warn, duplicateLog.shouldLog(list: list, count: count) else { return }
+        log.warn("duplicate rows dropped", ["list": .text(list), "count": .number(Double(count))])
     }
 
     /// Each list's `changes` history: versions kept and the written row ids they name.
@@ -215,10 +222,9 @@ public final class ViewModelStore: Sendable {
                 changed += idsByCollection[collection] ?? []
             }
             histories[definition.name]?.append(.init(version: result.sequence, snapshot: snapshot, changed: changed))
-            if snapshot.duplicateRowCount > state.snapshot.duplicateRowCount {
+            if snapshot.duplicateRowCount != state.snapshot.duplicateRowCount {
                 metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount - state.snapshot.duplicateRowCount)
-                log.warn("duplicate rows dropped", ["list": .text(definition.name),
-                                                     "count": .number(Double(snapshot.duplicateRowCount))])
+                logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
             }
             next[definition.name] = ListState(snapshot: snapshot, version: result.sequence)
         }
