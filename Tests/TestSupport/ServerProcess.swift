@@ -11,6 +11,7 @@ public final class ServerProcess: @unchecked Sendable {
     private let errors = Pipe()
     private let lock = NSLock()
     private var logText = ""
+    private var logEnded = false
 
     /// The built `sectional` next to the test bundle.
     public static var executable: URL {
@@ -28,10 +29,15 @@ public final class ServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData
-            guard let self, !data.isEmpty else { return }
+            guard let self else { return }
             self.lock.lock()
-            self.logText += String(decoding: data, as: UTF8.self)
-            self.lock.unlock()
+            defer { self.lock.unlock() }
+            if data.isEmpty {  // end of file: the process closed stderr
+                self.logEnded = true
+                handle.readabilityHandler = nil
+            } else {
+                self.logText += String(decoding: data, as: UTF8.self)
+            }
         }
         try process.run()
         let found = eventually(within: 30) { self.listeningPort() != nil || !self.process.isRunning }
@@ -57,13 +63,15 @@ public final class ServerProcess: @unchecked Sendable {
     /// Sends a signal (SIGTERM, SIGKILL, …).
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
 
-    /// Waits for the process to end; returns its exit status, or nil on time-out (after
-    /// killing it, so a hung server never outlives its test).
+    /// Waits for the process to end and for its last log lines to arrive (end of file on
+    /// stderr); returns its exit status, or nil on time-out (after killing it, so a hung server
+    /// never outlives its test).
     public func waitForExit(within seconds: Double = 15) -> Int32? {
         guard eventually(within: seconds, { !self.process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)
             return nil
         }
+        _ = eventually(within: 5) { self.lock.withLock { self.logEnded } }
         return process.terminationStatus
     }
 
