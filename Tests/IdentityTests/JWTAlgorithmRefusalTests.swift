@@ -9,7 +9,7 @@ final class JWTAlgorithmRefusalTests: XCTestCase {
         for alg in ["none", "None", "NONE"] {
             let unsigned = Tokens.token(header: ["alg": alg], claims: Tokens.claims()) { _ in [] }
             XCTAssertRefused(verifier, unsigned, .unsupportedAlgorithm(alg))
-            let macced = Tokens.token(header: ["alg": alg], claims: Tokens.claims()) { Tokens.hmacSHA256(key: Tokens.secret, message: $0) }
+            let macced = Tokens.token(header: ["alg": alg], claims: Tokens.claims(), sign: Tokens.macWithSecret)
             XCTAssertRefused(verifier, macced, .unsupportedAlgorithm(alg))
         }
     }
@@ -17,10 +17,10 @@ final class JWTAlgorithmRefusalTests: XCTestCase {
     func testOtherAlgorithmsAndAMissingAlgAreRefused() throws {
         let verifier = try Tokens.verifier()
         for alg in ["HS384", "HS512", "RS512", "PS256", "ES384", "EdDSA", "hs256"] {
-            let token = Tokens.token(header: ["alg": alg], claims: Tokens.claims()) { Tokens.hmacSHA256(key: Tokens.secret, message: $0) }
+            let token = Tokens.token(header: ["alg": alg], claims: Tokens.claims(), sign: Tokens.macWithSecret)
             XCTAssertRefused(verifier, token, .unsupportedAlgorithm(alg))
         }
-        let noAlg = Tokens.token(header: ["typ": "JWT"], claims: Tokens.claims()) { Tokens.hmacSHA256(key: Tokens.secret, message: $0) }
+        let noAlg = Tokens.token(header: ["typ": "JWT"], claims: Tokens.claims(), sign: Tokens.macWithSecret)
         XCTAssertRefused(verifier, noAlg, .unsupportedAlgorithm(""))
     }
 

@@ -7,7 +7,7 @@ final class JWTFormatRefusalTests: XCTestCase {
     func testPaddedBase64URLIsRefused() throws {
         let verifier = try Tokens.verifier()
         let padded = Tokens.token(encodedHeader: Base64URL.encode(Tokens.json(["alg": "HS256"])) + "=",
-                                  encodedPayload: Base64URL.encode(Tokens.json(Tokens.claims()))) { Tokens.hmacSHA256(key: Tokens.secret, message: $0) }
+                                  encodedPayload: Base64URL.encode(Tokens.json(Tokens.claims())), sign: Tokens.macWithSecret)
         XCTAssertRefused(verifier, padded, .malformedBase64URL(.header))
         XCTAssertRefused(verifier, Tokens.hs256() + "==", .malformedBase64URL(.signature))
     }
@@ -26,7 +26,7 @@ final class JWTFormatRefusalTests: XCTestCase {
 
     func testMalformedJSONIsRefused() throws {
         let verifier = try Tokens.verifier()
-        let mac = { (message: [UInt8]) in Tokens.hmacSHA256(key: Tokens.secret, message: message) }
+        let mac = Tokens.macWithSecret
         let payload = Base64URL.encode(Tokens.json(Tokens.claims()))
         for header in [#"{"alg":"HS256""#, #"["HS256"]"#, #"{"alg":256}"#, #"{"alg":"HS256","kid":7}"#, "", "\u{FF}"] {
             let token = Tokens.token(encodedHeader: Base64URL.encode(Array(header.utf8)), encodedPayload: payload, sign: mac)

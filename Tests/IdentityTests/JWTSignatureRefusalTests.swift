@@ -40,7 +40,7 @@ final class JWTSignatureRefusalTests: XCTestCase {
         let der = Tokens.token(header: header, claims: Tokens.claims()) { TestKey.ec.signDER($0) }
         XCTAssertRefused(verifier, der, .badSignature)
         let truncatedMAC = Tokens.token(header: ["alg": "HS256"], claims: Tokens.claims()) {
-            Array(Tokens.hmacSHA256(key: Tokens.secret, message: $0).prefix(16))
+            Array(Tokens.macWithSecret($0).prefix(16))
         }
         XCTAssertRefused(verifier, truncatedMAC, .badSignature)
         let empty = Tokens.token(header: ["alg": "RS256", "kid": "rsa-1"], claims: Tokens.claims()) { _ in [] }
@@ -50,7 +50,7 @@ final class JWTSignatureRefusalTests: XCTestCase {
     func testNoClaimIsReadBeforeTheSignatureVerifies() throws {
         let verifier = try Tokens.verifier()
         let header = Base64URL.encode(Tokens.json(["alg": "HS256"]))
-        let mac = { (message: [UInt8]) in Tokens.hmacSHA256(key: Tokens.secret, message: message) }
+        let mac = Tokens.macWithSecret
         let otherMAC = { (message: [UInt8]) in Tokens.hmacSHA256(key: Array("another secret, also of 32 bytes".utf8), message: message) }
         for (payload, whenSigned) in [("not+base64", JWTError.malformedBase64URL(.payload)),
                                       (Base64URL.encode(Array("[1,2]".utf8)), .malformedJSON(.payload)),

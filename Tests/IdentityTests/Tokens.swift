@@ -51,6 +51,11 @@ enum Tokens {
         return token(header: fullHeader, claims: claims) { hmacSHA256(key: secret, message: $0) }
     }
 
+    /// HMAC-SHA-256 of `message` under ``secret``.
+    static func macWithSecret(_ message: [UInt8]) -> [UInt8] {
+        hmacSHA256(key: secret, message: message)
+    }
+
     /// HMAC-SHA-256 by libcrypto's one-shot `HMAC()`.
     static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
