@@ -75,6 +75,16 @@ final class JWTAcceptanceTests: XCTestCase {
         XCTAssertEqual(claims.expiresAt, Date(timeIntervalSince1970: Double(exp)))
     }
 
+    func testOneVerifierServesSeveralThreadsAtOnce() throws {
+        let verifier = try Tokens.verifier()
+        let tokens = [Tokens.hs256(), Tokens.signed(by: .rsa, kid: "rsa-1"), Tokens.signed(by: .ec, kid: "ec-1")]
+        let subjects = Subjects()
+        DispatchQueue.concurrentPerform(iterations: 24) { index in
+            subjects.append((try? verifier.verify(tokens[index % tokens.count], now: Tokens.now))?.subject ?? "refused")
+        }
+        XCTAssertEqual(subjects.all, Array(repeating: "alice", count: 24))
+    }
+
     func testEveryRefusalIsA401WithTheBearerChallenge() {
         for error in [JWTError.badSignature, .expired, .unsupportedAlgorithm("none"), .tooLarge(bytes: 9000)] {
             XCTAssertEqual(error.status, 401)
@@ -82,5 +92,17 @@ final class JWTAcceptanceTests: XCTestCase {
             XCTAssertEqual(error.wwwAuthenticate, #"Bearer error="invalid_token""#)
             XCTAssertFalse(error.detail.isEmpty)
         }
+    }
+}
+
+/// Subjects collected from several threads.
+private final class Subjects: @unchecked Sendable {
+    private let lock = NSLock()
+    private var subjects: [String] = []
+
+    var all: [String] { lock.withLock { subjects } }
+
+    func append(_ subject: String) {
+        lock.withLock { subjects.append(subject) }
     }
 }
