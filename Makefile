@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT      ?= swift
-PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev curl
+PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev curl
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
 

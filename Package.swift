@@ -28,6 +28,12 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
         // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
 
@@ -36,6 +42,9 @@ let package = Package(
 
         // Persistence of records, views and the change sequence: SQLite (default) or memory.
         .target(name: "ListStore", dependencies: ["CSQLite"]),
+
+        // User tokens: JWT verification (HS256, RS256, ES256 over libcrypto). No I/O, no clocks.
+        .target(name: "Identity", dependencies: ["COpenSSL"]),
 
         // The application: lists, views, records over HTTP; config, logs, lifecycle.
         .target(
@@ -50,6 +59,7 @@ let package = Package(
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "TestSupport"]),
