@@ -47,6 +47,7 @@ extension StringProtocol {
 extension String {
     /// ASCII case-insensitive equality, enough for header names.
     func caseInsensitiveEquals(_ other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }  // O(1) for native strings
         var a = utf8.makeIterator(), b = other.utf8.makeIterator()
         while true {
             switch (a.next(), b.next()) {
