@@ -12,7 +12,8 @@ public typealias Responder = @Sendable (inout Request) -> Response
 ///
 /// Handlers run synchronously on libmicrohttpd's threads; there is no hop into Swift concurrency
 /// on the request path. The answer is queued on the handler's second call, never the first, so
-/// libmicrohttpd keeps connections alive (ARCHITECTURE.md: 20k vs 90k req/s).
+/// libmicrohttpd keeps connections alive (answering on the first call makes it send
+/// `Connection: close`: measured here 20k req/s against 90k with keep-alive).
 public final class Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let responder: Responder

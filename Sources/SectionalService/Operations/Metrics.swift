@@ -87,41 +87,39 @@ public final class Metrics: Sendable {
         out += "# HELP sectional_store_write_seconds Time to commit a write durably.\n"
         out += "# TYPE sectional_store_write_seconds histogram\n"
         out += histogramLines("sectional_store_write_seconds", nil, snapshot.storeWrites)
-        out += "# HELP sectional_list_rows Rows in a list, hidden ones included.\n# TYPE sectional_list_rows gauge\n"
-        for list in lists { out += "sectional_list_rows{list=\(label(list.name))} \(list.rows)\n" }
-        out += "# HELP sectional_list_version Current version of a list.\n# TYPE sectional_list_version gauge\n"
-        for list in lists { out += "sectional_list_version{list=\(label(list.name))} \(list.version)\n" }
-        out += "# HELP sectional_duplicate_rows_total Rows dropped because another section spec claimed their id first.\n"
-        out += "# TYPE sectional_duplicate_rows_total counter\n"
-        for list in lists { out += "sectional_duplicate_rows_total{list=\(label(list.name))} \(snapshot.duplicates[list.name] ?? 0)\n" }
-        out += "# HELP sectional_connections Open HTTP connections.\n# TYPE sectional_connections gauge\n"
-        out += "sectional_connections \(connections.open)\n"
-        out += "# HELP sectional_connections_refused_total Connections closed on arrival, by the limit they hit.\n"
-        out += "# TYPE sectional_connections_refused_total counter\n"
-        out += "sectional_connections_refused_total{limit=\"connectionLimit\"} \(connections.refusedAtLimit)\n"
-        out += "sectional_connections_refused_total{limit=\"perClientConnectionLimit\"} \(connections.refusedPerClient)\n"
-        out += "# HELP sectional_event_streams Open Server-Sent Event streams.\n# TYPE sectional_event_streams gauge\n"
-        out += "sectional_event_streams \(streams.open)\n"
-        out += "# HELP sectional_event_streams_refused_total Event streams refused because maxEventStreams were open.\n"
-        out += "# TYPE sectional_event_streams_refused_total counter\n"
-        out += "sectional_event_streams_refused_total \(streams.refused)\n"
-        out += "# HELP sectional_views Views held (in memory and in the store).\n# TYPE sectional_views gauge\n"
-        out += "sectional_views \(views.count)\n"
-        out += "# HELP sectional_views_evicted_total Least recently used views evicted to stay within views.maxViews.\n"
-        out += "# TYPE sectional_views_evicted_total counter\nsectional_views_evicted_total \(views.evicted)\n"
-        out += "# HELP sectional_answer_cache_entries Rendered answers cached for the lists' current versions.\n"
-        out += "# TYPE sectional_answer_cache_entries gauge\nsectional_answer_cache_entries \(answerCache.entries)\n"
-        out += "# HELP sectional_answer_cache_bytes Bytes those cached answers count for.\n"
-        out += "# TYPE sectional_answer_cache_bytes gauge\nsectional_answer_cache_bytes \(answerCache.bytes)\n"
-        out += "# HELP sectional_history_versions Versions of a list kept to answer changes.\n"
-        out += "# TYPE sectional_history_versions gauge\n"
-        for h in histories { out += "sectional_history_versions{list=\(label(h.list))} \(h.versions)\n" }
-        out += "# HELP sectional_history_rows Written row ids kept in a list's history.\n# TYPE sectional_history_rows gauge\n"
-        for h in histories { out += "sectional_history_rows{list=\(label(h.list))} \(h.rows)\n" }
-        out += "# HELP sectional_pending_frees History versions dropped and not yet freed (freed off the writer's path).\n"
-        out += "# TYPE sectional_pending_frees gauge\nsectional_pending_frees \(writer.pendingFrees)\n"
-        out += "# HELP sectional_queued_writes Writes waiting for the writer thread.\n"
-        out += "# TYPE sectional_queued_writes gauge\nsectional_queued_writes \(writer.queuedWrites)\n"
+        out += family("sectional_list_rows", "gauge", "Rows in a list, hidden ones included.",
+                      lists.map { ("list=\(label($0.name))", "\($0.rows)") })
+        out += family("sectional_list_version", "gauge", "Current version of a list.",
+                      lists.map { ("list=\(label($0.name))", "\($0.version)") })
+        out += family("sectional_duplicate_rows_total", "counter", "Rows dropped because another section spec claimed their id first.",
+                      lists.map { ("list=\(label($0.name))", "\(snapshot.duplicates[$0.name] ?? 0)") })
+        out += family("sectional_connections", "gauge", "Open HTTP connections.", [(nil, "\(connections.open)")])
+        out += family("sectional_connections_refused_total", "counter", "Connections closed on arrival, by the limit they hit.",
+                      [("limit=\"connectionLimit\"", "\(connections.refusedAtLimit)"),
+                       ("limit=\"perClientConnectionLimit\"", "\(connections.refusedPerClient)")])
+        out += family("sectional_event_streams", "gauge", "Open Server-Sent Event streams.", [(nil, "\(streams.open)")])
+        out += family("sectional_event_streams_refused_total", "counter",
+                      "Event streams refused because maxEventStreams were open.", [(nil, "\(streams.refused)")])
+        out += family("sectional_views", "gauge", "Views held (in memory and in the store).", [(nil, "\(views.count)")])
+        out += family("sectional_views_evicted_total", "counter",
+                      "Least recently used views evicted to stay within views.maxViews.", [(nil, "\(views.evicted)")])
+        out += family("sectional_answer_cache_entries", "gauge", "Rendered answers cached for the lists' current versions.",
+                      [(nil, "\(answerCache.entries)")])
+        out += family("sectional_answer_cache_bytes", "gauge", "Bytes those cached answers count for.", [(nil, "\(answerCache.bytes)")])
+        out += family("sectional_history_versions", "gauge", "Versions of a list kept to answer changes.",
+                      histories.map { ("list=\(label($0.list))", "\($0.versions)") })
+        out += family("sectional_history_rows", "gauge", "Written row ids kept in a list's history.",
+                      histories.map { ("list=\(label($0.list))", "\($0.rows)") })
+        out += family("sectional_pending_frees", "gauge", "History versions dropped and not yet freed (freed off the writer's path).",
+                      [(nil, "\(writer.pendingFrees)")])
+        out += family("sectional_queued_writes", "gauge", "Writes waiting for the writer thread.", [(nil, "\(writer.queuedWrites)")])
+        return out
+    }
+
+    /// One metric family: its HELP and TYPE lines, then a sample per (labels, value).
+    private func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String?, value: String)]) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        for sample in samples { out += "\(name)\(sample.labels.map { "{\($0)}" } ?? "") \(sample.value)\n" }
         return out
     }
 
