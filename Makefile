@@ -7,7 +7,7 @@ PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev 
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service soak lint clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -18,6 +18,9 @@ help:
 	@echo "make soak     memory under a steady load: SOAK_MINUTES (default 10) per variant, SOAK_VARIANTS"
 	@echo "make check    live checks with PyPI tools: OpenAPI validation, schemathesis, metrics parsing"
 	@echo "make lint     lint the Dockerfile with hadolint"
+	@echo "make fuzz     libFuzzer over the parsers of untrusted input: FUZZ_SECONDS (default 60) per target"
+	@echo "make asan     the XCTest suite under AddressSanitizer (build in .build-asan)"
+	@echo "make tsan     the XCTest suite under ThreadSanitizer (build in .build-tsan)"
 
 deps:
 	@scripts/ensure-packages.sh $(PACKAGES)
@@ -76,5 +79,19 @@ lint:
 	@scripts/ensure-venv.sh
 	.venv/bin/hadolint Dockerfile
 
+# Not part of `make test`: libFuzzer (the toolchain's -sanitize=fuzzer,address) over the JSON parser,
+# list definitions, templates, page tokens, JWTs and request parsing, FUZZ_SECONDS (default 60) each,
+# from the seeds in Fuzz/*/seeds; prints executions per target and fails on a crash (Fuzz/README.md).
+fuzz: deps
+	scripts/fuzz.sh
+
+# The XCTest suite under a sanitizer, in its own scratch path so the normal build stays valid.
+# Heavy (a full build with instrumentation): run it when touching threads or unsafe code.
+asan: deps
+	scripts/sanitize.sh address
+
+tsan: deps
+	scripts/sanitize.sh thread
+
 clean:
-	rm -rf .build Benchmarks/bin
+	rm -rf .build .build-fuzz .build-asan .build-tsan Benchmarks/bin

@@ -15,7 +15,7 @@ public struct AccessibilitySpec: Sendable, Equatable {
 
 /// A section header or footer: a section template and a height.
 ///
-/// The contract is silent on defaults: `title` defaults to `""` and `height` to 28 (UIKit's plain
+/// The API contract (docs/api.md) is silent on defaults: `title` defaults to `""` and `height` to 28 (UIKit's plain
 /// section header height); both are always written.
 public struct SupplementarySpec: Sendable, Equatable {
     public let title: Template

@@ -1,4 +1,4 @@
-/// Code-point (UTF-8 byte) order of strings, as the contract requires for keys, ids and sort values.
+/// Code-point (UTF-8 byte) order of strings, as the API contract (docs/api.md) requires for keys, ids and sort values.
 ///
 /// Swift's `String` comparison uses Unicode canonical equivalence; the contract's ordering is by code
 /// points, which for UTF-8 equals plain byte order.
