@@ -1,0 +1,106 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The served OpenAPI document describes what the server really sends and accepts, where
+/// schemathesis (`make check`) cannot judge it alone: the event stream, event by event, and the
+/// exact body of `PUT …/views/{view}/sections/{index}`.
+final class OpenAPIConformanceTests: XCTestCase {
+    func testEveryEventOfTheStreamMatchesTheDocumentedEventSchema() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        let schemas = try XCTUnwrap(try documentSchemas(app))
+        let media = try XCTUnwrap(try operation(app, "/v1/lists/{list}/events", "get")?["responses"]
+            .flatMap { ($0 as? [String: Any])?["200"] as? [String: Any] }?["content"] as? [String: Any])
+        let schemaRef = try XCTUnwrap((media["text/event-stream"] as? [String: Any])?["schema"] as? [String: Any])
+        XCTAssertEqual(schemaRef["$ref"] as? String, "#/components/schemas/VersionEvent", "each event is described, not the stream as one string")
+        let schema = try XCTUnwrap(schemas["VersionEvent"] as? [String: Any])
+
+        let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
+        try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        var received = try client.readUntil("}\n\n")
+        XCTAssertEqual(try app.put("people", "p2", #"{"name":"Grace","team":"Ops"}"#).status, 201)
+        received += try client.readUntil("\"version\":\(try app.version())}\n\n")
+        let events = serverSentEvents(inChunkedBody: received)
+        XCTAssertEqual(events.count, 2, "the current version at once, then the write's: \(received)")
+        for event in events {
+            try assertConforms(event, to: schema)
+        }
+    }
+
+    func testTheSectionVisibilityBodyIsDocumentedAsExactlyWhatIsAccepted() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        let schema = try XCTUnwrap(try documentSchemas(app)?["SectionVisibility"] as? [String: Any])
+        XCTAssertEqual(schema["required"] as? [String], ["hidden"])
+        XCTAssertEqual(Set((schema["properties"] as? [String: Any] ?? [:]).keys), ["hidden"])
+        XCTAssertEqual(schema["additionalProperties"] as? Bool, false, "the server refuses any other member")
+        let view = try app.createView()
+        let target = "/v1/lists/people/views/\(view)/sections/1"
+        XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":true}"#).status, 200)
+        XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":false,"note":"x"}"#).slug, "invalid-request")
+        XCTAssertEqual(try app.request("PUT", target, json: #"{}"#).slug, "invalid-request")
+    }
+
+    // MARK: Helpers
+
+    private func document(_ app: TestApp) throws -> [String: Any] {
+        let answer = try app.get("/openapi.json")
+        XCTAssertEqual(answer.status, 200)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
+    }
+
+    private func documentSchemas(_ app: TestApp) throws -> [String: Any]? {
+        (try document(app)["components"] as? [String: Any])?["schemas"] as? [String: Any]
+    }
+
+    private func operation(_ app: TestApp, _ path: String, _ method: String) throws -> [String: Any]? {
+        ((try document(app)["paths"] as? [String: Any])?[path] as? [String: Any])?[method] as? [String: Any]
+    }
+
+    /// An SSE event as a parser sees it: its fields, blocks without `data` and comments left out.
+    private func serverSentEvents(inChunkedBody raw: String) -> [[String: String]] {
+        // The body after the head, de-chunked (byte offsets: "\r\n" is one Character).
+        var rest = Array(raw.utf8)
+        guard let headEnd = find([13, 10, 13, 10], in: rest) else { return [] }
+        rest.removeFirst(headEnd + 4)
+        var bytes: [UInt8] = []
+        while let lineEnd = find([13, 10], in: rest), let size = Int(String(decoding: rest[..<lineEnd], as: UTF8.self), radix: 16),
+              size > 0, lineEnd + 2 + size <= rest.count {
+            bytes += rest[(lineEnd + 2)..<(lineEnd + 2 + size)]
+            rest.removeFirst(min(rest.count, lineEnd + 2 + size + 2))
+        }
+        let body = String(decoding: bytes, as: UTF8.self)
+        return body.components(separatedBy: "\n\n").compactMap { block in
+            var event: [String: String] = [:]
+            for line in block.split(separator: "\n") where !line.hasPrefix(":") {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                event[String(parts[0])] = parts.count > 1 ? String(parts[1].dropFirst(parts[1].hasPrefix(" ") ? 1 : 0)) : ""
+            }
+            return event["data"] == nil ? nil : event
+        }
+    }
+
+    private func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        return (0...(bytes.count - pattern.count)).first { bytes[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+    }
+
+    private func assertConforms(_ event: [String: String], to schema: [String: Any], file: StaticString = #filePath, line: UInt = #line) throws {
+        let properties = try XCTUnwrap(schema["properties"] as? [String: [String: Any]], file: file, line: line)
+        for name in try XCTUnwrap(schema["required"] as? [String]) {
+            XCTAssertNotNil(event[name], "\(name) is required: \(event)", file: file, line: line)
+        }
+        for (name, value) in event {
+            let property = try XCTUnwrap(properties[name], "\(name) is not documented: \(event)", file: file, line: line)
+            if let constant = property["const"] as? String {
+                XCTAssertEqual(value, constant, file: file, line: line)
+            }
+            if let pattern = property["pattern"] as? String {
+                let expression = try NSRegularExpression(pattern: pattern)
+                XCTAssertNotNil(expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)),
+                                "\(name) \(value) does not match \(pattern)", file: file, line: line)
+            }
+        }
+    }
+}
