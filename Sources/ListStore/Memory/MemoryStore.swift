@@ -1,3 +1,4 @@
+import ListModel
 import Synchronization
 
 /// A store that lives in memory only: for tests and demos (`--memory`). Same semantics as
@@ -5,9 +6,14 @@ import Synchronization
 public final class MemoryStore: RecordStore, Sendable {
     private struct State {
         var records: [String: [String: [UInt8]]] = [:]
+        /// The number of the commit that last wrote each record.
+        var versions: [String: [String: Int64]] = [:]
         var collectionSequences: [String: Int64] = [:]
         var sequence: Int64 = 0
         var views: [String: StoredView] = [:]
+        /// Prepared fields by collection, and their keys' versions by "collection field key".
+        var fields: [String: [FieldPath]] = [:]
+        var fieldVersions: [String: Int64] = [:]
     }
 
     private let state = Mutex(State())
@@ -23,7 +29,9 @@ public final class MemoryStore: RecordStore, Sendable {
     }
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
-        state.withLock { state in state.records[collection]?[id].map { StoredRecord(id: id, json: $0) } }
+        state.withLock { state in
+            state.records[collection]?[id].map { StoredRecord(id: id, json: $0, version: state.versions[collection]?[id] ?? 0) }
+        }
     }
 
     public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
@@ -35,33 +43,82 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
-    public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
-        groups.map { writes in commitGroup(writes) }
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
+        groups.map { writes in commitGroup(writes, previousIn: previousIn) }
     }
 
-    private func commitGroup(_ writes: [RecordWrite]) -> CommitResult {
+    public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
+        state.withLock { state in
+            guard !(state.fields[collection]?.contains(field) ?? false) else { return }
+            state.fields[collection, default: []].append(field)
+            for (id, json) in state.records[collection] ?? [:] {
+                guard let value = try? JSONParser.parse(json), let key = ScalarKey(field: field, of: value) else { continue }
+                let name = Self.fieldVersionName(collection, field, key)
+                state.fieldVersions[name] = max(state.fieldVersions[name] ?? 0, state.versions[collection]?[id] ?? 0)
+            }
+        }
+    }
+
+    public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? {
+        state.withLock { $0.fieldVersions[Self.fieldVersionName(collection, field, key)] }
+    }
+
+    public var tracksFieldVersions: Bool { true }
+
+    private static func fieldVersionName(_ collection: String, _ field: FieldPath, _ key: ScalarKey) -> String {
+        "\(collection)\u{0}\(field)\u{0}\(key.text)"
+    }
+
+    /// Moves the versions of the prepared fields' keys a write touches (before and after).
+    private static func touchFields(_ state: inout State, collection: String, old: [UInt8]?, new: [UInt8]?, sequence: Int64) {
+        guard let fields = state.fields[collection] else { return }
+        let records = [old, new].compactMap { $0.flatMap { try? JSONParser.parse($0) } }
+        for field in fields {
+            for record in records {
+                if let key = ScalarKey(field: field, of: record) { state.fieldVersions[fieldVersionName(collection, field, key)] = sequence }
+            }
+        }
+    }
+
+    public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
+        try allRecords(in: collection).filter { record in
+            guard case .object(let object)? = try? JSONParser.parse(record.json) else { return false }
+            return field.lookup(in: object) == value
+        }
+    }
+
+    private func commitGroup(_ writes: [RecordWrite], previousIn: Set<String>) -> CommitResult {
         state.withLock { state in
             let sequence = state.sequence + 1
             var existed: [Bool] = []
+            var previous: [[UInt8]?] = []
             var changed = false
             for write in writes {
                 switch write {
                 case .upsert(let collection, let id, let json):
-                    existed.append(state.records[collection]?[id] != nil)
+                    let old = state.records[collection]?[id]
+                    existed.append(old != nil)
+                    previous.append(previousIn.contains(collection) ? old : nil)
                     state.records[collection, default: [:]][id] = json
+                    state.versions[collection, default: [:]][id] = sequence
+                    Self.touchFields(&state, collection: collection, old: old, new: json, sequence: sequence)
                     state.collectionSequences[collection] = sequence
                     changed = true
                 case .delete(let collection, let id):
-                    let removed = state.records[collection]?.removeValue(forKey: id) != nil
+                    let old = state.records[collection]?.removeValue(forKey: id)
+                    state.versions[collection]?.removeValue(forKey: id)
+                    let removed = old != nil
                     existed.append(removed)
+                    previous.append(previousIn.contains(collection) ? old : nil)
                     if removed {
+                        Self.touchFields(&state, collection: collection, old: old, new: nil, sequence: sequence)
                         state.collectionSequences[collection] = sequence
                         changed = true
                     }
                 }
             }
             if changed { state.sequence = sequence }
-            return CommitResult(sequence: state.sequence, existed: existed, changedAnything: changed)
+            return CommitResult(sequence: state.sequence, existed: existed, changedAnything: changed, previous: previous)
         }
     }
 

@@ -7,18 +7,22 @@ struct ServiceContext: Sendable {
     let views: ViewRegistry
     let log: Log
     let auth: BearerAuth
+    let authenticator: Authenticator
     let events: EventHub
 
     /// Commits `writes` on the writer thread and answers with `respond(result)` when done; the
     /// server thread is free meanwhile. A storage failure is logged and answered `500 internal`.
-    func write(_ writes: [ViewModelStore.Write],
+    func write(_ writes: [ViewModelStore.Write], conditions: [WriteCondition] = [],
                respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.commitLater(writes) { [log] outcome in
+        lists.commitLater(writes, conditions: conditions) { [log] outcome in
             switch outcome {
             case .success(let result):
                 do throws(HTTPError) {
-                    answer.complete(try respond(result))
+                    var response = try respond(result)
+                    // Read-your-writes: a read elsewhere with minVersion=this sees the write.
+                    response.headers.add("Sectional-Version", String(result.sequence))
+                    answer.complete(response)
                 } catch {
                     answer.complete(error.response)
                 }

@@ -1,0 +1,46 @@
+import ListModel
+
+/// One user's partition of a per-user list: the owner value their token's claim gives, its
+/// canonical text (``ScalarKey``: equal JSON values give equal keys) and a fingerprint for
+/// entity tags and page-token bindings.
+public struct PartitionKey: Hashable, Sendable {
+    /// The claim value records are compared with.
+    public let value: JSONValue
+    /// The canonical text (``ScalarKey/text``).
+    public let text: String
+
+    /// The key for a scalar claim value; nil for null, arrays and objects (no partition).
+    public init?(_ value: JSONValue) {
+        guard let key = ScalarKey(value) else { return nil }
+        self.value = value
+        text = key.text
+    }
+
+    /// The partition of nobody: no record's scope field holds a value that gives this key (its
+    /// text has no type prefix), so it shows a per-user list's literal sections only.
+    static let nobody = PartitionKey(nobody: ())
+
+    private init(nobody: Void) {
+        value = .null
+        text = "-"
+    }
+
+    /// 64 bits of FNV-1a over ``text``: the same in every process.
+    public var fingerprint: UInt64 {
+        var hash = FNV1a()
+        hash.combine(text)
+        return hash.value
+    }
+
+    public static func == (lhs: PartitionKey, rhs: PartitionKey) -> Bool { lhs.text == rhs.text }
+    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+}
+
+/// Which materialization of a list: the list itself, or one partition of a per-user list.
+struct MaterializationKey: Hashable, Sendable {
+    let list: String
+    let partition: PartitionKey?
+
+    /// The name event streams are filed under.
+    var streamName: String { partition.map { "\(list)\u{1F}\($0.text)" } ?? list }
+}
