@@ -7,9 +7,9 @@
 # its own scratch path (.build-asan, .build-tsan), so the normal .build is left alone, then runs the
 # suite. A sanitizer report fails the test process (halt_on_error), so a finding cannot pass
 # unnoticed. Suppressions, each with its reason, are in scripts/sanitizers/ (TSan: accesses inside
-# `Mutex.withLock`, whose contended futex path TSan cannot see). LeakSanitizer is off: the
-# integration tests start `sectional` children whose exit status they check, and a leak report at
-# exit would turn it into a failure unrelated to the test.
+# `Mutex.withLock`, whose contended futex path TSan cannot see). LeakSanitizer is off
+# (`detect_leaks=0`; set ASAN_OPTIONS to try it): these runs look for memory errors, not leaks,
+# which `make soak` watches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
