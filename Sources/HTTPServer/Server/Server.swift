@@ -26,6 +26,10 @@ public final class Server: @unchecked Sendable {
     private let inFlight = Atomic<Int>(0)
     /// Streams being sent, so a stop can end them (libmicrohttpd must not stop with suspended connections).
     private let streams = Mutex<[ObjectIdentifier: StreamBody]>([:])
+    /// Answers being completed on another thread, their connections suspended: a stop whose grace
+    /// period runs out resumes them, since libmicrohttpd aborts the process when stopped with
+    /// suspended connections.
+    private let deferreds = Mutex<[ObjectIdentifier: DeferredResponse]>([:])
     fileprivate let gate: ConnectionGate
     private var watchdog: StreamWatchdog?
 
@@ -109,6 +113,9 @@ public final class Server: @unchecked Sendable {
         while (inFlight.load(ordering: .acquiring) > 0 || openStreams > 0) && Clock.nanoseconds() < deadline {
             usleep(5_000)
         }
+        // Answers still pending after the grace period are abandoned: their connections are
+        // resumed (to be closed by the stop) and a later completion touches them no more.
+        deferreds.withLock { $0.values.forEach { $0.abandon() } }
         MHD_stop_daemon(daemon)
         self.daemon = nil
     }
@@ -172,6 +179,7 @@ public final class Server: @unchecked Sendable {
             // Called again after a resume: the answer is ready.
             guard let response = deferred.completed else { return MHD_Result.YES }
             exchange.deferred = nil
+            deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) }
             return queue(response, on: connection, for: exchange)
         }
         var request = Request(method: exchange.method, uri: exchange.target, headers: exchange.headers, body: exchange.body)
@@ -179,7 +187,11 @@ public final class Server: @unchecked Sendable {
         let response = responder(&request)
         exchange.route = request.route
         if let deferred = response.deferred {
-            if let ready = deferred.takeOrSuspend(connection) { return queue(ready, on: connection, for: exchange) }
+            deferreds.withLock { $0[ObjectIdentifier(deferred)] = deferred }
+            if let ready = deferred.takeOrSuspend(connection) {
+                deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) }
+                return queue(ready, on: connection, for: exchange)
+            }
             exchange.deferred = deferred
             return MHD_Result.YES
         }
@@ -191,6 +203,7 @@ public final class Server: @unchecked Sendable {
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
         if exchange.started { inFlight.subtract(1, ordering: .releasing) }
+        if let deferred = exchange.deferred { deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) } }
         guard let onCompleted else { return }
         if exchange.status == 0, let connection {
             // libmicrohttpd answered by itself (e.g. 400 for a malformed Content-Length, 431).

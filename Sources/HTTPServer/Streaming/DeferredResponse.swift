@@ -12,6 +12,8 @@ public final class DeferredResponse: Sendable {
         var response: Response?
         var connection: UInt?
         var suspended = false
+        /// Set by ``abandon()``: the connection is never suspended again.
+        var abandoned = false
         var then: (@Sendable (Response) -> Void)?
     }
 
@@ -51,10 +53,24 @@ public final class DeferredResponse: Sendable {
     func takeOrSuspend(_ connection: OpaquePointer) -> Response? {
         state.withLock { state -> Response? in
             if let response = state.response { return response }
+            if state.abandoned { return nil }
             state.connection = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
             state.suspended = true
             MHD_suspend_connection(connection)
             return nil
+        }
+    }
+
+    /// Gives up on the answer at a stop: resumes the suspended connection so libmicrohttpd can
+    /// close it, and forgets the connection, so a later ``complete(_:)`` touches it no more.
+    func abandon() {
+        state.withLock { state in
+            if state.suspended, let address = state.connection {
+                MHD_resume_connection(OpaquePointer(bitPattern: address))
+            }
+            state.suspended = false
+            state.connection = nil
+            state.abandoned = true
         }
     }
 
