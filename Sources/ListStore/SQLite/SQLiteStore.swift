@@ -1,4 +1,5 @@
 import Foundation
+import ListModel
 import Synchronization
 
 /// The embedded default store: one SQLite file in WAL mode, `synchronous=FULL`, so a commit is
@@ -19,11 +20,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw StoreError("cannot create folder \(directory): \(error.localizedDescription)")
+                throw StoreError(.fileSystem, "cannot create folder \(directory): \(error.localizedDescription)")
             }
         }
         let writeConnection = try SQLiteConnection(path: path)
-        try writeConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
+        var mode = ""
+        try writeConnection.query("PRAGMA journal_mode=WAL") { row throws(StoreError) in mode = try row.text(0) }
+        guard mode.lowercased() == "wal" else {
+            throw StoreError(.incompatible, "SQLite database \(path) cannot use write-ahead logging (journal mode is '\(mode)')")
+        }
+        try writeConnection.execute("PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
         try Self.migrate(writeConnection)
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
@@ -32,12 +38,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
-        let statement = try connection.statement("PRAGMA user_version")
-        defer { statement.reset() }
-        _ = try statement.step()
-        let version = Int(statement.int(0))
+        var version = 0
+        try connection.query("PRAGMA user_version") { row in version = Int(row.int(0)) }
         guard version <= SQLiteSchema.currentVersion else {
-            throw StoreError("database schema version \(version) is newer than this build understands (\(SQLiteSchema.currentVersion))")
+            throw StoreError(.incompatible, "database schema version \(version) is newer than this build understands (\(SQLiteSchema.currentVersion))")
         }
         for index in version..<SQLiteSchema.currentVersion {
             try connection.transaction { () throws(StoreError) in
@@ -48,19 +52,22 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func lastSequence() throws(StoreError) -> Int64 {
-        try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
-            defer { statement.reset() }
-            return try statement.step() ? statement.int(0) : 0
-        }
+        try reader.withLock { connection throws(StoreError) in try Self.sequence(on: connection) }
+    }
+
+    /// The last committed change number, as `connection` sees it.
+    private static func sequence(on connection: SQLiteConnection) throws(StoreError) -> Int64 {
+        var sequence: Int64 = 0
+        try connection.query("SELECT value FROM state WHERE key = 'sequence'") { row in sequence = row.int(0) }
+        return sequence
     }
 
     public func collectionSequences() throws(StoreError) -> [String: Int64] {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT name, sequence FROM collections")
-            defer { statement.reset() }
             var result: [String: Int64] = [:]
-            while try statement.step() { result[statement.text(0)] = statement.int(1) }
+            try connection.query("SELECT name, sequence FROM collections") { row throws(StoreError) in
+                result[try row.text(0)] = row.int(1)
+            }
             return result
         }
     }
@@ -71,21 +78,21 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT json FROM records WHERE collection = ? AND id = ?")
-            defer { statement.reset() }
-            statement.bind(.text(collection), .text(id))
-            return try statement.step() ? StoredRecord(id: id, json: statement.blob(0)) : nil
+            var found: StoredRecord?
+            try connection.query("SELECT json FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) {
+                row throws(StoreError) in found = StoredRecord(id: id, json: try row.blob(0))
+            }
+            return found
         }
     }
 
     public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement(
-                "SELECT id, json FROM records WHERE collection = ? AND id > ? ORDER BY id LIMIT ?")
-            defer { statement.reset() }
-            statement.bind(.text(collection), .text(afterID ?? ""), .int(Int64(min(limit, Int(Int64.max)))))
             var result: [StoredRecord] = []
-            while try statement.step() { result.append(StoredRecord(id: statement.text(0), json: statement.blob(1))) }
+            try connection.query("SELECT id, json FROM records WHERE collection = ? AND id > ? ORDER BY id LIMIT ?",
+                                 .text(collection), .text(afterID ?? ""), .int(Int64(min(limit, Int(Int64.max))))) {
+                row throws(StoreError) in result.append(StoredRecord(id: try row.text(0), json: try row.blob(1)))
+            }
             return result
         }
     }
@@ -93,17 +100,14 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
         try writer.withLock { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) -> [CommitResult] in
-                let current = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
-                defer { current.reset() }
-                _ = try current.step()
-                var sequence = current.int(0)
+                var sequence = try Self.sequence(on: connection)
                 var results: [CommitResult] = []
                 for writes in groups {
                     let result = try apply(writes, sequence: sequence + 1, on: connection)
                     sequence = result.sequence
                     results.append(result)
                 }
-                try connection.statement("UPDATE state SET value = ? WHERE key = 'sequence'").bind(.int(sequence)).run()
+                try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
                 return results
             }
         }
@@ -119,66 +123,60 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             case .upsert(let collection, let id, let json):
                 // Insert first (one statement for new records, the bulk-import case); on a
                 // clash, replace: together they also tell whether the record existed.
-                try connection.statement("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
-                    .bind(.text(collection), .text(id), .blob(json), .int(sequence)).run()
-                let inserted = connection.changes > 0
+                let inserted = try connection.run("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
+                                                  .text(collection), .text(id), .blob(json), .int(sequence)) > 0
                 existed.append(!inserted)
                 if !inserted {
-                    try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
-                        .bind(.blob(json), .int(sequence), .text(collection), .text(id)).run()
+                    try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
+                                       .blob(json), .int(sequence), .text(collection), .text(id))
                 }
                 touched.insert(collection)
             case .delete(let collection, let id):
-                try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
-                    .bind(.text(collection), .text(id)).run()
-                let deleted = connection.changes > 0
+                let deleted = try connection.run("DELETE FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) > 0
                 existed.append(deleted)
                 guard deleted else { continue }
                 touched.insert(collection)
-                try connection.statement("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)")
-                    .bind(.int(sequence), .text(collection), .text(id)).run()
+                try connection.run("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)",
+                                   .int(sequence), .text(collection), .text(id))
             }
         }
         guard !touched.isEmpty else {
             return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false)
         }
         for collection in touched {
-            try connection.statement("""
+            try connection.run("""
                 INSERT INTO collections (name, sequence) VALUES (?, ?)
                 ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
-                """).bind(.text(collection), .int(sequence)).run()
+                """, .text(collection), .int(sequence))
         }
         if sequence % 1_000 == 0 {
-            try connection.statement("DELETE FROM deletions WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
+            try connection.run("DELETE FROM deletions WHERE sequence <= ?", .int(sequence - changeLogLimit))
         }
         return CommitResult(sequence: sequence, existed: existed, changedAnything: true)
     }
 
     public func saveView(_ view: StoredView) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
-            try connection.statement("""
+            _ = try connection.run("""
                 INSERT INTO views (id, list, hidden, last_used) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET list = excluded.list, hidden = excluded.hidden, last_used = excluded.last_used
-                """).bind(.text(view.id), .text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed)).run()
+                """, .text(view.id), .text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed))
         }
     }
 
     public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
         try writer.withLock { connection throws(StoreError) in
-            try connection.statement("UPDATE views SET list = ?, hidden = ?, last_used = ? WHERE id = ?")
-                .bind(.text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed), .text(view.id)).run()
-            return connection.changes > 0
+            try connection.run("UPDATE views SET list = ?, hidden = ?, last_used = ? WHERE id = ?",
+                               .text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed), .text(view.id)) > 0
         }
     }
 
     public func allViews() throws(StoreError) -> [StoredView] {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT id, list, hidden, last_used FROM views ORDER BY id")
-            defer { statement.reset() }
             var result: [StoredView] = []
-            while try statement.step() {
-                result.append(StoredView(id: statement.text(0), list: statement.text(1),
-                                         hidden: ViewKeys.decode(statement.text(2)), lastUsed: statement.int(3)))
+            try connection.query("SELECT id, list, hidden, last_used FROM views ORDER BY id") { row throws(StoreError) in
+                result.append(StoredView(id: try row.text(0), list: try row.text(1),
+                                         hidden: ViewKeys.decode(try row.text(2)), lastUsed: row.int(3)))
             }
             return result
         }
@@ -186,8 +184,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func deleteView(id: String) throws(StoreError) -> Bool {
         try writer.withLock { connection throws(StoreError) in
-            try connection.statement("DELETE FROM views WHERE id = ?").bind(.text(id)).run()
-            return connection.changes > 0
+            try connection.run("DELETE FROM views WHERE id = ?", .text(id)) > 0
         }
     }
 
@@ -196,7 +193,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try writer.withLock { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
                 for id in ids {
-                    try connection.statement("UPDATE views SET last_used = ? WHERE id = ?").bind(.int(time), .text(id)).run()
+                    try connection.run("UPDATE views SET last_used = ? WHERE id = ?", .int(time), .text(id))
                 }
             }
         }
@@ -208,8 +205,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             try connection.transaction { () throws(StoreError) -> Int in
                 var deleted = 0
                 for id in ids {
-                    try connection.statement("DELETE FROM views WHERE id = ?").bind(.text(id)).run()
-                    deleted += connection.changes
+                    deleted += try connection.run("DELETE FROM views WHERE id = ?", .text(id))
                 }
                 return deleted
             }
@@ -225,10 +221,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 /// Hidden section keys stored as a JSON array of strings.
 enum ViewKeys {
     static func encode(_ keys: [String]) -> String {
-        (try? String(decoding: JSONEncoder().encode(keys), as: UTF8.self)) ?? "[]"
+        var writer = JSONWriter(capacity: 16 + keys.reduce(0) { $0 + $1.utf8.count + 3 })
+        writer.beginArray()
+        for key in keys { writer.string(key) }
+        writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
+    /// The keys; none when the text is not an array (it always is: only ``encode(_:)`` writes it).
     static func decode(_ text: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        guard let values = (try? JSONParser.parse(text))?.arrayValue else { return [] }
+        return values.compactMap(\.stringValue)
     }
 }
