@@ -75,4 +75,15 @@ final class BackupTests: FolderTestCase {
         server.signal(SIGTERM)
         XCTAssertEqual(server.waitForExit(), 0)
     }
+
+    func testTheBackupCommandLineIsChecked() throws {
+        for (arguments, message) in [(["backup"], "backup needs --to FILE"),
+                                     (["backup", "--to", "x", "--config", "c", "--data", "d"], "not both"),
+                                     (["backup", "--to", "x", "--port", "1"], "backup takes only"),
+                                     (["serve", "--to", "x"], "--to is for backup")] {
+            let result = try ChildProcess.run(ServerProcess.executable, arguments)
+            XCTAssertEqual(result.status, 2, arguments.joined(separator: " "))
+            XCTAssertTrue(result.errors.contains(message), result.errors)
+        }
+    }
 }
