@@ -49,7 +49,7 @@ let package = Package(
         // The application: lists, views, records over HTTP; config, logs, lifecycle.
         .target(
             name: "SectionalService",
-            dependencies: ["HTTPServer", "ListModel", "ListStore"],
+            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity"],
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
         ),
 
@@ -62,6 +62,6 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
-        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "TestSupport"]),
+        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
     ]
 )

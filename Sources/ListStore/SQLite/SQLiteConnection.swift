@@ -236,6 +236,11 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    /// A text column, nil for SQL NULL.
+    func optionalText(_ column: Int32) throws(StoreError) -> String? {
+        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : try text(column)
+    }
+
     func blob(_ column: Int32) throws(StoreError) -> [UInt8] {
         guard let bytes = sqlite3_column_blob(raw, column) else {
             try checkNoMemory()
@@ -258,4 +263,9 @@ enum SQLiteValue {
     case text(String)
     case blob([UInt8])
     case null
+
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 }

@@ -97,13 +97,52 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
     }
 
-    public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
+    public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
+        guard let expression = Self.fieldExpression(field) else { return }
+        var hash = FNV1a()
+        hash.combine(field.description)
+        try writer.withLock { connection throws(StoreError) in
+            try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
+        }
+    }
+
+    public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
+        let bound: SQLiteValue
+        switch value {
+        case .string(let text): bound = .text(text)
+        case .int(let number): bound = .int(number)
+        case .bool(let flag): bound = .int(flag ? 1 : 0)
+        default: bound = .null
+        }
+        guard let expression = Self.fieldExpression(field), !bound.isNull else {
+            // Paths SQLite cannot name and non-integer numbers: every record, checked by the caller.
+            return try allRecords(in: collection)
+        }
+        return try reader.withLock { connection throws(StoreError) in
+            var result: [StoredRecord] = []
+            try connection.query("SELECT id, json FROM records WHERE collection = ? AND \(expression) = ? ORDER BY id",
+                                 .text(collection), bound) { row throws(StoreError) in
+                result.append(StoredRecord(id: try row.text(0), json: try row.blob(1)))
+            }
+            return result
+        }
+    }
+
+    /// The SQL expression for a record's value at `field` (the JSON is stored as a BLOB, which
+    /// `json_extract` reads as text), or nil when a member name cannot be quoted in a JSON path.
+    static func fieldExpression(_ field: FieldPath) -> String? {
+        guard field.components.allSatisfy({ !$0.contains("\"") && !$0.contains("'") && !$0.contains("\\") }) else { return nil }
+        let path = "$" + field.components.map { ".\"\($0)\"" }.joined()
+        return "json_extract(CAST(json AS TEXT), '\(path)')"
+    }
+
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
         try writer.withLock { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) -> [CommitResult] in
                 var sequence = try Self.sequence(on: connection)
                 var results: [CommitResult] = []
                 for writes in groups {
-                    let result = try apply(writes, sequence: sequence + 1, on: connection)
+                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, on: connection)
                     sequence = result.sequence
                     results.append(result)
                 }
@@ -114,13 +153,31 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     /// One group of a commit under change number `sequence` (unused when nothing changes).
-    private func apply(_ writes: [RecordWrite], sequence: Int64, on connection: SQLiteConnection) throws(StoreError) -> CommitResult {
+    private func apply(_ writes: [RecordWrite], sequence: Int64, previousIn: Set<String>,
+                       on connection: SQLiteConnection) throws(StoreError) -> CommitResult {
         var existed: [Bool] = []
         existed.reserveCapacity(writes.count)
+        var previous: [[UInt8]?] = []
         var touched: Set<String> = []
         for write in writes {
             switch write {
+            case .upsert(let collection, let id, let json) where previousIn.contains(collection):
+                var old: [UInt8]?
+                try connection.query("SELECT json FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) {
+                    row throws(StoreError) in old = try row.blob(0)
+                }
+                previous.append(old)
+                existed.append(old != nil)
+                if old == nil {
+                    try connection.run("INSERT INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
+                                       .text(collection), .text(id), .blob(json), .int(sequence))
+                } else {
+                    try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
+                                       .blob(json), .int(sequence), .text(collection), .text(id))
+                }
+                touched.insert(collection)
             case .upsert(let collection, let id, let json):
+                previous.append(nil)
                 // Insert first (one statement for new records, the bulk-import case); on a
                 // clash, replace: together they also tell whether the record existed.
                 let inserted = try connection.run("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
@@ -132,7 +189,18 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 }
                 touched.insert(collection)
             case .delete(let collection, let id):
-                let deleted = try connection.run("DELETE FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) > 0
+                let deleted: Bool
+                if previousIn.contains(collection) {
+                    var old: [UInt8]?
+                    try connection.query("DELETE FROM records WHERE collection = ? AND id = ? RETURNING json", .text(collection), .text(id)) {
+                        row throws(StoreError) in old = try row.blob(0)
+                    }
+                    previous.append(old)
+                    deleted = old != nil
+                } else {
+                    deleted = try connection.run("DELETE FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) > 0
+                    previous.append(nil)
+                }
                 existed.append(deleted)
                 guard deleted else { continue }
                 touched.insert(collection)
@@ -141,7 +209,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             }
         }
         guard !touched.isEmpty else {
-            return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false)
+            return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false, previous: previous)
         }
         for collection in touched {
             try connection.run("""
@@ -152,31 +220,34 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         if sequence % 1_000 == 0 {
             try connection.run("DELETE FROM deletions WHERE sequence <= ?", .int(sequence - changeLogLimit))
         }
-        return CommitResult(sequence: sequence, existed: existed, changedAnything: true)
+        return CommitResult(sequence: sequence, existed: existed, changedAnything: true, previous: previous)
     }
 
     public func saveView(_ view: StoredView) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
             _ = try connection.run("""
-                INSERT INTO views (id, list, hidden, last_used) VALUES (?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET list = excluded.list, hidden = excluded.hidden, last_used = excluded.last_used
-                """, .text(view.id), .text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed))
+                INSERT INTO views (id, list, owner, hidden, last_used) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET list = excluded.list, owner = excluded.owner, hidden = excluded.hidden,
+                                               last_used = excluded.last_used
+                """, .text(view.id), .text(view.list), view.owner.map { .text($0) } ?? .null,
+                .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed))
         }
     }
 
     public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
         try writer.withLock { connection throws(StoreError) in
-            try connection.run("UPDATE views SET list = ?, hidden = ?, last_used = ? WHERE id = ?",
-                               .text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed), .text(view.id)) > 0
+            try connection.run("UPDATE views SET list = ?, owner = ?, hidden = ?, last_used = ? WHERE id = ?",
+                               .text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
+                               .int(view.lastUsed), .text(view.id)) > 0
         }
     }
 
     public func allViews() throws(StoreError) -> [StoredView] {
         try reader.withLock { connection throws(StoreError) in
             var result: [StoredView] = []
-            try connection.query("SELECT id, list, hidden, last_used FROM views ORDER BY id") { row throws(StoreError) in
-                result.append(StoredView(id: try row.text(0), list: try row.text(1),
-                                         hidden: ViewKeys.decode(try row.text(2)), lastUsed: row.int(3)))
+            try connection.query("SELECT id, list, owner, hidden, last_used FROM views ORDER BY id") { row throws(StoreError) in
+                result.append(StoredView(id: try row.text(0), list: try row.text(1), owner: try row.optionalText(2),
+                                         hidden: ViewKeys.decode(try row.text(3)), lastUsed: row.int(4)))
             }
             return result
         }

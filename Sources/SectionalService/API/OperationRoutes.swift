@@ -31,7 +31,8 @@ struct OperationRoutes {
                                                        views: (count: context.views.count, evicted: context.views.evictions),
                                                        answerCache: cached, histories: context.lists.historySizes(),
                                                        refusedWrites: context.faults.refusedWrites,
-                                                       writer: (ListHistory.pendingFrees, context.lists.queuedWrites)).utf8))
+                                                       writer: (ListHistory.pendingFrees, context.lists.queuedWrites),
+                                                       partitions: context.lists.partitionStatistics).utf8))
         }
     }
 }

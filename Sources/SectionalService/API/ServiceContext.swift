@@ -7,6 +7,7 @@ struct ServiceContext: Sendable {
     let views: ViewRegistry
     let log: Log
     let auth: BearerAuth
+    let authenticator: Authenticator
     let events: EventHub
     let faults: StorageFaults
 

@@ -153,7 +153,8 @@ public final class SectionalServer: @unchecked Sendable {
         recordStore = store
         try Seeder.seed(configuration.seeds, into: store, log: log)
         let events = EventHub(maxStreams: configuration.eventStreamLimit)
-        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics) { versions in
+        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics,
+                                       maxResidentRows: configuration.maxResidentRows) { versions in
             events.publish(versions)
         }
         // Loading parsed every record; the snapshots keep only rows. Give the freed memory back.
@@ -162,7 +163,7 @@ public final class SectionalServer: @unchecked Sendable {
                                      maxViews: configuration.maxViews, clock: clock)
         try views.expire()
         let context = ServiceContext(lists: lists, views: views, log: log, auth: auth,
-                                     events: events, faults: storageFaults)
+                                     authenticator: Authenticator(service: auth), events: events, faults: storageFaults)
         var router = Router()
         OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &router)
         let listRoutes = ListRoutes(context: context)
@@ -186,6 +187,12 @@ public final class SectionalServer: @unchecked Sendable {
             log.info("list ready", ["list": .text(state.name), "version": .number(Double(state.version)),
                                     "sections": .number(Double(state.snapshot.sectionCount)),
                                     "rows": .number(Double(state.snapshot.totalRowCount))])
+        }
+        for definition in configuration.lists {
+            guard let scope = definition.scope else { continue }
+            log.info("per-user list ready (each user's partition is built on its first read)",
+                     ["list": .text(definition.name), "field": .text(scope.field.description), "claim": .text(scope.claim),
+                      "maxResidentRows": .number(Double(configuration.maxResidentRows))])
         }
         log.info("ready", ["seconds": .number((Date().timeIntervalSince(started) * 1000).rounded() / 1000)])
     }
