@@ -79,8 +79,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
         try reader.withLock { connection throws(StoreError) in
             var found: StoredRecord?
-            try connection.query("SELECT json FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) {
-                row throws(StoreError) in found = StoredRecord(id: id, json: try row.blob(0))
+            try connection.query("SELECT json, sequence FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) {
+                row throws(StoreError) in found = StoredRecord(id: id, json: try row.blob(0), version: row.int(1))
             }
             return found
         }

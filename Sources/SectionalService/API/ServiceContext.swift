@@ -14,10 +14,10 @@ struct ServiceContext: Sendable {
     /// Commits `writes` on the writer thread and answers with `respond(result)` when done; the
     /// server thread is free meanwhile. A store failure is answered per ``StorageFaults``
     /// (`503 storage-unavailable` for a passing fault, else `500 internal`).
-    func write(_ writes: [ViewModelStore.Write],
+    func write(_ writes: [ViewModelStore.Write], conditions: [WriteCondition] = [],
                respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.commitLater(writes) { [log, faults] outcome in
+        lists.commitLater(writes, conditions: conditions) { [log, faults] outcome in
             switch outcome {
             case .success(let result):
                 faults.wrote(log: log)
