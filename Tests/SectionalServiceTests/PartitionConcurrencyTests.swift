@@ -1,0 +1,62 @@
+import Dispatch
+import Foundation
+import Synchronization
+import TestSupport
+import XCTest
+
+/// Partitions built by readers while a writer moves records between users: a build that raced a
+/// write must never be kept. With a budget that keeps only a few partitions, reads evict and
+/// rebuild all the time; once the writes are acknowledged, every user's list shows every write.
+final class PartitionConcurrencyTests: XCTestCase {
+    func testPartitionsBuiltWhileRecordsMoveEndUpWithEveryAcknowledgedWrite() throws {
+        var random = SplitMix64.replayable("PartitionConcurrencyTests")
+        let p = try PartitionApp(sqlite: true, maxResidentRows: 25)
+        let users = (0..<6).map { "user\($0)" }
+        var owners: [String: String] = [:]
+        for n in 0..<60 {
+            let owner = users[n % users.count]
+            try p.order("o\(n)", owner: owner)
+            owners["o\(n)"] = owner
+        }
+        let port = p.app.port
+        let stop = Atomic<Bool>(false)
+        let reads = Atomic<Int>(0)
+        let failures = Mutex<[String]>([])
+        let readers = DispatchGroup()
+        for reader in 0..<3 {
+            DispatchQueue.global().async(group: readers) {
+                var n = reader
+                while !stop.load(ordering: .relaxed) {
+                    let user = "user\(n % 6)"
+                    n += 1
+                    do {
+                        let answer = try HTTPTestClient(port: port).request(
+                            "GET", "/v1/lists/orders/rows?pageSize=500&user=\(user)",
+                            headers: [("Authorization", "Bearer \(PartitionApp.serviceToken)")])
+                        if answer.status != 200 { failures.withLock { $0.append("\(answer.status) \(answer.text.prefix(200))") } }
+                        reads.add(1, ordering: .relaxed)
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        for _ in 0..<200 {
+            let id = "o\(Int.random(in: 0..<60, using: &random))"
+            let owner = users.randomElement(using: &random)!
+            try p.order(id, owner: owner)
+            owners[id] = owner
+        }
+        stop.store(true, ordering: .relaxed)
+        readers.wait()
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        XCTAssertGreaterThan(reads.load(ordering: .relaxed), 0)
+        for user in users {
+            let expected = Set(owners.filter { $0.value == user }.map(\.key)).union(["contact"])
+            XCTAssertEqual(Set(try p.rowIDs(of: user)), expected, user)
+        }
+        let metrics = try p.app.get("/metrics").text
+        XCTAssertGreaterThan(try XCTUnwrap(PartitionTests.metric("sectional_partition_evictions_total", in: metrics)), 0,
+                             "the budget made reads rebuild partitions")
+    }
+}
