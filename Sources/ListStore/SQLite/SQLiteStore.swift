@@ -9,6 +9,8 @@ import Synchronization
 /// record reads never wait for a commit's fsync.
 public final class SQLiteStore: RecordStore, @unchecked Sendable {
     private let writer: Mutex<SQLiteConnection>
+    /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
+    private let fields = Mutex<[String: [FieldPath]]>([:])
     private let reader: Mutex<SQLiteConnection>
     /// How many commits' worth of deletion tombstones to keep.
     private let changeLogLimit: Int64 = 100_000
@@ -98,11 +100,58 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
-        guard let expression = Self.fieldExpression(field) else { return }
-        var hash = FNV1a()
-        hash.combine(field.description)
         try writer.withLock { connection throws(StoreError) in
-            try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
+            if let expression = Self.fieldExpression(field) {
+                var hash = FNV1a()
+                hash.combine(field.description)
+                try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
+            }
+            try connection.transaction { () throws(StoreError) in
+                var counted = false
+                try connection.query("SELECT 1 FROM field_versions WHERE collection = ? AND field = ? AND key = ''",
+                                     .text(collection), .text(field.description)) { _ in counted = true }
+                guard !counted else { return }
+                // First time: count the records already stored, each at the commit that last wrote it.
+                var versions: [String: Int64] = [:]
+                try connection.query("SELECT json, sequence FROM records WHERE collection = ?", .text(collection)) { row throws(StoreError) in
+                    let json = try row.blob(0)
+                    guard let value = try? JSONParser.parse(json), let key = ScalarKey(field: field, of: value) else { return }
+                    versions[key.text] = max(versions[key.text] ?? 0, row.int(1))
+                }
+                versions[""] = 0
+                for (key, sequence) in versions {
+                    try connection.run("INSERT OR REPLACE INTO field_versions (collection, field, key, sequence) VALUES (?, ?, ?, ?)",
+                                       .text(collection), .text(field.description), .text(key), .int(sequence))
+                }
+            }
+        }
+        fields.withLock { fields in
+            if !(fields[collection]?.contains(field) ?? false) { fields[collection, default: []].append(field) }
+        }
+    }
+
+    public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? {
+        try reader.withLock { connection throws(StoreError) in
+            var version: Int64?
+            try connection.query("SELECT sequence FROM field_versions WHERE collection = ? AND field = ? AND key = ?",
+                                 .text(collection), .text(field.description), .text(key.text)) { row in version = row.int(0) }
+            return version
+        }
+    }
+
+    public var tracksFieldVersions: Bool { true }
+
+    /// Moves the versions of the prepared fields' values a write touches (before and after).
+    private func touchFields(_ fields: [FieldPath], collection: String, old: [UInt8]?, new: [UInt8]?, sequence: Int64,
+                             on connection: SQLiteConnection) throws(StoreError) {
+        let records = [old, new].compactMap { $0.flatMap { try? JSONParser.parse($0) } }
+        for field in fields {
+            for key in Set(records.compactMap { ScalarKey(field: field, of: $0) }) {
+                try connection.run("""
+                    INSERT INTO field_versions (collection, field, key, sequence) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (collection, field, key) DO UPDATE SET sequence = excluded.sequence
+                    """, .text(collection), .text(field.description), .text(key.text), .int(sequence))
+            }
         }
     }
 
@@ -138,11 +187,13 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
         try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> [CommitResult] in
+            let fields = self.fields.withLock { $0 }
+            let previousIn = previousIn.union(fields.keys)
+            return try connection.transaction { () throws(StoreError) -> [CommitResult] in
                 var sequence = try Self.sequence(on: connection)
                 var results: [CommitResult] = []
                 for writes in groups {
-                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, on: connection)
+                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, fields: fields, on: connection)
                     sequence = result.sequence
                     results.append(result)
                 }
@@ -153,7 +204,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     /// One group of a commit under change number `sequence` (unused when nothing changes).
-    private func apply(_ writes: [RecordWrite], sequence: Int64, previousIn: Set<String>,
+    private func apply(_ writes: [RecordWrite], sequence: Int64, previousIn: Set<String>, fields: [String: [FieldPath]],
                        on connection: SQLiteConnection) throws(StoreError) -> CommitResult {
         var existed: [Bool] = []
         existed.reserveCapacity(writes.count)
@@ -174,6 +225,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 } else {
                     try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
                                        .blob(json), .int(sequence), .text(collection), .text(id))
+                }
+                if let tracked = fields[collection] {
+                    try touchFields(tracked, collection: collection, old: old, new: json, sequence: sequence, on: connection)
                 }
                 touched.insert(collection)
             case .upsert(let collection, let id, let json):
@@ -197,6 +251,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                     }
                     previous.append(old)
                     deleted = old != nil
+                    if let tracked = fields[collection], old != nil {
+                        try touchFields(tracked, collection: collection, old: old, new: nil, sequence: sequence, on: connection)
+                    }
                 } else {
                     deleted = try connection.run("DELETE FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) > 0
                     previous.append(nil)
