@@ -35,6 +35,7 @@ struct RecordRoutes {
             }
         }
         router.get("/v1/collections/{c}/records/{id}") { request in
+            try context.awaitMinVersion(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
             guard let record = try context.reading({ () throws(StoreError) in

@@ -22,7 +22,10 @@ struct ServiceContext: Sendable {
             case .success(let result):
                 faults.wrote(log: log)
                 do throws(HTTPError) {
-                    answer.complete(try respond(result))
+                    var response = try respond(result)
+                    // Read-your-writes: a read elsewhere with minVersion=this sees the write.
+                    response.headers.add("Sectional-Version", String(result.sequence))
+                    answer.complete(response)
                 } catch {
                     answer.complete(error.response)
                 }
