@@ -83,15 +83,7 @@ extension ListSnapshot {
             guard found else { return nil }
             return definition.orders.withUnsafeBufferPointer { orders in
                 sections.withUnsafeBufferPointer { secs in
-                    let order = orders.baseAddress! + spec
-                    let v = secs[si].rows.unretained
-                    let i = v.lowerBound(row.sortKey, row.id, order: order, strictly: false)
-                    guard i < v.count else { return nil }
-                    let (k, s) = v.chunkIndex(ofRow: i)
-                    let same = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[i - s]._withUnsafeGuaranteedRef { r in
-                        codePointEqual(r.id, row.id) && order.pointee.compare(r.sortKey, r.id, row.sortKey, row.id) == 0
-                    }
-                    return same ? (si, i) : nil
+                    secs[si].rows.withRowsView { $0.index(of: row.sortKey, row.id, order: orders.baseAddress! + spec) }.map { (si, $0) }
                 }
             }
         }
@@ -103,8 +95,7 @@ extension ListSnapshot {
     public func location(section si: Int, row ri: Int, view: ViewState) -> RowLocation? {
         guard si >= 0, si < sections.count, ri >= 0 else { return nil }
         let tag: Int? = sections.withUnsafeBufferPointer { secs in
-            let v = secs[si].rows.unretained
-            return ri < v.count ? v.tagOffset(ofRow: ri) : nil
+            secs[si].rows.withRowsView { v in ri < v.count ? v.tagOffset(ofRow: ri) : nil }
         }
         guard let tag else { return nil }
         return location(section: si, row: ri, tag: tagStarts[si] + tag, view: view)
@@ -115,9 +106,7 @@ extension ListSnapshot {
     private func location(section si: Int, row ri: Int, tag: Int, view: ViewState) -> RowLocation {
         let (row, hidden): (Row, Bool) = sections.withUnsafeBufferPointer { secs in
             let node = secs.baseAddress! + si
-            let v = node.pointee.rows.unretained
-            let (k, s) = v.chunkIndex(ofRow: ri)
-            let row = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[ri - s].takeUnretainedValue()
+            let row = node.pointee.rows.withRowsView { $0.withRow(at: ri) { $0 } }   // retained: returned
             return (row, view.isHidden(node.pointee.key))
         }
         return RowLocation(indexPath: ListIndexPath(section: si, row: ri), tag: TagRange(location: tag, length: row.tagLength),

@@ -76,7 +76,7 @@ extension ListSnapshot {
             if found {
                 let r = definition.orders.withUnsafeBufferPointer { orders in
                     sections.withUnsafeBufferPointer { secs in
-                        secs[si].rows.unretained.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true)
+                        secs[si].rows.withRowsView { $0.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true) }
                     }
                 }
                 if r < visible[si] { start = (si, r) }
@@ -151,9 +151,6 @@ extension ListSnapshot {
             // Encoded straight from the (unretained) row: no copy of its shared strings.
             next = sections.withUnsafeBufferPointer { secs in
                 let node = secs.baseAddress! + l.section
-                let rows = node.pointee.rows.unretained
-                let (k, first) = rows.chunkIndex(ofRow: l.row)
-                let row = rows.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[l.row - first]
                 let spec = node.pointee.spec
                 let keyOrder = rankers.withUnsafeBufferPointer { rankers -> (rank: Int, descending: Bool) in
                     let ranker = rankers.baseAddress! + spec
@@ -162,10 +159,12 @@ extension ListSnapshot {
                     if case .descending = ranker.pointee.order { return (rank, true) }
                     return (rank, false)
                 }
-                return row._withUnsafeGuaranteedRef { row in
-                    definition.orders.withUnsafeBufferPointer { orders in
-                        PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
-                                         order: orders[spec], keyOrder: keyOrder, binding: binding)
+                return node.pointee.rows.withRowsView { rows in
+                    rows.withRow(at: l.row) { row in
+                        definition.orders.withUnsafeBufferPointer { orders in
+                            PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
+                                             order: orders[spec], keyOrder: keyOrder, binding: binding)
+                        }
                     }
                 }
             }
