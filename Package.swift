@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .executable(name: "sectional", targets: ["sectional"]),
         .executable(name: "sectional-bench", targets: ["sectional-bench"]),
+        // The pure view-model core, embeddable in an app: definitions, snapshots, paging,
+        // batch updates, and typed rows and sections (`ListRow`, `ListSection`).
+        .library(name: "ListModel", targets: ["ListModel"]),
     ],
     targets: [
         // C libraries from the system, wrapped for Swift. Never public API.

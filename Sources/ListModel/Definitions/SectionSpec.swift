@@ -1,5 +1,5 @@
 /// Edge insets of a section, points; all default to 0.
-public struct Insets: Sendable, Equatable {
+public struct Insets: Sendable, Hashable {
     public var top: Double, left: Double, bottom: Double, right: Double
     public init(top: Double = 0, left: Double = 0, bottom: Double = 0, right: Double = 0) {
         self.top = top; self.left = left; self.bottom = bottom; self.right = right
