@@ -1,37 +1,55 @@
 /// A UIKit-style index path: section and row, both 0-based.
 public struct ListIndexPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The section index.
     public var section: Int
+    /// The row index within the section.
     public var row: Int
+    /// An index path.
     public init(section: Int, row: Int) { self.section = section; self.row = row }
+    /// Ordered by section, then row.
     public static func < (a: ListIndexPath, b: ListIndexPath) -> Bool { (a.section, a.row) < (b.section, b.row) }
+    /// `[section, row]`.
     public var description: String { "[\(section), \(row)]" }
 }
 
 /// A tag range.
 public struct TagRange: Sendable, Hashable {
+    /// The first tag.
     public var location: Int
+    /// The number of tags (0 for a row without tags).
     public var length: Int
+    /// A tag range.
     public init(location: Int, length: Int) { self.location = location; self.length = length }
 }
 
 /// A row found by a look-up: where it is and whether the view hides its section.
 public struct RowLocation: Sendable {
+    /// Where the row is.
     public let indexPath: ListIndexPath
+    /// The row's tags.
     public let tag: TagRange
     /// `true` when the row's section is hidden in the view asked about.
     public let hidden: Bool
+    /// The row's id.
     public var rowID: String { row.id }
+    /// The row's type.
     public var rowType: String { row.type }
     let row: Row
 }
 
 /// A section's identity and counts.
 public struct SectionInfo: Sendable, Hashable {
+    /// The section index.
     public let index: Int
+    /// The section's (served, unique) key.
     public let key: String
+    /// The section type.
     public let type: String
+    /// Rows in the section, hidden or not.
     public let totalRowCount: Int
+    /// The tag of the section's first row.
     public let firstTag: Int
+    /// Tags used by the section's rows.
     public let tagCount: Int
 }
 

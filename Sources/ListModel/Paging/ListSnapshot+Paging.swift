@@ -3,11 +3,15 @@ public struct Page: Sendable {
     /// A section on the page: the rows `rowOffset ..< rowOffset+rowCount` of section `index`
     /// (rowCount 0 for a section without visible rows).
     public struct Entry: Sendable, Equatable {
+        /// The section index.
         public let index: Int
+        /// The index of the section's first row on the page.
         public let rowOffset: Int
+        /// Rows of the section on the page.
         public let rowCount: Int
     }
 
+    /// The sections on the page, in order.
     public let entries: [Entry]
     /// The next page's token; `nil` on the last page.
     public let nextPageToken: String?
@@ -24,9 +28,13 @@ public struct Page: Sendable {
 
 /// Visible rows `start ..< start+count` of one section (the section-range read).
 public struct SectionRange: Sendable {
+    /// The section index.
     public let section: Int
+    /// The first row (clamped to the visible rows).
     public let start: Int
+    /// Rows in the range (0 when hidden or past the end).
     public let count: Int
+    /// The view the range was read through.
     public let view: ViewState
 }
 
