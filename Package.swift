@@ -57,13 +57,13 @@ let package = Package(
         ),
 
         .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
-        .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
+        .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
-        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
+        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
     ]

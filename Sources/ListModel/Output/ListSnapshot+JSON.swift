@@ -1,8 +1,7 @@
-/// JSON output in the API shapes, written with ``JSONWriter``.
-///
-/// Two levels: whole answers that take the list name and version (`write…Answer`), and the
-/// pieces they are made of (``writeSection(_:view:into:)``, ``writeRow(_:into:)``) for answers
-/// the service composes itself (e.g. the view toggle answer).
+/// JSON output in the API shapes, written with ``JSONWriter``: the pieces answers are made of —
+/// sections (``writeSection(_:view:into:)``, ``writeSectionWithRows(_:view:start:count:rowOffset:into:)``)
+/// and rows (``writeRow(_:into:)``). The answers' envelopes (list name, version, paging members)
+/// belong to the server that writes them.
 ///
 /// Choices where the contract is silent: a section's `type` and `title` are always present (`""`
 /// when not configured), `icon` is omitted when absent or empty (like a row's optional fields),
@@ -84,53 +83,7 @@ extension ListSnapshot {
         w.key("firstTag"); w.int(tagStarts[index])
     }
 
-    // MARK: Whole answers
-
-    /// `{"list","title","version","sectionCount","rowCount","totalRowCount","tagCount","sections":[…]}`.
-    public func writeOutlineAnswer(list: String, version: Int64, view: ViewState, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key("list"); w.string(list)
-        w.key("title"); w.string(definition.title ?? definition.name)
-        w.key("version"); w.int64(version)
-        w.key("sectionCount"); w.int(sections.count)
-        w.key("rowCount"); w.int(rowCount(in: view))
-        w.key("totalRowCount"); w.int(totalRowCount)
-        w.key("tagCount"); w.int(tagCount)
-        w.key("sections")
-        w.beginArray()
-        for i in sections.indices { writeSection(i, view: view, into: &w) }
-        w.endArray()
-        w.endObject()
-    }
-
-    /// `{"list","version",["tag",]"indexPath","hidden","row"}` for a look-up answer; pass `tag`
-    /// for the tag look-up.
-    public func writeLocationAnswer(_ loc: RowLocation, list: String, version: Int64, tag: Int? = nil, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key("list"); w.string(list)
-        w.key("version"); w.int64(version)
-        if let tag { w.key("tag"); w.int(tag) }
-        w.key("indexPath")
-        w.beginObject()
-        w.key("section"); w.int(loc.indexPath.section)
-        w.key("row"); w.int(loc.indexPath.row)
-        w.endObject()
-        w.key("hidden"); w.bool(loc.hidden)
-        w.key("row"); writeRow(loc, into: &w)
-        w.endObject()
-    }
-
-    /// `{"list","version","sections":[indexes]}` for sections of a type.
-    public func writeSectionIndexesAnswer(type: String, list: String, version: Int64, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key("list"); w.string(list)
-        w.key("version"); w.int64(version)
-        w.key("sections")
-        w.beginArray()
-        for i in sectionIndexes(ofType: type) { w.int(i) }
-        w.endArray()
-        w.endObject()
-    }
+    // MARK: Tools
 
     /// Writes all sections with all their rows (hidden ones included) — for tests and tools.
     public func writeFullContents(into w: inout JSONWriter) {

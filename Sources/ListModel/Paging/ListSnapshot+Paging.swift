@@ -210,8 +210,9 @@ extension ListSnapshot {
         return SectionRange(section: index, start: min(s, visible), count: c, view: view)
     }
 
-    /// A section object with rows `start ..< start+count` (and `rowOffset` on pages).
-    private func writeSectionWithRows(_ index: Int, view: ViewState, start: Int, count: Int, rowOffset: Bool,
+    /// Writes section `index` as an object with its rows `start ..< start+count` as `rows`
+    /// (and `"rowOffset":start` when `rowOffset`), as pages and section ranges serve it.
+    public func writeSectionWithRows(_ index: Int, view: ViewState, start: Int, count: Int, rowOffset: Bool,
                                       into w: inout JSONWriter) {
         w.beginObject()
         writeSectionMembers(index, view: view, into: &w)
@@ -220,33 +221,6 @@ extension ListSnapshot {
         w.beginArray()
         appendRows(section: index, start: start, count: count, into: &w)
         w.endArray()
-        w.endObject()
-    }
-
-    /// `{"list","version","sections":[…],"nextPageToken"?,"itemsBefore","itemsAfter"}`.
-    public func writePageAnswer(_ page: Page, list: String, version: Int64, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key("list"); w.string(list)
-        w.key("version"); w.int64(version)
-        w.key("sections")
-        w.beginArray()
-        for e in page.entries {
-            writeSectionWithRows(e.index, view: page.view, start: e.rowOffset, count: e.rowCount, rowOffset: true, into: &w)
-        }
-        w.endArray()
-        if let t = page.nextPageToken { w.key("nextPageToken"); w.string(t) }
-        w.key("itemsBefore"); w.int(page.itemsBefore)
-        w.key("itemsAfter"); w.int(page.itemsAfter)
-        w.endObject()
-    }
-
-    /// `{"list","version","section":{Section…,"rows":[…]}}`.
-    public func writeSectionRangeAnswer(_ range: SectionRange, list: String, version: Int64, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key("list"); w.string(list)
-        w.key("version"); w.int64(version)
-        w.key("section")
-        writeSectionWithRows(range.section, view: range.view, start: range.start, count: range.count, rowOffset: false, into: &w)
         w.endObject()
     }
 }
