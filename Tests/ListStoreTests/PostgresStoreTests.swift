@@ -1,0 +1,167 @@
+import Foundation
+import ListModel
+import ListStore
+import Synchronization
+import TestSupport
+import XCTest
+
+/// The store contract on PostgreSQL, plus what only a shared database has: several stores on one
+/// database share one sequence in commit order, migrate once when started together, and log
+/// every commit. Each test has a database of its own, dropped afterwards.
+final class PostgresStoreTests: RecordStoreContract {
+    private var database: PostgresTestDatabase?
+    private var stores: [PostgresStore] = []
+
+    override func setUpWithError() throws {
+        guard let cluster = try PostgresTestDatabase.clusterURL() else { throw XCTSkip(PostgresTestDatabase.missing) }
+        database = try PostgresTestDatabase(cluster: cluster)
+    }
+
+    override func tearDown() {
+        stores.forEach { $0.close() }
+        stores = []
+        database?.drop()
+        database = nil
+    }
+
+    private func openStore() throws -> PostgresStore {
+        let database = try XCTUnwrap(database)
+        let store = try PostgresStore(url: database.url)
+        stores.append(store)
+        return store
+    }
+
+    override func makeStore() throws -> RecordStore { try openStore() }
+
+    func testCommitsTakeOneSequenceEachAndRememberTheCollection() throws { try checkCommitsTakeOneSequenceEachAndRememberTheCollection() }
+    func testGroupsCommitTogetherEachWithItsOwnNumber() throws { try checkGroupsCommitTogetherEachWithItsOwnNumber() }
+    func testDeletingAMissingRecordChangesNothing() throws { try checkDeletingAMissingRecordChangesNothing() }
+    func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
+    func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
+    func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
+    func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
+    func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
+    func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
+
+    private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func testEverythingSurvivesReopening() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"id":"a"}"#))])
+        try store.saveView(StoredView(id: "v", list: "l", owner: "u", hidden: ["k\"ey"], lastUsed: 7))
+        store.close()
+        XCTAssertThrowsError(try store.lastSequence(), "a closed store refuses")
+        let reopened = try openStore()
+        XCTAssertEqual(try reopened.lastSequence(), 1)
+        XCTAssertEqual(try reopened.record(in: "people", id: "a")?.json, bytes(#"{"id":"a"}"#))
+        XCTAssertEqual(try reopened.allViews(), [StoredView(id: "v", list: "l", owner: "u", hidden: ["k\"ey"], lastUsed: 7)])
+    }
+
+    /// A commit that fails part-way leaves nothing behind, and the error keeps PostgreSQL's SQLSTATE.
+    func testAFailedCommitChangesNothingAndKeepsTheSQLState() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
+        XCTAssertThrowsError(try store.commit(groups: [[.upsert(collection: "people", id: "b", json: bytes("{}"))],
+                                                       [.upsert(collection: "people", id: "c", json: bytes("{not json"))]])) { error in
+            XCTAssertTrue("\(error)".contains("SQLSTATE 22P02"), "\(error)")
+        }
+        XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a"])
+        XCTAssertEqual(try store.lastSequence(), 1)
+        XCTAssertEqual(try store.changes(after: 0, limit: 100).map(\.id), ["a"])
+        XCTAssertEqual(try store.commit([.delete(collection: "people", id: "a")]).sequence, 2, "the store goes on after a failure")
+    }
+
+    /// Every write of every commit is in the log, in version order; reads come in whole commits.
+    func testTheChangeLogHoldsEveryWriteInWholeCommits() throws {
+        let store = try openStore()
+        _ = try store.commit(groups: [
+            [.upsert(collection: "a", id: "1", json: bytes(#"{"v":1}"#)), .upsert(collection: "b", id: "2", json: bytes(#"{"v":2}"#))],
+            [.delete(collection: "a", id: "missing")],
+            [.delete(collection: "a", id: "1"), .delete(collection: "a", id: "nothing"), .upsert(collection: "a", id: "3", json: bytes("{}"))],
+        ])
+        _ = try store.commit([.upsert(collection: "b", id: "2", json: bytes(#"{"v":3}"#))])
+        let all = try store.changes(after: 0, limit: 100)
+        XCTAssertEqual(all, [
+            LoggedChange(sequence: 1, collection: "a", id: "1", json: bytes(#"{"v":1}"#)),
+            LoggedChange(sequence: 1, collection: "b", id: "2", json: bytes(#"{"v":2}"#)),
+            LoggedChange(sequence: 2, collection: "a", id: "1", json: nil),
+            LoggedChange(sequence: 2, collection: "a", id: "3", json: bytes("{}")),
+            LoggedChange(sequence: 3, collection: "b", id: "2", json: bytes(#"{"v":3}"#)),
+        ])
+        XCTAssertEqual(try store.changes(after: 0, limit: 3).map(\.sequence), [1, 1], "a commit is never cut")
+        XCTAssertEqual(try store.changes(after: 0, limit: 1).map(\.sequence), [1, 1], "the next commit comes whole even past the limit")
+        XCTAssertEqual(try store.changes(after: 1, limit: 4).map(\.sequence), [2, 2, 3])
+        XCTAssertEqual(try store.changes(after: 3, limit: 10), [])
+    }
+
+    /// Several stores on one database (several instances) write concurrently: the numbers they
+    /// get are 1…N without gaps or repeats, and the change log holds each commit under its number.
+    func testStoresSharingADatabaseShareOneSequenceInCommitOrder() throws {
+        let stores = try (0..<3).map { _ in try openStore() }
+        let perWriter = 20
+        let results = Mutex<[(sequence: Int64, id: String)]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: stores.count * 2) { writer in
+            let store = stores[writer % stores.count]
+            for index in 0..<perWriter {
+                let id = "w\(writer)-\(index)"
+                do {
+                    let result = try store.commit([.upsert(collection: "c", id: id, json: Array("{\"id\":\"\(id)\"}".utf8))])
+                    results.withLock { $0.append((result.sequence, id)) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let committed = results.withLock { $0 }.sorted { $0.sequence < $1.sequence }
+        let total = stores.count * 2 * perWriter
+        XCTAssertEqual(committed.map(\.sequence), (1...Int64(total)).map { $0 })
+        let log = try stores[0].changes(after: 0, limit: 10_000)
+        XCTAssertEqual(log.map(\.sequence), committed.map(\.sequence))
+        XCTAssertEqual(log.map(\.id), committed.map(\.id), "each number's log entry is that commit's write")
+        for store in stores { XCTAssertEqual(try store.lastSequence(), Int64(total)) }
+    }
+
+    /// Instances starting together on an empty database: every one starts, the schema is made once.
+    func testStoresStartingTogetherMigrateOnce() throws {
+        let database = try XCTUnwrap(self.database)
+        let opened = Mutex<[PostgresStore]>([])
+        let failures = Mutex<[String]>([])
+        let url = database.url
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let store = try PostgresStore(url: url)
+                opened.withLock { $0.append(store) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        stores += opened.withLock { $0 }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        XCTAssertEqual(stores.count, 4)
+        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [["1"]])
+        XCTAssertEqual(try stores[0].commit([.upsert(collection: "x", id: "1", json: Array("{}".utf8))]).sequence, 1)
+    }
+
+    /// The field query is served by the expression index (the planner is told not to scan), and
+    /// a record holding the escape `\u0000` — which PostgreSQL cannot read a field of — still
+    /// writes into an indexed collection and is found.
+    func testTheFieldIndexServesTheQueryAndTakesEveryRecord() throws {
+        let store = try openStore()
+        let owner = try XCTUnwrap(FieldPath("owner"))
+        try store.prepareField(owner, in: "notes")
+        let odd = bytes(#"{"owner":"ann","note":"a\u0000b"}"#)
+        _ = try store.commit([.upsert(collection: "notes", id: "n1", json: odd),
+                              .upsert(collection: "notes", id: "n2", json: bytes(#"{"owner":"bob"}"#))])
+        XCTAssertEqual(try store.records(in: "notes", field: owner, equals: .string("ann")), [StoredRecord(id: "n1", json: odd)])
+        let database = try XCTUnwrap(self.database)
+        let plan = try database.query("""
+            SET enable_seqscan = off;
+            EXPLAIN SELECT id FROM records WHERE collection = 'notes'
+              AND replace(json::text, '\\u0000', '\\ufffd')::json #>> '{"owner"}'::text[] = 'ann'
+            """).compactMap { $0.first ?? nil }.joined(separator: "\n")
+        XCTAssertTrue(plan.contains("records_field_"), plan)
+    }
+}
