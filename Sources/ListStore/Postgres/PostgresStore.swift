@@ -285,3 +285,12 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         readLock.withLock { _ in reader.close() }
     }
 }
+
+extension PostgresStore {
+    /// `url` with any password replaced by `***`, for logs: `postgresql://user:***@host/db`.
+    public static func redacting(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@"),
+              let colon = url[scheme.upperBound..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+    }
+}
