@@ -6,10 +6,14 @@ import CPostgres
 /// Every answer's status is checked: anything but "command OK" or "rows" becomes a
 /// ``PostgresError`` carrying the server's SQLSTATE and message. A connection found broken
 /// before a statement is reset once (libpq reconnects with the same parameters); a statement
-/// never silently retries after it was sent.
+/// never silently retries after it was sent. Statements with parameters are prepared once per
+/// connection and cached by their text (as ``SQLiteConnection`` caches its statements), so the
+/// server parses and plans each only once.
 /// C API: https://www.postgresql.org/docs/current/libpq.html
 final class PostgresConnection {
     private var handle: OpaquePointer?
+    /// Prepared statement names by SQL text; emptied when the connection is reset.
+    private var prepared: [String: String] = [:]
 
     /// Connects with a `postgresql://` URL or a `key=value` connection string.
     init(url: String) throws(PostgresError) {
@@ -34,8 +38,9 @@ final class PostgresConnection {
         handle = nil
     }
 
-    /// Runs one statement. Parameters are `$1`, `$2`, … in `sql`; their types are inferred by
-    /// the server from where they are used (cast them where that is ambiguous).
+    /// Runs one statement, prepared on first use. Parameters are `$1`, `$2`, … in `sql`; their
+    /// types are inferred by the server from where they are used (cast them where that is
+    /// ambiguous). Statements made up on the fly (with names in them) go to ``executeScript(_:)``.
     @discardableResult
     func execute(_ sql: String, _ parameters: PostgresValue...) throws(PostgresError) -> PostgresResult {
         try execute(sql, parameters: parameters)
@@ -44,6 +49,7 @@ final class PostgresConnection {
     @discardableResult
     func execute(_ sql: String, parameters: [PostgresValue]) throws(PostgresError) -> PostgresResult {
         let connection = try open()
+        let name = try statementName(sql, on: connection)
         // All parameter values in one buffer: text ends with a NUL, as libpq's text format wants;
         // bytes carry their length and travel in binary format.
         var buffer: [UInt8] = []
@@ -78,12 +84,21 @@ final class PostgresConnection {
             let values: [UnsafePointer<CChar>?] = offsets.indices.map { index in
                 nulls[index] ? nil : base.map { ($0 + offsets[index]).assumingMemoryBound(to: CChar.self) }
             }
-            return PQexecParams(connection, sql, Int32(parameters.count), nil, values, lengths, formats, 0)
+            return PQexecPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 0)
         }
         return try check(raw, on: connection)
     }
 
-    /// Runs one or more statements without parameters (schema migrations).
+    /// The name `sql` is prepared under on this connection, preparing it the first time.
+    private func statementName(_ sql: String, on connection: OpaquePointer) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "s\(prepared.count + 1)"
+        _ = try check(PQprepare(connection, name, sql, 0, nil), on: connection)
+        prepared[sql] = name
+        return name
+    }
+
+    /// Runs one or more statements without parameters, unprepared (migrations, one-off statements).
     func executeScript(_ sql: String) throws(PostgresError) {
         let connection = try open()
         _ = try check(PQexec(connection, sql), on: connection)
@@ -111,6 +126,7 @@ final class PostgresConnection {
     private func open() throws(PostgresError) -> OpaquePointer {
         guard let handle else { throw PostgresError(sqlState: nil, message: "connection is closed") }
         if PQstatus(handle) == CONNECTION_BAD {
+            prepared = [:]
             PQreset(handle)
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgresError(sqlState: nil, message: "connection lost: \(Self.message(PQerrorMessage(handle)))")

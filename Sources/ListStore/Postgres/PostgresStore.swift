@@ -130,7 +130,7 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) in
                 try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", .int(PostgresSchema.indexLock))
-                try connection.execute("CREATE INDEX IF NOT EXISTS \(name) ON records (collection, (\(Self.fieldExpression(field))))")
+                try connection.executeScript("CREATE INDEX IF NOT EXISTS \(name) ON records (collection, (\(Self.fieldExpression(field))))")
             }
         }
     }
