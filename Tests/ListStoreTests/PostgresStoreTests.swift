@@ -40,6 +40,7 @@ final class PostgresStoreTests: RecordStoreContract {
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
+    func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
@@ -93,6 +94,36 @@ final class PostgresStoreTests: RecordStoreContract {
         XCTAssertEqual(try store.changes(after: 0, limit: 1).map(\.sequence), [1, 1], "the next commit comes whole even past the limit")
         XCTAssertEqual(try store.changes(after: 1, limit: 4).map(\.sequence), [2, 2, 3])
         XCTAssertEqual(try store.changes(after: 3, limit: 10), [])
+    }
+
+    /// Commits of many upsert groups (one statement for the whole commit) and mixed commits
+    /// (a statement per write) answer exactly as the memory store does, and log every write.
+    func testCommitsAnswerAsTheMemoryStoreDoes() throws {
+        let store = try openStore()
+        let reference = MemoryStore()
+        func record(_ id: String, _ owner: String) -> RecordWrite {
+            .upsert(collection: id.hasPrefix("t") ? "teams" : "people", id: id, json: Array(#"{"id":"\#(id)","owner":"\#(owner)"}"#.utf8))
+        }
+        let commits: [[[RecordWrite]]] = [
+            [[record("a", "u1")], [record("b", "u1"), record("t1", "u1")], [], [record("c", "u2")]],
+            [[record("a", "u2")], [record("d", "u3")], [record("b", "u3"), record("t1", "u2")]],
+            [[record("a", "u3")], [record("a", "u4")], [.delete(collection: "people", id: "c")]],
+            [[.delete(collection: "people", id: "zz")], [record("e", "u1")]],
+            [(0..<3_000).map { record(String(format: "bulk%05d", $0), "u\($0 % 7)") }],
+        ]
+        for groups in commits {
+            XCTAssertEqual(try store.commit(groups: groups, previousIn: ["people"]), try reference.commit(groups: groups, previousIn: ["people"]))
+        }
+        XCTAssertEqual(try store.lastSequence(), try reference.lastSequence())
+        XCTAssertEqual(try store.collectionSequences(), try reference.collectionSequences())
+        for collection in ["people", "teams"] {
+            XCTAssertEqual(try store.allRecords(in: collection), try reference.allRecords(in: collection))
+        }
+        let log = try store.changes(after: 0, limit: 100_000)
+        XCTAssertEqual(log.count, commits.joined().joined().count - 1, "every write but the delete of a missing record")
+        XCTAssertEqual(log.map(\.sequence), log.map(\.sequence).sorted())
+        XCTAssertEqual(log.filter { $0.json == nil }, [LoggedChange(sequence: 9, collection: "people", id: "c", json: nil)])
+        XCTAssertEqual(log.filter { $0.sequence == 2 }.map(\.id), ["b", "t1"])
     }
 
     /// Several stores on one database (several instances) write concurrently: the numbers they

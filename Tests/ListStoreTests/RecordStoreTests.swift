@@ -91,6 +91,16 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.allViews(), [], "a late use does not re-insert it either")
     }
 
+    /// A group that changes one collection and deletes a missing record of another touches only
+    /// the first: the other keeps its number.
+    func checkAMissedDeleteDoesNotTouchItsCollection() throws {
+        let store = try makeStore()
+        _ = try store.commit([.upsert(collection: "b", id: "1", json: bytes("{}"))])
+        let result = try store.commit([.upsert(collection: "a", id: "1", json: bytes("{}")), .delete(collection: "b", id: "missing")])
+        XCTAssertEqual(result.sequence, 2)
+        XCTAssertEqual(try store.collectionSequences(), ["a": 2, "b": 1])
+    }
+
     /// Writes to the named collections hand back each record's JSON as it was before the write;
     /// other collections hand back nil, and `existed` is unaffected by the choice.
     func checkCommitHandsBackPreviousJSONOfNamedCollections() throws {
@@ -184,6 +194,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
+    func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
@@ -211,6 +222,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
+    func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }

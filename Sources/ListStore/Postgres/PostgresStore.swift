@@ -178,18 +178,28 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
                 // The row lock that orders commits: held until this transaction ends.
                 let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
                 guard current.rowCount == 1 else { throw PostgresError(sqlState: nil, message: "the sequence row is missing") }
-                var sequence = try current.int(0, 0)
-                let first = sequence
-                var touched: [String: Int64] = [:]
-                var results: [CommitResult] = []
-                results.reserveCapacity(groups.count)
-                for writes in groups {
-                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, on: connection)
-                    if result.changedAnything {
-                        sequence = result.sequence
-                        for write in writes { touched[write.collection] = sequence }
+                let first = try current.int(0, 0)
+                var results: [CommitResult]
+                if let upserts = Self.distinctUpserts(groups) {
+                    results = try applyUpserts(groups, upserts, after: first, previousIn: previousIn, on: connection)
+                } else {
+                    results = []
+                    results.reserveCapacity(groups.count)
+                    var next = first + 1
+                    for writes in groups {
+                        let result = try apply(writes, sequence: next, previousIn: previousIn, on: connection)
+                        if result.changedAnything { next += 1 }
+                        results.append(result)
                     }
-                    results.append(result)
+                }
+                let sequence = results.last?.sequence ?? first
+                var touched: [String: Int64] = [:]
+                for (writes, result) in zip(groups, results) where result.changedAnything {
+                    // Upserts always change their collection; deletes only when the record existed.
+                    for (write, existed) in zip(writes, result.existed) {
+                        if case .delete = write, !existed { continue }
+                        touched[write.collection] = result.sequence
+                    }
                 }
                 guard sequence > first else { return results }
                 for (collection, last) in touched {
@@ -287,10 +297,21 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
 }
 
 extension PostgresStore {
-    /// `url` with any password replaced by `***`, for logs: `postgresql://user:***@host/db`.
+    /// `url` with any password replaced by `***`, for logs: `postgresql://user:***@host/db`, and
+    /// `password=***` in the query or in a `key=value` connection string.
     public static func redacting(_ url: String) -> String {
-        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@"),
-              let colon = url[scheme.upperBound..<at].firstIndex(of: ":") else { return url }
-        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+        var text = url
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
+            text = String(text[...colon]) + "***" + String(text[at...])
+        }
+        var searchStart = text.startIndex
+        while let key = text.range(of: "password=", range: searchStart..<text.endIndex) {
+            let end = text[key.upperBound...].firstIndex { $0 == "&" || $0 == " " } ?? text.endIndex
+            let offset = text.distance(from: text.startIndex, to: key.upperBound)
+            text.replaceSubrange(key.upperBound..<end, with: "***")
+            searchStart = text.index(text.startIndex, offsetBy: offset + 3)
+        }
+        return text
     }
 }
