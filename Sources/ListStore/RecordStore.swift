@@ -13,7 +13,7 @@ public protocol RecordStore: AnyObject, Sendable {
     func collectionSequences() throws(StoreError) -> [String: Int64]
     /// Every record of a collection, by id ascending.
     func allRecords(in collection: String) throws(StoreError) -> [StoredRecord]
-    /// One record, or nil.
+    /// One record with its version, or nil.
     func record(in collection: String, id: String) throws(StoreError) -> StoredRecord?
     /// Up to `limit` records with ids after `afterID` (all when nil), by id ascending.
     func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord]
@@ -61,14 +61,17 @@ extension RecordStore {
     }
 }
 
-/// A stored record: its id and its JSON object text (UTF-8).
+/// A stored record: its id, its JSON object text (UTF-8) and its version (the number of the
+/// commit that last wrote it; 0 where a read does not say).
 public struct StoredRecord: Sendable, Equatable {
     public let id: String
     public let json: [UInt8]
+    public let version: Int64
 
-    public init(id: String, json: [UInt8]) {
+    public init(id: String, json: [UInt8], version: Int64 = 0) {
         self.id = id
         self.json = json
+        self.version = version
     }
 }
 
@@ -95,6 +98,9 @@ public struct CommitResult: Sendable, Equatable {
     /// For each write to a collection the commit was asked about, the record's JSON before
     /// the write (nil when it did not exist, or was not asked about).
     public var previous: [[UInt8]?]
+    /// `collection/id` of the records whose expected version did not hold: when any, the
+    /// group wrote nothing (decided by the caller before the store saw it).
+    public var conflicts: [String] = []
 
     public init(sequence: Int64, existed: [Bool], changedAnything: Bool, previous: [[UInt8]?] = []) {
         self.sequence = sequence

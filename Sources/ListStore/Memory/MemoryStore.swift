@@ -6,6 +6,8 @@ import Synchronization
 public final class MemoryStore: RecordStore, Sendable {
     private struct State {
         var records: [String: [String: [UInt8]]] = [:]
+        /// The number of the commit that last wrote each record.
+        var versions: [String: [String: Int64]] = [:]
         var collectionSequences: [String: Int64] = [:]
         var sequence: Int64 = 0
         var views: [String: StoredView] = [:]
@@ -24,7 +26,9 @@ public final class MemoryStore: RecordStore, Sendable {
     }
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
-        state.withLock { state in state.records[collection]?[id].map { StoredRecord(id: id, json: $0) } }
+        state.withLock { state in
+            state.records[collection]?[id].map { StoredRecord(id: id, json: $0, version: state.versions[collection]?[id] ?? 0) }
+        }
     }
 
     public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
@@ -62,10 +66,12 @@ public final class MemoryStore: RecordStore, Sendable {
                     existed.append(old != nil)
                     previous.append(previousIn.contains(collection) ? old : nil)
                     state.records[collection, default: [:]][id] = json
+                    state.versions[collection, default: [:]][id] = sequence
                     state.collectionSequences[collection] = sequence
                     changed = true
                 case .delete(let collection, let id):
                     let old = state.records[collection]?.removeValue(forKey: id)
+                    state.versions[collection]?.removeValue(forKey: id)
                     let removed = old != nil
                     existed.append(removed)
                     previous.append(previousIn.contains(collection) ? old : nil)

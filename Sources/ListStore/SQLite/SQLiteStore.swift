@@ -72,10 +72,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT json FROM records WHERE collection = ? AND id = ?")
+            let statement = try connection.statement("SELECT json, sequence FROM records WHERE collection = ? AND id = ?")
             defer { statement.reset() }
             statement.bind(.text(collection), .text(id))
-            return try statement.step() ? StoredRecord(id: id, json: statement.blob(0)) : nil
+            return try statement.step() ? StoredRecord(id: id, json: statement.blob(0), version: statement.int(1)) : nil
         }
     }
 

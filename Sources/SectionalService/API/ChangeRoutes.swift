@@ -35,8 +35,8 @@ struct ChangeRoutes {
                 update = nil
             }
         }
-        return jsonAnswer { w in
+        return target.state.restrict(jsonAnswer { w in
             ListSnapshot.writeChangesAnswer(update, list: target.name, from: since, to: current, into: &w)
-        }
+        })
     }
 }

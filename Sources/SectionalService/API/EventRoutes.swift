@@ -16,7 +16,7 @@ struct EventRoutes {
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")
-            headers.add("Cache-Control", "no-cache")
+            headers.add("Cache-Control", state.definition.access == .users ? "private, no-store" : "no-store")
             headers.add("X-Accel-Buffering", "no")
             return Response(status: 200, headers: headers, stream: stream)
         }

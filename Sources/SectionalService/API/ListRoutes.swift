@@ -31,7 +31,7 @@ struct ListRoutes {
     /// otherwise runs `read` and tags its answer.
     private func read(_ request: Request, _ read: (Request, Target) throws -> Response) throws -> Response {
         let t = try target(request)
-        return try EntityTag.answer(request, tag: t.entityTag) { try read(request, t) }
+        return t.state.restrict(try EntityTag.answer(request, tag: t.entityTag) { try read(request, t) })
     }
 
     /// Registers a list read on `template`.

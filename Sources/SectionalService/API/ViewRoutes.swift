@@ -35,7 +35,7 @@ struct ViewRoutes {
             let readable = try context.readableList(request)
             let id = request.parameter("view")
             guard let view = views.use(id, list: readable.state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(id) }
-            return viewAnswer(view, status: 200)
+            return readable.state.restrict(viewAnswer(view, status: 200))
         }
         router.delete("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)

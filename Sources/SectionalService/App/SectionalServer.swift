@@ -109,11 +109,13 @@ public final class SectionalServer: @unchecked Sendable {
             return .later(deferred.map { [crossOrigin] response in
                 var response = response
                 crossOrigin.decorate(&response, for: request)
+                CachePolicy.apply(to: &response, for: request)
                 Compression.apply(to: &response, for: request)
                 return response
             })
         }
         crossOrigin.decorate(&response, for: request)
+        CachePolicy.apply(to: &response, for: request)
         Compression.apply(to: &response, for: request)
         return response
     }
@@ -129,6 +131,7 @@ public final class SectionalServer: @unchecked Sendable {
         } catch {
             var response = error.response
             crossOrigin.decorate(&response, for: request)
+            CachePolicy.apply(to: &response, for: request)
             return response
         }
     }

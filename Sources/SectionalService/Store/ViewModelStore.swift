@@ -147,6 +147,7 @@ public final class ViewModelStore: Sendable {
     /// A write waiting for the writer thread.
     private struct Pending {
         let writes: [Write]
+        let conditions: [WriteCondition]
         let completion: @Sendable (Result<CommitResult, StoreError>) -> Void
     }
 
@@ -156,9 +157,12 @@ public final class ViewModelStore: Sendable {
     /// Commits `writes` on the writer thread; `completion` gets the outcome there. Writes that
     /// queue up while one commit runs are committed together by the next (one transaction and
     /// one fsync for all, each still its own version), so a server thread never waits on disk.
-    public func commitLater(_ writes: [Write], completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void) {
+    /// When a condition does not hold, nothing of `writes` is written and the result names the
+    /// records in ``CommitResult/conflicts``.
+    public func commitLater(_ writes: [Write], conditions: [WriteCondition] = [],
+                            completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void) {
         let first = pending.withLock { queue -> Bool in
-            queue.append(Pending(writes: writes, completion: completion))
+            queue.append(Pending(writes: writes, conditions: conditions, completion: completion))
             return queue.count == 1
         }
         if first { writerQueue.async { [self] in drainPending() } }
@@ -174,7 +178,7 @@ public final class ViewModelStore: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let (results, events) = try commit(groups: batch.map(\.writes))
+                let (results, events) = try commit(groups: batch.map { ($0.writes, $0.conditions) })
                 // Answer the writers first, then wake the event streams (their fan-out would
                 // otherwise queue ahead of the answers on the server threads).
                 for (item, result) in zip(batch, results) { item.completion(.success(result)) }
@@ -188,9 +192,22 @@ public final class ViewModelStore: Sendable {
     /// Commits groups of writes in one transaction, each group its own version, then publishes
     /// every touched list or partition once, at its last version (the versions between are in
     /// its history). Returns what the store did and the new versions, for the caller to announce.
-    private func commit(groups: [[Write]]) throws(StoreError) -> (results: [CommitResult], events: [VersionEvent]) {
+    private func commit(groups: [(writes: [Write], conditions: [WriteCondition])]) throws(StoreError) -> (results: [CommitResult], events: [VersionEvent]) {
         try writer.withLock { _ throws(StoreError) -> ([CommitResult], [VersionEvent]) in
-            let storeGroups = groups.map { writes in
+            var conflicts: [Int: [String]] = [:]
+            var accepted: [[Write]] = []
+            var written: [WriteCondition.Key: Bool] = [:]
+            for (index, group) in groups.enumerated() {
+                var failed: [WriteCondition] = []
+                for condition in group.conditions where !(try holds(condition, after: written)) { failed.append(condition) }
+                guard failed.isEmpty else {
+                    conflicts[index] = failed.map(\.id)
+                    continue
+                }
+                accepted.append(group.writes)
+                for write in group.writes { written[write.key] = write.isUpsert }
+            }
+            let storeGroups = accepted.map { writes in
                 writes.map { write -> RecordWrite in
                     switch write {
                     case .upsert(let collection, let record, let json):
@@ -201,12 +218,19 @@ public final class ViewModelStore: Sendable {
                 }
             }
             let started = ContinuousClock.now
-            let results = try store.commit(groups: storeGroups, previousIn: scopedCollections)
+            let committed = storeGroups.isEmpty ? [] : try store.commit(groups: storeGroups, previousIn: scopedCollections)
             metrics.recordStoreWrite(seconds: (ContinuousClock.now - started).seconds)
             var next: [MaterializationKey: ListState] = [:]
             var partitionVersions: [MaterializationKey: Int64] = [:]
-            for (writes, result) in zip(groups, results) where result.changedAnything {
+            for (writes, result) in zip(accepted, committed) where result.changedAnything {
                 advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions)
+            }
+            var remaining = committed.makeIterator()
+            let results = groups.indices.map { index -> CommitResult in
+                guard let ids = conflicts[index] else { return remaining.next()! }
+                var refused = CommitResult(sequence: 0, existed: [], changedAnything: false)
+                refused.conflicts = ids
+                return refused
             }
             guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
             cache.publish(next, partitionVersions: partitionVersions)
