@@ -91,6 +91,19 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.allViews(), [], "a late use does not re-insert it either")
     }
 
+    /// A record read by id carries its version: the number of the commit that last wrote it.
+    func checkARecordCarriesTheNumberOfItsLastWrite() throws {
+        let store = try makeStore()
+        _ = try store.commit([.upsert(collection: "c", id: "a", json: bytes("{}"))])
+        _ = try store.commit(groups: [[.upsert(collection: "c", id: "b", json: bytes("{}"))],
+                                      [.upsert(collection: "c", id: "a", json: bytes("[]")), .upsert(collection: "c", id: "x", json: bytes("{}"))]])
+        _ = try store.commit(groups: [[.upsert(collection: "c", id: "b", json: bytes("[]")), .delete(collection: "c", id: "x")],
+                                      [.delete(collection: "c", id: "missing")]])
+        XCTAssertEqual(try store.record(in: "c", id: "a")?.version, 3)
+        XCTAssertEqual(try store.record(in: "c", id: "b")?.version, 4)
+        XCTAssertNil(try store.record(in: "c", id: "x"))
+    }
+
     /// A group that changes one collection and deletes a missing record of another touches only
     /// the first: the other keeps its number.
     func checkAMissedDeleteDoesNotTouchItsCollection() throws {
@@ -195,6 +208,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
     func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
+    func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
@@ -223,6 +237,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
     func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
+    func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }

@@ -7,6 +7,7 @@
 ///   back byte for byte, as on SQLite; the server still checks it is well-formed JSON, and
 ///   `#>>` reads a field for the expression indexes ``PostgresStore/prepareField(_:in:)`` makes.
 ///   `jsonb` would normalise the text, and answers are built from the stored bytes.
+/// - Each record carries the `sequence` of the commit that last wrote it (its version).
 /// - Ids and collection names sort with `COLLATE "C"` (byte order, which for UTF-8 is code point
 ///   order) whatever the database's default collation, so paging by id agrees with the other stores.
 /// - `state` holds the one change sequence; its row is the lock that orders commits (see
@@ -22,6 +23,7 @@ enum PostgresSchema {
             collection text COLLATE "C" NOT NULL,
             id         text COLLATE "C" NOT NULL,
             json       json NOT NULL,
+            sequence   bigint NOT NULL,
             PRIMARY KEY (collection, id)
         );
         CREATE TABLE collections (

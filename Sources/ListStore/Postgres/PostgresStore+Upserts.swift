@@ -38,8 +38,8 @@ extension PostgresStore {
                 SELECT w.position, CASE WHEN w.collection = ANY ($5::text[]) THEN r.json END AS json
                 FROM input w JOIN records r ON r.collection = w.collection AND r.id = w.id
             ), written AS (
-                INSERT INTO records (collection, id, json) SELECT collection, id, json FROM input
-                ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json
+                INSERT INTO records (collection, id, json, sequence) SELECT collection, id, json, sequence FROM input
+                ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence
             ), logged AS (
                 INSERT INTO changes (sequence, position, collection, id, json)
                 SELECT sequence, position, collection, id, json FROM input

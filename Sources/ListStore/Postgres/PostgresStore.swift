@@ -104,8 +104,9 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
         try reading { connection throws(PostgresError) in
-            let result = try connection.execute("SELECT json FROM records WHERE collection = $1 AND id = $2", .text(collection), .text(id))
-            return result.rowCount > 0 ? StoredRecord(id: id, json: result.bytes(0, 0)) : nil
+            let result = try connection.execute("SELECT json, sequence FROM records WHERE collection = $1 AND id = $2",
+                                                .text(collection), .text(id))
+            return result.rowCount > 0 ? StoredRecord(id: id, json: result.bytes(0, 0), version: try result.int(0, 1)) : nil
         }
     }
 
@@ -233,8 +234,8 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
             case .upsert(let collection, let id, let json):
                 result = try connection.execute("""
                     WITH old AS (SELECT json FROM records WHERE collection = $1::text AND id = $2::text),
-                         written AS (INSERT INTO records (collection, id, json) VALUES ($1::text, $2::text, $3::json)
-                                     ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json),
+                         written AS (INSERT INTO records (collection, id, json, sequence) VALUES ($1::text, $2::text, $3::json, $4::bigint)
+                                     ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence),
                          logged AS (INSERT INTO changes (sequence, position, collection, id, json)
                                     VALUES ($4::bigint, $5::integer, $1::text, $2::text, $3::json))
                     SELECT \(wanted ? "json" : "NULL") FROM old
