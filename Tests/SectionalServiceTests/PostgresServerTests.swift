@@ -23,10 +23,12 @@ final class PostgresServerTests: XCTestCase {
         var outline: [UInt8] = []
         var etag: String?
         var viewID = ""
+        var recordTag = ""
         do {
             let app = try TestApp(postgres: url)
             try app.seed([("p1", "Ada", "Design"), ("p2", "Alan", "Engineering"), ("p3", "Grace", "Design")])
-            try app.put("people", "p4", #"{"id":"p4","name":"Edsger","team":"Engineering","email":"e@example.com"}"#).expect(201)
+            recordTag = try XCTUnwrap(try app.put("people", "p4", #"{"id":"p4","name":"Edsger","team":"Engineering","email":"e@example.com"}"#)
+                .expect(201).header("ETag"))
             XCTAssertEqual(try app.request("DELETE", "/v1/collections/people/records/p2").status, 204)
             viewID = try app.createView(#"{"hidden":["pinned"]}"#)
             let answer = try app.get("/v1/lists/people").expect(200)
@@ -42,7 +44,11 @@ final class PostgresServerTests: XCTestCase {
         XCTAssertEqual(try app.version(), version, "versions come back from the store")
         XCTAssertEqual(answer.body, outline, "the same outline, byte for byte")
         XCTAssertEqual(answer.header("ETag"), etag)
-        XCTAssertEqual(try app.get("/v1/collections/people/records/p4").json.value("name", as: String.self), "Edsger")
+        let record = try app.get("/v1/collections/people/records/p4").expect(200)
+        XCTAssertEqual(try record.json.value("name", as: String.self), "Edsger")
+        XCTAssertEqual(record.header("ETag"), recordTag, "a record's version comes back from the store")
+        try app.put("people", "p4", #"{"id":"p4","name":"E. W. Dijkstra","team":"Engineering"}"#, headers: [("If-Match", recordTag)]).expect(200)
+        XCTAssertEqual(try app.put("people", "p4", #"{"id":"p4","name":"Late"}"#, headers: [("If-Match", recordTag)]).status, 412)
         XCTAssertEqual(try app.get("/v1/collections/people/records/p2").status, 404)
         XCTAssertEqual(try app.get("/v1/lists/people/views/\(viewID)").expect(200).json.value("hidden", as: [String].self), ["pinned"])
         try app.put("people", "p5", #"{"id":"p5","name":"Barbara","team":"Design","email":"b@example.com"}"#).expect(201)
