@@ -15,6 +15,27 @@ class RecordStoreContract: XCTestCase {
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+    func checkPreparedFieldsKeepTheVersionOfEachValue() throws {
+        let store = try makeStore()
+        guard store.tracksFieldVersions else { return }  // a store that keeps none says so; callers fall back
+        let owner = try XCTUnwrap(FieldPath("owner"))
+        _ = try store.commit([.upsert(collection: "orders", id: "early", json: bytes(#"{"id":"early","owner":"ann"}"#))])
+        try store.prepareField(owner, in: "orders")
+        let ann = try XCTUnwrap(ScalarKey(.string("ann")))
+        let bob = try XCTUnwrap(ScalarKey(.string("bob")))
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: ann), 1, "records stored before count at their commit")
+        XCTAssertNil(try store.fieldVersion(owner, in: "orders", key: bob))
+        let moved = try store.commit([.upsert(collection: "orders", id: "early", json: bytes(#"{"id":"early","owner":"bob"}"#))])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: ann), moved.sequence, "the old owner's value moves")
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: bob), moved.sequence, "and the new owner's")
+        _ = try store.commit([.upsert(collection: "other", id: "x", json: bytes(#"{"id":"x","owner":"bob"}"#))])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: bob), moved.sequence, "another collection does not count")
+        let deleted = try store.commit([.delete(collection: "orders", id: "early")])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: bob), deleted.sequence)
+        try store.prepareField(owner, in: "orders")
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: ann), moved.sequence, "preparing again changes nothing")
+    }
+
     func checkCommitsTakeOneSequenceEachAndRememberTheCollection() throws {
         let store = try makeStore()
         XCTAssertEqual(try store.lastSequence(), 0)
@@ -212,6 +233,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
+    func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
 }
 
 final class SQLiteStoreTests: RecordStoreContract {
@@ -241,6 +263,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
+    func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
 
     func testEverythingSurvivesReopening() throws {
         let path = folder.appendingPathComponent("reopen.sqlite").path

@@ -30,8 +30,8 @@ final class PartitionApp {
 
     let app: TestApp
 
-    init(sqlite: Bool = false, maxResidentRows: Int? = nil) throws {
-        app = try TestApp(config: Self.config, sqlite: sqlite, token: Self.serviceToken, maxResidentRows: maxResidentRows)
+    init(sqlite: Bool = false, folder: URL? = nil, maxResidentRows: Int? = nil) throws {
+        app = try TestApp(config: Self.config, folder: folder, sqlite: sqlite, token: Self.serviceToken, maxResidentRows: maxResidentRows)
     }
 
     var service: [(String, String)] { [("Authorization", "Bearer \(Self.serviceToken)")] }

@@ -19,7 +19,10 @@ struct ServiceContext: Sendable {
             switch outcome {
             case .success(let result):
                 do throws(HTTPError) {
-                    answer.complete(try respond(result))
+                    var response = try respond(result)
+                    // Read-your-writes: a read elsewhere with minVersion=this sees the write.
+                    response.headers.add("Sectional-Version", String(result.sequence))
+                    answer.complete(response)
                 } catch {
                     answer.complete(error.response)
                 }

@@ -32,6 +32,8 @@ public final class ViewModelStore: Sendable {
     private let onChange: @Sendable ([VersionEvent]) -> Void
     let metrics: Metrics
     private let duplicateLog = DuplicateLogLimiter()
+    /// The last commit applied to the lists (read-your-writes: `minVersion`).
+    let applied: AppliedVersion
 
     /// Builds every list that is the same for everyone from the store's records; per-user lists
     /// are built per partition on first read, under `maxResidentRows` rows in all. `onChange`
@@ -45,6 +47,7 @@ public final class ViewModelStore: Sendable {
         self.metrics = metrics
         self.onChange = onChange
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
+        applied = AppliedVersion(try store.lastSequence())
         let sequences = try store.collectionSequences()
         var parsed: [String: [JSONValue]] = [:]
         var startVersions: [String: Int64] = [:]
@@ -140,7 +143,7 @@ public final class ViewModelStore: Sendable {
 
     /// One write, parsed and checked by the caller.
     public enum Write: Sendable {
-        case upsert(collection: String, record: JSONValue, json: [UInt8])
+        case upsert(collection: String, record: IncomingRecord)
         case delete(collection: String, id: String)
     }
 
@@ -210,8 +213,8 @@ public final class ViewModelStore: Sendable {
             let storeGroups = accepted.map { writes in
                 writes.map { write -> RecordWrite in
                     switch write {
-                    case .upsert(let collection, let record, let json):
-                        .upsert(collection: collection, id: record["id"]?.stringValue ?? "", json: json)
+                    case .upsert(let collection, let record):
+                        .upsert(collection: collection, id: record.id, json: record.json)
                     case .delete(let collection, let id):
                         .delete(collection: collection, id: id)
                     }
@@ -232,6 +235,7 @@ public final class ViewModelStore: Sendable {
                 refused.conflicts = ids
                 return refused
             }
+            defer { if let last = committed.map(\.sequence).max() { applied.advance(to: last) } }
             guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
             cache.publish(next, partitionVersions: partitionVersions)
             var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
@@ -260,9 +264,9 @@ public final class ViewModelStore: Sendable {
         applied.reserveCapacity(writes.count)
         for (index, write) in writes.enumerated() {
             switch write {
-            case .upsert(let collection, let record, _):
-                applied.append(AppliedWrite(collection: collection, id: record["id"]?.stringValue ?? "", change: .upsert(record),
-                                            record: record, previous: result.previous[index]))
+            case .upsert(let collection, let record):
+                applied.append(AppliedWrite(collection: collection, id: record.id, change: .upsert(record.value),
+                                            record: record.value, previous: result.previous[index]))
             case .delete(let collection, let id):
                 guard result.existed[index] else { continue }
                 applied.append(AppliedWrite(collection: collection, id: id, change: .delete(id: id), record: nil,
