@@ -42,6 +42,7 @@ final class PostgresStoreTests: RecordStoreContract {
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
     func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
     func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }
+    func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
@@ -172,6 +173,19 @@ final class PostgresStoreTests: RecordStoreContract {
         XCTAssertEqual(log.map(\.sequence), committed.map(\.sequence))
         XCTAssertEqual(log.map(\.id), committed.map(\.id), "each number's log entry is that commit's write")
         for store in stores { XCTAssertEqual(try store.lastSequence(), Int64(total)) }
+    }
+
+    /// A field prepared by one instance has its values' versions kept by every instance's commits.
+    func testFieldVersionsAreKeptByTheCommitsOfEveryInstance() throws {
+        let preparing = try openStore()
+        let other = try openStore()
+        let owner = try XCTUnwrap(FieldPath("owner"))
+        try preparing.prepareField(owner, in: "orders")
+        let moved = try other.commit([.upsert(collection: "orders", id: "o1", json: bytes(#"{"owner":"ann"}"#))])
+        let ann = try XCTUnwrap(ScalarKey(.string("ann")))
+        XCTAssertEqual(try preparing.fieldVersion(owner, in: "orders", key: ann), moved.sequence)
+        let away = try other.commit([.upsert(collection: "orders", id: "o1", json: bytes(#"{"owner":"bob"}"#))])
+        XCTAssertEqual(try preparing.fieldVersion(owner, in: "orders", key: ann), away.sequence, "the old owner's partition moved too")
     }
 
     /// Instances starting together on an empty database: every one starts, the schema is made once.

@@ -15,6 +15,8 @@
 /// - `changes` is the change log: every write of every commit, in order — `(sequence, position)`,
 ///   the record's JSON after the write, NULL for a delete — written in the commit's transaction.
 ///   Other instances read it to follow this one's writes.
+/// - `prepared_fields` and `field_versions`: the last commit that touched each value of a
+///   prepared field (a per-user partition's version), kept by every instance's commits.
 enum PostgresSchema {
     /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
     static let migrations: [String] = [
@@ -49,6 +51,18 @@ enum PostgresSchema {
             owner     text,
             hidden    text NOT NULL,
             last_used bigint NOT NULL
+        );
+        CREATE TABLE prepared_fields (
+            collection text COLLATE "C" NOT NULL,
+            field      text COLLATE "C" NOT NULL,
+            PRIMARY KEY (collection, field)
+        );
+        CREATE TABLE field_versions (
+            collection text COLLATE "C" NOT NULL,
+            field      text COLLATE "C" NOT NULL,
+            key        text COLLATE "C" NOT NULL,
+            sequence   bigint NOT NULL,
+            PRIMARY KEY (collection, field, key)
         );
         """,
     ]

@@ -122,8 +122,9 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         (0..<result.rowCount).map { StoredRecord(id: result.string($0, 0), json: result.bytes($0, 1)) }
     }
 
-    /// Creates an expression index on `(collection, json #>> '{path}')`, once; concurrent
-    /// instances serialise on a transaction-scoped advisory lock so none fails on the race.
+    /// Creates an expression index on `(collection, json #>> '{path}')` and starts keeping the
+    /// versions of the field's values (``fieldVersion(_:in:key:)``), once; concurrent instances
+    /// serialise on a transaction-scoped advisory lock so none fails on the race.
     public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
         var hash = FNV1a()
         hash.combine(field.description.utf8)
@@ -131,7 +132,11 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) in
                 try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", .int(PostgresSchema.indexLock))
+                // The sequence row before the index: a commit takes it before writing records, so
+                // taking them in the same order cannot deadlock with one.
+                try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
                 try connection.executeScript("CREATE INDEX IF NOT EXISTS \(name) ON records (collection, (\(Self.fieldExpression(field))))")
+                try Self.trackField(field, in: collection, on: connection)
             }
         }
     }
@@ -180,6 +185,8 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
                 let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
                 guard current.rowCount == 1 else { throw PostgresError(sqlState: nil, message: "the sequence row is missing") }
                 let first = try current.int(0, 0)
+                let fields = try Self.trackedFields(on: connection)
+                let previousIn = previousIn.union(fields.keys)
                 var results: [CommitResult]
                 if let upserts = Self.distinctUpserts(groups) {
                     results = try applyUpserts(groups, upserts, after: first, previousIn: previousIn, on: connection)
@@ -203,6 +210,7 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
                     }
                 }
                 guard sequence > first else { return results }
+                try Self.moveFieldVersions(groups, results, fields: fields, on: connection)
                 for (collection, last) in touched {
                     try connection.execute("""
                         INSERT INTO collections (name, sequence) VALUES ($1, $2::bigint)
