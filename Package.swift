@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Sectional",
-    platforms: [.macOS(.v14)],
+    // Linux only (Glibc, malloc_trim, tmpfs in the tests): no Apple platform is claimed.
     products: [
         .executable(name: "sectional", targets: ["sectional"]),
         .executable(name: "sectional-bench", targets: ["sectional-bench"]),
@@ -59,7 +59,7 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
         ),
 
-        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
+        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline, PostgreSQL databases.

@@ -1,6 +1,6 @@
 /// The command line of `sectional`, parsed without outside packages.
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, check, help, version }
+    enum Command: Equatable { case serve, check, backup, help, version }
 
     var command: Command = .serve
     var configPath: String?
@@ -10,12 +10,15 @@ struct CommandLineOptions: Equatable {
     var memory = false
     var databaseURL: String?
     var allowUnauthenticatedWrites = false
+    /// `backup --to FILE`.
+    var backupPath: String?
 
     static let usage = """
     Usage:
       sectional [serve] [--config PATH] [--host H] [--port P] [--data PATH | --memory | --database-url URL]
                         [--allow-unauthenticated-writes]
       sectional check [--config PATH]
+      sectional backup --to FILE [--config PATH | --data PATH]
       sectional --version | --help
 
     Serves sectioned, paged list view-models over HTTP JSON.
@@ -23,12 +26,16 @@ struct CommandLineOptions: Equatable {
     Commands:
       serve        serve the lists of the config (the default)
       check        validate the config, print each list's sections and rows; exit 1 on errors
+      backup       copy the SQLite store (of the config, or at --data) to FILE, also while a
+                   server serves and writes it; the copy holds every write acknowledged
+                   before the backup began
 
     Options:
       --config PATH                   config file (default config/sectional.json; env SECTIONAL_CONFIG)
       --host H                        address to bind (default 127.0.0.1; env SECTIONAL_HOST)
       --port P                        port to bind, 0 picks a free one (default 8080; env SECTIONAL_PORT)
       --data PATH                     store records in SQLite at PATH (env SECTIONAL_DATA)
+      --to FILE                       where backup writes the copy (replaced if it exists)
       --memory                        keep records in memory only
       --database-url URL              store records in PostgreSQL at URL, shared by several instances
                                       (env SECTIONAL_DATABASE_URL)
@@ -51,6 +58,7 @@ struct CommandLineOptions: Equatable {
             switch first {
             case "serve": options.command = .serve
             case "check": options.command = .check
+            case "backup": options.command = .backup
             default: throw UsageError(message: "unknown command '\(first)'")
             }
             rest = rest.dropFirst()
@@ -74,6 +82,7 @@ struct CommandLineOptions: Equatable {
                 }
                 options.port = port
             case "--data": options.dataPath = try value()
+            case "--to": options.backupPath = try value()
             case "--memory": options.memory = true
             case "--database-url": options.databaseURL = try value()
             case "--allow-unauthenticated-writes": options.allowUnauthenticatedWrites = true
@@ -86,6 +95,17 @@ struct CommandLineOptions: Equatable {
         if options.command == .check && (options.host != nil || options.port != nil || options.memory || options.dataPath != nil
                                          || options.databaseURL != nil) {
             throw UsageError(message: "check takes only --config")
+        }
+        if options.command == .backup {
+            guard options.backupPath != nil else { throw UsageError(message: "backup needs --to FILE") }
+            if options.host != nil || options.port != nil || options.memory || options.allowUnauthenticatedWrites {
+                throw UsageError(message: "backup takes only --to, and --config or --data")
+            }
+            if options.configPath != nil && options.dataPath != nil {
+                throw UsageError(message: "backup takes --config or --data, not both")
+            }
+        } else if options.backupPath != nil {
+            throw UsageError(message: "--to is for backup")
         }
         return options
     }

@@ -54,7 +54,9 @@ final class PostgresStoreTests: RecordStoreContract {
         _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"id":"a"}"#))])
         try store.saveView(StoredView(id: "v", list: "l", owner: "u", hidden: ["k\"ey"], lastUsed: 7))
         store.close()
-        XCTAssertThrowsError(try store.lastSequence(), "a closed store refuses")
+        XCTAssertThrowsError(try store.lastSequence(), "a closed store refuses") { error in
+            XCTAssertEqual((error as? StoreError)?.cause, .closed)
+        }
         let reopened = try openStore()
         XCTAssertEqual(try reopened.lastSequence(), 1)
         XCTAssertEqual(try reopened.record(in: "people", id: "a")?.json, bytes(#"{"id":"a"}"#))
@@ -67,7 +69,8 @@ final class PostgresStoreTests: RecordStoreContract {
         _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
         XCTAssertThrowsError(try store.commit(groups: [[.upsert(collection: "people", id: "b", json: bytes("{}"))],
                                                        [.upsert(collection: "people", id: "c", json: bytes("{not json"))]])) { error in
-            XCTAssertTrue("\(error)".contains("SQLSTATE 22P02"), "\(error)")
+            XCTAssertEqual((error as? StoreError)?.cause, .postgres(sqlState: "22P02"), "\(error)")
+            XCTAssertNil((error as? StoreError)?.fault, "bad data is no passing fault")
         }
         XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a"])
         XCTAssertEqual(try store.lastSequence(), 1)
@@ -86,7 +89,7 @@ final class PostgresStoreTests: RecordStoreContract {
             """)
         XCTAssertEqual(cut.count, 2, "the store's two connections")
         XCTAssertThrowsError(try store.commit([.upsert(collection: "people", id: "b", json: bytes("{}"))])) { error in
-            XCTAssertTrue("\(error)".contains("PostgreSQL"), "\(error)")
+            XCTAssertEqual((error as? StoreError)?.fault, .unreachable, "\(error)")
         }
         XCTAssertThrowsError(try store.lastSequence())
         XCTAssertEqual(try store.commit([.upsert(collection: "people", id: "c", json: bytes("{}"))]).sequence, 2)

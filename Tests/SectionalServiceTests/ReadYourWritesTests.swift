@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import TestSupport
 import XCTest
+@testable import SectionalService
 
 /// Write answers say their version; a read that asks for a version is answered once it is
 /// applied, or `503 not-caught-up` after a second.
@@ -28,15 +29,18 @@ final class ReadYourWritesTests: XCTestCase {
         XCTAssertEqual(refused.header("Retry-After"), "1")
         XCTAssertEqual(try app.get("/v1/lists/people?minVersion=soon").slug, "invalid-version")
 
-        let port = app.port
-        let status = Mutex<Int?>(nil)
-        DispatchQueue.global().async {
-            let answer = try? HTTPTestClient(port: port).request("GET", "/v1/lists/people", headers: [("Sectional-Min-Version", "\(now + 1)")])
-            status.withLock { $0 = answer?.status ?? -1 }
-        }
-        // The read waits for the next version; the write lets it through.
-        try app.put("people", "p2", #"{"name":"Bo","team":"Design"}"#).expect(201)
-        XCTAssertTrue(eventually(within: 5) { status.withLock { $0 } != nil })
-        XCTAssertEqual(status.withLock { $0 }, 200)
+    }
+
+    func testAWaitingReadIsReleasedWhenItsVersionIsApplied() {
+        let applied = AppliedVersion(3)
+        XCTAssertTrue(applied.wait(for: 3, timeout: 0), "an applied version needs no wait")
+        XCTAssertFalse(applied.wait(for: 4, timeout: 0.01), "a version not applied in time")
+        let released = Mutex<Bool?>(nil)
+        DispatchQueue.global().async { released.withLock { $0 = applied.wait(for: 5, timeout: 60) } }
+        applied.advance(to: 4)
+        applied.advance(to: 5)
+        XCTAssertTrue(eventually(within: 10) { released.withLock { $0 } != nil })
+        XCTAssertEqual(released.withLock { $0 }, true)
+        XCTAssertEqual(applied.current, 5)
     }
 }

@@ -18,12 +18,12 @@ final class PostgresConnection {
     /// Connects with a `postgresql://` URL or a `key=value` connection string.
     init(url: String) throws(PostgresError) {
         guard let connection = PQconnectdb(url) else {
-            throw PostgresError(sqlState: nil, message: "cannot connect: out of memory")
+            throw PostgresError(sqlState: "53200", message: "cannot connect: out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.message(PQerrorMessage(connection))
             PQfinish(connection)
-            throw PostgresError(sqlState: nil, message: "cannot connect: \(message)")
+            throw PostgresError(sqlState: "08001", message: "cannot connect: \(message)")
         }
         // Notices ("relation already exists, skipping") are information, not failures: drop them
         // rather than let libpq print them on standard error.
@@ -64,7 +64,7 @@ final class PostgresConnection {
             switch parameter {
             case .text(let text):
                 guard !text.utf8.contains(0) else {
-                    throw PostgresError(sqlState: nil, message: "a text parameter holds a NUL character")
+                    throw PostgresError(sqlState: "22021", message: "a text parameter holds a NUL character")
                 }
                 buffer.append(contentsOf: text.utf8)
             case .int(let number): buffer.append(contentsOf: String(number).utf8)
@@ -117,19 +117,19 @@ final class PostgresConnection {
         // A transaction that failed inside answers COMMIT with the tag ROLLBACK, not an error.
         let tag = try execute("COMMIT").commandStatus
         guard tag == "COMMIT" else {
-            throw PostgresError(sqlState: nil, message: "the transaction was rolled back (\(tag))")
+            throw PostgresError(sqlState: "40000", message: "the transaction was rolled back (\(tag))")
         }
         return result
     }
 
     /// The live connection, reset once when libpq reports it broken.
     private func open() throws(PostgresError) -> OpaquePointer {
-        guard let handle else { throw PostgresError(sqlState: nil, message: "connection is closed") }
+        guard let handle else { throw PostgresError(closed: "connection is closed") }
         if PQstatus(handle) == CONNECTION_BAD {
             prepared = [:]
             PQreset(handle)
             guard PQstatus(handle) == CONNECTION_OK else {
-                throw PostgresError(sqlState: nil, message: "connection lost: \(Self.message(PQerrorMessage(handle)))")
+                throw PostgresError(sqlState: "08006", message: "connection lost: \(Self.message(PQerrorMessage(handle)))")
             }
         }
         return handle
@@ -138,7 +138,7 @@ final class PostgresConnection {
     /// The result when its status is a success; otherwise the server's error, with its SQLSTATE.
     private func check(_ raw: OpaquePointer?, on connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
         guard let raw else {
-            throw PostgresError(sqlState: nil, message: Self.message(PQerrorMessage(connection)))
+            throw PostgresError(sqlState: "08006", message: Self.message(PQerrorMessage(connection)))
         }
         let result = PostgresResult(raw)
         switch PQresultStatus(raw) {
@@ -149,7 +149,8 @@ final class PostgresConnection {
             var message = PQresultErrorField(raw, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
                 ?? Self.message(PQresultErrorMessage(raw))
             if message.isEmpty { message = Self.message(PQerrorMessage(connection)) }
-            throw PostgresError(sqlState: state, message: message)
+            // An error without a code comes from libpq itself: the connection failed mid-statement.
+            throw PostgresError(sqlState: state ?? "08006", message: message)
         }
     }
 

@@ -35,7 +35,7 @@ final class PostgresResult {
     func int(_ row: Int, _ column: Int) throws(PostgresError) -> Int64 {
         let text = string(row, column)
         guard let number = Int64(text) else {
-            throw PostgresError(sqlState: nil, message: "expected an integer in column \(column), got '\(text)'")
+            throw PostgresError(sqlState: "XX000", message: "expected an integer in column \(column), got '\(text)'")
         }
         return number
     }

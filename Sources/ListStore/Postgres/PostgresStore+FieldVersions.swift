@@ -50,14 +50,14 @@ extension PostgresStore {
         var versions: [[String]: Int64] = [:]
         for (writes, result) in zip(groups, results) where result.changedAnything {
             for (index, write) in writes.enumerated() {
-                guard let tracked = fields[write.collection] else { continue }
+                guard let tracked = fields[write.targetCollection] else { continue }
                 var values: [JSONValue] = []
                 if let old = result.previous[index], let value = try? JSONParser.parse(old) { values.append(value) }
                 if case .upsert(_, _, let json) = write, let value = try? JSONParser.parse(json) { values.append(value) }
                 for field in tracked {
                     for value in values {
                         guard let key = ScalarKey(field: field, of: value) else { continue }
-                        versions[[write.collection, field.description, storedKey(key)]] = result.sequence
+                        versions[[write.targetCollection, field.description, storedKey(key)]] = result.sequence
                     }
                 }
             }

@@ -52,7 +52,7 @@ extension PostgresStore {
         for row in 0..<old.rowCount {
             let index = Int(try old.int(row, 0)) - 1
             guard existed.indices.contains(index) else {
-                throw PostgresError(sqlState: nil, message: "the server answered for write \(index + 1) of \(upserts.count)")
+                throw PostgresError(sqlState: "XX000", message: "the server answered for write \(index + 1) of \(upserts.count)")
             }
             existed[index] = true
             previous[index] = old.optionalBytes(row, 1)
@@ -69,5 +69,14 @@ extension PostgresStore {
             start = range.upperBound
         }
         return results
+    }
+}
+
+extension RecordWrite {
+    /// The collection the write goes to.
+    var targetCollection: String {
+        switch self {
+        case .upsert(let collection, _, _), .delete(let collection, _): collection
+        }
     }
 }

@@ -51,7 +51,7 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         var version = row.rowCount > 0 ? Int(try row.int(0, 0)) : 0
         if row.rowCount == 0 { try connection.execute("INSERT INTO schema_version (version) VALUES (0)") }
         guard version <= PostgresSchema.currentVersion else {
-            throw PostgresError(sqlState: nil, message: "database schema version \(version) is newer than this build understands (\(PostgresSchema.currentVersion))")
+            throw PostgresError(incompatible: "database schema version \(version) is newer than this build understands (\(PostgresSchema.currentVersion))")
         }
         while version < PostgresSchema.currentVersion {
             try connection.transaction { () throws(PostgresError) in
@@ -183,7 +183,7 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
             try connection.transaction { () throws(PostgresError) -> [CommitResult] in
                 // The row lock that orders commits: held until this transaction ends.
                 let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
-                guard current.rowCount == 1 else { throw PostgresError(sqlState: nil, message: "the sequence row is missing") }
+                guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
                 let first = try current.int(0, 0)
                 let fields = try Self.trackedFields(on: connection)
                 let previousIn = previousIn.union(fields.keys)
@@ -206,7 +206,7 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
                     // Upserts always change their collection; deletes only when the record existed.
                     for (write, existed) in zip(writes, result.existed) {
                         if case .delete = write, !existed { continue }
-                        touched[write.collection] = result.sequence
+                        touched[write.targetCollection] = result.sequence
                     }
                 }
                 guard sequence > first else { return results }
@@ -236,7 +236,7 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         previous.reserveCapacity(writes.count)
         var position: Int64 = 0
         for write in writes {
-            let wanted = previousIn.contains(write.collection)
+            let wanted = previousIn.contains(write.targetCollection)
             let result: PostgresResult
             switch write {
             case .upsert(let collection, let id, let json):

@@ -61,7 +61,7 @@ extension ServiceContext {
         guard let partition = PartitionKey(value) else {
             throw Problem.forbidden("The token's '\(Problem.echo(scope.claim))' claim is not a string, number or boolean.")
         }
-        let state = try storing { () throws(StoreError) in try lists.partition(partition, of: definition) }
+        let state = try reading { () throws(StoreError) in try lists.partition(partition, of: definition) }
         return ReadableList(state: state, viewOwner: owner)
     }
 

@@ -107,7 +107,7 @@ struct ListRoutes {
                 default: caller.claim(scope.claim)
                 }
                 let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
-                states.append(try context.storing { () throws(StoreError) in try lists.partition(partition, of: definition) })
+                states.append(try context.reading { () throws(StoreError) in try lists.partition(partition, of: definition) })
             } else if let state = lists.list(definition.name) {
                 states.append(state)
             }
