@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .executable(name: "sectional", targets: ["sectional"]),
         .executable(name: "sectional-bench", targets: ["sectional-bench"]),
+        // The pure view-model core, embeddable in an app: definitions, snapshots, paging,
+        // batch updates, and typed rows and sections (`ListRow`, `ListSection`).
+        .library(name: "ListModel", targets: ["ListModel"]),
     ],
     targets: [
         // C libraries from the system, wrapped for Swift. Never public API.
@@ -60,13 +63,13 @@ let package = Package(
         ),
 
         .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore"]),
-        .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
+        .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline, PostgreSQL databases.
         .target(name: "TestSupport", dependencies: ["CZlib", "CPostgres"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
-        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
+        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
     ]
