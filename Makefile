@@ -3,7 +3,8 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT      ?= swift
-PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev curl
+PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev curl
+TEST_PKGS  := postgresql
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
 
@@ -35,11 +36,14 @@ run: build
 	.build/debug/sectional serve --host 127.0.0.1 --port 8080
 
 # The whole suite: unit and integration tests (XCTest, real servers on loopback), after the
-# README's curl examples have been run against a live demo server. The test summary comes last.
+# README's curl examples have been run against a live demo server. The XCTest suite runs with a
+# throwaway PostgreSQL cluster (scripts/with-postgres.sh), so the PostgreSQL tests run too. The test
+# summary comes last.
 test: deps
+	@scripts/ensure-packages.sh $(TEST_PKGS)
 	$(SWIFT) build --build-tests
 	scripts/readme-examples.sh
-	$(SWIFT) test --skip-build --disable-swift-testing
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-swift-testing
 
 # Live checks against running servers with PyPI tools (openapi-spec-validator, schemathesis,
 # prometheus-client, selenium with Debian's chromium; pinned in scripts/requirements.txt, in .venv),
