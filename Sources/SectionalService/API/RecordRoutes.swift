@@ -7,14 +7,24 @@ import ListStore
 struct RecordRoutes {
     let context: ServiceContext
 
-    /// `METHOD template` of the routes that need the token (so it can be checked before a body is read).
-    static let tokenRoutes: Set<String> = [
-        "PUT /v1/collections/{c}/records/{id}", "DELETE /v1/collections/{c}/records/{id}", "POST /v1/collections/{c}/batch",
-    ]
-
     func register(on router: inout Router) {
+        router.guarded(by: ServiceTokenGuard(authenticator: context.authenticator).check) { router in
+            registerWrites(on: &router)
+        }
+        router.get("/v1/collections/{c}/records/{id}") { request in
+            let collection = try request.name("c", kind: "collection")
+            let id = try request.name("id", kind: "record")
+            guard let record = try context.storing({ () throws(StoreError) in
+                try context.lists.store.record(in: collection, id: id)
+            }) else { throw Problem.recordNotFound(collection, id) }
+            return .json(record.json)
+        }
+        router.get("/v1/collections/{c}/records") { request in try list(request) }
+    }
+
+    /// The writes: the group's guard asks for the service token when one is configured.
+    private func registerWrites(on router: inout Router) {
         router.put("/v1/collections/{c}/records/{id}") { request in
-            try context.auth.check(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
             guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
@@ -30,16 +40,7 @@ struct RecordRoutes {
                 }
             }
         }
-        router.get("/v1/collections/{c}/records/{id}") { request in
-            let collection = try request.name("c", kind: "collection")
-            let id = try request.name("id", kind: "record")
-            guard let record = try context.storing({ () throws(StoreError) in
-                try context.lists.store.record(in: collection, id: id)
-            }) else { throw Problem.recordNotFound(collection, id) }
-            return .json(record.json)
-        }
         router.delete("/v1/collections/{c}/records/{id}") { request in
-            try context.auth.check(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
             return context.write([.delete(collection: collection, id: id)]) { result throws(HTTPError) in
@@ -47,7 +48,6 @@ struct RecordRoutes {
                 return .empty()
             }
         }
-        router.get("/v1/collections/{c}/records") { request in try list(request) }
         router.post("/v1/collections/{c}/batch") { request in try batch(request) }
     }
 
@@ -102,7 +102,6 @@ struct RecordRoutes {
     }
 
     private func batch(_ request: Request) throws(HTTPError) -> Response {
-        try context.auth.check(request)
         let collection = try request.name("c", kind: "collection")
         guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
         for member in body where member.key != "upsert" && member.key != "delete" {
