@@ -59,9 +59,11 @@ let package = Package(
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
+        // Keys libcrypto generates for a test run, and tokens signed with them (any header, any claims).
+        .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
-        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
+        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport", "TestKeys"]),
     ]
 )
