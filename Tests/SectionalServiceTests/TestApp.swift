@@ -30,8 +30,9 @@ final class TestApp {
     """
 
     /// Starts a server. `storage` is `"memory"` or a SQLite path inside `folder`.
+    /// `userTokenSecret` is the value of the variable `auth.users.hs256SecretEnv` names.
     init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, token: String? = nil,
-         maxBodyBytes: Int? = nil) throws {
+         userTokenSecret: String? = nil, maxBodyBytes: Int? = nil) throws {
         self.folder = folder ?? temporaryFolder()
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
@@ -42,6 +43,7 @@ final class TestApp {
         if let maxBodyBytes { configuration.server.maxBodyBytes = maxBodyBytes }
         configuration.storage = sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory
         configuration.apiToken = token
+        configuration.userTokenSecret = userTokenSecret
         server = SectionalServer(configuration: configuration, log: Log(level: .error))
         try server.start()
     }
