@@ -53,7 +53,7 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
         ),
 
-        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
+        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "Identity"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.

@@ -22,6 +22,8 @@ case .version:
     print("sectional \(version)")
 case .check:
     exit(check(configPath: configPath))
+case .token:
+    exit(mintToken(configPath: configPath, subject: options.subject ?? "", ttlSeconds: options.ttlSeconds))
 case .serve:
     exit(serve(configPath: configPath, overrides: overrides, allowUnauthenticatedWrites: options.allowUnauthenticatedWrites))
 }
