@@ -6,6 +6,10 @@ SWIFT      ?= swift
 PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev curl
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
+# The demo's per-user list (`orders`) verifies user tokens with the HS256 secret in this variable,
+# and the server refuses to start without it: every target here uses a development secret unless
+# one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
+export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
 .PHONY: all deps build release run test check bench bench-http bench-model bench-service soak lint clean help
 
