@@ -133,7 +133,7 @@ final class UserTokenEndpointTests: FolderTestCase {
         for (why, token) in refusedTokens() {
             assertInvalidToken(try app.put("messages", "m1", #"{"subject":"Hi"}"#, headers: bearer(token)), why)
         }
-        XCTAssertEqual(try app.get("/v1/collections/messages/records/m1").status, 404, "nothing was written")
+        XCTAssertEqual(try read(app, "/v1/collections/messages/records/m1", token: Self.serviceToken).status, 404, "nothing was written")
     }
 
     /// Depends on list reads asking the ``Authenticator`` for the caller.
@@ -160,7 +160,7 @@ final class UserTokenEndpointTests: FolderTestCase {
                 XCTAssertEqual(answer.slug, "forbidden")
             }
         }
-        XCTAssertEqual(try app.get("/v1/collections/messages/records/m2").status, 404, "nothing was written")
+        XCTAssertEqual(try read(app, "/v1/collections/messages/records/m2", token: Self.serviceToken).status, 404, "nothing was written")
         XCTAssertEqual(try app.put("messages", "m1", #"{"subject":"Hi"}"#, headers: bearer(Self.serviceToken)).status, 201)
         let missing = try app.put("messages", "m1", #"{"subject":"Hi"}"#)
         XCTAssertEqual(missing.status, 401)
@@ -176,6 +176,18 @@ final class UserTokenEndpointTests: FolderTestCase {
                         + "Expect: 100-continue\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
         let head = try client.readUntil("\r\n\r\n")
         XCTAssertTrue(head.hasPrefix("HTTP/1.1 403 "), "403 without 100 Continue first: \(head)")
+    }
+
+    func testRecordsOfAPrivateCollectionAreReadWithTheServiceTokenOnly() throws {
+        let app = try makeApp()
+        try app.put("messages", "m1", #"{"subject":"Hi"}"#, headers: bearer(Self.serviceToken)).expect(201)
+        try app.put("news", "n1", #"{"subject":"Hi"}"#, headers: bearer(Self.serviceToken)).expect(201)
+        for target in ["/v1/collections/messages/records/m1", "/v1/collections/messages/records"] {
+            XCTAssertEqual(try read(app, target, token: nil).status, 401, target)
+            XCTAssertEqual(try read(app, target, token: Tokens.hs256(claims: claims())).slug, "forbidden", target)
+            XCTAssertEqual(try read(app, target, token: Self.serviceToken).status, 200, target)
+        }
+        XCTAssertEqual(try read(app, "/v1/collections/news/records/n1", token: nil).status, 200, "no users list reads it: open")
     }
 
     func testWithoutAServiceTokenWritesStayOpen() throws {

@@ -6,13 +6,24 @@ import ListStore
 /// Records in collections: put, get, delete, list by id, and atomic batches.
 struct RecordRoutes {
     let context: ServiceContext
+    /// Collections a list with `access: users` reads: their records are private, so reading them
+    /// directly needs what a write needs (the service token, when one is configured).
+    let privateCollections: Set<String>
+
+    init(context: ServiceContext, definitions: [ListDefinition]) {
+        self.context = context
+        privateCollections = Set(definitions.filter { $0.access == .users }.flatMap(\.sources))
+    }
+
+    private var serviceOnly: ServiceTokenGuard { ServiceTokenGuard(authenticator: context.authenticator) }
 
     func register(on router: inout Router) {
-        router.guarded(by: ServiceTokenGuard(authenticator: context.authenticator).check) { router in
+        router.guarded(by: serviceOnly.check) { router in
             registerWrites(on: &router)
         }
         router.get("/v1/collections/{c}/records/{id}") { request in
             let collection = try request.name("c", kind: "collection")
+            if privateCollections.contains(collection) { try serviceOnly.check(request) }
             let id = try request.name("id", kind: "record")
             guard let record = try context.storing({ () throws(StoreError) in
                 try context.lists.store.record(in: collection, id: id)
@@ -72,6 +83,7 @@ struct RecordRoutes {
 
     private func list(_ request: Request) throws(HTTPError) -> Response {
         let collection = try request.name("c", kind: "collection")
+        if privateCollections.contains(collection) { try serviceOnly.check(request) }
         let size: Int
         do {
             size = try PageSize.parse(request.query("pageSize"))
