@@ -11,7 +11,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service soak lint clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser soak lint clean help
 
 all: build
 
@@ -65,8 +65,15 @@ bench-service: release Benchmarks/bin/mhd-fixed
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/bench.sh
 
-# Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both baselines.
-bench: bench-http bench-model bench-service
+# Per-user lists: 1,000,000 orders over 10,000 users (BENCH_RECORDS, BENCH_USERS), cold and warm
+# partitions (warm vs C), a write into a resident partition, RSS while every partition is read.
+bench-peruser: release Benchmarks/bin/mhd-fixed
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/peruser.sh
+
+# Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both
+# baselines, per-user lists.
+bench: bench-http bench-model bench-service bench-peruser
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.
