@@ -72,4 +72,18 @@ final class TokenCommandTests: FolderTestCase {
         XCTAssertEqual(serve.status, 1)
         XCTAssertTrue(serve.errors.contains("auth.users.hs256SecretEnv: the environment variable \(Self.variable) is not set"), serve.errors)
     }
+
+    func testAListThatNeedsAUserTokenWithoutUserTokensIsAWarning() throws {
+        let path = folder.appendingPathComponent("sectional.json").path
+        try """
+        { "lists": { "inbox": { "access": "users", "sections": [ { "key": "top", "rows": [ { "id": "n1", "title": "Hi" } ] } ] },
+                     "news": { "sections": [ { "key": "top", "rows": [ { "id": "n1", "title": "Hi" } ] } ] } } }
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(arguments: ["--config", path, "--memory"])
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0, "it starts: the service token still reads the list")
+        let warnings = server.log.split(separator: "\n").filter { $0.contains("\"msg\":\"list readable only with the service token\"") }
+        XCTAssertEqual(warnings.count, 1, server.log)
+        XCTAssertTrue(warnings.first?.contains("\"list\":\"inbox\"") == true, "\(warnings)")
+    }
 }
