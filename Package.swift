@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "ListModel", linkerSettings: [.linkedLibrary("m")]),
 
         // Persistence of records, views and the change sequence: SQLite (default) or memory.
-        .target(name: "ListStore", dependencies: ["CSQLite"]),
+        .target(name: "ListStore", dependencies: ["CSQLite", "ListModel"]),
 
         // User tokens: JWT verification (HS256, RS256, ES256 over libcrypto). No I/O, no clocks.
         .target(name: "Identity", dependencies: ["COpenSSL"]),

@@ -32,7 +32,7 @@ final class TestApp {
     /// Starts a server. `storage` is `"memory"` or a SQLite path inside `folder`.
     /// `userTokenSecret` is the value of the variable `auth.users.hs256SecretEnv` names.
     init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, token: String? = nil,
-         userTokenSecret: String? = nil, maxBodyBytes: Int? = nil) throws {
+         userTokenSecret: String? = nil, maxBodyBytes: Int? = nil, maxResidentRows: Int? = nil) throws {
         self.folder = folder ?? temporaryFolder()
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
@@ -41,6 +41,7 @@ final class TestApp {
         configuration.server.port = 0
         configuration.server.threads = 4
         if let maxBodyBytes { configuration.server.maxBodyBytes = maxBodyBytes }
+        if let maxResidentRows { configuration.maxResidentRows = maxResidentRows }
         configuration.storage = sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory
         configuration.apiToken = token
         configuration.userTokenSecret = userTokenSecret

@@ -12,10 +12,10 @@ struct ServiceContext: Sendable {
 
     /// Commits `writes` on the writer thread and answers with `respond(result)` when done; the
     /// server thread is free meanwhile. A storage failure is logged and answered `500 internal`.
-    func write(_ writes: [ViewModelStore.Write],
+    func write(_ writes: [ViewModelStore.Write], conditions: [WriteCondition] = [],
                respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.commitLater(writes) { [log] outcome in
+        lists.commitLater(writes, conditions: conditions) { [log] outcome in
             switch outcome {
             case .success(let result):
                 do throws(HTTPError) {
