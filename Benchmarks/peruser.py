@@ -111,7 +111,7 @@ def warm(base, users, count, path_file):
 
 def write(base, users, count, records):
     client, samples = Client(base), []
-    resident = [n for n in range(min(users, 100))]
+    resident = [n for n in range(min(users, 10))]
     for n in resident:
         read_first_page(client, user(n))
     for k in range(count):
