@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
-        .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
+        .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport", "TestKeys"]),
     ]
 )

@@ -70,10 +70,8 @@ public final class SectionalServer: @unchecked Sendable {
         let bootRouter = operations
         let server = Server(configuration: configuration.server, onCompleted: { [log, metrics] done in
             metrics.record(done)
-            guard log.level <= .info else { return }
-            log.info("request", ["method": .text(done.method), "path": .text(String(done.path)), "route": .text(done.route),
-                                 "status": .number(Double(done.status)), "bytes": .number(Double(done.bytes)),
-                                 "duration_ms": .number((done.durationSeconds * 1e6).rounded() / 1e3)])
+            log.request(method: done.method, path: done.path, route: done.route, status: done.status, bytes: done.bytes,
+                        durationSeconds: done.durationSeconds)
         }, onLibraryMessage: { [log] message in
             log.warn("http", ["message": .text(message)])
         }, beforeContinue: { [unowned self] request in
