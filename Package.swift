@@ -3,10 +3,13 @@ import PackageDescription
 
 let package = Package(
     name: "Sectional",
-    platforms: [.macOS(.v14)],
+    // Linux only (Glibc, malloc_trim, tmpfs in the tests): no Apple platform is claimed.
     products: [
         .executable(name: "sectional", targets: ["sectional"]),
         .executable(name: "sectional-bench", targets: ["sectional-bench"]),
+        // The pure view-model core, embeddable in an app: definitions, snapshots, paging,
+        // batch updates, and typed rows and sections (`ListRow`, `ListSection`).
+        .library(name: "ListModel", targets: ["ListModel"]),
     ],
     targets: [
         // C libraries from the system, wrapped for Swift. Never public API.
@@ -53,8 +56,8 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
         ),
 
-        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "Identity"]),
-        .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
+        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore", "Identity"]),
+        .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
@@ -62,7 +65,7 @@ let package = Package(
         // Keys libcrypto generates for a test run, and tokens signed with them (any header, any claims).
         .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
-        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
+        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport", "TestKeys"]),
     ]

@@ -1,6 +1,6 @@
 /// The command line of `sectional`, parsed without outside packages.
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, check, token, help, version }
+    enum Command: Equatable { case serve, check, token, backup, help, version }
 
     var command: Command = .serve
     var configPath: String?
@@ -12,6 +12,8 @@ struct CommandLineOptions: Equatable {
     /// `token`: the subject (`--sub`) and lifetime in seconds (`--ttl`) of the token to mint.
     var subject: String?
     var ttlSeconds = 3600
+    /// `backup --to FILE`.
+    var backupPath: String?
 
     static let usage = """
     Usage:
@@ -19,6 +21,7 @@ struct CommandLineOptions: Equatable {
                         [--allow-unauthenticated-writes]
       sectional check [--config PATH]
       sectional token --sub SUB [--ttl SECONDS] [--config PATH]
+      sectional backup --to FILE [--config PATH | --data PATH]
       sectional --version | --help
 
     Serves sectioned, paged list view-models over HTTP JSON.
@@ -28,12 +31,16 @@ struct CommandLineOptions: Equatable {
       check        validate the config, print each list's sections and rows; exit 1 on errors
       token        print an HS256 user token for SUB, signed with the secret in the variable
                    auth.users.hs256SecretEnv names (for development and curl)
+      backup       copy the SQLite store (of the config, or at --data) to FILE, also while a
+                   server serves and writes it; the copy holds every write acknowledged
+                   before the backup began
 
     Options:
       --config PATH                   config file (default config/sectional.json; env SECTIONAL_CONFIG)
       --host H                        address to bind (default 127.0.0.1; env SECTIONAL_HOST)
       --port P                        port to bind, 0 picks a free one (default 8080; env SECTIONAL_PORT)
       --data PATH                     store records in SQLite at PATH (env SECTIONAL_DATA)
+      --to FILE                       where backup writes the copy (replaced if it exists)
       --memory                        keep records in memory only
       --allow-unauthenticated-writes  listen on a non-loopback address without an API token
       --sub SUB                       token: the user (the token's sub claim)
@@ -58,6 +65,7 @@ struct CommandLineOptions: Equatable {
             case "serve": options.command = .serve
             case "check": options.command = .check
             case "token": options.command = .token
+            case "backup": options.command = .backup
             default: throw UsageError(message: "unknown command '\(first)'")
             }
             rest = rest.dropFirst()
@@ -81,6 +89,7 @@ struct CommandLineOptions: Equatable {
                 }
                 options.port = port
             case "--data": options.dataPath = try value()
+            case "--to": options.backupPath = try value()
             case "--memory": options.memory = true
             case "--allow-unauthenticated-writes": options.allowUnauthenticatedWrites = true
             case "--sub": options.subject = try value()
@@ -105,8 +114,20 @@ struct CommandLineOptions: Equatable {
         if options.command == .token {
             if serveFlags { throw UsageError(message: "token takes only --sub, --ttl and --config") }
             guard let subject = options.subject, !subject.isEmpty else { throw UsageError(message: "token needs --sub SUB") }
-        } else if tokenFlags {
+        }
+        if tokenFlags && options.command != .token {
             throw UsageError(message: "--sub and --ttl go with the token command")
+        }
+        if options.command == .backup {
+            guard options.backupPath != nil else { throw UsageError(message: "backup needs --to FILE") }
+            if options.host != nil || options.port != nil || options.memory || options.allowUnauthenticatedWrites {
+                throw UsageError(message: "backup takes only --to, and --config or --data")
+            }
+            if options.configPath != nil && options.dataPath != nil {
+                throw UsageError(message: "backup takes --config or --data, not both")
+            }
+        } else if options.backupPath != nil {
+            throw UsageError(message: "--to is for backup")
         }
         return options
     }

@@ -24,6 +24,8 @@ case .check:
     exit(check(configPath: configPath))
 case .token:
     exit(mintToken(configPath: configPath, subject: options.subject ?? "", ttlSeconds: options.ttlSeconds))
+case .backup:
+    exit(backup(to: options.backupPath ?? "", configPath: configPath, dataPath: options.dataPath))
 case .serve:
     exit(serve(configPath: configPath, overrides: overrides, allowUnauthenticatedWrites: options.allowUnauthenticatedWrites))
 }

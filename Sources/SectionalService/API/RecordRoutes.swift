@@ -24,8 +24,9 @@ struct RecordRoutes {
         router.get("/v1/collections/{c}/records/{id}") { request in
             let collection = try request.name("c", kind: "collection")
             if privateCollections.contains(collection) { try serviceOnly.check(request) }
+            try context.awaitMinVersion(request)
             let id = try request.name("id", kind: "record")
-            guard let record = try context.storing({ () throws(StoreError) in
+            guard let record = try context.reading({ () throws(StoreError) in
                 try context.lists.store.record(in: collection, id: id)
             }) else { throw Problem.recordNotFound(collection, id) }
             return EntityTag.answer(request, tag: RecordConditions.tag(record.version)) { .json(record.json) }
@@ -93,7 +94,7 @@ struct RecordRoutes {
             }
             after = id
         }
-        let records = try context.storing { () throws(StoreError) in
+        let records = try context.reading { () throws(StoreError) in
             try context.lists.store.records(in: collection, after: after, limit: size + 1)
         }
         return jsonAnswer(capacity: 64 + records.reduce(0) { $0 + $1.json.count + 1 }) { w in

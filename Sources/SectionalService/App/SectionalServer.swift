@@ -17,6 +17,8 @@ public final class SectionalServer: @unchecked Sendable {
     public let configuration: Configuration
     public let readiness = Readiness()
     public let metrics = Metrics()
+    /// Store failures met by writes: answers, counts, the fault in force.
+    public let storageFaults = StorageFaults()
     private let log: Log
     private var server: Server?
     private var recordStore: RecordStore?
@@ -66,7 +68,7 @@ public final class SectionalServer: @unchecked Sendable {
         let authenticator = Authenticator(service: BearerAuth(token: configuration.apiToken),
                                           verifier: try configuration.userTokenVerifier())
         var operations = Router()
-        OperationRoutes(readiness: readiness).register(on: &operations)
+        OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &operations)
         let bootRouter = operations
         let server = Server(configuration: configuration.server, onCompleted: { [log, metrics] done in
             metrics.record(done)
@@ -174,9 +176,9 @@ public final class SectionalServer: @unchecked Sendable {
                                      maxViews: configuration.maxViews, clock: clock)
         try views.expire()
         let context = ServiceContext(lists: lists, views: views, log: log, authenticator: authenticator,
-                                     events: events)
+                                     events: events, faults: storageFaults)
         var router = Router()
-        OperationRoutes(readiness: readiness).register(on: &router)
+        OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &router)
         let listRoutes = ListRoutes(context: context)
         listRoutes.register(on: &router)
         ChangeRoutes(context: context, lists: listRoutes).register(on: &router)
