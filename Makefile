@@ -7,8 +7,12 @@ PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev 
 TEST_PKGS  := postgresql
 BENCH_PKGS := wrk gcc
 CONFIG     ?= config/sectional.json
+# The demo's per-user list (`orders`) verifies user tokens with the HS256 secret in this variable,
+# and the server refuses to start without it: every target here uses a development secret unless
+# one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
+export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -68,8 +72,15 @@ bench-service: release Benchmarks/bin/mhd-fixed
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/bench.sh
 
-# Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both baselines.
-bench: bench-http bench-model bench-service
+# Per-user lists: 1,000,000 orders over 10,000 users (BENCH_RECORDS, BENCH_USERS), cold and warm
+# partitions (warm vs C), a write into a resident partition, RSS while every partition is read.
+bench-peruser: release Benchmarks/bin/mhd-fixed
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/peruser.sh
+
+# Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both
+# baselines, per-user lists.
+bench: bench-http bench-model bench-service bench-peruser
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.

@@ -62,15 +62,17 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
         ),
 
-        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore"]),
+        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore", "Identity"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline, PostgreSQL databases.
         .target(name: "TestSupport", dependencies: ["CZlib", "CPostgres"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
+        // Keys libcrypto generates for a test run, and tokens signed with them (any header, any claims).
+        .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "TestSupport"]),
-        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
+        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport", "TestKeys"]),
     ]
 )

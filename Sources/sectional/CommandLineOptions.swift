@@ -1,6 +1,6 @@
 /// The command line of `sectional`, parsed without outside packages.
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, check, backup, help, version }
+    enum Command: Equatable { case serve, check, token, backup, help, version }
 
     var command: Command = .serve
     var configPath: String?
@@ -10,6 +10,9 @@ struct CommandLineOptions: Equatable {
     var memory = false
     var databaseURL: String?
     var allowUnauthenticatedWrites = false
+    /// `token`: the subject (`--sub`) and lifetime in seconds (`--ttl`) of the token to mint.
+    var subject: String?
+    var ttlSeconds = 3600
     /// `backup --to FILE`.
     var backupPath: String?
 
@@ -18,6 +21,7 @@ struct CommandLineOptions: Equatable {
       sectional [serve] [--config PATH] [--host H] [--port P] [--data PATH | --memory | --database-url URL]
                         [--allow-unauthenticated-writes]
       sectional check [--config PATH]
+      sectional token --sub SUB [--ttl SECONDS] [--config PATH]
       sectional backup --to FILE [--config PATH | --data PATH]
       sectional --version | --help
 
@@ -26,6 +30,8 @@ struct CommandLineOptions: Equatable {
     Commands:
       serve        serve the lists of the config (the default)
       check        validate the config, print each list's sections and rows; exit 1 on errors
+      token        print an HS256 user token for SUB, signed with the secret in the variable
+                   auth.users.hs256SecretEnv names (for development and curl)
       backup       copy the SQLite store (of the config, or at --data) to FILE, also while a
                    server serves and writes it; the copy holds every write acknowledged
                    before the backup began
@@ -40,12 +46,15 @@ struct CommandLineOptions: Equatable {
       --database-url URL              store records in PostgreSQL at URL, shared by several instances
                                       (env SECTIONAL_DATABASE_URL)
       --allow-unauthenticated-writes  listen on a non-loopback address without an API token
+      --sub SUB                       token: the user (the token's sub claim)
+      --ttl SECONDS                   token: seconds until it expires (default 3600)
       --help                          show this text
       --version                       print the version
 
-    Environment: SECTIONAL_API_TOKEN (record writes need "Authorization: Bearer <token>"),
-    SECTIONAL_LOG_LEVEL (debug, info, warn, error). Flags win over the environment, which wins
-    over the config file.
+    Environment: SECTIONAL_API_TOKEN (the service token: record writes need
+    "Authorization: Bearer <token>"), the variable auth.users.hs256SecretEnv names (the HS256
+    secret of user tokens, e.g. SECTIONAL_JWT_SECRET), SECTIONAL_LOG_LEVEL (debug, info, warn,
+    error). Flags win over the environment, which wins over the config file.
     """
 
     struct UsageError: Error, Equatable { let message: String }
@@ -58,6 +67,7 @@ struct CommandLineOptions: Equatable {
             switch first {
             case "serve": options.command = .serve
             case "check": options.command = .check
+            case "token": options.command = .token
             case "backup": options.command = .backup
             default: throw UsageError(message: "unknown command '\(first)'")
             }
@@ -86,15 +96,31 @@ struct CommandLineOptions: Equatable {
             case "--memory": options.memory = true
             case "--database-url": options.databaseURL = try value()
             case "--allow-unauthenticated-writes": options.allowUnauthenticatedWrites = true
+            case "--sub": options.subject = try value()
+            case "--ttl":
+                let text = try value()
+                guard let seconds = Int(text), (1...31_622_400).contains(seconds) else {
+                    throw UsageError(message: "--ttl must be a number of seconds from 1 to 31622400 (366 days), not '\(text)'")
+                }
+                options.ttlSeconds = seconds
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
         if [options.memory, options.dataPath != nil, options.databaseURL != nil].filter({ $0 }).count > 1 {
             throw UsageError(message: "--data, --memory and --database-url exclude each other")
         }
-        if options.command == .check && (options.host != nil || options.port != nil || options.memory || options.dataPath != nil
-                                         || options.databaseURL != nil) {
+        let serveFlags = options.host != nil || options.port != nil || options.memory || options.dataPath != nil
+            || options.databaseURL != nil || options.allowUnauthenticatedWrites
+        let tokenFlags = options.subject != nil || options.ttlSeconds != 3600
+        if options.command == .check && (serveFlags || tokenFlags) {
             throw UsageError(message: "check takes only --config")
+        }
+        if options.command == .token {
+            if serveFlags { throw UsageError(message: "token takes only --sub, --ttl and --config") }
+            guard let subject = options.subject, !subject.isEmpty else { throw UsageError(message: "token needs --sub SUB") }
+        }
+        if tokenFlags && options.command != .token {
+            throw UsageError(message: "--sub and --ttl go with the token command")
         }
         if options.command == .backup {
             guard options.backupPath != nil else { throw UsageError(message: "backup needs --to FILE") }

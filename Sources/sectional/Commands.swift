@@ -8,7 +8,12 @@ func printError(_ text: String) {
 /// `sectional check`: validates the config and prints each list, or every error with its path.
 func check(configPath: String) -> Int32 {
     do {
-        let configuration = try Configuration.load(path: configPath, environment: [:])
+        var configuration = try Configuration.load(path: configPath, environment: [:])
+        // The secret is the one value of the environment checked: when set, it must be usable.
+        configuration.userTokenSecret = configuration.users?.secretEnvironmentVariable.flatMap {
+            ProcessInfo.processInfo.environment[$0].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        _ = try configuration.userTokenVerifier(requireSecret: false)
         let summaries = try configuration.summarizeLists()
         print("\(configPath): OK, \(summaries.count) list\(summaries.count == 1 ? "" : "s")")
         for list in summaries {
@@ -30,6 +35,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
     do {
         configuration = try Configuration.load(path: configPath, overrides: overrides)
         try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: allowUnauthenticatedWrites)
+        _ = try configuration.userTokenVerifier()
     } catch {
         printError("sectional: cannot start with \(configPath):")
         for issue in error.issues { printError("  \(issue)") }

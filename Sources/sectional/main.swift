@@ -23,6 +23,8 @@ case .version:
     print("sectional \(version)")
 case .check:
     exit(check(configPath: configPath))
+case .token:
+    exit(mintToken(configPath: configPath, subject: options.subject ?? "", ttlSeconds: options.ttlSeconds))
 case .backup:
     exit(backup(to: options.backupPath ?? "", configPath: configPath, dataPath: options.dataPath))
 case .serve:

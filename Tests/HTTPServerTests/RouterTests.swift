@@ -1,4 +1,5 @@
 import HTTPServer
+import TestSupport
 import XCTest
 
 final class RouterTests: XCTestCase {
@@ -18,6 +19,41 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(String(decoding: router.respond(to: &c).body, as: UTF8.self), "\"c/p-1\"")
         var d = Request(method: "GET", uri: "/v1/lists/c/rows")
         XCTAssertEqual(router.respond(to: &d).status, 404)
+    }
+
+    func testAGroupGuardRunsBeforeEveryRouteOfTheGroupAndOnlyThose() {
+        var router = Router()
+        let refuse: Router.Guard = { request throws(HTTPError) in
+            guard request.headers["X-Key"] == "k" else { throw HTTPError(401, "unauthorized", detail: "no key") }
+        }
+        let ran = Counter()
+        router.guarded(by: refuse) { router in
+            router.put("/v1/things/{id}") { _ in ran.increment(); return .empty() }
+            router.guarded(by: { request throws(HTTPError) in
+                guard request.headers["X-Admin"] != nil else { throw HTTPError(403, "forbidden", detail: "not admin") }
+            }) { router in
+                router.delete("/v1/things/{id}") { _ in ran.increment(); return .empty() }
+            }
+        }
+        router.get("/v1/things/{id}") { _ in .json("1") }
+
+        var open = Request(method: "GET", uri: "/v1/things/a")
+        XCTAssertEqual(router.respond(to: &open).status, 200, "outside the group: no guard")
+        var head = Request(method: "HEAD", uri: "/v1/things/a")
+        XCTAssertEqual(router.respond(to: &head).status, 200)
+        var put = Request(method: "PUT", uri: "/v1/things/a")
+        XCTAssertEqual(router.respond(to: &put).status, 401)
+        var delete = Request(method: "DELETE", uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))
+        XCTAssertEqual(router.respond(to: &delete).status, 403, "an inner group adds its guard to the outer one")
+        XCTAssertEqual(ran.value, 0, "no handler ran for a refused request")
+
+        let match = router.match(["v1", "things", "a"])
+        XCTAssertThrowsError(try match?.admit(Request(method: "PUT", uri: "/v1/things/a")), "admit runs the guard from the head alone")
+        XCTAssertNoThrow(try match?.admit(Request(method: "PUT", uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))))
+        XCTAssertNoThrow(try match?.admit(Request(method: "GET", uri: "/v1/things/a")))
+        var allowed = Request(method: "PUT", uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))
+        XCTAssertEqual(router.respond(to: &allowed).status, 204)
+        XCTAssertEqual(ran.value, 1)
     }
 
     func testUnexpectedErrorsBecome500WithoutInternals() {

@@ -1,4 +1,5 @@
 import Identity
+import TestKeys
 import XCTest
 
 /// Strict unpadded base64url.

@@ -1,5 +1,6 @@
 import Foundation
 import Identity
+import TestKeys
 import XCTest
 
 /// Reading public keys from JWKS documents.

@@ -1,5 +1,6 @@
 import Foundation
 import Identity
+import TestKeys
 import XCTest
 
 /// Tokens the verifier accepts, and the claims it returns.

@@ -1,5 +1,6 @@
 import Foundation
 import Identity
+import TestKeys
 import XCTest
 
 /// Verified tokens whose claims are refused: times, issuer, audience, subject.

@@ -1,5 +1,6 @@
 import Foundation
 import Identity
+import TestKeys
 import XCTest
 
 /// Tokens that are not well-formed JWS compact serializations, or too long.

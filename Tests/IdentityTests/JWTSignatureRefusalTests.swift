@@ -1,5 +1,6 @@
 import Foundation
 import Identity
+import TestKeys
 import XCTest
 
 /// Signatures that do not verify, and claims that are not read before they do.

@@ -30,9 +30,10 @@ final class TestApp {
     """
 
     /// Starts a server, storing in memory, in SQLite inside `folder` (`sqlite`), or in the
-    /// PostgreSQL database at `postgres` (a URL).
+    /// PostgreSQL database at `postgres` (a URL). `userTokenSecret` is the value of the variable
+    /// `auth.users.hs256SecretEnv` names.
     init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, postgres: String? = nil, token: String? = nil,
-         maxBodyBytes: Int? = nil, maxResidentRows: Int? = nil) throws {
+         userTokenSecret: String? = nil, maxBodyBytes: Int? = nil, maxResidentRows: Int? = nil) throws {
         self.folder = folder ?? temporaryFolder()
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
@@ -45,6 +46,7 @@ final class TestApp {
         configuration.storage = postgres.map { .postgres(url: $0) }
             ?? (sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory)
         configuration.apiToken = token
+        configuration.userTokenSecret = userTokenSecret
         server = SectionalServer(configuration: configuration, log: Log(level: .error))
         try server.start()
     }

@@ -15,6 +15,10 @@
 
 started_pids=()
 
+# The demo config's per-user list needs an HS256 secret for user tokens (the Makefile's default,
+# unless one is set); exported, so the scripts that mint tokens (`sectional token`) sign with it too.
+export SECTIONAL_JWT_SECRET="${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}"
+
 stop_started() {
   local pid
   for pid in "${started_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

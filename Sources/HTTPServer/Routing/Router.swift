@@ -4,18 +4,27 @@
 /// `404 not-found`; a path that matches with another method answers `405 method-not-allowed`
 /// with an `Allow` header. `HEAD` is answered by the `GET` handler (libmicrohttpd drops the body).
 /// Build the router once, then hand it to the server: it is immutable while serving.
+///
+/// Routes added inside ``guarded(by:_:)`` carry that guard: it runs before their handler, and
+/// ``Match/admit(_:)`` runs it from the request head alone (before a body is read), so a route
+/// of a guarded group cannot forget its check.
 public struct Router: Sendable {
     /// A route handler: plain synchronous code on a server thread. Throw ``HTTPError`` for problems.
     public typealias Handler = @Sendable (Request) throws -> Response
+    /// A check of the request head that runs before a handler; throws to refuse the request.
+    public typealias Guard = @Sendable (Request) throws(HTTPError) -> Void
 
     private struct Node: Sendable {
         var literals: [String: Int] = [:]
         var parameter: (name: String, node: Int)?
         var handlers: [String: Handler] = [:]
+        var guards: [String: Guard] = [:]
         var template = ""
     }
 
     private var nodes = [Node()]
+    /// The guards of the groups being registered, outermost first.
+    private var activeGuards: [Guard] = []
 
     public init() {}
 
@@ -42,7 +51,24 @@ public struct Router: Sendable {
             }
         }
         nodes[current].handlers[method] = handler
+        nodes[current].guards[method] = Self.combined(activeGuards)
         nodes[current].template = template
+    }
+
+    /// Registers the routes `register` adds with `check` as their guard (after any guard of an
+    /// enclosing group).
+    public mutating func guarded(by check: @escaping Guard, _ register: (inout Router) -> Void) {
+        activeGuards.append(check)
+        register(&self)
+        activeGuards.removeLast()
+    }
+
+    private static func combined(_ guards: [Guard]) -> Guard? {
+        guard let first = guards.first else { return nil }
+        if guards.count == 1 { return first }
+        return { (request: Request) throws(HTTPError) in
+            for check in guards { try check(request) }
+        }
     }
 
     public mutating func get(_ template: String, _ handler: @escaping Handler) { add("GET", template, handler) }
@@ -55,6 +81,14 @@ public struct Router: Sendable {
         public let template: String
         public let parameters: [String: String]
         fileprivate let handlers: [String: Handler]
+        fileprivate let guards: [String: Guard]
+
+        /// Runs the guard of the route for the request's method (`HEAD` as `GET`), if it has one.
+        /// Needs only the request head, so a refusal can be sent before the body is read.
+        public func admit(_ request: Request) throws(HTTPError) {
+            let method = handlers[request.method] == nil && request.method == "HEAD" ? "GET" : request.method
+            try guards[method]?(request)
+        }
 
         /// Methods with a handler here, `HEAD` included where `GET` is, sorted.
         public var allowedMethods: [String] {
@@ -80,7 +114,7 @@ public struct Router: Sendable {
         }
         let node = nodes[current]
         guard !node.handlers.isEmpty else { return nil }
-        return Match(template: node.template, parameters: parameters, handlers: node.handlers)
+        return Match(template: node.template, parameters: parameters, handlers: node.handlers, guards: node.guards)
     }
 
     /// Answers a request: routes it, runs the handler, turns thrown errors into problem answers.
@@ -96,6 +130,7 @@ public struct Router: Sendable {
             return HTTPError.methodNotAllowed(request.method, allowed: match.allowedMethods).response
         }
         do {
+            try match.admit(request)
             return try handler(request)
         } catch let error as HTTPError {
             return error.response

@@ -6,15 +6,37 @@ import ListStore
 /// Records in collections: put, get, delete, list by id, and atomic batches.
 struct RecordRoutes {
     let context: ServiceContext
+    /// Collections a list with `access: users` reads: their records are private, so reading them
+    /// directly needs what a write needs (the service token, when one is configured).
+    let privateCollections: Set<String>
 
-    /// `METHOD template` of the routes that need the token (so it can be checked before a body is read).
-    static let tokenRoutes: Set<String> = [
-        "PUT /v1/collections/{c}/records/{id}", "DELETE /v1/collections/{c}/records/{id}", "POST /v1/collections/{c}/batch",
-    ]
+    init(context: ServiceContext, definitions: [ListDefinition]) {
+        self.context = context
+        privateCollections = Set(definitions.filter { $0.access == .users }.flatMap(\.sources))
+    }
+
+    private var serviceOnly: ServiceTokenGuard { ServiceTokenGuard(authenticator: context.authenticator) }
 
     func register(on router: inout Router) {
+        router.guarded(by: serviceOnly.check) { router in
+            registerWrites(on: &router)
+        }
+        router.get("/v1/collections/{c}/records/{id}") { request in
+            let collection = try request.name("c", kind: "collection")
+            if privateCollections.contains(collection) { try serviceOnly.check(request) }
+            try context.awaitMinVersion(request)
+            let id = try request.name("id", kind: "record")
+            guard let record = try context.reading({ () throws(StoreError) in
+                try context.lists.store.record(in: collection, id: id)
+            }) else { throw Problem.recordNotFound(collection, id) }
+            return EntityTag.answer(request, tag: RecordConditions.tag(record.version)) { .json(record.json) }
+        }
+        router.get("/v1/collections/{c}/records") { request in try list(request) }
+    }
+
+    /// The writes: the group's guard asks for the service token when one is configured.
+    private func registerWrites(on router: inout Router) {
         router.put("/v1/collections/{c}/records/{id}") { request in
-            try context.auth.check(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
             guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
@@ -34,17 +56,7 @@ struct RecordRoutes {
                 return response
             }
         }
-        router.get("/v1/collections/{c}/records/{id}") { request in
-            try context.awaitMinVersion(request)
-            let collection = try request.name("c", kind: "collection")
-            let id = try request.name("id", kind: "record")
-            guard let record = try context.reading({ () throws(StoreError) in
-                try context.lists.store.record(in: collection, id: id)
-            }) else { throw Problem.recordNotFound(collection, id) }
-            return EntityTag.answer(request, tag: RecordConditions.tag(record.version)) { .json(record.json) }
-        }
         router.delete("/v1/collections/{c}/records/{id}") { request in
-            try context.auth.check(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
             let condition = RecordConditions.condition(request, collection: collection, id: id)
@@ -54,7 +66,6 @@ struct RecordRoutes {
                 return .empty()
             }
         }
-        router.get("/v1/collections/{c}/records") { request in try list(request) }
         router.post("/v1/collections/{c}/batch") { request in try batch(request) }
     }
 
@@ -69,6 +80,7 @@ struct RecordRoutes {
 
     private func list(_ request: Request) throws(HTTPError) -> Response {
         let collection = try request.name("c", kind: "collection")
+        if privateCollections.contains(collection) { try serviceOnly.check(request) }
         let size: Int
         do {
             size = try PageSize.parse(request.query("pageSize"))
@@ -99,7 +111,6 @@ struct RecordRoutes {
     }
 
     private func batch(_ request: Request) throws(HTTPError) -> Response {
-        try context.auth.check(request)
         let collection = try request.name("c", kind: "collection")
         guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
         for member in body where !["upsert", "delete", "expectedVersions"].contains(member.key) {

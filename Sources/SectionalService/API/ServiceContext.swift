@@ -1,12 +1,12 @@
 import HTTPServer
 import ListStore
 
-/// What every route needs: the lists, the views, the event streams, the log and the write guard.
+/// What every route needs: the lists, the views, the event streams, the log, and who is calling.
 struct ServiceContext: Sendable {
     let lists: ViewModelStore
     let views: ViewRegistry
     let log: Log
-    let auth: BearerAuth
+    /// Who sent a request (`caller(_:)`), from its bearer token: the service token or a user token.
     let authenticator: Authenticator
     let events: EventHub
     let faults: StorageFaults

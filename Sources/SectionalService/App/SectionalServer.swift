@@ -29,7 +29,6 @@ public final class SectionalServer: @unchecked Sendable {
     nonisolated(unsafe) private var router = Router()
 
     private let crossOrigin: CrossOrigin
-    private let auth: BearerAuth
 
     /// Seconds since 1970, for view expiry.
     private let clock: @Sendable () -> Int64
@@ -45,7 +44,6 @@ public final class SectionalServer: @unchecked Sendable {
         self.clock = clock
         self.sweepSeconds = sweepSeconds
         self.crossOrigin = CrossOrigin(origins: configuration.corsOrigins)
-        self.auth = BearerAuth(token: configuration.apiToken)
     }
 
     /// The bound port, once started.
@@ -67,6 +65,8 @@ public final class SectionalServer: @unchecked Sendable {
     }
 
     public func start() throws {
+        let authenticator = Authenticator(service: BearerAuth(token: configuration.apiToken),
+                                          verifier: try configuration.userTokenVerifier())
         var operations = Router()
         OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &operations)
         let bootRouter = operations
@@ -85,8 +85,9 @@ public final class SectionalServer: @unchecked Sendable {
         self.server = server
         log.info("listening", ["address": .text("http://\(hostForURL):\(server.port)"),
                                "threads": .number(Double(configuration.server.threads > 0 ? configuration.server.threads : System.coreCount))])
+        warnOfListsOnlyTheServiceReads()
         do {
-            try load()
+            try load(authenticator: authenticator)
         } catch {
             server.stop(gracePeriod: 0)
             self.server = nil
@@ -120,13 +121,12 @@ public final class SectionalServer: @unchecked Sendable {
         return response
     }
 
-    /// `401` for a record write without the token, decided from the head alone so a client that
-    /// waits for `100 Continue` is refused before it sends the body.
+    /// The refusal of a guarded route (a record write without the service token), decided from
+    /// the head alone so a client that waits for `100 Continue` is refused before it sends the body.
     private func refusedBeforeBody(_ request: Request) -> Response? {
-        guard readiness.phase != .starting, let match = router.match(request.pathSegments),
-              RecordRoutes.tokenRoutes.contains("\(request.method) \(match.template)") else { return nil }
+        guard readiness.phase != .starting, let match = router.match(request.pathSegments) else { return nil }
         do {
-            try auth.check(request)
+            try match.admit(request)
             return nil
         } catch {
             var response = error.response
@@ -140,7 +140,19 @@ public final class SectionalServer: @unchecked Sendable {
         configuration.server.host.contains(":") ? "[\(configuration.server.host)]" : configuration.server.host
     }
 
-    private func load() throws {
+    /// A list that needs a token while user tokens are not configured is read only with the
+    /// service token: allowed, but worth a warning.
+    private func warnOfListsOnlyTheServiceReads() {
+        guard configuration.users == nil else { return }
+        for list in configuration.lists where list.access == .users || list.scope != nil {
+            log.warn("list readable only with the service token", [
+                "list": .text(list.name),
+                "reason": .text("it needs a user token (access users or scope) and auth.users is not configured"),
+            ])
+        }
+    }
+
+    private func load(authenticator: Authenticator) throws {
         let started = Date()
         let store: RecordStore
         switch configuration.storage {
@@ -166,15 +178,15 @@ public final class SectionalServer: @unchecked Sendable {
         let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds,
                                      maxViews: configuration.maxViews, clock: clock)
         try views.expire()
-        let context = ServiceContext(lists: lists, views: views, log: log, auth: auth,
-                                     authenticator: Authenticator(service: auth), events: events, faults: storageFaults)
+        let context = ServiceContext(lists: lists, views: views, log: log, authenticator: authenticator,
+                                     events: events, faults: storageFaults)
         var router = Router()
         OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &router)
         let listRoutes = ListRoutes(context: context)
         listRoutes.register(on: &router)
         ChangeRoutes(context: context, lists: listRoutes).register(on: &router)
         ViewRoutes(context: context).register(on: &router)
-        RecordRoutes(context: context).register(on: &router)
+        RecordRoutes(context: context, definitions: configuration.lists).register(on: &router)
         EventRoutes(context: context).register(on: &router)
         let server = server
         OperationRoutes.registerMetrics(on: &router, metrics: metrics, context: context) {

@@ -24,12 +24,16 @@ public struct Configuration: Sendable {
     public var tokenEnvironmentVariable = "SECTIONAL_API_TOKEN"
     /// When set, record writes need `Authorization: Bearer <token>`.
     public var apiToken: String?
+    /// `auth.users`: how user tokens are verified; nil when user tokens are not accepted.
+    public var users: UserTokenSettings?
+    /// The `HS256` secret, read from the variable `auth.users.hs256SecretEnv` names.
+    public var userTokenSecret: String?
+    /// Most rows of per-user partitions kept in memory at once (`scopes.maxResidentRows`); past
+    /// it the least recently read partitions are evicted.
+    public var maxResidentRows = 2_000_000
     public var viewTTLSeconds = 2_592_000
     /// Most views kept; past it the least recently used are evicted.
     public var maxViews = 1_000_000
-    /// Most rows of per-user lists' partitions kept in memory (`scopes.maxResidentRows`); past
-    /// it the least recently read partitions are evicted.
-    public var maxResidentRows = 2_000_000
     /// Collection name → seed file (absolute path), loaded into empty collections at start-up.
     public var seeds: [(collection: String, path: String)] = []
     /// The validated list definitions, in the config file's order.
@@ -112,7 +116,15 @@ extension Configuration {
 
         var auth = root.object("auth")
         if let name = auth.string("tokenEnv") { configuration.tokenEnvironmentVariable = name }
+        let usersGiven = auth.object["users"] != nil
+        var users = auth.object("users")
+        if usersGiven { configuration.users = UserTokenSettings.parse(&users, folder: folder) }
+        issues += users.finish()
         issues += auth.finish()
+
+        var scopes = root.object("scopes")
+        if let rows = scopes.int("maxResidentRows", in: 1...1_000_000_000) { configuration.maxResidentRows = rows }
+        issues += scopes.finish()
 
         var views = root.object("views")
         if let ttl = views.int("ttlSeconds", in: 60...(10 * 365 * 86_400)) { configuration.viewTTLSeconds = ttl }
@@ -153,6 +165,7 @@ extension Configuration {
         if let url = value("SECTIONAL_DATABASE_URL") { storage = .postgres(url: url) }
         if let level = value("SECTIONAL_LOG_LEVEL") { logLevel = level }
         apiToken = value(tokenEnvironmentVariable) ?? value("SECTIONAL_API_TOKEN")
+        userTokenSecret = users?.secretEnvironmentVariable.flatMap(value)
 
         if let host = overrides.host { server.host = host }
         if let port = overrides.port { server.port = port }

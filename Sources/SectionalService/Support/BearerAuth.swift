@@ -1,20 +1,11 @@
 import HTTPServer
 
-/// Checks `Authorization: Bearer <token>` on record writes when a token is configured.
+/// The service token (v1's API token), when one is configured: record writes, admin routes, and
+/// every list. ``Authenticator`` compares a request's bearer token with it.
 struct BearerAuth: Sendable {
     let token: [UInt8]?
 
     init(token: String?) { self.token = token.map { Array($0.utf8) } }
-
-    /// Throws `401 unauthorized` unless the request carries the token (or none is configured).
-    func check(_ request: Request) throws(HTTPError) {
-        guard let token else { return }
-        guard let header = request.headers["Authorization"], header.count > 7,
-              header.prefix(7).lowercased() == "bearer ",
-              Self.constantTimeEquals(Array(header.dropFirst(7).utf8), token) else {
-            throw Problem.unauthorized()
-        }
-    }
 
     /// Compares without returning early, so the time taken tells nothing of where bytes differ.
     static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {

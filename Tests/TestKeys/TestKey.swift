@@ -1,24 +1,23 @@
 import COpenSSL
 import Foundation
 import Identity
-import XCTest
 
 /// A private key libcrypto generates for the test run (RSA 2048 or EC P-256), with what the tests
 /// need from it: its public JWK, its public key's DER bytes, and JWS signatures made with
 /// `EVP_DigestSign` (ECDSA converted from DER to the raw `r || s` JWS carries).
-final class TestKey: @unchecked Sendable {
-    enum Kind { case rsa(bits: Int32), p256 }
+public final class TestKey: @unchecked Sendable {
+    public enum Kind { case rsa(bits: Int32), p256 }
 
-    let kind: Kind
+    public let kind: Kind
     private let key: OpaquePointer
 
     /// Keys generated once for the whole run (RSA key generation takes a while).
-    static let rsa = TestKey(.rsa(bits: 2048))
-    static let otherRSA = TestKey(.rsa(bits: 2048))
-    static let ec = TestKey(.p256)
-    static let otherEC = TestKey(.p256)
+    public static let rsa = TestKey(.rsa(bits: 2048))
+    public static let otherRSA = TestKey(.rsa(bits: 2048))
+    public static let ec = TestKey(.p256)
+    public static let otherEC = TestKey(.p256)
 
-    init(_ kind: Kind) {
+    public init(_ kind: Kind) {
         self.kind = kind
         var generated: OpaquePointer?
         if let context = EVP_PKEY_CTX_new_from_name(nil, kind.typeName, nil) {
@@ -37,7 +36,7 @@ final class TestKey: @unchecked Sendable {
     deinit { EVP_PKEY_free(key) }
 
     /// The algorithm a JWS signed with this key names.
-    var algorithm: String {
+    public var algorithm: String {
         switch kind {
         case .rsa: "RS256"
         case .p256: "ES256"
@@ -45,7 +44,7 @@ final class TestKey: @unchecked Sendable {
     }
 
     /// The public JWK of this key (RFC 7517), with `kid` when given.
-    func jwk(kid: String?) -> [String: String] {
+    public func jwk(kid: String?) -> [String: String] {
         var jwk: [String: String]
         switch kind {
         case .rsa:
@@ -60,7 +59,7 @@ final class TestKey: @unchecked Sendable {
 
     /// The SubjectPublicKeyInfo DER of the public key (what an attacker would MAC with when
     /// trying algorithm confusion).
-    var publicKeyDER: [UInt8] {
+    public var publicKeyDER: [UInt8] {
         let length = i2d_PUBKEY(key, nil)
         guard length > 0 else { return [] }
         var der = [UInt8](repeating: 0, count: Int(length))
@@ -72,14 +71,14 @@ final class TestKey: @unchecked Sendable {
     }
 
     /// The JWS signature of `message`: PKCS #1 v1.5 bytes for RSA, raw `r || s` for ECDSA.
-    func sign(_ message: [UInt8]) -> [UInt8] {
+    public func sign(_ message: [UInt8]) -> [UInt8] {
         let signature = signDER(message)
         if case .p256 = kind { return Self.rawECDSA(der: signature) }
         return signature
     }
 
     /// The signature of `message` as `EVP_DigestSign` makes it (DER for ECDSA).
-    func signDER(_ message: [UInt8]) -> [UInt8] {
+    public func signDER(_ message: [UInt8]) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { return [] }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit_ex(context, nil, "SHA256", nil, nil, key, nil) == 1 else { return [] }
@@ -94,7 +93,7 @@ final class TestKey: @unchecked Sendable {
     }
 
     /// The DER ECDSA signature as JWS carries it: `r` and `s`, 32 big-endian bytes each.
-    static func rawECDSA(der: [UInt8]) -> [UInt8] {
+    public static func rawECDSA(der: [UInt8]) -> [UInt8] {
         let parsed = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
             var cursor = buffer.baseAddress
             return d2i_ECDSA_SIG(nil, &cursor, buffer.count)

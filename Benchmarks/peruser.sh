@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `make bench-peruser`: per-user lists at scale. BENCH_RECORDS orders (default 1,000,000) over
+# BENCH_USERS users (default 10,000), a list scoped by owner, `scopes.maxResidentRows` at
+# BENCH_RESIDENT_ROWS (default 200,000: a fifth of the data), user tokens minted by the client.
+#   - cold partition: the first page of a partition read for the first time (p50/p99, one client);
+#   - warm partition: the first page of up to 100 resident partitions under wrk -t1 -c32, against the C
+#     baseline (Benchmarks/bin/mhd-fixed) answering the same bytes in the same run;
+#   - one write into a resident partition (PUT with the service token, durable): p50/p99 (the
+#     partitions written are read first, so they are resident when the budget holds them);
+#   - memory: peak RSS while every partition is read in turn (evictions keep it bounded).
+# Expects the release build of sectional and Benchmarks/bin/mhd-fixed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${BENCH_SECONDS:-10}
+records=${BENCH_RECORDS:-1000000}
+users=${BENCH_USERS:-10000}
+budget=${BENCH_RESIDENT_ROWS:-200000}
+cold_reads=${BENCH_COLD_READS:-1000}
+work=$(mktemp -d /tmp/sectional-peruser.XXXXXX)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+port_s=18610; port_c=18612
+base="http://127.0.0.1:$port_s"
+export SECTIONAL_API_TOKEN=bench-service-token
+export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}
+
+wait_ready() { for _ in $(seq 6000); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
+
+# "req/s p50_ms p99_ms" from one wrk run.
+measure() {
+  wrk -t1 -c32 -d"${seconds}s" --latency "$@" 2>/dev/null | awk '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec/ {rps=$2} / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} END {printf "%.0f %.2f %.2f\n", rps, p50, p99}'
+}
+
+start_server() {
+  SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>>"$work/server.log" &
+  pid=$!; pids+=($pid)
+  wait_ready "$base/readyz"
+}
+
+cat > "$work/config.json" <<JSON
+{
+  "server": { "host": "127.0.0.1", "port": $port_s, "maxBodyBytes": 16777216, "connectionLimit": 4000,
+              "perClientConnectionLimit": 0 },
+  "storage": { "kind": "sqlite", "path": "$work/db.sqlite" },
+  "auth": { "tokenEnv": "SECTIONAL_API_TOKEN", "users": { "hs256SecretEnv": "SECTIONAL_JWT_SECRET" } },
+  "scopes": { "maxResidentRows": $budget },
+  "lists": {
+    "orders": {
+      "title": "My orders",
+      "scope": { "field": "owner", "claim": "sub" },
+      "sections": [ {
+        "source": "orders", "groupBy": "status", "type": "status", "title": "{\$key} ({\$count})",
+        "sectionOrder": ["Processing", "Shipped", "Delivered", "Cancelled"],
+        "sortBy": [ { "field": "placedAt", "order": "desc" } ],
+        "row": { "type": "order", "title": "{item}", "subtitle": "Order {id} · {placedAt|date:MMM d, yyyy}",
+                 "detail": "{total|currency:USD}", "height": 56, "action": "app://orders/{id}" }
+      } ]
+    }
+  }
+}
+JSON
+
+echo "== data: $records orders over $users users" >&2
+start_server
+load=$(python3 Benchmarks/peruser.py load "$base" "$records" "$users")
+echo "  $load" >&2
+kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+
+echo "== restart: no partition resident" >&2
+start_ns=$(date +%s%N)
+start_server
+start_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+rss_start=$(awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
+
+echo "== cold partitions: first page of $cold_reads partitions read for the first time" >&2
+read -r cold_p50 cold_p99 < <(python3 Benchmarks/peruser.py cold "$base" "$users" "$cold_reads")
+
+# As many warm partitions as fit half the budget (at most 100), so none is evicted while measured.
+warm_users=$(( budget / 2 / (records / users) )); [ "$warm_users" -gt 100 ] && warm_users=100; [ "$warm_users" -lt 1 ] && warm_users=1
+echo "== warm partitions: first page of $warm_users resident partitions (wrk -t1 -c32 -d${seconds}s) vs C" >&2
+bytes=$(python3 Benchmarks/peruser.py warm "$base" "$users" "$warm_users" "$work/warm.txt")
+read -r warm_rps warm_p50 warm_p99 < <(measure -s Benchmarks/wrk/users.lua "$base" -- "$work/warm.txt")
+head -c "$bytes" /dev/zero | tr '\0' 'x' > "$work/body"
+Benchmarks/bin/mhd-fixed $port_c "$bytes" "$work/body" & cpid=$!; pids+=($cpid)
+wait_ready "http://127.0.0.1:$port_c/"
+read -r c_rps c_p50 c_p99 < <(measure "http://127.0.0.1:$port_c/")
+kill "$cpid"; wait "$cpid" 2>/dev/null || true
+
+echo "== one write into a resident partition (500 PUTs, one client)" >&2
+read -r write_p50 write_p99 < <(python3 Benchmarks/peruser.py write "$base" "$users" 500 "$records")
+
+echo "== every partition read in turn (budget $budget rows)" >&2
+read -r rss_peak rss_end sweep_s < <(python3 Benchmarks/peruser.py sweep "$base" "$users" "$pid")
+partitions=$(curl -s "$base/metrics" | grep -E '^sectional_partition' | grep -v _bucket | tr '\n' ';' || true)
+
+ratio=$(python3 -c "print(f'{$warm_rps / max($c_rps, 1):.2f}')")
+cat <<TABLE
+Per-user lists — $records records over $users users ($((records / users)) each); scopes.maxResidentRows $budget; release build; $(nproc) cores; $(date -u +%Y-%m-%d)
+
+| figure | value |
+|---|---|
+| load through POST …/batch | ${load} |
+| restart to /readyz 200 (no partition resident) | ${start_ms} ms, RSS ${rss_start} MiB |
+| cold partition, first page (50 rows), $cold_reads partitions | p50 ${cold_p50} ms, p99 ${cold_p99} ms |
+| warm partition, first page ($bytes bytes), $warm_users partitions, wrk -c32 | ${warm_rps} req/s (p50 ${warm_p50} ms, p99 ${warm_p99} ms) |
+| C baseline, same bytes, same run | ${c_rps} req/s; warm / C = ${ratio} |
+| one write into a resident partition (durable PUT) | p50 ${write_p50} ms, p99 ${write_p99} ms |
+| all $users partitions read in turn (${sweep_s} s) | peak RSS ${rss_peak} MiB, at the end ${rss_end} MiB |
+
+Partition metrics at the end: ${partitions:-none}
+TABLE
