@@ -102,9 +102,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
             if let expression = Self.fieldExpression(field) {
-                var hash = FNV1a()
-                hash.combine(field.description)
-                try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
+                try connection.execute("CREATE INDEX IF NOT EXISTS \(Self.indexName(field)) ON records (collection, \(expression))")
             }
             try connection.transaction { () throws(StoreError) in
                 var counted = false
@@ -167,9 +165,14 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             // Paths SQLite cannot name and non-integer numbers: every record, checked by the caller.
             return try allRecords(in: collection)
         }
+        // SQLite's planner, without statistics (no ANALYZE), prefers the primary key's
+        // `collection` prefix over the expression index, which reads the whole collection: a
+        // prepared field names its index.
+        let prepared = fields.withLock { $0.values.contains { $0.contains(field) } }
+        let index = prepared ? " INDEXED BY \(Self.indexName(field))" : ""
         return try reader.withLock { connection throws(StoreError) in
             var result: [StoredRecord] = []
-            try connection.query("SELECT id, json FROM records WHERE collection = ? AND \(expression) = ? ORDER BY id",
+            try connection.query("SELECT id, json FROM records\(index) WHERE collection = ? AND \(expression) = ? ORDER BY id",
                                  .text(collection), bound) { row throws(StoreError) in
                 result.append(StoredRecord(id: try row.text(0), json: try row.blob(1)))
             }
@@ -179,6 +182,13 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     /// The SQL expression for a record's value at `field` (the JSON is stored as a BLOB, which
     /// `json_extract` reads as text), or nil when a member name cannot be quoted in a JSON path.
+    /// The name of the expression index on `field`.
+    static func indexName(_ field: FieldPath) -> String {
+        var hash = FNV1a()
+        hash.combine(field.description)
+        return "records_field_\(String(hash.value, radix: 16))"
+    }
+
     static func fieldExpression(_ field: FieldPath) -> String? {
         guard field.components.allSatisfy({ !$0.contains("\"") && !$0.contains("'") && !$0.contains("\\") }) else { return nil }
         let path = "$" + field.components.map { ".\"\($0)\"" }.joined()
