@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "sectional", targets: ["sectional"]),
         .executable(name: "sectional-bench", targets: ["sectional-bench"]),
+        .library(name: "SectionalClient", targets: ["SectionalClient"]),
     ],
     targets: [
         // C libraries from the system, wrapped for Swift. Never public API.
@@ -53,6 +54,9 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
         ),
 
+        // The client library for apps: Foundation only (FoundationNetworking on Linux), async/await.
+        .target(name: "SectionalClient"),
+
         .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
 
@@ -62,6 +66,7 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
+        .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "TestSupport"]),
     ]
 )
