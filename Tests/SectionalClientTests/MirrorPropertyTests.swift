@@ -5,7 +5,7 @@ import XCTest
 
 /// Random writes, deletes, moves (records changing section) and section toggles, then `sync()`:
 /// the mirror equals a fresh fetch, and the batch update it returned, applied to the previous
-/// mirror by the reference applier, gives the new one.
+/// mirror by the reference applier (in content mode), gives the new one.
 final class MirrorPropertyTests: XCTestCase {
     private let teams = ["Design", "Eng", "Ops", "Archived", "Sales"]
     private let names = ["Ada", "Bob", "Cy", "Dee", "Eve", "Fay", "bot-a", "bot-b", "Gus", "Hal"]
@@ -82,11 +82,18 @@ final class MirrorPropertyTests: XCTestCase {
 
     /// The reference applier, fed the update's JSON, turns `before` into the update's snapshot.
     private func checkApplies(_ update: ListMirror.Update, to before: ListSnapshot, _ context: String) throws {
-        let old = before.keysAndIDs.map { ChangesApplier.Section(key: $0.key, rows: $0.rows) }
-        let new = update.snapshot.keysAndIDs.map { ChangesApplier.Section(key: $0.key, rows: $0.rows) }
+        // Content mode: a row is "id|content" (nil: a placeholder), so a row whose content changed,
+        // or a placeholder the update loaded, must be listed as updated.
+        func outline(_ snapshot: ListSnapshot) -> [ChangesApplier.Section] {
+            snapshot.sections.map { section in
+                ChangesApplier.Section(key: section.section.key, rows: section.rows.map { row in
+                    row.map { "\($0.id)|\($0.type)|\($0.title)|\($0.subtitle ?? "")|\($0.tag.length)|\($0.height)" }
+                })
+            }
+        }
         let json = try JSONEncoder().encode(update.changes)
         do {
-            _ = try ChangesApplier.apply(old: old, changes: Array(json), new: new)
+            _ = try ChangesApplier.apply(old: outline(before), changes: Array(json), new: outline(update.snapshot), contentMode: true)
         } catch {
             XCTFail("\(context): \(error)\nchanges: \(String(decoding: json, as: UTF8.self))")
         }

@@ -147,13 +147,28 @@ public actor ListMirror {
             if changes.to == old.version { return Update(changes: changes, snapshot: old) }
             let outline = try await list.outline(view: view)
             guard outline.version == changes.to else { continue }
-            guard var next = try? SnapshotApplier(pageSize: pageSize).apply(changes, to: old, outline: outline) else { break }
+            guard let applied = try? SnapshotApplier(pageSize: pageSize).apply(changes, to: old, outline: outline) else { break }
+            var next = applied.snapshot
             guard let fresh = try await fetchMarked(&next) else { continue }
             SnapshotApplier.reposition(&next, fresh: fresh)
             snapshot = next
-            return Update(changes: changes, snapshot: next)
+            return Update(changes: announcing(applied.waiting, in: changes), snapshot: next)
         }
         return try await reloadNow(rows: nil)
+    }
+
+    /// The server's update, plus the placeholders this sync loaded (shown before as placeholders,
+    /// now as rows): updated where they stay, moves flagged `updated`.
+    private func announcing(_ waiting: [ListIndexPath: (from: ListIndexPath, moved: Bool)], in changes: Changes) -> Changes {
+        var changes = changes
+        for (to, origin) in waiting.sorted(by: { $0.key < $1.key }) {
+            if origin.moved {
+                if let i = changes.rows.moved.firstIndex(where: { $0.to == to }) { changes.rows.moved[i].updated = true }
+            } else if !changes.rows.updated.contains(origin.from) {
+                changes.rows.updated.append(origin.from)
+            }
+        }
+        return changes
     }
 
     /// Loads the rows marked `fetch`, in runs; `nil` when an answer is at another version.

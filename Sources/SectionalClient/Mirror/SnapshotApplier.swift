@@ -7,7 +7,14 @@ struct SnapshotApplier {
 
     let pageSize: Int
 
-    func apply(_ changes: Changes, to old: ListSnapshot, outline: Outline) throws(Mismatch) -> ListSnapshot {
+    /// The snapshot after an update, and where its waiting placeholders (not loaded, marked
+    /// `fetch`, and not inserted) were before it: once loaded, they are announced as updated.
+    struct Applied {
+        var snapshot: ListSnapshot
+        var waiting: [ListIndexPath: (from: ListIndexPath, moved: Bool)] = [:]
+    }
+
+    func apply(_ changes: Changes, to old: ListSnapshot, outline: Outline) throws(Mismatch) -> Applied {
         let secs = changes.sections, rows = changes.rows
         let sDel = Set(secs.deleted), sIns = Set(secs.inserted)
         var sMoves: [Int: Int] = [:]
@@ -39,17 +46,18 @@ struct SnapshotApplier {
         let removed = Set(rows.deleted).union(moves.map(\.0))
         guard removed.count == rows.deleted.count + moves.count else { throw Mismatch(why: "row removed twice") }
         let updated = Set(rows.updated)
-        enum Arrival { case insert, move(ListSnapshot.Slot) }
+        enum Arrival { case insert, move(ListSnapshot.Slot, from: ListIndexPath) }
         var arriving: [ListIndexPath: Arrival] = [:]
         for p in rows.inserted { arriving[p] = .insert }
         for (f, t, upd) in moves {
             guard arriving[t] == nil else { throw Mismatch(why: "new row \(t) filled twice") }
             var slot = old.sections[f.section].slots[f.row]
             if upd { slot.fetch = true }
-            arriving[t] = .move(slot)
+            arriving[t] = .move(slot, from: f)
         }
 
         var result = old
+        var waiting: [ListIndexPath: (from: ListIndexPath, moved: Bool)] = [:]
         result.version = outline.version
         result.title = outline.title
         result.sections = []
@@ -82,7 +90,8 @@ struct SnapshotApplier {
                 case .insert?:
                     slots.append(.init(row: nil, fetch: true))
                     stillClean = false
-                case .move(let slot)?:
+                case .move(let slot, let from)?:
+                    if slot.row == nil && slot.fetch { waiting[ListIndexPath(section: n, row: r)] = (from, true) }
                     slots.append(slot)
                     stillClean = false
                 case nil:
@@ -90,6 +99,7 @@ struct SnapshotApplier {
                     stillClean = stillClean && oldIndex == r
                     // A clean row's tag moves with its section's first tag.
                     if stillClean { slot.row?.tag.location += section.firstTag - before.section.firstTag }
+                    if slot.row == nil && slot.fetch { waiting[ListIndexPath(section: n, row: r)] = (ListIndexPath(section: o, row: oldIndex), false) }
                     slots.append(slot)
                 }
                 clean.append(stillClean)
@@ -97,7 +107,7 @@ struct SnapshotApplier {
             markUnderivable(&slots, clean: clean, section: n, moved: n != o)
             result.sections.append(.init(section: section, slots: slots))
         }
-        return result
+        return Applied(snapshot: result, waiting: waiting)
     }
 
     /// Marks for fetching the loaded rows whose tag location or accessibility identifier cannot be
