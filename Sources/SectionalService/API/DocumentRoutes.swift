@@ -12,5 +12,11 @@ struct DocumentRoutes {
             headers.add("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:")
             return Response(status: 200, headers: headers, body: page)
         }
+        let client = PackageResources.sectional_mjs
+        router.get("/sectional.mjs") { _ in
+            var headers = HTTPHeaders()
+            headers.add("Content-Type", "text/javascript; charset=utf-8")
+            return Response(status: 200, headers: headers, body: client)
+        }
     }
 }
