@@ -542,6 +542,27 @@ export class ListMirror {
   row(path) { return this.serially(() => this.loadNow(path)); }
 
   /**
+   * Loads the next rows after the loaded beginning of the list (up to a page, from the first
+   * placeholder, within its section). Resolves `false` when every row is loaded already. Throws
+   * StaleError when the list has moved on (nothing stored: sync first).
+   * @returns {Promise<boolean>}
+   */
+  loadNext() {
+    return this.serially(async () => {
+      const s = this.snapshot;
+      if (!s) return false;
+      for (const [n, own] of s.sections.entries()) {
+        const r = own.rows.indexOf(null);
+        if (r >= 0) {
+          await this.loadRange(n, r, Math.min(this.pageSize, own.rows.length - r));
+          return true;
+        }
+      }
+      return false;
+    });
+  }
+
+  /**
    * Hides or shows a section; returns the batch update.
    * @param {boolean} hidden
    * @param {number} index
@@ -668,17 +689,26 @@ export class ListMirror {
     const have = own.rows[path.row];
     if (have) return have;
     const start = path.row - (path.row % this.pageSize);
-    const count = Math.min(this.pageSize, own.rows.length - start);
-    const range = await this.list.rows(path.section, { start, count, view: this.view });
+    await this.loadRange(path.section, start, Math.min(this.pageSize, own.rows.length - start));
+    return this.snapshot ? this.snapshot.sections[path.section].rows[path.row] : null;
+  }
+
+  /**
+   * Loads rows [start, start + count) of section `n` at the mirror's version.
+   * @param {number} n @param {number} start @param {number} count
+   */
+  async loadRange(n, start, count) {
+    const s = /** @type {Snapshot} */ (this.snapshot);
+    const own = s.sections[n];
+    const range = await this.list.rows(n, { start, count, view: this.view });
     if (range.version !== s.version) throw new StaleError(s.version, range.version);
     const copy = { section: own.section, rows: [...own.rows], pending: new Set(own.pending) };
     range.section.rows.forEach((row, k) => {
       if (start + k < copy.rows.length) { copy.rows[start + k] = row; copy.pending.delete(start + k); }
     });
     const sections = [...s.sections];
-    sections[path.section] = copy;
+    sections[n] = copy;
     this.snapshot = { ...s, sections };      // earlier snapshots stay as they were
-    return copy.rows[path.row];
   }
 
   /**
