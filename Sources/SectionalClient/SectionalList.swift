@@ -72,9 +72,9 @@ public struct SectionalList: Sendable {
 
     // MARK: Views
 
-    /// Creates a view hiding `hidden` (section keys).
-    public func createView(hidden: [String] = []) async throws -> ViewState {
-        try await client.send("POST", base + ["views"], body: try SectionalClient.json(["hidden": hidden]))
+    /// Creates a view hiding `hidden` (section keys); `nil`: the definition's default hidden sections.
+    public func createView(hidden: [String]? = nil) async throws -> ViewState {
+        try await client.send("POST", base + ["views"], body: try SectionalClient.json(hidden.map { ["hidden": $0] } ?? [:]))
     }
 
     /// A view's state.

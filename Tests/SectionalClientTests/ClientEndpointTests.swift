@@ -67,6 +67,8 @@ final class ClientEndpointTests: XCTestCase {
 
     func testViewsAndChanges() async throws {
         let list = client.list("people")
+        let defaults = try await list.createView()
+        XCTAssertEqual(defaults.hidden, ["Archived"], "a view made without keys starts from the definition's defaults")
         let view = try await list.createView(hidden: ["Design"])
         XCTAssertEqual(view.hidden, ["Design"])
         let read = try await list.view(view.view)

@@ -286,11 +286,11 @@ export class SectionalList {
   }
 
   /**
-   * Creates a view hiding `hidden` (section keys).
+   * Creates a view hiding `hidden` (section keys); without them, the definition's default hidden sections.
    * @param {string[]} [hidden]
    * @returns {Promise<ViewState>}
    */
-  createView(hidden = []) { return this.client.request('POST', this.path(['views']), { body: { hidden } }); }
+  createView(hidden) { return this.client.request('POST', this.path(['views']), { body: hidden ? { hidden } : {} }); }
 
   /**
    * A view's state.

@@ -59,6 +59,23 @@ public actor ListMirror {
         try await serially { try await $0.loadNow(path) }
     }
 
+    /// Loads the next rows after the loaded beginning of the list (up to a page from the first
+    /// placeholder, within its section); `false` when every row is loaded already. Throws ``Stale``
+    /// when the list has moved on (call ``sync()``), nothing stored.
+    @discardableResult
+    public func loadNext() async throws -> Bool {
+        try await serially { mirror in
+            guard let snapshot = await mirror.snapshot else { return false }
+            for (n, section) in snapshot.sections.enumerated() {
+                if let r = section.slots.firstIndex(where: { $0.row == nil }) {
+                    try await mirror.loadRange(section: n, start: r, count: Swift.min(mirror.pageSize, section.slots.count - r))
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
     /// Hides or shows section `index` (by its key in the mirror) and returns the batch update:
     /// its rows deleted, or inserted as placeholders (the first page loaded when the list has not moved on).
     @discardableResult
@@ -195,18 +212,23 @@ public actor ListMirror {
     }
 
     private func loadNow(_ path: ListIndexPath) async throws -> Row? {
-        guard var current = snapshot, current.sections.indices.contains(path.section),
+        guard let current = snapshot, current.sections.indices.contains(path.section),
               current.sections[path.section].slots.indices.contains(path.row) else { return nil }
         if let row = current.row(at: path) { return row }
         let start = path.row - path.row % pageSize
-        let count = min(pageSize, current.sections[path.section].slots.count - start)
-        let range = try await list.rows(inSection: path.section, start: start, count: count, view: view)
+        try await loadRange(section: path.section, start: start, count: min(pageSize, current.sections[path.section].slots.count - start))
+        return snapshot?.row(at: path)
+    }
+
+    /// Loads rows `[start, start + count)` of a section at the mirror's version.
+    private func loadRange(section n: Int, start: Int, count: Int) async throws {
+        guard var current = snapshot else { return }
+        let range = try await list.rows(inSection: n, start: start, count: count, view: view)
         guard range.version == current.version else { throw Stale(mirror: current.version, server: range.version) }
-        for (offset, row) in range.section.rows.enumerated() where current.sections[path.section].slots.indices.contains(start + offset) {
-            current.sections[path.section].slots[start + offset] = .init(row: row, fetch: false)
+        for (offset, row) in range.section.rows.enumerated() where current.sections[n].slots.indices.contains(start + offset) {
+            current.sections[n].slots[start + offset] = .init(row: row, fetch: false)
         }
         snapshot = current
-        return current.row(at: path)
     }
 
     private func setHiddenNow(_ hidden: Bool, _ index: Int) async throws -> Update {
