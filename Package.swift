@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "ListModel", linkerSettings: [.linkedLibrary("m")]),
 
         // Persistence of records, views and the change sequence: SQLite (default) or memory.
-        .target(name: "ListStore", dependencies: ["CSQLite"]),
+        .target(name: "ListStore", dependencies: ["CSQLite", "ListModel"]),
 
         // User tokens: JWT verification (HS256, RS256, ES256 over libcrypto). No I/O, no clocks.
         .target(name: "Identity", dependencies: ["COpenSSL"]),
@@ -50,7 +50,7 @@ let package = Package(
         // The application: lists, views, records over HTTP; config, logs, lifecycle.
         .target(
             name: "SectionalService",
-            dependencies: ["HTTPServer", "ListModel", "ListStore"],
+            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity"],
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html"),
                         // A link to clients/js/sectional.mjs, the JavaScript client, served at /sectional.mjs.
                         .embedInCode("Resources/sectional.mjs")]
@@ -69,6 +69,6 @@ let package = Package(
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
         .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
-        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "TestSupport"]),
+        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
     ]
 )

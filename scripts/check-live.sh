@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks of the live server from outside, with PyPI tools: the OpenAPI document validates,
-# schemathesis finds no answer that breaks it, /metrics parses as Prometheus text, and the server
-# stops cleanly (exit 0) on SIGTERM.
+# REDbot finds no caching note that misleads shared caches, schemathesis finds no answer that
+# breaks it, /metrics parses as Prometheus text, and the server stops cleanly (exit 0) on SIGTERM.
 # Usage: scripts/check-live.sh   (after `swift build`)
 # Artifacts (kept, pass or fail): artifacts/check-live-server.log, artifacts/metrics.txt.
 set -euo pipefail
@@ -14,6 +14,7 @@ trap 'status=$?; stop_started; [ $status -eq 0 ] || echo "check-live failed; the
 
 scripts/validate-openapi.sh
 start_sectional "$log" --memory
+scripts/redbot-check.sh "$SECTIONAL_URL"
 scripts/schemathesis.sh "$SECTIONAL_URL"
 curl -sSf "$SECTIONAL_URL/metrics" > artifacts/metrics.txt
 .venv/bin/python - artifacts/metrics.txt <<'PY'

@@ -1,3 +1,5 @@
+import ListModel
+
 /// Persistence of records, views and the change sequence, behind one protocol so the service
 /// runs on SQLite (embedded default) or in memory (tests, demos) alike.
 ///
@@ -11,13 +13,23 @@ public protocol RecordStore: AnyObject, Sendable {
     func collectionSequences() throws(StoreError) -> [String: Int64]
     /// Every record of a collection, by id ascending.
     func allRecords(in collection: String) throws(StoreError) -> [StoredRecord]
-    /// One record, or nil.
+    /// One record with its version, or nil.
     func record(in collection: String, id: String) throws(StoreError) -> StoredRecord?
     /// Up to `limit` records with ids after `afterID` (all when nil), by id ascending.
     func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord]
     /// Applies groups of writes in one transaction (all or nothing), durable when this returns;
     /// each group takes its own change number, in order (group commit: one fsync for many writes).
-    func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult]
+    /// For writes to a collection in `previousIn`, each result also holds the record's JSON as
+    /// it was before the write (per-user lists need the old owner of a record that moves).
+    func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult]
+
+    /// Makes ``records(in:field:equals:)`` on this field fast (SQLite: an expression index,
+    /// created once and kept).
+    func prepareField(_ field: FieldPath, in collection: String) throws(StoreError)
+    /// The records of a collection whose JSON holds the scalar `value` at `field`, by id
+    /// ascending. May return more (SQLite compares `true` equal to `1`): callers check each
+    /// record exactly.
+    func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord]
 
     /// Creates or replaces a view.
     func saveView(_ view: StoredView) throws(StoreError)
@@ -42,16 +54,24 @@ extension RecordStore {
     public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
         try commit(groups: [writes])[0]
     }
+
+    /// Applies groups of writes in one transaction; see ``commit(groups:previousIn:)``.
+    public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
+        try commit(groups: groups, previousIn: [])
+    }
 }
 
-/// A stored record: its id and its JSON object text (UTF-8).
+/// A stored record: its id, its JSON object text (UTF-8) and its version (the number of the
+/// commit that last wrote it; 0 where a read does not say).
 public struct StoredRecord: Sendable, Equatable {
     public let id: String
     public let json: [UInt8]
+    public let version: Int64
 
-    public init(id: String, json: [UInt8]) {
+    public init(id: String, json: [UInt8], version: Int64 = 0) {
         self.id = id
         self.json = json
+        self.version = version
     }
 }
 
@@ -75,19 +95,35 @@ public struct CommitResult: Sendable, Equatable {
     public let existed: [Bool]
     /// Whether anything changed (a delete of a missing record changes nothing).
     public var changedAnything: Bool
+    /// For each write to a collection the commit was asked about, the record's JSON before
+    /// the write (nil when it did not exist, or was not asked about).
+    public var previous: [[UInt8]?]
+    /// `collection/id` of the records whose expected version did not hold: when any, the
+    /// group wrote nothing (decided by the caller before the store saw it).
+    public var conflicts: [String] = []
+
+    public init(sequence: Int64, existed: [Bool], changedAnything: Bool, previous: [[UInt8]?] = []) {
+        self.sequence = sequence
+        self.existed = existed
+        self.changedAnything = changedAnything
+        self.previous = previous.isEmpty ? Array(repeating: nil, count: existed.count) : previous
+    }
 }
 
 /// A client's per-list state: which sections it hides, by key.
 public struct StoredView: Sendable, Equatable {
     public let id: String
     public let list: String
+    /// The user the view belongs to (on lists read by signed-in users); nil for everyone's.
+    public let owner: String?
     public var hidden: [String]
     /// Seconds since 1970.
     public var lastUsed: Int64
 
-    public init(id: String, list: String, hidden: [String], lastUsed: Int64) {
+    public init(id: String, list: String, owner: String? = nil, hidden: [String], lastUsed: Int64) {
         self.id = id
         self.list = list
+        self.owner = owner
         self.hidden = hidden
         self.lastUsed = lastUsed
     }

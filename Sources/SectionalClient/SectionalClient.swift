@@ -58,7 +58,8 @@ public struct SectionalClient: Sendable {
 
     /// A request with the token, if any.
     func request(_ method: String, _ url: URL, body: Data? = nil) async throws -> URLRequest {
-        var request = URLRequest(url: url)
+        // Fresh answers always: a mirror must never apply a cached one.
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if let token = try await tokenProvider() {

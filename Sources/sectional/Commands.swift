@@ -13,7 +13,8 @@ func check(configPath: String) -> Int32 {
         print("\(configPath): OK, \(summaries.count) list\(summaries.count == 1 ? "" : "s")")
         for list in summaries {
             let sources = list.sources.isEmpty ? "no collections" : list.sources.joined(separator: ", ")
-            print("  \(list.name): \(list.sectionCount) sections, \(list.rowCount) rows with the seed data (reads \(sources))")
+            let scope = list.scopeField.map { "; per user, by \($0)" } ?? ""
+            print("  \(list.name): \(list.sectionCount) sections, \(list.rowCount) rows with the seed data (reads \(sources)\(scope))")
         }
         return 0
     } catch {

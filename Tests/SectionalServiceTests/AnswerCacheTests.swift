@@ -17,7 +17,7 @@ final class AnswerCacheTests: XCTestCase {
         let page = 1 << 20
         for i in 0..<20 { _ = answer(cache, "page\(i)", size: page, renders: renders) }
         XCTAssertEqual(renders.value, 20)
-        XCTAssertLessThanOrEqual(cache.usage.bytes, AnswerCache.budget, "20 pages of 1 MiB do not all stay")
+        XCTAssertLessThanOrEqual(cache.usage.bytes, AnswerCache.listBudget, "20 pages of 1 MiB do not all stay")
         XCTAssertLessThan(cache.usage.entries, 20)
         _ = answer(cache, "page19", size: page, renders: renders)
         XCTAssertEqual(renders.value, 20, "the latest answer is still cached")
@@ -29,9 +29,9 @@ final class AnswerCacheTests: XCTestCase {
         let cache = AnswerCache()
         let renders = Counter()
         _ = answer(cache, "small", size: 100, renders: renders)
-        let huge = answer(cache, "huge", size: AnswerCache.budget + 1, renders: renders)
-        XCTAssertEqual(huge.body.count, AnswerCache.budget + 1)
-        _ = answer(cache, "huge", size: AnswerCache.budget + 1, renders: renders)
+        let huge = answer(cache, "huge", size: AnswerCache.listBudget + 1, renders: renders)
+        XCTAssertEqual(huge.body.count, AnswerCache.listBudget + 1)
+        _ = answer(cache, "huge", size: AnswerCache.listBudget + 1, renders: renders)
         XCTAssertEqual(renders.value, 3, "rendered each time")
         XCTAssertEqual(cache.usage.entries, 1, "and the small answer was not pushed out for it")
         _ = answer(cache, "small", size: 100, renders: renders)

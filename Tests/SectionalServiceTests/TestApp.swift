@@ -31,7 +31,7 @@ final class TestApp {
 
     /// Starts a server. `storage` is `"memory"` or a SQLite path inside `folder`.
     init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, token: String? = nil,
-         maxBodyBytes: Int? = nil) throws {
+         maxBodyBytes: Int? = nil, maxResidentRows: Int? = nil) throws {
         self.folder = folder ?? temporaryFolder()
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
@@ -40,6 +40,7 @@ final class TestApp {
         configuration.server.port = 0
         configuration.server.threads = 4
         if let maxBodyBytes { configuration.server.maxBodyBytes = maxBodyBytes }
+        if let maxResidentRows { configuration.maxResidentRows = maxResidentRows }
         configuration.storage = sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory
         configuration.apiToken = token
         server = SectionalServer(configuration: configuration, log: Log(level: .error))

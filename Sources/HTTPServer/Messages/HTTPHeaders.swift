@@ -37,7 +37,7 @@ public struct HTTPHeaders: Sendable, Sequence {
 
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs (header values, RFC 9110 §5.5).
-    var trimmingSpaces: String {
+    public var trimmingSpaces: String {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[first...last])

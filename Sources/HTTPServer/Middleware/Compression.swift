@@ -7,16 +7,20 @@ public enum Compression {
     /// Compresses `response` in place when `request` accepts gzip and it is worth it.
     /// Streams, empty and already-encoded bodies are left alone. A strong `ETag` gets a `-gzip`
     /// suffix, since the bytes differ (RFC 9110 §8.8.3).
+    ///
+    /// Every answer that could have been compressed says `Vary: Accept-Encoding`, compressed or
+    /// not, so a shared cache never hands a gzip body to a client that did not ask for one (nor
+    /// keeps only the plain one); a `304` says what its `200` would have (RFC 9110 §15.4.5).
     public static func apply(to response: inout Response, for request: Request) {
+        guard response.stream == nil, response.headers["Content-Encoding"] == nil,
+              response.status == 304 || !response.body.isEmpty else { return }
+        response.headers.add("Vary", "Accept-Encoding")
         guard acceptsGzip(request) else { return }
         if response.status == 304 {
-            // A 304 carries what the 200 would have (RFC 9110 §15.4.5): the gzip tag and `Vary`.
             tagGzip(&response)
-            response.headers.add("Vary", "Accept-Encoding")
             return
         }
-        guard response.stream == nil, response.body.count > minimumBytes,
-              response.headers["Content-Encoding"] == nil else { return }
+        guard response.body.count > minimumBytes else { return }
         let input = response.body
         var output = [UInt8](repeating: 0, count: sectional_gzip_bound(input.count))
         let written = input.withUnsafeBufferPointer { source in
@@ -28,7 +32,6 @@ public enum Compression {
         output.removeLast(output.count - written)
         response.body = output
         response.headers.add("Content-Encoding", "gzip")
-        response.headers.add("Vary", "Accept-Encoding")
         tagGzip(&response)
     }
 

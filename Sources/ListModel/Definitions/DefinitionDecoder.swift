@@ -88,8 +88,15 @@ struct DefinitionDecoder {
         let before = errors.count
         if !Names.isValid(name) { error(path, "invalid list name (must match ^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$)") }
         guard let obj = object(json, path) else { return nil }
-        checkKeys(obj, ["title", "sections"], path)
+        checkKeys(obj, ["title", "sections", "access", "scope"], path)
         let title = string(obj, "title", path)
+        let scope = listScope(obj, path)
+        var access = ListAccess.public
+        if let text = string(obj, "access", path) {
+            if let value = ListAccess(rawValue: text) { access = value } else { error("\(path).access", "expected \"public\" or \"users\"") }
+            if scope != nil && access == .public { error("\(path).access", "a list with a scope is read by users only (\"users\")") }
+        }
+        if scope != nil { access = .users }
         var specs: [SectionSpec] = []
         if let sv = obj["sections"] {
             if case .array(let arr) = sv {
@@ -107,7 +114,20 @@ struct DefinitionDecoder {
         var h = FNV1a()
         h.combine(name)
         h.combine(canonicalJSON(json))
-        return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value)
+        return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope)
+    }
+
+    /// `scope: {"field": "owner", "claim": "sub"}`; `claim` defaults to `sub`.
+    mutating func listScope(_ obj: JSONObject, _ path: String) -> ListScope? {
+        guard let json = obj["scope"] else { return nil }
+        let p = "\(path).scope"
+        guard let o = object(json, p) else { return nil }
+        checkKeys(o, ["field", "claim"], p)
+        let claim = string(o, "claim", p) ?? "sub"
+        if claim.isEmpty { error("\(p).claim", "must not be empty") }
+        guard o["field"] != nil else { error("\(p).field", "missing (required)"); return nil }
+        guard let field = fieldPath(o, "field", p) else { return nil }
+        return ListScope(field: field, claim: claim)
     }
 
     /// What a list's specs have claimed so far (static uniqueness checks).

@@ -13,6 +13,10 @@ public struct ListDefinition: Sendable {
     /// the definition JSON): equal definitions give equal fingerprints in every process, and
     /// an edited definition a different one — suitable for ETags.
     public let fingerprint: UInt64
+    /// Who may read the list (`users` whenever it has a ``scope``).
+    public let access: ListAccess
+    /// How records split into per-user partitions; nil for a list that is the same for everyone.
+    public let scope: ListScope?
     /// Section keys hidden in the default view: literal/keyed specs with `hidden: true` and
     /// every `hiddenByDefault` key.
     public let defaultHidden: Set<String>
@@ -28,8 +32,11 @@ public struct ListDefinition: Sendable {
     /// Per spec: the row ordering rule.
     let orders: [RowOrder]
 
-    init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64) {
+    init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64,
+         access: ListAccess = .public, scope: ListScope? = nil) {
         self.name = name
+        self.access = access
+        self.scope = scope
         self.title = title
         self.sections = sections
         self.fingerprint = fingerprint

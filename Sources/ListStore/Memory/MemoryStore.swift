@@ -1,3 +1,4 @@
+import ListModel
 import Synchronization
 
 /// A store that lives in memory only: for tests and demos (`--memory`). Same semantics as
@@ -5,6 +6,8 @@ import Synchronization
 public final class MemoryStore: RecordStore, Sendable {
     private struct State {
         var records: [String: [String: [UInt8]]] = [:]
+        /// The number of the commit that last wrote each record.
+        var versions: [String: [String: Int64]] = [:]
         var collectionSequences: [String: Int64] = [:]
         var sequence: Int64 = 0
         var views: [String: StoredView] = [:]
@@ -23,7 +26,9 @@ public final class MemoryStore: RecordStore, Sendable {
     }
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
-        state.withLock { state in state.records[collection]?[id].map { StoredRecord(id: id, json: $0) } }
+        state.withLock { state in
+            state.records[collection]?[id].map { StoredRecord(id: id, json: $0, version: state.versions[collection]?[id] ?? 0) }
+        }
     }
 
     public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
@@ -35,25 +40,41 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
-    public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
-        groups.map { writes in commitGroup(writes) }
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
+        groups.map { writes in commitGroup(writes, previousIn: previousIn) }
     }
 
-    private func commitGroup(_ writes: [RecordWrite]) -> CommitResult {
+    public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {}
+
+    public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
+        try allRecords(in: collection).filter { record in
+            guard case .object(let object)? = try? JSONParser.parse(record.json) else { return false }
+            return field.lookup(in: object) == value
+        }
+    }
+
+    private func commitGroup(_ writes: [RecordWrite], previousIn: Set<String>) -> CommitResult {
         state.withLock { state in
             let sequence = state.sequence + 1
             var existed: [Bool] = []
+            var previous: [[UInt8]?] = []
             var changed = false
             for write in writes {
                 switch write {
                 case .upsert(let collection, let id, let json):
-                    existed.append(state.records[collection]?[id] != nil)
+                    let old = state.records[collection]?[id]
+                    existed.append(old != nil)
+                    previous.append(previousIn.contains(collection) ? old : nil)
                     state.records[collection, default: [:]][id] = json
+                    state.versions[collection, default: [:]][id] = sequence
                     state.collectionSequences[collection] = sequence
                     changed = true
                 case .delete(let collection, let id):
-                    let removed = state.records[collection]?.removeValue(forKey: id) != nil
+                    let old = state.records[collection]?.removeValue(forKey: id)
+                    state.versions[collection]?.removeValue(forKey: id)
+                    let removed = old != nil
                     existed.append(removed)
+                    previous.append(previousIn.contains(collection) ? old : nil)
                     if removed {
                         state.collectionSequences[collection] = sequence
                         changed = true
@@ -61,7 +82,7 @@ public final class MemoryStore: RecordStore, Sendable {
                 }
             }
             if changed { state.sequence = sequence }
-            return CommitResult(sequence: state.sequence, existed: existed, changedAnything: changed)
+            return CommitResult(sequence: state.sequence, existed: existed, changedAnything: changed, previous: previous)
         }
     }
 

@@ -138,6 +138,10 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
+    func optionalText(_ column: Int32) -> String? {
+        sqlite3_column_type(raw, column) == SQLITE_NULL ? nil : text(column)
+    }
+
     func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(raw, column))
         guard count > 0, let bytes = sqlite3_column_blob(raw, column) else { return [] }
@@ -150,4 +154,9 @@ enum SQLiteValue {
     case text(String)
     case blob([UInt8])
     case null
+
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 }

@@ -37,6 +37,8 @@ enum SQLiteSchema {
             last_used INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
+        // Views belong to a user on lists read by signed-in users.
+        "ALTER TABLE views ADD COLUMN owner TEXT;",
     ]
 
     static var currentVersion: Int { migrations.count }

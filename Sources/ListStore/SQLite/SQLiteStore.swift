@@ -1,4 +1,5 @@
 import Foundation
+import ListModel
 import Synchronization
 
 /// The embedded default store: one SQLite file in WAL mode, `synchronous=FULL`, so a commit is
@@ -71,10 +72,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT json FROM records WHERE collection = ? AND id = ?")
+            let statement = try connection.statement("SELECT json, sequence FROM records WHERE collection = ? AND id = ?")
             defer { statement.reset() }
             statement.bind(.text(collection), .text(id))
-            return try statement.step() ? StoredRecord(id: id, json: statement.blob(0)) : nil
+            return try statement.step() ? StoredRecord(id: id, json: statement.blob(0), version: statement.int(1)) : nil
         }
     }
 
@@ -90,7 +91,46 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
     }
 
-    public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {
+    public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
+        guard let expression = Self.fieldExpression(field) else { return }
+        var hash = FNV1a()
+        hash.combine(field.description)
+        try writer.withLock { connection throws(StoreError) in
+            try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
+        }
+    }
+
+    public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
+        let bound: SQLiteValue
+        switch value {
+        case .string(let text): bound = .text(text)
+        case .int(let number): bound = .int(number)
+        case .bool(let flag): bound = .int(flag ? 1 : 0)
+        default: bound = .null
+        }
+        guard let expression = Self.fieldExpression(field), !bound.isNull else {
+            // Paths SQLite cannot name and non-integer numbers: every record, checked by the caller.
+            return try allRecords(in: collection)
+        }
+        return try reader.withLock { connection throws(StoreError) in
+            let statement = try connection.statement("SELECT id, json FROM records WHERE collection = ? AND \(expression) = ? ORDER BY id")
+            defer { statement.reset() }
+            statement.bind(.text(collection), bound)
+            var result: [StoredRecord] = []
+            while try statement.step() { result.append(StoredRecord(id: statement.text(0), json: statement.blob(1))) }
+            return result
+        }
+    }
+
+    /// The SQL expression for a record's value at `field` (the JSON is stored as a BLOB, which
+    /// `json_extract` reads as text), or nil when a member name cannot be quoted in a JSON path.
+    static func fieldExpression(_ field: FieldPath) -> String? {
+        guard field.components.allSatisfy({ !$0.contains("\"") && !$0.contains("'") && !$0.contains("\\") }) else { return nil }
+        let path = "$" + field.components.map { ".\"\($0)\"" }.joined()
+        return "json_extract(CAST(json AS TEXT), '\(path)')"
+    }
+
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
         try writer.withLock { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) -> [CommitResult] in
                 let current = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
@@ -99,7 +139,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 var sequence = current.int(0)
                 var results: [CommitResult] = []
                 for writes in groups {
-                    let result = try apply(writes, sequence: sequence + 1, on: connection)
+                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, on: connection)
                     sequence = result.sequence
                     results.append(result)
                 }
@@ -110,13 +150,30 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     /// One group of a commit under change number `sequence` (unused when nothing changes).
-    private func apply(_ writes: [RecordWrite], sequence: Int64, on connection: SQLiteConnection) throws(StoreError) -> CommitResult {
+    private func apply(_ writes: [RecordWrite], sequence: Int64, previousIn: Set<String>,
+                       on connection: SQLiteConnection) throws(StoreError) -> CommitResult {
         var existed: [Bool] = []
         existed.reserveCapacity(writes.count)
+        var previous: [[UInt8]?] = []
         var touched: Set<String> = []
         for write in writes {
             switch write {
+            case .upsert(let collection, let id, let json) where previousIn.contains(collection):
+                let select = try connection.statement("SELECT json FROM records WHERE collection = ? AND id = ?")
+                let old = try select.bind(.text(collection), .text(id)).step() ? select.blob(0) : nil
+                select.reset()
+                previous.append(old)
+                existed.append(old != nil)
+                if old == nil {
+                    try connection.statement("INSERT INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
+                        .bind(.text(collection), .text(id), .blob(json), .int(sequence)).run()
+                } else {
+                    try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
+                        .bind(.blob(json), .int(sequence), .text(collection), .text(id)).run()
+                }
+                touched.insert(collection)
             case .upsert(let collection, let id, let json):
+                previous.append(nil)
                 // Insert first (one statement for new records, the bulk-import case); on a
                 // clash, replace: together they also tell whether the record existed.
                 try connection.statement("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
@@ -129,8 +186,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 }
                 touched.insert(collection)
             case .delete(let collection, let id):
-                try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
-                    .bind(.text(collection), .text(id)).run()
+                if previousIn.contains(collection) {
+                    let delete = try connection.statement("DELETE FROM records WHERE collection = ? AND id = ? RETURNING json")
+                    let old = try delete.bind(.text(collection), .text(id)).step() ? delete.blob(0) : nil
+                    try delete.run()
+                    previous.append(old)
+                } else {
+                    try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
+                        .bind(.text(collection), .text(id)).run()
+                    previous.append(nil)
+                }
                 let deleted = connection.changes > 0
                 existed.append(deleted)
                 guard deleted else { continue }
@@ -140,7 +205,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             }
         }
         guard !touched.isEmpty else {
-            return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false)
+            return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false, previous: previous)
         }
         for collection in touched {
             try connection.statement("""
@@ -151,34 +216,37 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         if sequence % 1_000 == 0 {
             try connection.statement("DELETE FROM deletions WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
         }
-        return CommitResult(sequence: sequence, existed: existed, changedAnything: true)
+        return CommitResult(sequence: sequence, existed: existed, changedAnything: true, previous: previous)
     }
 
     public func saveView(_ view: StoredView) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
             try connection.statement("""
-                INSERT INTO views (id, list, hidden, last_used) VALUES (?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET list = excluded.list, hidden = excluded.hidden, last_used = excluded.last_used
-                """).bind(.text(view.id), .text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed)).run()
+                INSERT INTO views (id, list, owner, hidden, last_used) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET list = excluded.list, owner = excluded.owner, hidden = excluded.hidden,
+                                               last_used = excluded.last_used
+                """).bind(.text(view.id), .text(view.list), view.owner.map { .text($0) } ?? .null,
+                          .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed)).run()
         }
     }
 
     public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
         try writer.withLock { connection throws(StoreError) in
-            try connection.statement("UPDATE views SET list = ?, hidden = ?, last_used = ? WHERE id = ?")
-                .bind(.text(view.list), .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed), .text(view.id)).run()
+            try connection.statement("UPDATE views SET list = ?, owner = ?, hidden = ?, last_used = ? WHERE id = ?")
+                .bind(.text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
+                      .int(view.lastUsed), .text(view.id)).run()
             return connection.changes > 0
         }
     }
 
     public func allViews() throws(StoreError) -> [StoredView] {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT id, list, hidden, last_used FROM views ORDER BY id")
+            let statement = try connection.statement("SELECT id, list, owner, hidden, last_used FROM views ORDER BY id")
             defer { statement.reset() }
             var result: [StoredView] = []
             while try statement.step() {
-                result.append(StoredView(id: statement.text(0), list: statement.text(1),
-                                         hidden: ViewKeys.decode(statement.text(2)), lastUsed: statement.int(3)))
+                result.append(StoredView(id: statement.text(0), list: statement.text(1), owner: statement.optionalText(2),
+                                         hidden: ViewKeys.decode(statement.text(3)), lastUsed: statement.int(4)))
             }
             return result
         }

@@ -1,10 +1,12 @@
 import HTTPServer
 
-/// Entity tags for list reads: a function of the list version, the definition and
-/// the view, so an edited config after a restart never answers a stale `304`.
+/// Entity tags for list reads: a function of the list version, the definition, the view and
+/// (on a per-user list) the user's partition, so an edited config after a restart never answers
+/// a stale `304`, and one user's tag never matches another's answer.
 enum EntityTag {
-    static func of(version: Int64, definition: UInt64, view: UInt64) -> String {
-        "\"\(version)-\(hex(definition))-\(hex(view))\""
+    static func of(version: Int64, definition: UInt64, view: UInt64, partition: UInt64? = nil) -> String {
+        guard let partition else { return "\"\(version)-\(hex(definition))-\(hex(view))\"" }
+        return "\"\(version)-\(hex(definition))-\(hex(view))-\(hex(partition))\""
     }
 
     /// Answers `304 Not Modified` when `If-None-Match` names `tag` (or `*`); otherwise builds the

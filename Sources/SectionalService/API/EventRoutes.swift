@@ -1,21 +1,22 @@
 import HTTPServer
 
-/// `GET /v1/lists/{list}/events`: Server-Sent Events of the list's versions; `503
+/// `GET /v1/lists/{list}/events`: Server-Sent Events of the list's versions (a per-user list's:
+/// the caller's partition's); `503
 /// too-many-event-streams` when `server.maxEventStreams` are open.
 struct EventRoutes {
     let context: ServiceContext
 
     func register(on router: inout Router) {
         router.get("/v1/lists/{list}/events") { request in
-            let name = try request.name("list", kind: "list")
-            guard let state = context.lists.list(name) else { throw Problem.listNotFound(name) }
+            let state = try context.readableList(request).state
+            let stream = MaterializationKey(list: state.name, partition: state.partition).streamName
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            guard let stream = context.events.subscribe(list: name, current: state.version, lastEventID: lastEventID) else {
+            guard let stream = context.events.subscribe(stream: stream, list: state.name, current: state.version, lastEventID: lastEventID) else {
                 throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")
-            headers.add("Cache-Control", "no-cache")
+            headers.add("Cache-Control", state.definition.access == .users ? "private, no-store" : "no-store")
             headers.add("X-Accel-Buffering", "no")
             return Response(status: 200, headers: headers, stream: stream)
         }

@@ -1,5 +1,6 @@
 import HTTPServer
 import ListModel
+import ListStore
 
 /// The list reads: index, outline, pages, section ranges and look-ups.
 struct ListRoutes {
@@ -7,7 +8,8 @@ struct ListRoutes {
     var lists: ViewModelStore { context.lists }
     var views: ViewRegistry { context.views }
 
-    /// The list a request names, seen through its `?view=` (or the definition's default view).
+    /// The list a request names, as its caller may read it, seen through its `?view=` (or the
+    /// definition's default view).
     struct Target {
         let state: ListState
         let view: ViewState
@@ -16,7 +18,12 @@ struct ListRoutes {
         var name: String { state.name }
         var version: Int64 { state.version }
         var entityTag: String {
-            EntityTag.of(version: version, definition: state.definition.fingerprint, view: view.fingerprint)
+            EntityTag.of(version: version, definition: state.definition.fingerprint, view: view.fingerprint,
+                         partition: state.partition?.fingerprint)
+        }
+        /// What page tokens are bound to: the list, the user's partition and the view.
+        var pageBinding: PageBinding {
+            PageBinding(list: state.partition.map { "\(name)\u{1F}\($0.text)" } ?? name, view: viewID)
         }
     }
 
@@ -24,7 +31,7 @@ struct ListRoutes {
     /// otherwise runs `read` and tags its answer.
     private func read(_ request: Request, _ read: (Request, Target) throws -> Response) throws -> Response {
         let t = try target(request)
-        return try EntityTag.answer(request, tag: t.entityTag) { try read(request, t) }
+        return t.state.restrict(try EntityTag.answer(request, tag: t.entityTag) { try read(request, t) })
     }
 
     /// Registers a list read on `template`.
@@ -33,17 +40,17 @@ struct ListRoutes {
     }
 
     func target(_ request: Request) throws(HTTPError) -> Target {
-        let name = try request.name("list", kind: "list")
-        guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
+        let readable = try context.readableList(request)
+        let state = readable.state
         guard let viewID = request.query("view") else {
             return Target(state: state, view: state.definition.defaultView, viewID: nil)
         }
-        guard let view = views.use(viewID, list: name) else { throw Problem.viewNotFound(viewID) }
+        guard let view = views.use(viewID, list: state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(viewID) }
         return Target(state: state, view: view.state, viewID: viewID)
     }
 
     func register(on router: inout Router) {
-        router.get("/v1/lists") { _ in index() }
+        router.get("/v1/lists") { request in try index(request) }
         get(&router, "/v1/lists/{list}") { request, t in
             .json(t.state.answers.answer(for: "outline|\(t.view.fingerprint)") {
                 var w = JSONWriter(capacity: 256 + 256 * t.snapshot.sectionCount)
@@ -87,12 +94,28 @@ struct ListRoutes {
         }
     }
 
-    private func index() -> Response {
-        jsonAnswer { w in
+    /// The lists the caller may read. A per-user list shows the caller's partition (the
+    /// service token's with `?user=`; without it, the list as it is for a user with no records).
+    private func index(_ request: Request) throws(HTTPError) -> Response {
+        let caller = try context.authenticator.caller(request)
+        var states: [ListState] = []
+        for definition in lists.definitions where context.mayRead(definition, caller: caller) {
+            if let scope = definition.scope {
+                let value: JSONValue? = switch caller {
+                case .service: request.query("user").map { .string($0) }
+                default: caller.claim(scope.claim)
+                }
+                let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
+                states.append(try context.storing { () throws(StoreError) in try lists.partition(partition, of: definition) })
+            } else if let state = lists.list(definition.name) {
+                states.append(state)
+            }
+        }
+        return jsonAnswer { w in
             w.beginObject()
             w.key("lists")
             w.beginArray()
-            for state in lists.allLists() {
+            for state in states {
                 w.beginObject()
                 w.key("name"); w.string(state.name)
                 w.key("title"); w.string(state.definition.title ?? state.name)
@@ -118,7 +141,7 @@ struct ListRoutes {
         let answer = try t.state.answers.answer(for: key) { () throws(HTTPError) -> AnswerCache.Answer in
             let page: Page
             do {
-                page = try t.snapshot.page(size: size, token: token, view: t.view, binding: PageBinding(list: t.name, view: t.viewID))
+                page = try t.snapshot.page(size: size, token: token, view: t.view, binding: t.pageBinding)
             } catch let error as PageTokenError {
                 throw Problem.invalidPageToken(error == .malformed ? "The pageToken is not one this server wrote."
                                                                   : "The pageToken belongs to another list or view.")

@@ -26,7 +26,8 @@ struct OperationRoutes {
                                                        streams: (open: context.events.count, refused: context.events.refused),
                                                        views: (count: context.views.count, evicted: context.views.evictions),
                                                        answerCache: cached, histories: context.lists.historySizes(),
-                                                       writer: (ListHistory.pendingFrees, context.lists.queuedWrites)).utf8))
+                                                       writer: (ListHistory.pendingFrees, context.lists.queuedWrites),
+                                                       partitions: context.lists.partitionStatistics).utf8))
         }
     }
 }

@@ -20,14 +20,19 @@ struct RecordRoutes {
             guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
             let record = try Self.record(body, id: id, at: nil)
             let json = Self.bytes(record)  // encoded once: stored, and echoed in the answer
-            return context.write([.upsert(collection: collection, record: .object(record), json: json)]) { result in
-                jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
+            let condition = RecordConditions.condition(request, collection: collection, id: id)
+            return context.write([.upsert(collection: collection, record: .object(record), json: json)],
+                                 conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
+                guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
+                var response = jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
                     w.beginObject()
                     w.key("collection"); w.string(collection)
                     w.key("id"); w.string(id)
                     w.key("record"); w.rawValue(json)
                     w.endObject()
                 }
+                response.headers.add("ETag", RecordConditions.tag(result.sequence))
+                return response
             }
         }
         router.get("/v1/collections/{c}/records/{id}") { request in
@@ -36,13 +41,15 @@ struct RecordRoutes {
             guard let record = try context.storing({ () throws(StoreError) in
                 try context.lists.store.record(in: collection, id: id)
             }) else { throw Problem.recordNotFound(collection, id) }
-            return .json(record.json)
+            return EntityTag.answer(request, tag: RecordConditions.tag(record.version)) { .json(record.json) }
         }
         router.delete("/v1/collections/{c}/records/{id}") { request in
             try context.auth.check(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
-            return context.write([.delete(collection: collection, id: id)]) { result throws(HTTPError) in
+            let condition = RecordConditions.condition(request, collection: collection, id: id)
+            return context.write([.delete(collection: collection, id: id)], conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
+                guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
                 guard result.existed[0] else { throw Problem.recordNotFound(collection, id) }
                 return .empty()
             }
@@ -105,9 +112,10 @@ struct RecordRoutes {
         try context.auth.check(request)
         let collection = try request.name("c", kind: "collection")
         guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
-        for member in body where member.key != "upsert" && member.key != "delete" {
-            throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a batch is {\"upsert\": [records], \"delete\": [ids]}.")
+        for member in body where !["upsert", "delete", "expectedVersions"].contains(member.key) {
+            throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a batch is {\"upsert\": [records], \"delete\": [ids], \"expectedVersions\": {id: version}}.")
         }
+        let conditions = try Self.expectedVersions(body["expectedVersions"], collection: collection)
         let upserts = body["upsert"].map { $0.arrayValue } ?? []
         let deletes = body["delete"].map { $0.arrayValue } ?? []
         guard let upserts, let deletes else {
@@ -136,7 +144,8 @@ struct RecordRoutes {
             return nil
         }).count
         let committed = writes
-        return context.write(committed) { result in
+        return context.write(committed, conditions: conditions) { result throws(HTTPError) in
+            guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
             let deleted = zip(committed, result.existed).filter { write, existed in
                 if case .delete = write { return existed }
                 return false
@@ -148,6 +157,31 @@ struct RecordRoutes {
                 w.endObject()
             }
         }
+    }
+}
+
+extension RecordRoutes {
+    /// A batch's `expectedVersions`: `{id: version}` where a version is a record's entity tag
+    /// as a number (it must be at it), `"*"` (it must exist) or `0` (it must not exist).
+    static func expectedVersions(_ value: JSONValue?, collection: String) throws(HTTPError) -> [WriteCondition] {
+        guard let value else { return [] }
+        guard case .object(let object) = value else {
+            throw Problem.invalidRequest("'expectedVersions' must be an object of record id to version.")
+        }
+        var conditions: [WriteCondition] = []
+        for member in object {
+            guard Names.isValid(member.key) else { throw Problem.invalidName("record", member.key) }
+            let expectation: WriteCondition.Expectation
+            switch member.value {
+            case .string("*"): expectation = .exists
+            case .int(0): expectation = .absent
+            case .int(let version) where version > 0: expectation = .version([version])
+            default:
+                throw Problem.invalidRequest("expectedVersions['\(Problem.echo(member.key))'] must be a version (a whole number from 1), 0 (must not exist) or \"*\" (must exist).")
+            }
+            conditions.append(WriteCondition(collection: collection, id: member.key, expectation: expectation))
+        }
+        return conditions
     }
 }
 

@@ -7,14 +7,15 @@ struct ServiceContext: Sendable {
     let views: ViewRegistry
     let log: Log
     let auth: BearerAuth
+    let authenticator: Authenticator
     let events: EventHub
 
     /// Commits `writes` on the writer thread and answers with `respond(result)` when done; the
     /// server thread is free meanwhile. A storage failure is logged and answered `500 internal`.
-    func write(_ writes: [ViewModelStore.Write],
+    func write(_ writes: [ViewModelStore.Write], conditions: [WriteCondition] = [],
                respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.commitLater(writes) { [log] outcome in
+        lists.commitLater(writes, conditions: conditions) { [log] outcome in
             switch outcome {
             case .success(let result):
                 do throws(HTTPError) {

@@ -10,7 +10,8 @@ struct ViewRoutes {
 
     func register(on router: inout Router) {
         router.post("/v1/lists/{list}/views") { request in
-            let state = try list(request)
+            let readable = try context.readableList(request)
+            let state = readable.state
             var hidden = Array(state.definition.defaultHidden).sorted()
             if let body = try request.jsonObjectBody(optional: true) {
                 for member in body where member.key != "hidden" {
@@ -23,7 +24,7 @@ struct ViewRoutes {
                     hidden = keys.compactMap(\.stringValue)
                 }
             }
-            guard let view = try context.storing({ () throws(StoreError) in try views.create(list: state.name, hidden: hidden) }) else {
+            guard let view = try context.storing({ () throws(StoreError) in try views.create(list: state.name, owner: readable.viewOwner, hidden: hidden) }) else {
                 throw Problem.tooManyHiddenKeys()
             }
             var response = viewAnswer(view, status: 201)
@@ -31,15 +32,15 @@ struct ViewRoutes {
             return response
         }
         router.get("/v1/lists/{list}/views/{view}") { request in
-            let state = try list(request)
+            let readable = try context.readableList(request)
             let id = request.parameter("view")
-            guard let view = views.use(id, list: state.name) else { throw Problem.viewNotFound(id) }
-            return viewAnswer(view, status: 200)
+            guard let view = views.use(id, list: readable.state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(id) }
+            return readable.state.restrict(viewAnswer(view, status: 200))
         }
         router.delete("/v1/lists/{list}/views/{view}") { request in
-            let state = try list(request)
+            let readable = try context.readableList(request)
             let id = request.parameter("view")
-            guard try context.storing({ () throws(StoreError) in try views.delete(id, list: state.name) }) else {
+            guard try context.storing({ () throws(StoreError) in try views.delete(id, list: readable.state.name, owner: readable.viewOwner) }) else {
                 throw Problem.viewNotFound(id)
             }
             return .empty()
@@ -55,23 +56,18 @@ struct ViewRoutes {
         }
     }
 
-    private func list(_ request: Request) throws(HTTPError) -> ListState {
-        let name = try request.name("list", kind: "list")
-        guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
-        return state
-    }
-
     /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next".
     private func setHidden(_ request: Request, _ change: (Bool) -> Bool) throws(HTTPError) -> Response {
-        let state = try list(request)
+        let readable = try context.readableList(request)
+        let state = readable.state
         let id = request.parameter("view")
         let index = try request.integer("index", what: "The section index")
-        guard views.use(id, list: state.name) != nil else { throw Problem.viewNotFound(id) }
+        guard views.use(id, list: state.name, owner: readable.viewOwner) != nil else { throw Problem.viewNotFound(id) }
         guard let section = state.snapshot.section(at: index) else {
             throw Problem.sectionNotFound(index, count: state.snapshot.sectionCount)
         }
         let outcome = try context.storing { () throws(StoreError) in
-            try views.setHidden(section.key, in: id, list: state.name, change: change)
+            try views.setHidden(section.key, in: id, list: state.name, owner: readable.viewOwner, change: change)
         }
         let view: ViewRegistry.View
         switch outcome {

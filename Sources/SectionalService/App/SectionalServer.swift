@@ -109,11 +109,13 @@ public final class SectionalServer: @unchecked Sendable {
             return .later(deferred.map { [crossOrigin] response in
                 var response = response
                 crossOrigin.decorate(&response, for: request)
+                CachePolicy.apply(to: &response, for: request)
                 Compression.apply(to: &response, for: request)
                 return response
             })
         }
         crossOrigin.decorate(&response, for: request)
+        CachePolicy.apply(to: &response, for: request)
         Compression.apply(to: &response, for: request)
         return response
     }
@@ -129,6 +131,7 @@ public final class SectionalServer: @unchecked Sendable {
         } catch {
             var response = error.response
             crossOrigin.decorate(&response, for: request)
+            CachePolicy.apply(to: &response, for: request)
             return response
         }
     }
@@ -151,7 +154,8 @@ public final class SectionalServer: @unchecked Sendable {
         recordStore = store
         try Seeder.seed(configuration.seeds, into: store, log: log)
         let events = EventHub(maxStreams: configuration.eventStreamLimit)
-        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics) { versions in
+        let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics,
+                                       maxResidentRows: configuration.maxResidentRows) { versions in
             events.publish(versions)
         }
         // Loading parsed every record; the snapshots keep only rows. Give the freed memory back.
@@ -160,7 +164,7 @@ public final class SectionalServer: @unchecked Sendable {
                                      maxViews: configuration.maxViews, clock: clock)
         try views.expire()
         let context = ServiceContext(lists: lists, views: views, log: log, auth: auth,
-                                     events: events)
+                                     authenticator: Authenticator(service: auth), events: events)
         var router = Router()
         OperationRoutes(readiness: readiness).register(on: &router)
         let listRoutes = ListRoutes(context: context)
@@ -184,6 +188,12 @@ public final class SectionalServer: @unchecked Sendable {
             log.info("list ready", ["list": .text(state.name), "version": .number(Double(state.version)),
                                     "sections": .number(Double(state.snapshot.sectionCount)),
                                     "rows": .number(Double(state.snapshot.totalRowCount))])
+        }
+        for definition in configuration.lists {
+            guard let scope = definition.scope else { continue }
+            log.info("per-user list ready (each user's partition is built on its first read)",
+                     ["list": .text(definition.name), "field": .text(scope.field.description), "claim": .text(scope.claim),
+                      "maxResidentRows": .number(Double(configuration.maxResidentRows))])
         }
         log.info("ready", ["seconds": .number((Date().timeIntervalSince(started) * 1000).rounded() / 1000)])
     }

@@ -7,6 +7,8 @@ public struct ListSummary: Sendable {
     public let sectionCount: Int
     public let rowCount: Int
     public let sources: [String]
+    /// The field a per-user list is split by (its counts are every user's rows together).
+    public let scopeField: String?
 }
 
 extension Configuration {
@@ -16,10 +18,14 @@ extension Configuration {
         let store = MemoryStore()
         try Seeder.seed(seeds, into: store, log: Log(level: .error))
         do {
-            let lists = try ViewModelStore(definitions: lists, store: store, log: Log(level: .error))
-            return lists.allLists().map {
-                ListSummary(name: $0.name, sectionCount: $0.snapshot.sectionCount, rowCount: $0.snapshot.totalRowCount,
-                            sources: $0.definition.sources)
+            var records: [String: [JSONValue]] = [:]
+            for source in Set(lists.flatMap(\.sources)) {
+                records[source] = try ViewModelStore.parseAll(try store.allRecords(in: source), collection: source, log: Log(level: .error))
+            }
+            return lists.map { definition in
+                let snapshot = ListSnapshot.build(definition: definition, records: records)
+                return ListSummary(name: definition.name, sectionCount: snapshot.sectionCount, rowCount: snapshot.totalRowCount,
+                                   sources: definition.sources, scopeField: definition.scope?.field.description)
             }
         } catch {
             throw ConfigError(path: "", "cannot build lists: \(error)")

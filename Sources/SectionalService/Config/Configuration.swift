@@ -25,6 +25,9 @@ public struct Configuration: Sendable {
     public var viewTTLSeconds = 2_592_000
     /// Most views kept; past it the least recently used are evicted.
     public var maxViews = 1_000_000
+    /// Most rows of per-user lists' partitions kept in memory (`scopes.maxResidentRows`); past
+    /// it the least recently read partitions are evicted.
+    public var maxResidentRows = 2_000_000
     /// Collection name → seed file (absolute path), loaded into empty collections at start-up.
     public var seeds: [(collection: String, path: String)] = []
     /// The validated list definitions, in the config file's order.

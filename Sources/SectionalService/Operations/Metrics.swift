@@ -32,6 +32,7 @@ public final class Metrics: Sendable {
         var requests: [RequestKey: UInt64] = [:]
         var latency: [String: Histogram] = [:]
         var storeWrites = Histogram()
+        var partitionBuilds = Histogram()
         var duplicates: [String: UInt64] = [:]
     }
 
@@ -57,6 +58,11 @@ public final class Metrics: Sendable {
         state.withLock { $0.storeWrites.observe(seconds) }
     }
 
+    /// Times one build of a user's partition of a per-user list (storage read and build).
+    func recordPartitionBuild(seconds: Double) {
+        state.withLock { $0.partitionBuilds.observe(seconds) }
+    }
+
     /// Adds rows dropped as duplicates in a list.
     func recordDuplicates(list: String, count: Int) {
         guard count > 0 else { return }
@@ -71,7 +77,8 @@ public final class Metrics: Sendable {
     func render(lists: [(name: String, rows: Int, version: Int64)], connections: ConnectionStatistics,
                 streams: (open: Int, refused: UInt64), views: (count: Int, evicted: UInt64),
                 answerCache: (entries: Int, bytes: Int), histories: [(list: String, versions: Int, rows: Int)],
-                writer: (pendingFrees: Int, queuedWrites: Int)) -> String {
+                writer: (pendingFrees: Int, queuedWrites: Int),
+                partitions: (partitions: Int, rows: Int, evictions: UInt64) = (0, 0, 0)) -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
         out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
@@ -87,6 +94,15 @@ public final class Metrics: Sendable {
         out += "# HELP sectional_store_write_seconds Time to commit a write durably.\n"
         out += "# TYPE sectional_store_write_seconds histogram\n"
         out += histogramLines("sectional_store_write_seconds", nil, snapshot.storeWrites)
+        out += "# HELP sectional_partition_build_seconds Time to build a user's partition of a per-user list on its first read.\n"
+        out += "# TYPE sectional_partition_build_seconds histogram\n"
+        out += histogramLines("sectional_partition_build_seconds", nil, snapshot.partitionBuilds)
+        out += family("sectional_partitions_resident", "gauge", "Users' partitions of per-user lists held in memory.",
+                      [(nil, "\(partitions.partitions)")])
+        out += family("sectional_partition_rows_resident", "gauge", "Rows of those partitions (bounded by scopes.maxResidentRows).",
+                      [(nil, "\(partitions.rows)")])
+        out += family("sectional_partition_evictions_total", "counter", "Partitions evicted, least recently read first, to stay within the budget.",
+                      [(nil, "\(partitions.evictions)")])
         out += family("sectional_list_rows", "gauge", "Rows in a list, hidden ones included.",
                       lists.map { ("list=\(label($0.name))", "\($0.rows)") })
         out += family("sectional_list_version", "gauge", "Current version of a list.",

@@ -5,8 +5,16 @@ import Synchronization
 /// bodies counted): when the next answer does not fit it starts over, which costs at most one
 /// re-render per entry; an answer larger than the whole budget is served but not kept.
 final class AnswerCache: Sendable {
-    /// Bytes one snapshot's cache may hold: 8 MiB.
-    static let budget = 8 << 20
+    /// Bytes one list's snapshot may hold: 8 MiB.
+    static let listBudget = 8 << 20
+    /// Bytes one partition's snapshot may hold: 64 KiB, enough for the outline and first page of
+    /// a user's list, so ten thousand resident partitions keep at most 640 MiB of answers.
+    static let partitionBudget = 64 << 10
+
+    /// The bytes this cache may hold.
+    let budget: Int
+
+    init(budget: Int = AnswerCache.listBudget) { self.budget = budget }
 
     /// A rendered answer: its body and, for pages, the next page token.
     struct Answer: Sendable {
@@ -29,10 +37,10 @@ final class AnswerCache: Sendable {
         if let hit = state.withLock({ $0.answers[key] }) { return hit }
         let answer = try render()
         let cost = answer.cost(key: key)
-        guard cost <= Self.budget else { return answer }
+        guard cost <= budget else { return answer }
         state.withLock { state in
             if let old = state.answers[key] { state.bytes -= old.cost(key: key) }
-            if state.bytes + cost > Self.budget {
+            if state.bytes + cost > budget {
                 state.answers.removeAll(keepingCapacity: true)
                 state.bytes = 0
             }

@@ -12,6 +12,7 @@ final class EventHub: @unchecked Sendable {
     static let retryMilliseconds = 2000
 
     private struct Streams {
+        /// Streams by name: a list's, or a list and user partition's.
         var byList: [String: [ObjectIdentifier: StreamBody]] = [:]
         var count = 0
         var refused: UInt64 = 0
@@ -36,18 +37,19 @@ final class EventHub: @unchecked Sendable {
 
     deinit { timer.cancel() }
 
-    /// A new stream for `list`, or nil when `maxStreams` are open already. It starts with a
-    /// `retry:` line and the current version as an event, so a client cannot miss a write made
-    /// between its last read and the stream opening — unless its `Last-Event-ID` says it already
-    /// has that version.
-    func subscribe(list: String, current: Int64, lastEventID: Int64?) -> StreamBody? {
+    /// A new stream of `list`'s versions (filed under `stream`: the list, or the list and the
+    /// user's partition), or nil when `maxStreams` are open already. It starts with a `retry:`
+    /// line and the current version as an event, so a client cannot miss a write made between
+    /// its last read and the stream opening — unless its `Last-Event-ID` says it already has
+    /// that version.
+    func subscribe(stream name: String, list: String, current: Int64, lastEventID: Int64?) -> StreamBody? {
         let key = Mutex<ObjectIdentifier?>(nil)
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
             guard let self, let id = key.withLock({ $0 }) else { return }
             streams.withLock { all in
-                guard all.byList[list]?.removeValue(forKey: id) != nil else { return }
+                guard all.byList[name]?.removeValue(forKey: id) != nil else { return }
                 all.count -= 1
-                if all.byList[list]?.isEmpty == true { all.byList.removeValue(forKey: list) }
+                if all.byList[name]?.isEmpty == true { all.byList.removeValue(forKey: name) }
             }
         })
         let admitted = streams.withLock { all in
@@ -55,7 +57,7 @@ final class EventHub: @unchecked Sendable {
                 all.refused += 1
                 return false
             }
-            all.byList[list, default: [:]][ObjectIdentifier(stream)] = stream
+            all.byList[name, default: [:]][ObjectIdentifier(stream)] = stream
             all.count += 1
             return true
         }
@@ -67,14 +69,14 @@ final class EventHub: @unchecked Sendable {
         return stream
     }
 
-    /// Tells every subscriber of each list its new version (returns at once).
-    func publish(_ versions: [(list: String, version: Int64)]) {
+    /// Tells every subscriber of each stream its new version (returns at once).
+    func publish(_ events: [VersionEvent]) {
         queue.async { [weak self] in
             guard let self else { return }
-            for (list, version) in versions {
-                let subscribers = streams.withLock { $0.byList[list].map { Array($0.values) } ?? [] }
+            for event in events {
+                let subscribers = streams.withLock { $0.byList[event.stream].map { Array($0.values) } ?? [] }
                 guard !subscribers.isEmpty else { continue }
-                let bytes = Array(Self.event(list: list, version: version).utf8)
+                let bytes = Array(Self.event(list: event.list, version: event.version).utf8)
                 for stream in subscribers { stream.send(bytes) }
             }
         }

@@ -1,20 +1,29 @@
 import ListModel
 
-/// One list as it is served at one version: an immutable snapshot that readers hold while the
-/// writer publishes the next.
+/// One list (or one user's partition of a per-user list) as it is served at one version: an
+/// immutable snapshot that readers hold while the writer publishes the next.
 public final class ListState: Sendable {
     public let name: String
     public let snapshot: ListSnapshot
-    /// The number of the last store change that touched one of the list's sources.
+    /// The number of the last store change that touched what this list (or partition) shows.
     public let version: Int64
+    /// The user's partition this state shows; nil for a list that is the same for everyone.
+    public let partition: PartitionKey?
     /// Answers rendered from this snapshot (it never changes, so neither do they).
-    let answers = AnswerCache()
+    let answers: AnswerCache
 
-    init(snapshot: ListSnapshot, version: Int64) {
+    init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil) {
         self.name = snapshot.definition.name
         self.snapshot = snapshot
         self.version = version
+        self.partition = partition
+        answers = AnswerCache(budget: partition == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
     }
 
     public var definition: ListDefinition { snapshot.definition }
+
+    /// The same list at the next version.
+    func next(_ snapshot: ListSnapshot, version: Int64) -> ListState {
+        ListState(snapshot: snapshot, version: version, partition: partition)
+    }
 }

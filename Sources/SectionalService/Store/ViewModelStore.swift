@@ -4,61 +4,77 @@ import ListModel
 import ListStore
 import Synchronization
 
-/// The application's state: the current snapshot of every list, and the one path by which
-/// record writes reach the store and then the lists.
+/// The application's state: the current snapshot of every list — and of every per-user list's
+/// partitions that are in memory — and the one path by which record writes reach the store and
+/// then the lists.
 ///
 /// Reads take the current ``ListState`` under a short lock and work on it without waiting for
 /// writers. Writes are serialised: the store commits (durably), then every list that reads the
 /// written collection gets its next snapshot, derived incrementally, with the commit's number
-/// as its version.
+/// as its version. A per-user list is split into partitions (one per owner value), each built
+/// on its first read (see `ViewModelStore+Partitions.swift`); a write moves only the
+/// partitions whose records it changes.
 public final class ViewModelStore: Sendable {
     /// Largest number of writes in one batch.
     public static let maxBatchOperations = 10_000
 
     public let definitions: [ListDefinition]
     public let store: RecordStore
-    private let states: Mutex<[String: ListState]>
-    private let histories: [String: ListHistory]
-    private let writer = Mutex<Void>(())
+    let cache: MaterializationCache
+    /// Each list's version at start: a partition not written since is at it.
+    let startVersions: [String: Int64]
+    /// Collections some per-user list reads (a write to them must say whose records it moved).
+    let scopedCollections: Set<String>
+    let writer = Mutex<Void>(())
     /// The one thread that runs HTTP writes, so a server thread never waits on an fsync.
     private let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
-    private let log: Log
-    private let onChange: @Sendable ([(list: String, version: Int64)]) -> Void
-    private let metrics: Metrics
+    let log: Log
+    private let onChange: @Sendable ([VersionEvent]) -> Void
+    let metrics: Metrics
     private let duplicateLog = DuplicateLogLimiter()
 
-    /// Builds every list from the store's records. `onChange` hears of every new list version
-    /// (on the writer's path: it must return at once).
+    /// Builds every list that is the same for everyone from the store's records; per-user lists
+    /// are built per partition on first read, under `maxResidentRows` rows in all. `onChange`
+    /// hears of every new version (on the writer's path: it must return at once).
     public init(definitions: [ListDefinition], store: RecordStore, log: Log, metrics: Metrics = Metrics(),
-                onChange: @escaping @Sendable ([(list: String, version: Int64)]) -> Void = { _ in }) throws(StoreError) {
+                maxResidentRows: Int = 2_000_000,
+                onChange: @escaping @Sendable ([VersionEvent]) -> Void = { _ in }) throws(StoreError) {
         self.definitions = definitions
         self.store = store
         self.log = log
         self.metrics = metrics
         self.onChange = onChange
+        cache = MaterializationCache(maxResidentRows: maxResidentRows)
         let sequences = try store.collectionSequences()
         var parsed: [String: [JSONValue]] = [:]
-        var states: [String: ListState] = [:]
-        var histories: [String: ListHistory] = [:]
+        var startVersions: [String: Int64] = [:]
+        var scoped: Set<String> = []
         for definition in definitions {
+            let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
+            startVersions[definition.name] = version
+            if let scope = definition.scope {
+                for source in definition.sources {
+                    scoped.insert(source)
+                    try store.prepareField(scope.field, in: source)
+                }
+                continue
+            }
             for source in definition.sources where parsed[source] == nil {
                 parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
             }
             let snapshot = ListSnapshot.build(definition: definition, records: parsed)
-            let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
-            states[definition.name] = ListState(snapshot: snapshot, version: version)
-            histories[definition.name] = ListHistory(first: .init(version: version, snapshot: snapshot, changed: []))
+            cache.pin(MaterializationKey(list: definition.name, partition: nil), state: ListState(snapshot: snapshot, version: version))
             metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         }
-        self.states = Mutex(states)
-        self.histories = histories
-        for definition in definitions {
-            logDuplicates(list: definition.name, count: states[definition.name]?.snapshot.duplicateRowCount ?? 0)
+        self.startVersions = startVersions
+        scopedCollections = scoped
+        for (key, state) in cache.pinnedStates() {
+            logDuplicates(list: key.list, count: state.snapshot.duplicateRowCount)
         }
     }
 
     /// Parses stored records on every core (start-up cost follows the data; this halves it).
-    private static func parseAll(_ records: [StoredRecord], collection: String, log: Log) throws(StoreError) -> [JSONValue] {
+    static func parseAll(_ records: [StoredRecord], collection: String, log: Log) throws(StoreError) -> [JSONValue] {
         let parts = records.count < 10_000 ? 1 : System.coreCount * 2
         let size = (records.count + parts - 1) / max(parts, 1)
         let results = Mutex([[JSONValue]](repeating: [], count: parts))
@@ -82,18 +98,26 @@ public final class ViewModelStore: Sendable {
         return results.withLock { $0.flatMap { $0 } }
     }
 
-    /// The current state of a list, or nil when there is no such list.
-    public func list(_ name: String) -> ListState? {
-        states.withLock { $0[name] }
+    /// The definition of a list, or nil when there is no such list.
+    public func definition(_ name: String) -> ListDefinition? {
+        definitions.first { $0.name == name }
     }
 
-    /// The recent versions of a list.
-    func history(of name: String) -> ListHistory? { histories[name] }
+    /// The current state of a list that is the same for everyone, or nil when there is no such
+    /// list (or it is per-user: see ``partition(_:of:)``).
+    public func list(_ name: String) -> ListState? {
+        cache.read(MaterializationKey(list: name, partition: nil))
+    }
 
-    /// The current state of every list, in definition order.
+    /// The recent versions of a list or partition (for `changes`).
+    func history(of state: ListState) -> ListHistory? {
+        cache.history(MaterializationKey(list: state.name, partition: state.partition))
+    }
+
+    /// The current state of every list that is the same for everyone, in definition order.
     public func allLists() -> [ListState] {
-        let current = states.withLock { $0 }
-        return definitions.compactMap { current[$0.name] }
+        let pinned = cache.pinnedStates()
+        return definitions.compactMap { pinned[MaterializationKey(list: $0.name, partition: nil)] }
     }
 
     /// Logs a list's count of dropped duplicate rows when it changed, at most once a minute.
@@ -102,13 +126,12 @@ public final class ViewModelStore: Sendable {
         log.warn("duplicate rows dropped", ["list": .text(list), "count": .number(Double(count))])
     }
 
-    /// Each list's `changes` history: versions kept and the written row ids they name.
+    /// Each list's `changes` history: versions kept and the written row ids they name (a
+    /// per-user list's partitions summed).
     func historySizes() -> [(list: String, versions: Int, rows: Int)] {
-        definitions.compactMap { definition in
-            histories[definition.name].map { history in
-                let size = history.size
-                return (definition.name, size.versions, size.rows)
-            }
+        let sizes = cache.historySizes()
+        return definitions.compactMap { definition in
+            sizes[definition.name].map { (definition.name, $0.versions, $0.rows) }
         }
     }
 
@@ -124,6 +147,7 @@ public final class ViewModelStore: Sendable {
     /// A write waiting for the writer thread.
     private struct Pending {
         let writes: [Write]
+        let conditions: [WriteCondition]
         let completion: @Sendable (Result<CommitResult, StoreError>) -> Void
     }
 
@@ -133,9 +157,12 @@ public final class ViewModelStore: Sendable {
     /// Commits `writes` on the writer thread; `completion` gets the outcome there. Writes that
     /// queue up while one commit runs are committed together by the next (one transaction and
     /// one fsync for all, each still its own version), so a server thread never waits on disk.
-    public func commitLater(_ writes: [Write], completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void) {
+    /// When a condition does not hold, nothing of `writes` is written and the result names the
+    /// records in ``CommitResult/conflicts``.
+    public func commitLater(_ writes: [Write], conditions: [WriteCondition] = [],
+                            completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void) {
         let first = pending.withLock { queue -> Bool in
-            queue.append(Pending(writes: writes, completion: completion))
+            queue.append(Pending(writes: writes, conditions: conditions, completion: completion))
             return queue.count == 1
         }
         if first { writerQueue.async { [self] in drainPending() } }
@@ -151,11 +178,11 @@ public final class ViewModelStore: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let (results, versions) = try commit(groups: batch.map(\.writes))
+                let (results, events) = try commit(groups: batch.map { ($0.writes, $0.conditions) })
                 // Answer the writers first, then wake the event streams (their fan-out would
                 // otherwise queue ahead of the answers on the server threads).
                 for (item, result) in zip(batch, results) { item.completion(.success(result)) }
-                if !versions.isEmpty { onChange(versions) }
+                if !events.isEmpty { onChange(events) }
             } catch {
                 for item in batch { item.completion(.failure(error)) }
             }
@@ -163,11 +190,24 @@ public final class ViewModelStore: Sendable {
     }
 
     /// Commits groups of writes in one transaction, each group its own version, then publishes
-    /// every touched list once, at its last version (the versions between are in its history).
-    /// Returns what the store did and the lists' new versions, for the caller to announce.
-    private func commit(groups: [[Write]]) throws(StoreError) -> (results: [CommitResult], versions: [(list: String, version: Int64)]) {
-        try writer.withLock { _ throws(StoreError) -> ([CommitResult], [(list: String, version: Int64)]) in
-            let storeGroups = groups.map { writes in
+    /// every touched list or partition once, at its last version (the versions between are in
+    /// its history). Returns what the store did and the new versions, for the caller to announce.
+    private func commit(groups: [(writes: [Write], conditions: [WriteCondition])]) throws(StoreError) -> (results: [CommitResult], events: [VersionEvent]) {
+        try writer.withLock { _ throws(StoreError) -> ([CommitResult], [VersionEvent]) in
+            var conflicts: [Int: [String]] = [:]
+            var accepted: [[Write]] = []
+            var written: [WriteCondition.Key: Bool] = [:]
+            for (index, group) in groups.enumerated() {
+                var failed: [WriteCondition] = []
+                for condition in group.conditions where !(try holds(condition, after: written)) { failed.append(condition) }
+                guard failed.isEmpty else {
+                    conflicts[index] = failed.map(\.id)
+                    continue
+                }
+                accepted.append(group.writes)
+                for write in group.writes { written[write.key] = write.isUpsert }
+            }
+            let storeGroups = accepted.map { writes in
                 writes.map { write -> RecordWrite in
                     switch write {
                     case .upsert(let collection, let record, let json):
@@ -178,56 +218,102 @@ public final class ViewModelStore: Sendable {
                 }
             }
             let started = ContinuousClock.now
-            let results = try store.commit(groups: storeGroups)
-            let elapsed = ContinuousClock.now - started
-            metrics.recordStoreWrite(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-            var current = states.withLock { $0 }
-            var published: [String: ListState] = [:]
-            for (writes, result) in zip(groups, results) where result.changedAnything {
-                let next = advance(current, by: writes, result: result)
-                current.merge(next) { $1 }
-                published.merge(next) { $1 }
+            let committed = storeGroups.isEmpty ? [] : try store.commit(groups: storeGroups, previousIn: scopedCollections)
+            metrics.recordStoreWrite(seconds: (ContinuousClock.now - started).seconds)
+            var next: [MaterializationKey: ListState] = [:]
+            var partitionVersions: [MaterializationKey: Int64] = [:]
+            for (writes, result) in zip(accepted, committed) where result.changedAnything {
+                advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions)
             }
-            guard !published.isEmpty else { return (results, []) }
-            states.withLock { states in states.merge(published) { $1 } }
-            return (results, published.map { (list: $0.key, version: $0.value.version) })
+            var remaining = committed.makeIterator()
+            let results = groups.indices.map { index -> CommitResult in
+                guard let ids = conflicts[index] else { return remaining.next()! }
+                var refused = CommitResult(sequence: 0, existed: [], changedAnything: false)
+                refused.conflicts = ids
+                return refused
+            }
+            guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
+            cache.publish(next, partitionVersions: partitionVersions)
+            var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
+            for (key, version) in partitionVersions where next[key] == nil {
+                events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
+            }
+            return (results, events)
         }
     }
 
-    /// The next state of every list that reads a collection `writes` touched.
-    private func advance(_ current: [String: ListState], by writes: [Write], result: CommitResult) -> [String: ListState] {
-        var byCollection: [String: [RecordChange]] = [:]
-        var idsByCollection: [String: [String]] = [:]
-        var order: [String] = []
-        for (write, existed) in zip(writes, result.existed) {
+    /// One write of a commit as the lists see it.
+    struct AppliedWrite {
+        let collection: String
+        let id: String
+        let change: RecordChange
+        /// The record written (nil for a delete).
+        let record: JSONValue?
+        /// The record's JSON before the write, when a per-user list reads its collection.
+        let previous: [UInt8]?
+    }
+
+    /// Derives the next state of every list (and resident partition) a group of writes changes.
+    private func advance(by writes: [Write], result: CommitResult, next: inout [MaterializationKey: ListState],
+                         partitionVersions: inout [MaterializationKey: Int64]) {
+        var applied: [AppliedWrite] = []
+        applied.reserveCapacity(writes.count)
+        for (index, write) in writes.enumerated() {
             switch write {
             case .upsert(let collection, let record, _):
-                if byCollection[collection] == nil { order.append(collection) }
-                byCollection[collection, default: []].append(.upsert(record))
-                idsByCollection[collection, default: []].append(record["id"]?.stringValue ?? "")
+                applied.append(AppliedWrite(collection: collection, id: record["id"]?.stringValue ?? "", change: .upsert(record),
+                                            record: record, previous: result.previous[index]))
             case .delete(let collection, let id):
-                guard existed else { continue }
-                if byCollection[collection] == nil { order.append(collection) }
-                byCollection[collection, default: []].append(.delete(id: id))
-                idsByCollection[collection, default: []].append(id)
+                guard result.existed[index] else { continue }
+                applied.append(AppliedWrite(collection: collection, id: id, change: .delete(id: id), record: nil,
+                                            previous: result.previous[index]))
             }
         }
-        var next: [String: ListState] = [:]
-        for definition in definitions where order.contains(where: definition.reads(collection:)) {
-            guard let state = current[definition.name] else { continue }
-            var snapshot = state.snapshot
-            var changed: [String] = []
-            for collection in order where definition.reads(collection: collection) {
-                snapshot.apply(byCollection[collection]!, collection: collection)
-                changed += idsByCollection[collection] ?? []
+        for definition in definitions where applied.contains(where: { definition.reads(collection: $0.collection) }) {
+            if let scope = definition.scope {
+                advancePartitions(of: definition, scope: scope, by: applied, sequence: result.sequence,
+                                  next: &next, partitionVersions: &partitionVersions)
+                continue
             }
-            histories[definition.name]?.append(.init(version: result.sequence, snapshot: snapshot, changed: changed))
+            let key = MaterializationKey(list: definition.name, partition: nil)
+            guard let state = next[key] ?? cache.peek(key) else { continue }
+            let snapshot = apply(applied, to: state, key: key, sequence: result.sequence)
             if snapshot.duplicateRowCount != state.snapshot.duplicateRowCount {
                 metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount - state.snapshot.duplicateRowCount)
                 logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
             }
-            next[definition.name] = ListState(snapshot: snapshot, version: result.sequence)
+            next[key] = state.next(snapshot, version: result.sequence)
         }
-        return next
     }
+
+    /// `state`'s snapshot with `writes` applied (each collection's in order), recorded in the
+    /// history of `key` under `sequence`.
+    func apply(_ writes: [AppliedWrite], to state: ListState, key: MaterializationKey, sequence: Int64) -> ListSnapshot {
+        var snapshot = state.snapshot
+        var changed: [String] = []
+        var collections: [String] = []
+        for write in writes where state.definition.reads(collection: write.collection) && !collections.contains(write.collection) {
+            collections.append(write.collection)
+        }
+        for collection in collections {
+            let batch = writes.filter { $0.collection == collection }
+            snapshot.apply(batch.map(\.change), collection: collection)
+            changed += batch.map(\.id)
+        }
+        cache.history(key)?.append(.init(version: sequence, snapshot: snapshot, changed: changed))
+        return snapshot
+    }
+}
+
+/// A list (or a user's partition of one) reached a new version: what event streams hear.
+public struct VersionEvent: Sendable, Equatable {
+    /// The streams to wake: the list's name, or the list and partition for a per-user list.
+    public let stream: String
+    public let list: String
+    public let version: Int64
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

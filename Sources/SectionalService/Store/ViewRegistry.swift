@@ -24,6 +24,8 @@ public final class ViewRegistry: Sendable {
     public struct View: Sendable, Equatable {
         public let id: String
         public let list: String
+        /// The user the view belongs to; nil for views of lists that are the same for everyone.
+        public let owner: String?
         /// Hidden section keys, in the order they were hidden.
         public var hidden: [String]
         public var state: ViewState { ViewState(hidden: Set(hidden)) }
@@ -76,7 +78,7 @@ public final class ViewRegistry: Sendable {
         self.clock = clock
         var loaded = State()
         for stored in try store.allViews().sorted(by: { ($0.lastUsed, $0.id) < ($1.lastUsed, $1.id) }) {
-            loaded.entries[stored.id] = Entry(view: View(id: stored.id, list: stored.list, hidden: stored.hidden),
+            loaded.entries[stored.id] = Entry(view: View(id: stored.id, list: stored.list, owner: stored.owner, hidden: stored.hidden),
                                               lastUsed: stored.lastUsed, tick: loaded.nextTick(), dirty: false)
         }
         let victims = Self.evict(&loaded, toFit: self.maxViews)
@@ -90,16 +92,16 @@ public final class ViewRegistry: Sendable {
     /// Views evicted to stay within `maxViews` since start.
     public var evictions: UInt64 { state.withLock { $0.evicted } }
 
-    /// Creates a view of `list` hiding `hidden` (repeats dropped), persisted before this returns;
-    /// nil when that is more than ``maxHiddenKeys`` keys or ``maxHiddenBytes``. Evicts the least
-    /// recently used views when the registry is full.
-    public func create(list: String, hidden: [String]) throws(StoreError) -> View? {
+    /// Creates a view of `list` for `owner` hiding `hidden` (repeats dropped), persisted before
+    /// this returns; nil when that is more than ``maxHiddenKeys`` keys or ``maxHiddenBytes``.
+    /// Evicts the least recently used views when the registry is full.
+    public func create(list: String, owner: String? = nil, hidden: [String]) throws(StoreError) -> View? {
         let keys = Self.unique(hidden)
         guard Self.fits(keys) else { return nil }
-        let view = View(id: Self.newID(), list: list, hidden: keys)
+        let view = View(id: Self.newID(), list: list, owner: owner, hidden: keys)
         return try changes.withLock { _ throws(StoreError) -> View in
             let now = clock()
-            try store.saveView(StoredView(id: view.id, list: list, hidden: view.hidden, lastUsed: now))
+            try store.saveView(StoredView(id: view.id, list: list, owner: owner, hidden: view.hidden, lastUsed: now))
             let victims = state.withLock { state -> [String] in
                 state.entries[view.id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
                 return Self.evict(&state, toFit: maxViews)
@@ -109,11 +111,13 @@ public final class ViewRegistry: Sendable {
         }
     }
 
-    /// The view with this id if it belongs to `list` and has not expired; records the use.
-    public func use(_ id: String, list: String) -> View? {
+    /// The view with this id if it belongs to `list` and `owner` and has not expired; records
+    /// the use. Another user's view is nil, as if it did not exist.
+    public func use(_ id: String, list: String, owner: String? = nil) -> View? {
         let now = clock()
         return state.withLock { state -> View? in
-            guard var entry = state.entries[id], entry.view.list == list, entry.lastUsed + ttlSeconds >= now else { return nil }
+            guard var entry = state.entries[id], entry.view.list == list, entry.view.owner == owner,
+                  entry.lastUsed + ttlSeconds >= now else { return nil }
             entry.lastUsed = now
             entry.tick = state.nextTick()
             entry.dirty = true
@@ -124,15 +128,16 @@ public final class ViewRegistry: Sendable {
 
     /// Hides or shows section `key` of a view: `change` maps "hidden now" to "hidden next".
     /// Read, change and store happen under one lock; persisted before this returns.
-    public func setHidden(_ key: String, in id: String, list: String, change: (Bool) -> Bool) throws(StoreError) -> Change {
+    public func setHidden(_ key: String, in id: String, list: String, owner: String? = nil,
+                          change: (Bool) -> Bool) throws(StoreError) -> Change {
         try changes.withLock { _ throws(StoreError) -> Change in
-            guard var view = use(id, list: list) else { return .notFound }
+            guard var view = use(id, list: list, owner: owner) else { return .notFound }
             let hide = change(view.hidden.contains(key))
             view.hidden.removeAll { $0 == key }
             if hide { view.hidden.append(key) }
             guard !hide || Self.fits(view.hidden) else { return .tooManyHiddenKeys }
             let now = clock()
-            guard try store.updateView(StoredView(id: id, list: list, hidden: view.hidden, lastUsed: now)) else {
+            guard try store.updateView(StoredView(id: id, list: list, owner: owner, hidden: view.hidden, lastUsed: now)) else {
                 state.withLock { _ = $0.entries.removeValue(forKey: id) }
                 return .notFound
             }
@@ -143,10 +148,10 @@ public final class ViewRegistry: Sendable {
         }
     }
 
-    /// Deletes a view; false when there was none for this list.
-    public func delete(_ id: String, list: String) throws(StoreError) -> Bool {
+    /// Deletes a view; false when there was none for this list and owner.
+    public func delete(_ id: String, list: String, owner: String? = nil) throws(StoreError) -> Bool {
         try changes.withLock { _ throws(StoreError) -> Bool in
-            guard use(id, list: list) != nil else { return false }
+            guard use(id, list: list, owner: owner) != nil else { return false }
             state.withLock { _ = $0.entries.removeValue(forKey: id) }
             _ = try store.deleteView(id: id)
             return true

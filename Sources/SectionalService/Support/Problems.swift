@@ -25,6 +25,7 @@ enum Problem {
         HTTPError(401, "unauthorized", detail: "This write needs Authorization: Bearer <token>.",
                   headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
     }
+    static func forbidden(_ detail: String) -> HTTPError { HTTPError(403, "forbidden", detail: detail) }
     static func listNotFound(_ list: String) -> HTTPError { HTTPError(404, "list-not-found", detail: "There is no list named '\(echo(list))'.") }
     static func recordNotFound(_ collection: String, _ id: String) -> HTTPError {
         HTTPError(404, "record-not-found", detail: "There is no record '\(echo(id))' in collection '\(echo(collection))'.")

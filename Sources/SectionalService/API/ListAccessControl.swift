@@ -1,0 +1,75 @@
+import HTTPServer
+import ListModel
+import ListStore
+
+/// A list as one caller may read it: the state they see (the list, or their partition of a
+/// per-user list) and whose views they use.
+struct ReadableList {
+    let state: ListState
+    /// The user the caller's views belong to; nil on lists that are the same for everyone's
+    /// views (public lists, and the service token reading without `?user=`).
+    let viewOwner: String?
+}
+
+extension ServiceContext {
+    /// The list a request names (`{list}`), as its caller may read it.
+    ///
+    /// - Public lists ignore `Authorization` entirely (v1 behaviour, and no token check on the
+    ///   hot path).
+    /// - `access: users` lists need a valid user token or the service token: none answers `401`
+    ///   with `WWW-Authenticate: Bearer`, a bad one `401` `invalid_token`.
+    /// - Per-user lists show the caller's partition: a user's by their token's claim; the
+    ///   service token's by `?user=SUB` (required, `400` without it). A user may not name
+    ///   another user (`403 forbidden`).
+    func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
+        let name = try request.name("list", kind: "list")
+        if let state = lists.list(name), state.definition.access == .public {
+            return ReadableList(state: state, viewOwner: nil)
+        }
+        guard let definition = lists.definition(name) else { throw Problem.listNotFound(name) }
+        let caller = try authenticator.caller(request)
+        let named = request.query("user")
+        let owner: String?
+        switch caller {
+        case .anonymous:
+            throw Authenticator.tokenNeeded(name)
+        case .service:
+            if let named, named.isEmpty { throw Problem.invalidRequest("The query parameter 'user' must not be empty.") }
+            owner = named
+        case .user(let subject, _):
+            if let named, named != subject { throw Problem.forbidden("Only the service token may read a list as another user.") }
+            owner = subject
+        }
+        guard let scope = definition.scope else {
+            guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
+            return ReadableList(state: state, viewOwner: owner)
+        }
+        let value: JSONValue
+        switch caller {
+        case .user:
+            guard let claim = caller.claim(scope.claim) else {
+                throw Problem.forbidden("The token has no '\(Problem.echo(scope.claim))' claim, which this list is split by.")
+            }
+            value = claim
+        default:
+            guard let named else {
+                throw Problem.invalidRequest("'\(name)' is a per-user list: the service token reads it as a user, with ?user=SUB.")
+            }
+            value = .string(named)
+        }
+        guard let partition = PartitionKey(value) else {
+            throw Problem.forbidden("The token's '\(Problem.echo(scope.claim))' claim is not a string, number or boolean.")
+        }
+        let state = try storing { () throws(StoreError) in try lists.partition(partition, of: definition) }
+        return ReadableList(state: state, viewOwner: owner)
+    }
+
+    /// Whether the caller of `request` may read `definition` (for `GET /v1/lists`): public lists
+    /// always; others with a valid user token or the service token.
+    func mayRead(_ definition: ListDefinition, caller: Caller) -> Bool {
+        switch (definition.access, caller) {
+        case (.public, _), (_, .service), (_, .user): true
+        case (.users, .anonymous): false
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import HTTPServer
+import ListStore
+
+/// Records as HTTP resources with validators: a record's entity tag is its version (the number
+/// of the commit that last wrote it), `"17"`; `GET` answers `304` to a matching
+/// `If-None-Match`, and writes honour `If-Match` / `If-None-Match` (`412 precondition-failed`).
+enum RecordConditions {
+    /// The entity tag of a record at `version`.
+    static func tag(_ version: Int64) -> String { "\"\(version)\"" }
+
+    /// The condition the request's `If-Match` / `If-None-Match` put on a write of the record.
+    /// Comparison is strong (RFC 9110 §13.1.1): a weak tag never matches `If-Match`; a tag
+    /// that is not one of ours names no version. The `-gzip` suffix of a compressed answer's
+    /// tag is the same version.
+    static func condition(_ request: Request, collection: String, id: String) -> WriteCondition? {
+        if let header = request.headers["If-Match"] {
+            if header.trimmingSpaces == "*" { return WriteCondition(collection: collection, id: id, expectation: .exists) }
+            return WriteCondition(collection: collection, id: id, expectation: .version(versions(header, weakMatches: false)))
+        }
+        if let header = request.headers["If-None-Match"] {
+            if header.trimmingSpaces == "*" { return WriteCondition(collection: collection, id: id, expectation: .absent) }
+            return WriteCondition(collection: collection, id: id, expectation: .notVersion(versions(header, weakMatches: true)))
+        }
+        return nil
+    }
+
+    /// The versions an entity-tag list names.
+    static func versions(_ header: String, weakMatches: Bool) -> [Int64] {
+        header.split(separator: ",").compactMap { item -> Int64? in
+            var tag = Substring(item.trimmingSpaces)
+            if tag.hasPrefix("W/") {
+                guard weakMatches else { return nil }
+                tag = tag.dropFirst(2)
+            }
+            guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
+            var inner = tag.dropFirst().dropLast()
+            if inner.hasSuffix("-gzip") { inner = inner.dropLast(5) }
+            guard !inner.isEmpty, inner.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            return Int64(inner)
+        }
+    }
+
+    /// `412 precondition-failed`, naming the records whose expectation did not hold.
+    static func failed(_ ids: [String]) -> HTTPError {
+        let list = ids.map { JSONText.quote($0) }.joined(separator: ",")
+        return HTTPError(412, "precondition-failed", title: "Precondition failed",
+                         detail: ids.count == 1 ? "Record '\(HTTPError.echo(ids[0]))' is not in the state the request expected (it changed)."
+                                                : "\(ids.count) records are not in the state the batch expected; nothing was written.",
+                         extensions: [("ids", "[\(list)]")])
+    }
+}

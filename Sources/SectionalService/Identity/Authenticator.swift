@@ -1,0 +1,50 @@
+import Foundation
+import HTTPServer
+import Identity
+import ListModel
+
+/// Establishes the ``Caller`` of a request from `Authorization: Bearer <token>`: the service
+/// token (compared in constant time), else a user token checked by the ``JWTVerifier``.
+struct Authenticator: Sendable {
+    let service: BearerAuth
+    let verifier: JWTVerifier?
+    /// The current time, injected so tests can move it.
+    let now: @Sendable () -> Date
+
+    init(service: BearerAuth, verifier: JWTVerifier? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.service = service
+        self.verifier = verifier
+        self.now = now
+    }
+
+    /// Who sent `request`: `.anonymous` without a bearer token; `401` with
+    /// `WWW-Authenticate: Bearer error="invalid_token"` for a token that is neither the service
+    /// token nor a valid user token.
+    func caller(_ request: Request) throws(HTTPError) -> Caller {
+        guard let header = request.headers["Authorization"] else { return .anonymous }
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else { throw Self.invalidToken("Send the token as Authorization: Bearer <token>.") }
+        let token = header.dropFirst(7)
+        if let expected = service.token, BearerAuth.constantTimeEquals(Array(token.utf8), expected) { return .service }
+        guard let verifier else { throw Self.invalidToken("The token is not accepted.") }
+        let claims: VerifiedClaims
+        do {
+            claims = try verifier.verify(token, now: now())
+        } catch {
+            throw HTTPError(error.status, error.slug, detail: error.detail, headers: ["WWW-Authenticate": error.wwwAuthenticate])
+        }
+        guard case .object(let payload)? = try? JSONParser.parse(claims.payload) else {
+            throw Self.invalidToken("The token's payload is not a JSON object.")
+        }
+        return .user(subject: claims.subject, claims: payload)
+    }
+
+    /// `401` with `WWW-Authenticate: Bearer`: a read that needs a token came without one.
+    static func tokenNeeded(_ list: String) -> HTTPError {
+        HTTPError(401, "unauthorized", detail: "The list '\(HTTPError.echo(list))' needs Authorization: Bearer <user token>.",
+                  headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
+    }
+
+    static func invalidToken(_ detail: String) -> HTTPError {
+        HTTPError(401, "unauthorized", detail: detail, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+    }
+}

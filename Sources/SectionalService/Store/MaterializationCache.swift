@@ -1,0 +1,164 @@
+import Dispatch
+import ListModel
+import Synchronization
+
+/// Every materialization held in memory — each list that is the same for everyone, and the
+/// partitions of per-user lists that have been read — with its current state and `changes`
+/// history, under one lock.
+///
+/// Lists that are the same for everyone are pinned. Partitions are built on their first read
+/// and kept while their rows fit `maxResidentRows` in all; past it the least recently read are
+/// evicted (in batches of 1% of the budget, so a full cache sorts once per hundredth of its
+/// size rather than once per build). A partition evicted is rebuilt on its next read; its
+/// version survives in ``Contents/versions``, so its entity tags never go back.
+final class MaterializationCache: Sendable {
+    struct Entry {
+        var state: ListState
+        let history: ListHistory
+        /// Order of last read, for eviction.
+        var lastRead: UInt64
+        let pinned: Bool
+    }
+
+    struct Contents {
+        var entries: [MaterializationKey: Entry] = [:]
+        /// The version of every partition written since start (resident or not). A partition
+        /// not in it is at its list's version from start.
+        var versions: [MaterializationKey: Int64] = [:]
+        var residentRows = 0
+        var residentPartitions = 0
+        var tick: UInt64 = 0
+        var evictions: UInt64 = 0
+    }
+
+    let maxResidentRows: Int
+    private let contents = Mutex(Contents())
+
+    init(maxResidentRows: Int) { self.maxResidentRows = max(1, maxResidentRows) }
+
+    /// The current state of a materialization, marking it read; nil when it is not in memory.
+    func read(_ key: MaterializationKey) -> ListState? {
+        contents.withLock { contents in
+            guard let index = contents.entries.index(forKey: key) else { return nil }
+            contents.tick += 1
+            contents.entries.values[index].lastRead = contents.tick
+            return contents.entries.values[index].state
+        }
+    }
+
+    /// The current state without marking a read (the writer's look).
+    func peek(_ key: MaterializationKey) -> ListState? { contents.withLock { $0.entries[key]?.state } }
+
+    func history(_ key: MaterializationKey) -> ListHistory? { contents.withLock { $0.entries[key]?.history } }
+
+    /// Pins a list that is the same for everyone (at start).
+    func pin(_ key: MaterializationKey, state: ListState) {
+        contents.withLock { contents in
+            contents.entries[key] = Entry(state: state, history: ListHistory(first: .init(version: state.version, snapshot: state.snapshot, changed: [])),
+                                          lastRead: 0, pinned: true)
+        }
+    }
+
+    /// A partition's version now: its last write since start, else `floor`.
+    func version(of key: MaterializationKey, floor: Int64) -> Int64 {
+        contents.withLock { $0.versions[key] ?? floor }
+    }
+
+    /// Installs a partition built at `version` unless a write has moved its version since
+    /// (then nil: build again). When another reader installed it first, that state wins.
+    /// Evicts past the budget; victims are freed off the caller's path.
+    func install(_ key: MaterializationKey, state: ListState, builtAt version: Int64, floor: Int64) -> ListState? {
+        var victims: [Entry] = []
+        let installed = contents.withLock { contents -> ListState? in
+            guard (contents.versions[key] ?? floor) == version else { return nil }
+            contents.tick += 1
+            if let existing = contents.entries[key] {
+                contents.entries[key]!.lastRead = contents.tick
+                return existing.state
+            }
+            contents.entries[key] = Entry(state: state, history: ListHistory(first: .init(version: version, snapshot: state.snapshot, changed: [])),
+                                          lastRead: contents.tick, pinned: false)
+            contents.residentRows += state.snapshot.totalRowCount
+            contents.residentPartitions += 1
+            if contents.residentRows > maxResidentRows { victims = evict(&contents, keeping: key) }
+            return state
+        }
+        release(victims)
+        return installed
+    }
+
+    /// Publishes the writer's new states and partition versions in one step. A partition the
+    /// writer found absent but a reader installed meanwhile (built before the write) is dropped,
+    /// to be rebuilt; a state for a partition evicted meanwhile is not brought back.
+    func publish(_ states: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) {
+        var victims: [Entry] = []
+        contents.withLock { contents in
+            for (key, version) in partitionVersions {
+                contents.versions[key] = version
+                if states[key] == nil, let stale = contents.entries.removeValue(forKey: key) {
+                    contents.residentRows -= stale.state.snapshot.totalRowCount
+                    contents.residentPartitions -= 1
+                    victims.append(stale)
+                }
+            }
+            for (key, next) in states {
+                guard let entry = contents.entries[key] else { continue }
+                if !entry.pinned { contents.residentRows += next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount }
+                contents.entries[key]!.state = next
+            }
+        }
+        release(victims)
+    }
+
+    /// Removes least recently read partitions (never pinned lists, never `keeping`) until the
+    /// rows fit 99% of the budget.
+    private func evict(_ contents: inout Contents, keeping: MaterializationKey) -> [Entry] {
+        let target = maxResidentRows - maxResidentRows / 100
+        let candidates = contents.entries.filter { !$0.value.pinned && $0.key != keeping }
+            .map { (key: $0.key, lastRead: $0.value.lastRead) }.sorted { $0.lastRead < $1.lastRead }
+        var victims: [Entry] = []
+        for candidate in candidates {
+            guard contents.residentRows > target else { break }
+            guard let entry = contents.entries.removeValue(forKey: candidate.key) else { continue }
+            contents.residentRows -= entry.state.snapshot.totalRowCount
+            contents.residentPartitions -= 1
+            contents.evictions += 1
+            victims.append(entry)
+        }
+        return victims
+    }
+
+    /// Frees evicted snapshots on a queue of their own (freeing many rows takes time).
+    private func release(_ victims: [Entry]) {
+        guard !victims.isEmpty else { return }
+        Self.reaper.async { withExtendedLifetime(victims) {} }
+    }
+
+    private static let reaper = DispatchQueue(label: "sectional.partitions.reaper", qos: .utility)
+
+    /// Resident partitions, their rows, and evictions since start.
+    var statistics: (partitions: Int, rows: Int, evictions: UInt64) {
+        contents.withLock { ($0.residentPartitions, $0.residentRows, $0.evictions) }
+    }
+
+    /// Every pinned list's state.
+    func pinnedStates() -> [MaterializationKey: ListState] {
+        contents.withLock { contents in
+            var result: [MaterializationKey: ListState] = [:]
+            for (key, entry) in contents.entries where entry.pinned { result[key] = entry.state }
+            return result
+        }
+    }
+
+    /// Each materialization's history size, pinned lists by name and partitions summed per list.
+    func historySizes() -> [String: (versions: Int, rows: Int)] {
+        let histories = contents.withLock { $0.entries.map { ($0.key.list, $0.value.history) } }
+        var sizes: [String: (versions: Int, rows: Int)] = [:]
+        for (list, history) in histories {
+            let size = history.size
+            sizes[list, default: (0, 0)].versions += size.versions
+            sizes[list, default: (0, 0)].rows += size.rows
+        }
+        return sizes
+    }
+}

@@ -1,0 +1,81 @@
+import ListModel
+import ListStore
+
+/// Per-user lists: each user's partition is built on its first read, kept current while in
+/// memory, and moved by a write only when the write changes its records.
+extension ViewModelStore {
+    /// The current state of one user's partition of a per-user list, built from storage (through
+    /// the index on the scope field) when it is not in memory.
+    ///
+    /// Consistency: the records and the partition's version are read under the writer's lock,
+    /// so they belong together; the snapshot is then built without it and installed only if no
+    /// write has moved the partition meanwhile (else it is built again). A write never waits
+    /// for a build; a build waits at most for one commit in progress.
+    ///
+    /// Cost: one indexed read per source collection plus a build of the user's rows — O(k log k)
+    /// for k records, independent of the other users' records.
+    public func partition(_ partition: PartitionKey, of definition: ListDefinition) throws(StoreError) -> ListState {
+        let key = MaterializationKey(list: definition.name, partition: partition)
+        if let state = cache.read(key) { return state }
+        guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
+        let floor = startVersions[definition.name] ?? 0
+        while true {
+            let started = ContinuousClock.now
+            let (stored, version) = try writer.withLock { _ throws(StoreError) -> ([String: [StoredRecord]], Int64) in
+                var stored: [String: [StoredRecord]] = [:]
+                for source in definition.sources where partition != .nobody {
+                    stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                }
+                return (stored, cache.version(of: key, floor: floor))
+            }
+            var records: [String: [JSONValue]] = [:]
+            for (source, list) in stored {
+                records[source] = try Self.parseAll(list, collection: source, log: log).filter { Self.owner(of: $0, scope: scope) == partition }
+            }
+            let snapshot = ListSnapshot.build(definition: definition, records: records)
+            let state = ListState(snapshot: snapshot, version: version, partition: partition)
+            if let installed = cache.install(key, state: state, builtAt: version, floor: floor) {
+                metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
+                return installed
+            }
+        }
+    }
+
+    /// The partition a record belongs to: its scope field's value, when that is a scalar.
+    static func owner(of record: JSONValue, scope: ListScope) -> PartitionKey? {
+        guard case .object(let object) = record, let value = scope.field.lookup(in: object) else { return nil }
+        return PartitionKey(value)
+    }
+
+    /// Routes a group of writes to the partitions of a per-user list they change: a record
+    /// written goes to its owner's partition and leaves its previous owner's; a record deleted
+    /// leaves its owner's. Every such partition takes the commit's version; resident ones also
+    /// take the changes (others are rebuilt from storage when next read).
+    func advancePartitions(of definition: ListDefinition, scope: ListScope, by writes: [AppliedWrite], sequence: Int64,
+                           next: inout [MaterializationKey: ListState], partitionVersions: inout [MaterializationKey: Int64]) {
+        var routed: [PartitionKey: [AppliedWrite]] = [:]
+        var order: [PartitionKey] = []
+        func route(_ write: AppliedWrite, to partition: PartitionKey) {
+            if routed[partition] == nil { order.append(partition) }
+            routed[partition, default: []].append(write)
+        }
+        for write in writes where definition.reads(collection: write.collection) {
+            let owner = write.record.flatMap { Self.owner(of: $0, scope: scope) }
+            let previousOwner = write.previous.flatMap { try? JSONParser.parse($0) }.flatMap { Self.owner(of: $0, scope: scope) }
+            if let owner { route(write, to: owner) }
+            if let previousOwner, previousOwner != owner {
+                route(AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil),
+                      to: previousOwner)
+            }
+        }
+        for partition in order {
+            let key = MaterializationKey(list: definition.name, partition: partition)
+            partitionVersions[key] = sequence
+            guard let state = next[key] ?? cache.peek(key) else { continue }
+            next[key] = state.next(apply(routed[partition]!, to: state, key: key, sequence: sequence), version: sequence)
+        }
+    }
+
+    /// Resident partitions, their rows, and evictions since start (for metrics).
+    var partitionStatistics: (partitions: Int, rows: Int, evictions: UInt64) { cache.statistics }
+}

@@ -1,0 +1,69 @@
+import ListStore
+
+/// What a write expects of its record before it runs: HTTP `If-Match` / `If-None-Match` on a
+/// record, or a batch's `expectedVersions`. Checked on the writer's thread under its lock, just
+/// before the commit, so no other write of this process can come between.
+public struct WriteCondition: Sendable, Equatable {
+    public enum Expectation: Sendable, Equatable {
+        /// The record exists (`If-Match: *`).
+        case exists
+        /// The record does not exist (`If-None-Match: *`).
+        case absent
+        /// The record exists at one of these versions (`If-Match: "17"`).
+        case version([Int64])
+        /// The record does not exist at any of these versions (`If-None-Match: "17"`).
+        case notVersion([Int64])
+    }
+
+    public let collection: String
+    public let id: String
+    public let expectation: Expectation
+
+    public init(collection: String, id: String, expectation: Expectation) {
+        self.collection = collection
+        self.id = id
+        self.expectation = expectation
+    }
+
+    struct Key: Hashable {
+        let collection: String
+        let id: String
+    }
+}
+
+extension ViewModelStore.Write {
+    var key: WriteCondition.Key {
+        switch self {
+        case .upsert(let collection, let record, _): WriteCondition.Key(collection: collection, id: record["id"]?.stringValue ?? "")
+        case .delete(let collection, let id): WriteCondition.Key(collection: collection, id: id)
+        }
+    }
+
+    var isUpsert: Bool {
+        if case .upsert = self { return true }
+        return false
+    }
+}
+
+extension ViewModelStore {
+    /// Whether `condition` holds now: after the stored state, and the writes of groups accepted
+    /// earlier in the same commit (`written`: exists after them; their versions are not known
+    /// yet, so an expected version of such a record does not hold).
+    func holds(_ condition: WriteCondition, after written: [WriteCondition.Key: Bool]) throws(StoreError) -> Bool {
+        let exists: Bool
+        var version: Int64?
+        if let pending = written[WriteCondition.Key(collection: condition.collection, id: condition.id)] {
+            exists = pending
+        } else {
+            let stored = try store.record(in: condition.collection, id: condition.id)
+            exists = stored != nil
+            version = stored?.version
+        }
+        switch condition.expectation {
+        case .exists: return exists
+        case .absent: return !exists
+        case .version(let expected): return exists && version.map(expected.contains) == true
+        case .notVersion(let refused): return !(exists && version.map(refused.contains) != false)
+        }
+    }
+}

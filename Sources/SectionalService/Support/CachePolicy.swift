@@ -1,0 +1,31 @@
+import HTTPServer
+
+/// How every answer may be cached (`Cache-Control`), so a proxy or CDN in front of Sectional
+/// never picks its own freshness lifetime:
+///
+/// - reads (`GET`, `HEAD`) that succeed: `no-cache` — a cache may store them but must
+///   revalidate with the entity tag every time (list answers change with every write);
+/// - reads of lists that need a token: `private, no-cache` and `Vary: Authorization`
+///   (set by the list routes, see ``ListState/restrict(_:)``);
+/// - problem answers and the answers of writes: `no-store`.
+///
+/// A handler that sets `Cache-Control` itself keeps it (event streams).
+enum CachePolicy {
+    static func apply(to response: inout Response, for request: Request) {
+        guard response.headers["Cache-Control"] == nil else { return }
+        let read = request.method == "GET" || request.method == "HEAD"
+        response.headers.add("Cache-Control", read && response.status < 400 ? "no-cache" : "no-store")
+    }
+}
+
+extension ListState {
+    /// Marks an answer of a list that needs a token: only the client's own cache may keep it,
+    /// and it differs by `Authorization`.
+    func restrict(_ response: Response) -> Response {
+        guard definition.access == .users else { return response }
+        var response = response
+        if response.status < 400 { response.headers.set("Cache-Control", "private, no-cache") }
+        response.headers.add("Vary", "Authorization")
+        return response
+    }
+}

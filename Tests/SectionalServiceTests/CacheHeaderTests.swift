@@ -1,0 +1,52 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Every answer says how it may be cached, and every negotiated answer says what it varies by.
+final class CacheHeaderTests: XCTestCase {
+    private func vary(_ answer: HTTPTestClient.Answer) -> Set<String> {
+        Set(answer.headers.filter { $0.0.lowercased() == "vary" }
+            .flatMap { $0.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
+    }
+
+    func testReadsAreStoredButRevalidatedAndVaryByEncodingCompressedOrNot() throws {
+        let app = try TestApp()
+        try app.seed((0..<40).map { ("p\($0)", "Person \($0)", "Design") })
+        try app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).expect(200)
+        for target in ["/v1/lists/people", "/v1/lists/people/rows", "/v1/collections/people/records/p1", "/", "/v1/lists"] {
+            for encoding in [nil, "gzip"] {
+                let answer = try app.request("GET", target, headers: encoding.map { [("Accept-Encoding", $0)] } ?? [])
+                XCTAssertEqual(answer.status, 200, target)
+                XCTAssertEqual(answer.header("Cache-Control"), "no-cache", "\(target) \(encoding ?? "identity")")
+                XCTAssertTrue(vary(answer).contains("Accept-Encoding"), "\(target) \(encoding ?? "identity"): \(answer.headers)")
+            }
+        }
+        let page = try app.get("/v1/lists/people/rows")
+        let tag = try XCTUnwrap(page.header("ETag"))
+        let revalidated = try app.request("GET", "/v1/lists/people/rows", headers: [("If-None-Match", tag)])
+        XCTAssertEqual(revalidated.status, 304)
+        XCTAssertTrue(vary(revalidated).contains("Accept-Encoding"), "a 304 varies as its 200 does")
+    }
+
+    func testProblemsAndWriteAnswersAreNeverStored() throws {
+        let app = try TestApp()
+        XCTAssertEqual(try app.get("/v1/lists/nothing").header("Cache-Control"), "no-store")
+        XCTAssertEqual(try app.get("/v1/lists/people/tags/999").header("Cache-Control"), "no-store")
+        XCTAssertEqual(try app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).header("Cache-Control"), "no-store")
+        XCTAssertEqual(try app.request("DELETE", "/v1/collections/people/records/p1").header("Cache-Control"), "no-store")
+    }
+
+    func testListsThatNeedATokenArePrivateAndVaryByAuthorization() throws {
+        let p = try PartitionApp()
+        try p.order("a1", owner: "alice")
+        for target in ["/v1/lists/orders", "/v1/lists/orders/rows", "/v1/lists/orders/changes?since=0"] {
+            let answer = try p.get(target, as: "alice")
+            XCTAssertEqual(answer.status, 200, target)
+            XCTAssertEqual(answer.header("Cache-Control"), "private, no-cache", target)
+            XCTAssertTrue(vary(answer).isSuperset(of: ["Authorization", "Accept-Encoding"]), "\(target): \(answer.headers)")
+        }
+        let refused = try p.app.get("/v1/lists/orders")
+        XCTAssertEqual(refused.header("Cache-Control"), "no-store")
+        XCTAssertEqual(try p.app.get("/v1/lists/all").header("Cache-Control"), "no-cache", "a public list stays shareable")
+    }
+}
