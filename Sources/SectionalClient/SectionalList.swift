@@ -17,7 +17,7 @@ public struct SectionalList: Sendable {
     }
 
     /// One page of visible rows (`pageSize` 0: the server's default).
-    public func page(size: Int = 0, token: String? = nil, view: String? = nil) async throws -> Page {
+    public func page(size: Int = 0, token: String? = nil, view: String? = nil) async throws -> ListPage {
         var query = viewQuery(view)
         if size != 0 { query.append(("pageSize", String(size))) }
         if let token { query.append(("pageToken", token)) }
@@ -105,7 +105,7 @@ public struct SectionalList: Sendable {
 
 /// Every page of a list, fetched one by one as they are iterated.
 public struct PageSequence: AsyncSequence, Sendable {
-    public typealias Element = Page
+    public typealias Element = ListPage
     let list: SectionalList, size: Int, view: String?
 
     /// An iterator that follows `nextPageToken`.
@@ -120,7 +120,7 @@ public struct PageSequence: AsyncSequence, Sendable {
         init(sequence: PageSequence) { self.sequence = sequence }
 
         /// The next page, or `nil` after the last.
-        public mutating func next() async throws -> Page? {
+        public mutating func next() async throws -> ListPage? {
             guard !done else { return nil }
             let page = try await sequence.list.page(size: sequence.size, token: token, view: sequence.view)
             token = page.nextPageToken

@@ -55,7 +55,7 @@ public actor ListMirror {
 
     /// The row at `path`, loading the page of its section that holds it when it is a placeholder.
     /// Throws ``Stale`` when the list has moved on (call ``sync()``), nothing stored.
-    public func row(at path: ListIndexPath) async throws -> Row? {
+    public func row(at path: ListIndexPath) async throws -> ListRow? {
         try await serially { try await $0.loadNow(path) }
     }
 
@@ -211,7 +211,7 @@ public actor ListMirror {
         return fresh
     }
 
-    private func loadNow(_ path: ListIndexPath) async throws -> Row? {
+    private func loadNow(_ path: ListIndexPath) async throws -> ListRow? {
         guard let current = snapshot, current.sections.indices.contains(path.section),
               current.sections[path.section].slots.indices.contains(path.row) else { return nil }
         if let row = current.row(at: path) { return row }

@@ -13,21 +13,21 @@ public struct ListSnapshot: Hashable, Sendable {
     /// One section and its visible rows' slots.
     public struct MirrorSection: Hashable, Sendable {
         /// The section (its `rowCount` is `slots.count`).
-        public var section: Section
+        public var section: ListSection
         var slots: [Slot]
 
         /// Each visible row: loaded, or `nil` for a placeholder.
-        public var rows: [Row?] { slots.map(\.row) }
+        public var rows: [ListRow?] { slots.map(\.row) }
     }
 
     /// A visible row's place: its row once loaded; `fetch` when the next sync should load it.
     struct Slot: Hashable, Sendable {
-        var row: Row?
+        var row: ListRow?
         var fetch = false
     }
 
     /// The loaded row at `path`, `nil` for a placeholder or a path past the end.
-    public func row(at path: ListIndexPath) -> Row? {
+    public func row(at path: ListIndexPath) -> ListRow? {
         guard sections.indices.contains(path.section), sections[path.section].slots.indices.contains(path.row) else { return nil }
         return sections[path.section].slots[path.row].row
     }

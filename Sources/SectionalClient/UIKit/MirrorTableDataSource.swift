@@ -10,13 +10,13 @@ public final class MirrorTableDataSource: NSObject, UITableViewDataSource {
     public let mirror: ListMirror
     /// What the table view shows now.
     public internal(set) var snapshot: ListSnapshot?
-    private let cellIdentifier: (Row?) -> String
-    private let configure: (UITableViewCell, Row?) -> Void
+    private let cellIdentifier: (ListRow?) -> String
+    private let configure: (UITableViewCell, ListRow?) -> Void
 
     /// A data source whose cells are dequeued by `cellIdentifier` (default: the row type, or
     /// `"placeholder"`) and filled by `configure`.
-    public init(mirror: ListMirror, cellIdentifier: @escaping (Row?) -> String = { $0?.type ?? "placeholder" },
-                configure: @escaping (UITableViewCell, Row?) -> Void) {
+    public init(mirror: ListMirror, cellIdentifier: @escaping (ListRow?) -> String = { $0?.type ?? "placeholder" },
+                configure: @escaping (UITableViewCell, ListRow?) -> Void) {
         self.mirror = mirror
         self.cellIdentifier = cellIdentifier
         self.configure = configure

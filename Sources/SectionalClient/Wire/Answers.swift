@@ -20,11 +20,11 @@ public struct Outline: Decodable, Hashable, Sendable {
     /// Counts: sections, visible rows, all rows, tags.
     public var sectionCount: Int, rowCount: Int, totalRowCount: Int, tagCount: Int
     /// The sections, in order.
-    public var sections: [Section]
+    public var sections: [ListSection]
 }
 
 /// One page of visible rows, grouped in their sections.
-public struct Page: Decodable, Sendable {
+public struct ListPage: Decodable, Sendable {
     /// The list and its version.
     public var list: String, version: Int64
     /// The sections on this page, each with its rows on it.
@@ -62,7 +62,7 @@ public struct RowLookUp: Decodable, Sendable {
     /// Whether its section is hidden in this view.
     public var hidden: Bool
     /// The row.
-    public var row: Row
+    public var row: ListRow
 }
 
 /// A view: a client's hidden sections, by key.
@@ -76,7 +76,7 @@ public struct ViewSection: Decodable, Sendable {
     /// The list, its version and the view.
     public var list: String, version: Int64, view: String
     /// The section, as the view now sees it.
-    public var section: Section
+    public var section: ListSection
 }
 
 /// A list version, from the event stream.

@@ -1,5 +1,5 @@
 /// A section without its rows, as the server serves it.
-public struct Section: Codable, Hashable, Sendable {
+public struct ListSection: Codable, Hashable, Sendable {
     /// The section index in the list.
     public var index: Int
     /// Unique within the list; views hide sections by key.
@@ -63,9 +63,9 @@ public struct Insets: Codable, Hashable, Sendable {
 /// A section with some of its visible rows: `rows` start at row `rowOffset` (0 when the answer has no offset).
 public struct SectionWithRows: Decodable, Hashable, Sendable {
     /// The section.
-    public var section: Section
+    public var section: ListSection
     /// The rows.
-    public var rows: [Row]
+    public var rows: [ListRow]
     /// The row index of `rows.first` within the section.
     public var rowOffset: Int
 
@@ -73,9 +73,9 @@ public struct SectionWithRows: Decodable, Hashable, Sendable {
 
     /// Decodes a section object that also has `rows` (and maybe `rowOffset`).
     public init(from decoder: Decoder) throws {
-        section = try Section(from: decoder)
+        section = try ListSection(from: decoder)
         let container = try decoder.container(keyedBy: Keys.self)
-        rows = try container.decode([Row].self, forKey: .rows)
+        rows = try container.decode([ListRow].self, forKey: .rows)
         rowOffset = try container.decodeIfPresent(Int.self, forKey: .rowOffset) ?? 0
     }
 }

@@ -1,5 +1,5 @@
 /// A ready-to-draw row, as the server serves it.
-public struct Row: Codable, Hashable, Sendable {
+public struct ListRow: Codable, Hashable, Sendable {
     /// Unique within the list: a literal row id or a record id.
     public var id: String
     /// The row type (cell identifier).
