@@ -207,4 +207,8 @@ test('the server serves this module at /sectional.mjs', async () => {
   assert.equal(response.status, 200);
   assert.match(response.headers.get('content-type') || '', /^text\/javascript/);
   assert.equal(await response.text(), await readFile(new URL('../sectional.mjs', import.meta.url), 'utf8'));
+  const tag = response.headers.get('etag');
+  assert.ok(tag, 'the module carries an entity tag');
+  const again = await fetch(`${base}/sectional.mjs`, { headers: { 'If-None-Match': tag } });
+  assert.equal(again.status, 304);
 });
