@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
-        .testTarget(name: "ListStoreTests", dependencies: ["ListStore"]),
+        .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel"]),
         .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
     ]

@@ -26,6 +26,13 @@ public protocol RecordStore: AnyObject, Sendable {
     /// Makes ``records(in:field:equals:)`` on this field fast (SQLite: an expression index,
     /// created once and kept).
     func prepareField(_ field: FieldPath, in collection: String) throws(StoreError)
+    /// The number of the last commit that wrote a record of `collection` whose `field` held
+    /// `key` before or after the write (a per-user partition's version); nil when none did.
+    /// Kept for every field passed to ``prepareField(_:in:)`` (records stored before the field
+    /// was prepared count with the commit that last wrote them).
+    func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64?
+    /// Whether ``fieldVersion(_:in:key:)`` is kept (else it answers nil, and callers fall back).
+    var tracksFieldVersions: Bool { get }
     /// The records of a collection whose JSON holds the scalar `value` at `field`, by id
     /// ascending. May return more (SQLite compares `true` equal to `1`): callers check each
     /// record exactly.
@@ -54,6 +61,9 @@ extension RecordStore {
     public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
         try commit(groups: [writes])[0]
     }
+
+    public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? { nil }
+    public var tracksFieldVersions: Bool { false }
 
     /// Applies groups of writes in one transaction; see ``commit(groups:previousIn:)``.
     public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {

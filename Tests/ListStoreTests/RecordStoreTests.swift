@@ -1,4 +1,5 @@
 import Foundation
+import ListModel
 import ListStore
 import XCTest
 
@@ -13,6 +14,27 @@ class RecordStoreContract: XCTestCase {
     }
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func checkPreparedFieldsKeepTheVersionOfEachValue() throws {
+        let store = try makeStore()
+        guard store.tracksFieldVersions else { return }  // a store that keeps none says so; callers fall back
+        let owner = try XCTUnwrap(FieldPath("owner"))
+        _ = try store.commit([.upsert(collection: "orders", id: "early", json: bytes(#"{"id":"early","owner":"ann"}"#))])
+        try store.prepareField(owner, in: "orders")
+        let ann = try XCTUnwrap(ScalarKey(.string("ann")))
+        let bob = try XCTUnwrap(ScalarKey(.string("bob")))
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: ann), 1, "records stored before count at their commit")
+        XCTAssertNil(try store.fieldVersion(owner, in: "orders", key: bob))
+        let moved = try store.commit([.upsert(collection: "orders", id: "early", json: bytes(#"{"id":"early","owner":"bob"}"#))])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: ann), moved.sequence, "the old owner's value moves")
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: bob), moved.sequence, "and the new owner's")
+        _ = try store.commit([.upsert(collection: "other", id: "x", json: bytes(#"{"id":"x","owner":"bob"}"#))])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: bob), moved.sequence, "another collection does not count")
+        let deleted = try store.commit([.delete(collection: "orders", id: "early")])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: bob), deleted.sequence)
+        try store.prepareField(owner, in: "orders")
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: ann), moved.sequence, "preparing again changes nothing")
+    }
 
     func checkCommitsTakeOneSequenceEachAndRememberTheCollection() throws {
         let store = try makeStore()
@@ -100,6 +122,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
 }
 
 final class SQLiteStoreTests: RecordStoreContract {
@@ -123,6 +146,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
 
     func testEverythingSurvivesReopening() throws {
         let path = folder.appendingPathComponent("reopen.sqlite").path

@@ -30,8 +30,8 @@ final class PartitionApp {
 
     let app: TestApp
 
-    init(sqlite: Bool = false, maxResidentRows: Int? = nil) throws {
-        app = try TestApp(config: Self.config, sqlite: sqlite, token: Self.serviceToken, maxResidentRows: maxResidentRows)
+    init(sqlite: Bool = false, folder: URL? = nil, maxResidentRows: Int? = nil) throws {
+        app = try TestApp(config: Self.config, folder: folder, sqlite: sqlite, token: Self.serviceToken, maxResidentRows: maxResidentRows)
     }
 
     var service: [(String, String)] { [("Authorization", "Bearer \(Self.serviceToken)")] }
@@ -42,10 +42,14 @@ final class PartitionApp {
         return try app.request("GET", "\(target)\(separator)user=\(user)", headers: service + headers)
     }
 
-    func order(_ id: String, owner: String?, status: String = "open", title: String? = nil) throws {
+    /// Writes an order; returns the commit's number (the record's version).
+    @discardableResult
+    func order(_ id: String, owner: String?, status: String = "open", title: String? = nil) throws -> Int64 {
         let ownerMember = owner.map { ",\"owner\":\"\($0)\"" } ?? ""
-        try app.request("PUT", "/v1/collections/orders/records/\(id)",
-                        json: "{\"title\":\"\(title ?? id)\",\"status\":\"\(status)\"\(ownerMember)}", headers: service).expect(200...201)
+        let answer = try app.request("PUT", "/v1/collections/orders/records/\(id)",
+                                     json: "{\"title\":\"\(title ?? id)\",\"status\":\"\(status)\"\(ownerMember)}", headers: service)
+        let tag = try answer.expect(200...201).header("ETag") ?? ""
+        return Int64(tag.dropFirst().dropLast()) ?? -1
     }
 
     func delete(_ id: String) throws {

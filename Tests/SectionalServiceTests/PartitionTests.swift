@@ -147,6 +147,36 @@ final class PartitionTests: XCTestCase {
         for user in users.dropFirst() { XCTAssertEqual(try p.version(of: user), versions[user]) }
     }
 
+    func testPartitionVersionsAndTagsSurviveARestart() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var versions: [String: Int] = [:]
+        var tags: [String: String] = [:]
+        do {
+            let p = try PartitionApp(sqlite: true, folder: folder)
+            try p.order("a1", owner: "alice")
+            try p.order("b1", owner: "bob")
+            try p.order("a2", owner: "alice")
+            try p.order("c1", owner: "carol")
+            try p.order("c1", owner: "bob")  // moves carol's only order to bob
+            for user in ["alice", "bob", "carol", "dan"] {
+                versions[user] = try p.version(of: user)
+                tags[user] = try p.get("/v1/lists/orders/rows", as: user).header("ETag")
+            }
+            XCTAssertEqual(versions["carol"], versions["bob"], "a move changes both partitions at once")
+            XCTAssertEqual(versions["dan"], 0, "nothing was ever written to dan's partition")
+        }
+        let p = try PartitionApp(sqlite: true, folder: folder)
+        for user in ["alice", "bob", "carol", "dan"] {
+            XCTAssertEqual(try p.version(of: user), versions[user], "\(user)'s version after a restart")
+            XCTAssertEqual(try p.get("/v1/lists/orders/rows", as: user, headers: [("If-None-Match", tags[user] ?? "")]).status, 304,
+                           "\(user)'s ETag after a restart")
+        }
+        try p.order("a3", owner: "alice")
+        XCTAssertGreaterThan(try p.version(of: "alice"), try XCTUnwrap(versions["alice"]))
+        XCTAssertEqual(try p.version(of: "bob"), versions["bob"])
+    }
+
     static func metric(_ name: String, in text: String) -> Double? {
         text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
     }

@@ -11,6 +11,9 @@ public final class MemoryStore: RecordStore, Sendable {
         var collectionSequences: [String: Int64] = [:]
         var sequence: Int64 = 0
         var views: [String: StoredView] = [:]
+        /// Prepared fields by collection, and their keys' versions by "collection field key".
+        var fields: [String: [FieldPath]] = [:]
+        var fieldVersions: [String: Int64] = [:]
     }
 
     private let state = Mutex(State())
@@ -44,7 +47,38 @@ public final class MemoryStore: RecordStore, Sendable {
         groups.map { writes in commitGroup(writes, previousIn: previousIn) }
     }
 
-    public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {}
+    public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
+        state.withLock { state in
+            guard !(state.fields[collection]?.contains(field) ?? false) else { return }
+            state.fields[collection, default: []].append(field)
+            for (id, json) in state.records[collection] ?? [:] {
+                guard let value = try? JSONParser.parse(json), let key = ScalarKey(field: field, of: value) else { continue }
+                let name = Self.fieldVersionName(collection, field, key)
+                state.fieldVersions[name] = max(state.fieldVersions[name] ?? 0, state.versions[collection]?[id] ?? 0)
+            }
+        }
+    }
+
+    public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? {
+        state.withLock { $0.fieldVersions[Self.fieldVersionName(collection, field, key)] }
+    }
+
+    public var tracksFieldVersions: Bool { true }
+
+    private static func fieldVersionName(_ collection: String, _ field: FieldPath, _ key: ScalarKey) -> String {
+        "\(collection)\u{0}\(field)\u{0}\(key.text)"
+    }
+
+    /// Moves the versions of the prepared fields' keys a write touches (before and after).
+    private static func touchFields(_ state: inout State, collection: String, old: [UInt8]?, new: [UInt8]?, sequence: Int64) {
+        guard let fields = state.fields[collection] else { return }
+        let records = [old, new].compactMap { $0.flatMap { try? JSONParser.parse($0) } }
+        for field in fields {
+            for record in records {
+                if let key = ScalarKey(field: field, of: record) { state.fieldVersions[fieldVersionName(collection, field, key)] = sequence }
+            }
+        }
+    }
 
     public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
         try allRecords(in: collection).filter { record in
@@ -67,6 +101,7 @@ public final class MemoryStore: RecordStore, Sendable {
                     previous.append(previousIn.contains(collection) ? old : nil)
                     state.records[collection, default: [:]][id] = json
                     state.versions[collection, default: [:]][id] = sequence
+                    Self.touchFields(&state, collection: collection, old: old, new: json, sequence: sequence)
                     state.collectionSequences[collection] = sequence
                     changed = true
                 case .delete(let collection, let id):
@@ -76,6 +111,7 @@ public final class MemoryStore: RecordStore, Sendable {
                     existed.append(removed)
                     previous.append(previousIn.contains(collection) ? old : nil)
                     if removed {
+                        Self.touchFields(&state, collection: collection, old: old, new: nil, sequence: sequence)
                         state.collectionSequences[collection] = sequence
                         changed = true
                     }

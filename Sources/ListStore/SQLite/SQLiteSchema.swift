@@ -39,6 +39,17 @@ enum SQLiteSchema {
         """,
         // Views belong to a user on lists read by signed-in users.
         "ALTER TABLE views ADD COLUMN owner TEXT;",
+        // The last commit that touched each value of a prepared field (a partition's version).
+        // A row with the empty key marks a field whose existing records have been counted.
+        """
+        CREATE TABLE field_versions (
+            collection TEXT NOT NULL,
+            field      TEXT NOT NULL,
+            key        TEXT NOT NULL,
+            sequence   INTEGER NOT NULL,
+            PRIMARY KEY (collection, field, key)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -9,6 +9,8 @@ import Synchronization
 /// record reads never wait for a commit's fsync.
 public final class SQLiteStore: RecordStore, @unchecked Sendable {
     private let writer: Mutex<SQLiteConnection>
+    /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
+    private let fields = Mutex<[String: [FieldPath]]>([:])
     private let reader: Mutex<SQLiteConnection>
     /// How many commits' worth of deletion tombstones to keep.
     private let changeLogLimit: Int64 = 100_000
@@ -92,11 +94,59 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
-        guard let expression = Self.fieldExpression(field) else { return }
-        var hash = FNV1a()
-        hash.combine(field.description)
         try writer.withLock { connection throws(StoreError) in
-            try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
+            if let expression = Self.fieldExpression(field) {
+                var hash = FNV1a()
+                hash.combine(field.description)
+                try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
+            }
+            try connection.transaction { () throws(StoreError) in
+                let counted = try connection.statement("SELECT 1 FROM field_versions WHERE collection = ? AND field = ? AND key = ''")
+                defer { counted.reset() }
+                guard try !counted.bind(.text(collection), .text(field.description)).step() else { return }
+                // First time: count the records already stored, each at the commit that last wrote it.
+                var versions: [String: Int64] = [:]
+                let records = try connection.statement("SELECT json, sequence FROM records WHERE collection = ?")
+                defer { records.reset() }
+                records.bind(.text(collection))
+                while try records.step() {
+                    guard let value = try? JSONParser.parse(records.blob(0)), let key = ScalarKey(field: field, of: value) else { continue }
+                    versions[key.text] = max(versions[key.text] ?? 0, records.int(1))
+                }
+                versions[""] = 0
+                for (key, sequence) in versions {
+                    try connection.statement("INSERT OR REPLACE INTO field_versions (collection, field, key, sequence) VALUES (?, ?, ?, ?)")
+                        .bind(.text(collection), .text(field.description), .text(key), .int(sequence)).run()
+                }
+            }
+        }
+        fields.withLock { fields in
+            if !(fields[collection]?.contains(field) ?? false) { fields[collection, default: []].append(field) }
+        }
+    }
+
+    public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? {
+        try reader.withLock { connection throws(StoreError) in
+            let statement = try connection.statement("SELECT sequence FROM field_versions WHERE collection = ? AND field = ? AND key = ?")
+            defer { statement.reset() }
+            statement.bind(.text(collection), .text(field.description), .text(key.text))
+            return try statement.step() ? statement.int(0) : nil
+        }
+    }
+
+    public var tracksFieldVersions: Bool { true }
+
+    /// Moves the versions of the prepared fields' values a write touches (before and after).
+    private func touchFields(_ fields: [FieldPath], collection: String, old: [UInt8]?, new: [UInt8]?, sequence: Int64,
+                             on connection: SQLiteConnection) throws(StoreError) {
+        let records = [old, new].compactMap { $0.flatMap { try? JSONParser.parse($0) } }
+        for field in fields {
+            for key in Set(records.compactMap { ScalarKey(field: field, of: $0) }) {
+                try connection.statement("""
+                    INSERT INTO field_versions (collection, field, key, sequence) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (collection, field, key) DO UPDATE SET sequence = excluded.sequence
+                    """).bind(.text(collection), .text(field.description), .text(key.text), .int(sequence)).run()
+            }
         }
     }
 
@@ -132,14 +182,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
         try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> [CommitResult] in
+            let fields = self.fields.withLock { $0 }
+            let previousIn = previousIn.union(fields.keys)
+            return try connection.transaction { () throws(StoreError) -> [CommitResult] in
                 let current = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
                 defer { current.reset() }
                 _ = try current.step()
                 var sequence = current.int(0)
                 var results: [CommitResult] = []
                 for writes in groups {
-                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, on: connection)
+                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, fields: fields, on: connection)
                     sequence = result.sequence
                     results.append(result)
                 }
@@ -150,7 +202,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     /// One group of a commit under change number `sequence` (unused when nothing changes).
-    private func apply(_ writes: [RecordWrite], sequence: Int64, previousIn: Set<String>,
+    private func apply(_ writes: [RecordWrite], sequence: Int64, previousIn: Set<String>, fields: [String: [FieldPath]],
                        on connection: SQLiteConnection) throws(StoreError) -> CommitResult {
         var existed: [Bool] = []
         existed.reserveCapacity(writes.count)
@@ -170,6 +222,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 } else {
                     try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
                         .bind(.blob(json), .int(sequence), .text(collection), .text(id)).run()
+                }
+                if let tracked = fields[collection] {
+                    try touchFields(tracked, collection: collection, old: old, new: json, sequence: sequence, on: connection)
                 }
                 touched.insert(collection)
             case .upsert(let collection, let id, let json):
@@ -191,6 +246,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                     let old = try delete.bind(.text(collection), .text(id)).step() ? delete.blob(0) : nil
                     try delete.run()
                     previous.append(old)
+                    if let tracked = fields[collection], old != nil {
+                        try touchFields(tracked, collection: collection, old: old, new: nil, sequence: sequence, on: connection)
+                    }
                 } else {
                     try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
                         .bind(.text(collection), .text(id)).run()

@@ -19,16 +19,15 @@ struct RecordRoutes {
             let id = try request.name("id", kind: "record")
             guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
             let record = try Self.record(body, id: id, at: nil)
-            let json = Self.bytes(record)  // encoded once: stored, and echoed in the answer
             let condition = RecordConditions.condition(request, collection: collection, id: id)
-            return context.write([.upsert(collection: collection, record: .object(record), json: json)],
+            return context.write([.upsert(collection: collection, record: record)],
                                  conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
                 guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
                 var response = jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
                     w.beginObject()
                     w.key("collection"); w.string(collection)
                     w.key("id"); w.string(id)
-                    w.key("record"); w.rawValue(json)
+                    w.key("record"); w.rawValue(record.json)
                     w.endObject()
                 }
                 response.headers.add("ETag", RecordConditions.tag(result.sequence))
@@ -58,23 +57,13 @@ struct RecordRoutes {
         router.post("/v1/collections/{c}/batch") { request in try batch(request) }
     }
 
-    /// Checks a record body against its id (`400 invalid-request` when a body `id` differs) and
-    /// returns it with `"id"` first.
-    static func record(_ body: JSONObject, id: String, at position: String?) throws(HTTPError) -> JSONObject {
-        let place = position.map { " (\($0))" } ?? ""
-        if let given = body["id"] {
-            guard given.stringValue == id else {
-                throw Problem.invalidRequest("The record's \"id\" must be the string '\(Problem.echo(id))'\(place).")
-            }
-            return body
+    /// The record a body gives for `id` (`400 invalid-request` when a body `id` differs).
+    static func record(_ body: JSONObject, id: String, at position: String?) throws(HTTPError) -> IncomingRecord {
+        if let given = body["id"], given.stringValue != id {
+            let place = position.map { " (\($0))" } ?? ""
+            throw Problem.invalidRequest("The record's \"id\" must be the string '\(Problem.echo(id))'\(place).")
         }
-        return JSONObject([(key: "id", value: .string(id))] + body.members)
-    }
-
-    static func bytes(_ record: JSONObject) -> [UInt8] {
-        var writer = JSONWriter(capacity: 256)
-        writer.value(.object(record))
-        return writer.bytes
+        return IncomingRecord(id: id, object: body)
     }
 
     private func list(_ request: Request) throws(HTTPError) -> Response {
@@ -131,7 +120,7 @@ struct RecordRoutes {
                 throw Problem.invalidRequest("upsert[\(index)] must be a JSON object with a string \"id\".")
             }
             guard Names.isValid(id) else { throw Problem.invalidName("record", id) }
-            writes.append(.upsert(collection: collection, record: value, json: Self.bytes(object)))
+            writes.append(.upsert(collection: collection, record: IncomingRecord(id: id, object: object)))
         }
         for (index, value) in deletes.enumerated() {
             guard let id = value.stringValue else { throw Problem.invalidRequest("delete[\(index)] must be a record id (a string).") }
@@ -140,7 +129,7 @@ struct RecordRoutes {
         }
         // Distinct ids: the same id twice in `upsert` is one record, written by the last of them.
         let upserted = Set(writes.compactMap { write -> String? in
-            if case .upsert(_, let record, _) = write { return record["id"]?.stringValue }
+            if case .upsert(_, let record) = write { return record.id }
             return nil
         }).count
         let committed = writes

@@ -9,8 +9,8 @@ import Synchronization
 /// Lists that are the same for everyone are pinned. Partitions are built on their first read
 /// and kept while their rows fit `maxResidentRows` in all; past it the least recently read are
 /// evicted (in batches of 1% of the budget, so a full cache sorts once per hundredth of its
-/// size rather than once per build). A partition evicted is rebuilt on its next read; its
-/// version survives in ``Contents/versions``, so its entity tags never go back.
+/// size rather than once per build). A partition evicted is rebuilt on its next read at the same
+/// version (kept in ``Contents/versions`` and in the store), so its entity tags never go back.
 final class MaterializationCache: Sendable {
     struct Entry {
         var state: ListState
@@ -22,8 +22,8 @@ final class MaterializationCache: Sendable {
 
     struct Contents {
         var entries: [MaterializationKey: Entry] = [:]
-        /// The version of every partition written since start (resident or not). A partition
-        /// not in it is at its list's version from start.
+        /// The version of every partition written since start (resident or not); others take
+        /// theirs from the store.
         var versions: [MaterializationKey: Int64] = [:]
         var residentRows = 0
         var residentPartitions = 0
@@ -59,24 +59,24 @@ final class MaterializationCache: Sendable {
         }
     }
 
-    /// A partition's version now: its last write since start, else `floor`.
-    func version(of key: MaterializationKey, floor: Int64) -> Int64 {
-        contents.withLock { $0.versions[key] ?? floor }
+    /// The version this process's writes gave a partition, if any did.
+    func writtenVersion(of key: MaterializationKey) -> Int64? {
+        contents.withLock { $0.versions[key] }
     }
 
-    /// Installs a partition built at `version` unless a write has moved its version since
-    /// (then nil: build again). When another reader installed it first, that state wins.
-    /// Evicts past the budget; victims are freed off the caller's path.
-    func install(_ key: MaterializationKey, state: ListState, builtAt version: Int64, floor: Int64) -> ListState? {
+    /// Installs a partition built when ``writtenVersion(of:)`` was `seen`, unless a write has
+    /// moved it since (then nil: build again). When another reader installed it first, that
+    /// state wins. Evicts past the budget; victims are freed off the caller's path.
+    func install(_ key: MaterializationKey, state: ListState, seen: Int64?) -> ListState? {
         var victims: [Entry] = []
         let installed = contents.withLock { contents -> ListState? in
-            guard (contents.versions[key] ?? floor) == version else { return nil }
+            guard contents.versions[key] == seen else { return nil }
             contents.tick += 1
             if let existing = contents.entries[key] {
                 contents.entries[key]!.lastRead = contents.tick
                 return existing.state
             }
-            contents.entries[key] = Entry(state: state, history: ListHistory(first: .init(version: version, snapshot: state.snapshot, changed: [])),
+            contents.entries[key] = Entry(state: state, history: ListHistory(first: .init(version: state.version, snapshot: state.snapshot, changed: [])),
                                           lastRead: contents.tick, pinned: false)
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1

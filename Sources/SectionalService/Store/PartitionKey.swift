@@ -1,32 +1,19 @@
 import ListModel
 
-/// One user's partition of a per-user list: the owner value their token's claim gives, as a
-/// canonical text (equal JSON values give equal keys: `42` and `42.0` alike) and a
-/// fingerprint for entity tags and page-token bindings.
+/// One user's partition of a per-user list: the owner value their token's claim gives, its
+/// canonical text (``ScalarKey``: equal JSON values give equal keys) and a fingerprint for
+/// entity tags and page-token bindings.
 public struct PartitionKey: Hashable, Sendable {
     /// The claim value records are compared with.
     public let value: JSONValue
-    /// The canonical text: `s:` and the string, `n:` and the number, `b:` and the boolean.
+    /// The canonical text (``ScalarKey/text``).
     public let text: String
 
     /// The key for a scalar claim value; nil for null, arrays and objects (no partition).
     public init?(_ value: JSONValue) {
-        switch value {
-        case .string(let string): text = "s:" + string
-        case .bool(let flag): text = flag ? "b:true" : "b:false"
-        case .int(let number): text = "n:\(number)"
-        case .double, .number:
-            guard let double = value.doubleValue, double.isFinite else { return nil }
-            if double == double.rounded(), let integer = Int64(exactly: double) {
-                text = "n:\(integer)"
-            } else {
-                var writer = JSONWriter(capacity: 32)
-                writer.value(value)
-                text = "n:" + String(decoding: writer.bytes, as: UTF8.self)
-            }
-        default: return nil
-        }
+        guard let key = ScalarKey(value) else { return nil }
         self.value = value
+        text = key.text
     }
 
     /// The partition of nobody: no record's scope field holds a value that gives this key (its

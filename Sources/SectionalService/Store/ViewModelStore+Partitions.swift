@@ -7,6 +7,10 @@ extension ViewModelStore {
     /// The current state of one user's partition of a per-user list, built from storage (through
     /// the index on the scope field) when it is not in memory.
     ///
+    /// Version: the last commit that changed the partition's records — this process's writes
+    /// remember it, the store keeps it for the scope field (so it survives restarts and is the
+    /// same on every instance); a store that keeps none gives the list's version at start.
+    ///
     /// Consistency: the records and the partition's version are read under the writer's lock,
     /// so they belong together; the snapshot is then built without it and installed only if no
     /// write has moved the partition meanwhile (else it is built again). A write never waits
@@ -21,12 +25,18 @@ extension ViewModelStore {
         let floor = startVersions[definition.name] ?? 0
         while true {
             let started = ContinuousClock.now
-            let (stored, version) = try writer.withLock { _ throws(StoreError) -> ([String: [StoredRecord]], Int64) in
+            let (stored, seen, version) = try writer.withLock { _ throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64) in
+                let seen = cache.writtenVersion(of: key)
+                guard partition != .nobody else { return ([:], seen, 0) }
                 var stored: [String: [StoredRecord]] = [:]
-                for source in definition.sources where partition != .nobody {
+                var version = seen
+                for source in definition.sources {
                     stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                    if seen == nil, store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                        version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                    }
                 }
-                return (stored, cache.version(of: key, floor: floor))
+                return (stored, seen, version ?? floor)
             }
             var records: [String: [JSONValue]] = [:]
             for (source, list) in stored {
@@ -34,7 +44,7 @@ extension ViewModelStore {
             }
             let snapshot = ListSnapshot.build(definition: definition, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: partition)
-            if let installed = cache.install(key, state: state, builtAt: version, floor: floor) {
+            if let installed = cache.install(key, state: state, seen: seen) {
                 metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
                 return installed
             }

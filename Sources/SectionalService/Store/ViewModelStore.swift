@@ -140,7 +140,7 @@ public final class ViewModelStore: Sendable {
 
     /// One write, parsed and checked by the caller.
     public enum Write: Sendable {
-        case upsert(collection: String, record: JSONValue, json: [UInt8])
+        case upsert(collection: String, record: IncomingRecord)
         case delete(collection: String, id: String)
     }
 
@@ -210,8 +210,8 @@ public final class ViewModelStore: Sendable {
             let storeGroups = accepted.map { writes in
                 writes.map { write -> RecordWrite in
                     switch write {
-                    case .upsert(let collection, let record, let json):
-                        .upsert(collection: collection, id: record["id"]?.stringValue ?? "", json: json)
+                    case .upsert(let collection, let record):
+                        .upsert(collection: collection, id: record.id, json: record.json)
                     case .delete(let collection, let id):
                         .delete(collection: collection, id: id)
                     }
@@ -260,9 +260,9 @@ public final class ViewModelStore: Sendable {
         applied.reserveCapacity(writes.count)
         for (index, write) in writes.enumerated() {
             switch write {
-            case .upsert(let collection, let record, _):
-                applied.append(AppliedWrite(collection: collection, id: record["id"]?.stringValue ?? "", change: .upsert(record),
-                                            record: record, previous: result.previous[index]))
+            case .upsert(let collection, let record):
+                applied.append(AppliedWrite(collection: collection, id: record.id, change: .upsert(record.value),
+                                            record: record.value, previous: result.previous[index]))
             case .delete(let collection, let id):
                 guard result.existed[index] else { continue }
                 applied.append(AppliedWrite(collection: collection, id: id, change: .delete(id: id), record: nil,

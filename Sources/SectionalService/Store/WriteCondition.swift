@@ -34,7 +34,7 @@ public struct WriteCondition: Sendable, Equatable {
 extension ViewModelStore.Write {
     var key: WriteCondition.Key {
         switch self {
-        case .upsert(let collection, let record, _): WriteCondition.Key(collection: collection, id: record["id"]?.stringValue ?? "")
+        case .upsert(let collection, let record): WriteCondition.Key(collection: collection, id: record.id)
         case .delete(let collection, let id): WriteCondition.Key(collection: collection, id: id)
         }
     }

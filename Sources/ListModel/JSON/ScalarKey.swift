@@ -1,0 +1,33 @@
+/// A JSON scalar as a canonical text, so that equal values (by JSON value: `42` and `42.0`
+/// alike) give equal keys and different ones different keys: `s:` and the string, `n:` and the
+/// number, `b:true` / `b:false`. What per-user lists key their partitions by.
+public struct ScalarKey: Hashable, Sendable, CustomStringConvertible {
+    public let text: String
+
+    /// The key of a string, number or boolean; nil for null, arrays, objects and non-finite numbers.
+    public init?(_ value: JSONValue) {
+        switch value {
+        case .string(let string): text = "s:" + string
+        case .bool(let flag): text = flag ? "b:true" : "b:false"
+        case .int(let number): text = "n:\(number)"
+        case .double, .number:
+            guard let double = value.doubleValue, double.isFinite else { return nil }
+            if double == double.rounded(), let integer = Int64(exactly: double) {
+                text = "n:\(integer)"
+            } else {
+                var writer = JSONWriter(capacity: 32)
+                writer.value(value)
+                text = "n:" + String(decoding: writer.bytes, as: UTF8.self)
+            }
+        default: return nil
+        }
+    }
+
+    /// The key of the scalar at `field` of a record, or nil when there is none.
+    public init?(field: FieldPath, of record: JSONValue) {
+        guard case .object(let object) = record, let value = field.lookup(in: object) else { return nil }
+        self.init(value)
+    }
+
+    public var description: String { text }
+}
