@@ -3,10 +3,14 @@ import PackageDescription
 
 let package = Package(
     name: "Sectional",
-    platforms: [.macOS(.v14)],
+    // Linux only (Glibc, malloc_trim, tmpfs in the tests): no Apple platform is claimed.
     products: [
         .executable(name: "sectional", targets: ["sectional"]),
         .executable(name: "sectional-bench", targets: ["sectional-bench"]),
+        // The pure view-model core, embeddable in an app: definitions, snapshots, paging,
+        // batch updates, and typed rows and sections (`ListRow`, `ListSection`).
+        .library(name: "ListModel", targets: ["ListModel"]),
+        // The client library for apps: the list API, ListMirror, UIKit adapters (Foundation only).
         .library(name: "SectionalClient", targets: ["SectionalClient"]),
     ],
     targets: [
@@ -59,14 +63,14 @@ let package = Package(
         // The client library for apps: Foundation only (FoundationNetworking on Linux), async/await.
         .target(name: "SectionalClient"),
 
-        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer"]),
-        .executableTarget(name: "sectional-bench", dependencies: ["ListModel"]),
+        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore"]),
+        .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
         .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
-        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "TestSupport"]),
+        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel"]),
         .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),

@@ -89,12 +89,6 @@ public struct StoredRecord: Sendable, Equatable {
 public enum RecordWrite: Sendable, Equatable {
     case upsert(collection: String, id: String, json: [UInt8])
     case delete(collection: String, id: String)
-
-    public var collection: String {
-        switch self {
-        case .upsert(let collection, _, _), .delete(let collection, _): collection
-        }
-    }
 }
 
 /// What a commit did.
@@ -137,10 +131,4 @@ public struct StoredView: Sendable, Equatable {
         self.hidden = hidden
         self.lastUsed = lastUsed
     }
-}
-
-/// A storage failure, with the underlying library's message.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -1,4 +1,5 @@
 import ListModel
+import SectionalService   // the answers' envelopes
 
 /// The `changes` suite: the batch-update diff on the demo people list (100,000 rows).
 ///

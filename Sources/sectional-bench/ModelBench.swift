@@ -1,4 +1,5 @@
 import ListModel
+import SectionalService   // the answers' envelopes
 #if canImport(Glibc)
 import Glibc
 #endif

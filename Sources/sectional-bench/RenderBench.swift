@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import ListModel
+import SectionalService   // the answers' envelopes
 
 /// The `render` suite: what the HTTP server does per `GET …/rows?pageSize=50` — cut a 50-row page
 /// from a shared snapshot and write its JSON answer — on the demo people list (100,000 rows).

@@ -1,6 +1,6 @@
 /// The command line of `sectional`, parsed without outside packages.
 struct CommandLineOptions: Equatable {
-    enum Command: Equatable { case serve, check, help, version }
+    enum Command: Equatable { case serve, check, backup, help, version }
 
     var command: Command = .serve
     var configPath: String?
@@ -9,12 +9,15 @@ struct CommandLineOptions: Equatable {
     var dataPath: String?
     var memory = false
     var allowUnauthenticatedWrites = false
+    /// `backup --to FILE`.
+    var backupPath: String?
 
     static let usage = """
     Usage:
       sectional [serve] [--config PATH] [--host H] [--port P] [--data PATH | --memory]
                         [--allow-unauthenticated-writes]
       sectional check [--config PATH]
+      sectional backup --to FILE [--config PATH | --data PATH]
       sectional --version | --help
 
     Serves sectioned, paged list view-models over HTTP JSON.
@@ -22,12 +25,16 @@ struct CommandLineOptions: Equatable {
     Commands:
       serve        serve the lists of the config (the default)
       check        validate the config, print each list's sections and rows; exit 1 on errors
+      backup       copy the SQLite store (of the config, or at --data) to FILE, also while a
+                   server serves and writes it; the copy holds every write acknowledged
+                   before the backup began
 
     Options:
       --config PATH                   config file (default config/sectional.json; env SECTIONAL_CONFIG)
       --host H                        address to bind (default 127.0.0.1; env SECTIONAL_HOST)
       --port P                        port to bind, 0 picks a free one (default 8080; env SECTIONAL_PORT)
       --data PATH                     store records in SQLite at PATH (env SECTIONAL_DATA)
+      --to FILE                       where backup writes the copy (replaced if it exists)
       --memory                        keep records in memory only
       --allow-unauthenticated-writes  listen on a non-loopback address without an API token
       --help                          show this text
@@ -48,6 +55,7 @@ struct CommandLineOptions: Equatable {
             switch first {
             case "serve": options.command = .serve
             case "check": options.command = .check
+            case "backup": options.command = .backup
             default: throw UsageError(message: "unknown command '\(first)'")
             }
             rest = rest.dropFirst()
@@ -71,6 +79,7 @@ struct CommandLineOptions: Equatable {
                 }
                 options.port = port
             case "--data": options.dataPath = try value()
+            case "--to": options.backupPath = try value()
             case "--memory": options.memory = true
             case "--allow-unauthenticated-writes": options.allowUnauthenticatedWrites = true
             default: throw UsageError(message: "unknown option '\(argument)'")
@@ -81,6 +90,17 @@ struct CommandLineOptions: Equatable {
         }
         if options.command == .check && (options.host != nil || options.port != nil || options.memory || options.dataPath != nil) {
             throw UsageError(message: "check takes only --config")
+        }
+        if options.command == .backup {
+            guard options.backupPath != nil else { throw UsageError(message: "backup needs --to FILE") }
+            if options.host != nil || options.port != nil || options.memory || options.allowUnauthenticatedWrites {
+                throw UsageError(message: "backup takes only --to, and --config or --data")
+            }
+            if options.configPath != nil && options.dataPath != nil {
+                throw UsageError(message: "backup takes --config or --data, not both")
+            }
+        } else if options.backupPath != nil {
+            throw UsageError(message: "--to is for backup")
         }
         return options
     }

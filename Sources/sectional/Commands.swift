@@ -42,11 +42,13 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         try app.start()
     } catch {
         log.error("cannot start", ["error": .text("\(error)")])
+        log.flush()
         return 1
     }
     signals.wait()
     log.info("stopping", ["reason": "signal"])
     app.stop(gracePeriod: 10)
     log.info("stopped")
+    log.flush()
     return 0
 }

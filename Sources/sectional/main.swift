@@ -22,6 +22,8 @@ case .version:
     print("sectional \(version)")
 case .check:
     exit(check(configPath: configPath))
+case .backup:
+    exit(backup(to: options.backupPath ?? "", configPath: configPath, dataPath: options.dataPath))
 case .serve:
     exit(serve(configPath: configPath, overrides: overrides, allowUnauthenticatedWrites: options.allowUnauthenticatedWrites))
 }

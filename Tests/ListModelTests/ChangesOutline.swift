@@ -1,6 +1,7 @@
 import TestSupport
 import XCTest
 @testable import ListModel
+import SectionalService   // the answers' envelopes
 
 /// `ChangesApplier` (in TestSupport, on plain outlines) fed from the model: update values as the
 /// service writes them, and a snapshot's outline through a view.

@@ -1,6 +1,7 @@
 import TestSupport
 import XCTest
 @testable import ListModel
+import SectionalService   // the answers' envelopes
 
 /// `ListSnapshot.changes(from:changedRowIDs:view:maxChanges:)`, checked against the
 /// reference applier (`ChangesApplier` in TestSupport).

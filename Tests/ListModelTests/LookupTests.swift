@@ -1,5 +1,6 @@
 import XCTest
 @testable import ListModel
+import SectionalService   // the answers' envelopes
 
 final class LookupTests: XCTestCase {
     /// Sections: a [r0(len 0), r1(len 1), r2(len 3)], b hidden [r3(len 2)], e (empty), c [r4(len 1), r5(len 0)]

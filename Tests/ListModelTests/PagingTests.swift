@@ -1,5 +1,6 @@
 import XCTest
 @testable import ListModel
+import SectionalService   // the answers' envelopes
 
 final class PagingTests: XCTestCase {
     let binding = PageBinding(list: "l", view: nil)

@@ -1,5 +1,6 @@
 import XCTest
 @testable import ListModel
+import SectionalService   // the answers' envelopes
 
 /// Seeded random tests: incremental = fresh build; page walks are complete and stable.
 final class PropertyTests: XCTestCase {

@@ -1,6 +1,7 @@
 import TestSupport
 import XCTest
 @testable import ListModel
+import SectionalService   // the answers' envelopes
 
 /// The seeded generator of TestSupport, visible to every file of this target.
 typealias SplitMix64 = TestSupport.SplitMix64

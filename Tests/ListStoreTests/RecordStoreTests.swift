@@ -153,13 +153,13 @@ final class SQLiteStoreTests: RecordStoreContract {
         do {
             let store = try SQLiteStore(path: path)
             _ = try store.commit([.upsert(collection: "people", id: "a", json: Array(#"{"id":"a"}"#.utf8))])
-            try store.saveView(StoredView(id: "v", list: "l", hidden: ["k\"ey"], lastUsed: 7))
+            try store.saveView(StoredView(id: "v", list: "l", hidden: ["k\"ey", "é😀", "a\\b\n"], lastUsed: 7))
             store.close()
         }
         let store = try SQLiteStore(path: path)
         XCTAssertEqual(try store.lastSequence(), 1)
         XCTAssertEqual(try store.record(in: "people", id: "a")?.json, Array(#"{"id":"a"}"#.utf8))
-        XCTAssertEqual(try store.allViews(), [StoredView(id: "v", list: "l", hidden: ["k\"ey"], lastUsed: 7)])
+        XCTAssertEqual(try store.allViews(), [StoredView(id: "v", list: "l", hidden: ["k\"ey", "é😀", "a\\b\n"], lastUsed: 7)])
     }
 
     func testAFailedCommitChangesNothing() throws {

@@ -56,6 +56,28 @@ final class ProcessTests: FolderTestCase {
         XCTAssertTrue(server.log.contains("\"msg\":\"stopped\""), server.log)
     }
 
+    func testEveryRequestIsLoggedAsOneJSONLineWrittenBeforeExit() throws {
+        let server = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(server.waitUntilReady())
+        let client = try HTTPTestClient(port: server.port)
+        for n in 0..<200 { XCTAssertEqual(try client.request("GET", "/healthz?n=\(n)").status, 200) }
+        XCTAssertEqual(try client.request("GET", "/v1/lists/nothing\"x").status, 400)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        let lines = server.log.split(separator: "\n").filter { $0.contains("\"msg\":\"request\"") }
+        XCTAssertEqual(lines.filter { $0.contains(#""path":"/healthz""#) }.count, 200, "every request, flushed before the process exited")
+        for line in lines {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            XCTAssertNotNil(object["time"] as? String)
+            XCTAssertEqual(object["level"] as? String, "info")
+            for field in ["method", "path", "route"] { XCTAssertNotNil(object[field] as? String, "\(field) in \(line)") }
+            for field in ["status", "bytes", "duration_ms"] { XCTAssertNotNil(object[field] as? NSNumber, "\(field) in \(line)") }
+        }
+        XCTAssertTrue(lines.contains { $0.contains(#""path":"/v1/lists/nothing\"x""#) }, "paths are escaped")
+        let time = try XCTUnwrap(lines.first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?["time"] as? String)
+        XCTAssertNotNil(time.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$"#, options: .regularExpression), time)
+    }
+
     /// Sends the head of a PUT with `Expect: 100-continue` and waits for `100 Continue`: from
     /// then on the server has the request in flight.
     private func startUpload(_ server: ServerProcess, body: [UInt8]) throws -> HTTPTestClient {

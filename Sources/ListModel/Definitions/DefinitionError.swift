@@ -6,11 +6,13 @@ public struct DefinitionError: Error, Equatable, Sendable, CustomStringConvertib
     /// What is wrong.
     public let message: String
 
+    /// A problem at `path`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
     }
 
+    /// `path: message`.
     public var description: String { "\(path): \(message)" }
 }
 
@@ -19,7 +21,9 @@ public struct DefinitionErrors: Error, Equatable, Sendable, CustomStringConverti
     /// The problems, in document order.
     public let errors: [DefinitionError]
 
+    /// The problems found.
     public init(_ errors: [DefinitionError]) { self.errors = errors }
 
+    /// One problem per line.
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }

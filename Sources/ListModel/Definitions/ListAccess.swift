@@ -15,6 +15,7 @@ public struct ListScope: Sendable, Equatable {
     /// The token claim whose value selects the records (usually `sub`).
     public let claim: String
 
+    /// A scope splitting records by `field`, matched against the token claim `claim`.
     public init(field: FieldPath, claim: String) {
         self.field = field
         self.claim = claim

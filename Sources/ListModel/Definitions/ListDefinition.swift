@@ -31,6 +31,8 @@ public struct ListDefinition: Sendable {
     let specsBySource: [String: [Int]]
     /// Per spec: the row ordering rule.
     let orders: [RowOrder]
+    /// Per spec: its data binding (`nil` for literal specs).
+    let bindings: [DataBinding?]
 
     init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64,
          access: ListAccess = .public, scope: ListScope? = nil) {
@@ -59,6 +61,7 @@ public struct ListDefinition: Sendable {
         self.sources = bySource.keys.sorted(by: codePointLess)
         self.defaultHidden = hidden
         self.orders = orders
+        self.bindings = sections.map(\.binding)
     }
 }
 

@@ -21,5 +21,6 @@ public struct JSONNumber: Sendable, Hashable {
     /// Equal when the texts are equal (`1.5` and `1.50` are different texts but equal numbers:
     /// ``JSONValue``'s equality compares values).
     public static func == (a: JSONNumber, b: JSONNumber) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+    /// Hashes the text (consistent with `==`).
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }

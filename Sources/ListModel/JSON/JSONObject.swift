@@ -4,6 +4,7 @@
 /// Look-up is a linear scan, which beats hashing for the small objects records are; equality
 /// ignores member order.
 public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
+    /// A member: name and value.
     public typealias Member = (key: String, value: JSONValue)
 
     /// The members in order.
@@ -22,8 +23,11 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
     /// Members as given, without checking names for duplicates (the parser checks).
     init(uncheckedMembers: [Member]) { self.members = uncheckedMembers }
 
+    /// The first member's position (0).
     public var startIndex: Int { 0 }
+    /// One past the last member's position.
     public var endIndex: Int { members.count }
+    /// The member at `position`.
     public subscript(position: Int) -> Member { members[position] }
 
     /// The names in order.
@@ -44,6 +48,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         }
     }
 
+    /// Equal when both have the same names with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.members.count == rhs.members.count else { return false }
         for m in lhs.members {
@@ -52,6 +57,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         return true
     }
 
+    /// Hashes the members independently of their order (consistent with `==`).
     public func hash(into hasher: inout Hasher) {
         var acc = 0
         for m in members {

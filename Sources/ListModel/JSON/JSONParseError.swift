@@ -5,10 +5,12 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The byte offset in the input where the problem was found.
     public let offset: Int
 
+    /// A parse error at byte `offset`.
     public init(message: String, offset: Int) {
         self.message = message
         self.offset = offset
     }
 
+    /// `<message> at byte <offset>`.
     public var description: String { "\(message) at byte \(offset)" }
 }

@@ -10,14 +10,21 @@
 /// `.number("1.50") == .double(1.5)`, `-0 == 0`) and compare exactly, never through a rounded
 /// `Double`; objects compare without regard to member order.
 public enum JSONValue: Sendable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// An integer that fits in `Int64`.
     case int(Int64)
+    /// A number whose shortest `Double` text is its JSON text.
     case double(Double)
     /// A number kept as its text (see above).
     case number(JSONNumber)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object (members in order).
     case object(JSONObject)
 }
 
@@ -115,6 +122,7 @@ extension JSONValue {
 }
 
 extension JSONValue: Equatable {
+    /// Equal values: numbers compare by value whatever their form, objects ignore member order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -156,6 +164,7 @@ extension JSONValue: Equatable {
 }
 
 extension JSONValue: Hashable {
+    /// Hashes consistently with `==` (numbers by value).
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0 as UInt8)
@@ -172,12 +181,19 @@ extension JSONValue: Hashable {
 
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    /// `nil` is `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// A boolean literal.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal.
     public init(integerLiteral value: Int64) { self = .int(value) }
+    /// A floating-point literal.
     public init(floatLiteral value: Double) { self = .double(value) }
+    /// A string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object literal (members in the order written).
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
     }

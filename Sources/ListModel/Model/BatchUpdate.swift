@@ -9,17 +9,24 @@
 public struct BatchUpdate: Sendable, Equatable {
     /// A section that moved: old index → new index.
     public struct SectionMove: Sendable, Hashable {
+        /// The old index.
         public var from: Int
+        /// The new index.
         public var to: Int
+        /// A section move.
         public init(from: Int, to: Int) { self.from = from; self.to = to }
     }
 
     /// A row that moved: old index path → new index path; `updated` when its served content
     /// changed too.
     public struct RowMove: Sendable, Hashable {
+        /// The old index path.
         public var from: ListIndexPath
+        /// The new index path.
         public var to: ListIndexPath
+        /// Whether the row's served content changed too.
         public var updated: Bool
+        /// A row move.
         public init(from: ListIndexPath, to: ListIndexPath, updated: Bool) { self.from = from; self.to = to; self.updated = updated }
     }
 
@@ -34,6 +41,7 @@ public struct BatchUpdate: Sendable, Equatable {
         /// Old indexes of sections present in both versions, not moved, whose header fields
         /// (type, title, icon, header, footer, insets, line spacing) changed.
         public var updated: [Int] = []
+        /// No operations.
         public init() {}
     }
 
@@ -47,12 +55,16 @@ public struct BatchUpdate: Sendable, Equatable {
         public var moved: [RowMove] = []
         /// Old index paths of rows that did not move and whose served content changed.
         public var updated: [ListIndexPath] = []
+        /// No operations.
         public init() {}
     }
 
+    /// Section operations.
     public var sections: Sections
+    /// Row operations.
     public var rows: Rows
 
+    /// An update from its operations (none by default).
     public init(sections: Sections = Sections(), rows: Rows = Rows()) {
         self.sections = sections
         self.rows = rows

@@ -57,16 +57,7 @@ extension ListSnapshot {
         ids.reserveCapacity(changes.count)
         records.reserveCapacity(changes.count)
         for change in changes {
-            let id: String
-            var record: JSONObject? = nil
-            switch change {
-            case .upsert(let v):
-                guard case .object(let o) = v, case .string(let s)? = o["id"] else { continue }
-                id = s
-                record = o
-            case .delete(let s):
-                id = s
-            }
+            guard let (id, record) = change.written else { continue }
             if let i = slot[id] { records[i] = record } else {
                 slot[id] = ids.count
                 ids.append(id)
@@ -74,8 +65,8 @@ extension ListSnapshot {
             }
         }
 
-        // 2. New claims per id (as `apply(_:collection:)` computes them); rows leaving and
-        //    entering sections; the index.
+        // 2. New claims per id (``resolveWrite(id:record:collection:specs:factory:)``, as for
+        //    one write); rows leaving and entering sections.
         var edits: [SectionEdit] = []
         var editOf: [SectionPlace: Int] = [:]
         func edit(_ c: Claim) -> Int {
@@ -87,32 +78,11 @@ extension ListSnapshot {
             return edits.count - 1
         }
         var factory = RowFactory()
-        let bindings = definition.sections.map { $0.binding }
         for (id, record) in zip(ids, records) {
-            let old = index[id]
-            var claims: [Claim] = []
-            if let old {
-                for c in old.claims where bindings[c.spec]?.source != collection { claims.append(c) }
-            }
-            if let record {
-                for s in specs {
-                    let b = bindings[s]!
-                    if b.matches(record) { claims.append(Claim(spec: s, row: factory.dataRow(binding: b, record: record, id: id))) }
-                }
-                if claims.count > 1 { claims.sort { $0.spec < $1.spec } }
-            }
-            if old == nil && claims.isEmpty { continue }
-            duplicateRowCount += max(0, claims.count - 1) - max(0, (old?.count ?? 0) - 1)
-            let oldOwner = old?.owner
-            let newOwner = claims.first
-            if let o = oldOwner, let n = newOwner, o.row === n.row {
-                // Owner unchanged (a non-owning claim changed).
-            } else {
-                if let o = oldOwner { edits[edit(o)].removed.append(o.row) }
-                if let n = newOwner { edits[edit(n)].inserted.append(n.row) }
-            }
-            // New rows are held by `edits` until they sit in chunks (single entries are unretained).
-            index.set(id, IdEntry(claims))
+            guard let move = resolveWrite(id: id, record: record, collection: collection, specs: specs, factory: &factory) else { continue }
+            // `edits` holds the new rows until they sit in chunks.
+            if let o = move.leaving { edits[edit(o)].removed.append(o.row) }
+            if let n = move.entering { edits[edit(n)].inserted.append(n.row) }
         }
         if edits.isEmpty { return }
 

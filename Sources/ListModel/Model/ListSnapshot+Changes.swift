@@ -8,11 +8,14 @@ extension ListSnapshot {
     ///
     /// Cost follows the change, not the list: O(k log n + s) for k changed ids, n rows and s
     /// sections; it stops once more than `maxChanges` operations are certain, so a change too
-    /// large to answer costs about O(maxChanges log n + s) before the `nil`. That rests on `changedRowIDs`: the ids of every record written (upserted or
-    /// deleted) in the list's source collections between the two snapshots. Rows whose id is not
-    /// in the set must be unchanged in content, section and sort position (literal rows never
-    /// change); if the set misses a changed id the answer is wrong. Extra ids cost a little time and
-    /// may let an unchanged row be the one listed as moved, never an invalid answer.
+    /// large to answer costs about O(maxChanges log n + s) before the `nil`. That rests on
+    /// `changedRowIDs`: the ids of every record written (upserted or deleted) in the list's
+    /// source collections between the two snapshots. Rows whose id is not in the set must be
+    /// unchanged in content, section and sort position (literal rows never change); if the set
+    /// misses a changed id the answer is wrong. Extra ids cost a little time and may let an
+    /// unchanged row be the one listed as moved, never an invalid answer. ``ListChangeLog``
+    /// keeps those ids itself (``ListChangeSpan/batchUpdate(view:maxChanges:)``): callers that
+    /// keep versions use it rather than gathering ids.
     ///
     /// Choices where the contract is silent:
     /// - A section is the same in both versions when its served key, spec and raw key are all

@@ -1,37 +1,55 @@
 /// A UIKit-style index path: section and row, both 0-based.
 public struct ListIndexPath: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The section index.
     public var section: Int
+    /// The row index within the section.
     public var row: Int
+    /// An index path.
     public init(section: Int, row: Int) { self.section = section; self.row = row }
+    /// Ordered by section, then row.
     public static func < (a: ListIndexPath, b: ListIndexPath) -> Bool { (a.section, a.row) < (b.section, b.row) }
+    /// `[section, row]`.
     public var description: String { "[\(section), \(row)]" }
 }
 
 /// A tag range.
 public struct TagRange: Sendable, Hashable {
+    /// The first tag.
     public var location: Int
+    /// The number of tags (0 for a row without tags).
     public var length: Int
+    /// A tag range.
     public init(location: Int, length: Int) { self.location = location; self.length = length }
 }
 
 /// A row found by a look-up: where it is and whether the view hides its section.
 public struct RowLocation: Sendable {
+    /// Where the row is.
     public let indexPath: ListIndexPath
+    /// The row's tags.
     public let tag: TagRange
     /// `true` when the row's section is hidden in the view asked about.
     public let hidden: Bool
+    /// The row's id.
     public var rowID: String { row.id }
+    /// The row's type.
     public var rowType: String { row.type }
     let row: Row
 }
 
 /// A section's identity and counts.
 public struct SectionInfo: Sendable, Hashable {
+    /// The section index.
     public let index: Int
+    /// The section's (served, unique) key.
     public let key: String
+    /// The section type.
     public let type: String
+    /// Rows in the section, hidden or not.
     public let totalRowCount: Int
+    /// The tag of the section's first row.
     public let firstTag: Int
+    /// Tags used by the section's rows.
     public let tagCount: Int
 }
 
@@ -83,15 +101,7 @@ extension ListSnapshot {
             guard found else { return nil }
             return definition.orders.withUnsafeBufferPointer { orders in
                 sections.withUnsafeBufferPointer { secs in
-                    let order = orders.baseAddress! + spec
-                    let v = secs[si].rows.unretained
-                    let i = v.lowerBound(row.sortKey, row.id, order: order, strictly: false)
-                    guard i < v.count else { return nil }
-                    let (k, s) = v.chunkIndex(ofRow: i)
-                    let same = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[i - s]._withUnsafeGuaranteedRef { r in
-                        codePointEqual(r.id, row.id) && order.pointee.compare(r.sortKey, r.id, row.sortKey, row.id) == 0
-                    }
-                    return same ? (si, i) : nil
+                    secs[si].rows.withRowsView { $0.index(of: row.sortKey, row.id, order: orders.baseAddress! + spec) }.map { (si, $0) }
                 }
             }
         }
@@ -103,8 +113,7 @@ extension ListSnapshot {
     public func location(section si: Int, row ri: Int, view: ViewState) -> RowLocation? {
         guard si >= 0, si < sections.count, ri >= 0 else { return nil }
         let tag: Int? = sections.withUnsafeBufferPointer { secs in
-            let v = secs[si].rows.unretained
-            return ri < v.count ? v.tagOffset(ofRow: ri) : nil
+            secs[si].rows.withRowsView { v in ri < v.count ? v.tagOffset(ofRow: ri) : nil }
         }
         guard let tag else { return nil }
         return location(section: si, row: ri, tag: tagStarts[si] + tag, view: view)
@@ -115,9 +124,7 @@ extension ListSnapshot {
     private func location(section si: Int, row ri: Int, tag: Int, view: ViewState) -> RowLocation {
         let (row, hidden): (Row, Bool) = sections.withUnsafeBufferPointer { secs in
             let node = secs.baseAddress! + si
-            let v = node.pointee.rows.unretained
-            let (k, s) = v.chunkIndex(ofRow: ri)
-            let row = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[ri - s].takeUnretainedValue()
+            let row = node.pointee.rows.withRowsView { $0.withRow(at: ri) { $0 } }   // retained: returned
             return (row, view.isHidden(node.pointee.key))
         }
         return RowLocation(indexPath: ListIndexPath(section: si, row: ri), tag: TagRange(location: tag, length: row.tagLength),

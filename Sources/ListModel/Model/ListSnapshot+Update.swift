@@ -26,57 +26,29 @@ extension ListSnapshot {
 
     /// Applies one record write in place (see ``applying(_:collection:)``).
     public mutating func apply(_ change: RecordChange, collection: String) {
-        guard let specs = definition.specsBySource[collection] else { return }
-        let id: String
-        var record: JSONObject? = nil
-        switch change {
-        case .upsert(let v):
-            guard case .object(let o) = v, case .string(let s)? = o["id"] else { return }
-            id = s
-            record = o
-        case .delete(let s):
-            id = s
-        }
-        let old = index[id]
-        var claims: [Claim] = []
-        if let old {
-            for c in old.claims where definition.sections[c.spec].binding?.source != collection { claims.append(c) }
-        }
-        if let record {
-            var factory = RowFactory()
-            for s in specs {
-                let b = definition.sections[s].binding!
-                if b.matches(record) { claims.append(Claim(spec: s, row: factory.dataRow(binding: b, record: record, id: id))) }
-            }
-            if claims.count > 1 { claims.sort { $0.spec < $1.spec } }
-        }
-        if old == nil && claims.isEmpty { return }
-        commit(id: id, old: old, new: claims)
+        guard let specs = definition.specsBySource[collection], let (id, record) = change.written else { return }
+        var factory = RowFactory()
+        guard let move = resolveWrite(id: id, record: record, collection: collection, specs: specs, factory: &factory) else { return }
+        place(move)
     }
 
-    /// Moves the id from its old claims to the new ones: rows, sections, counters, index.
-    private mutating func commit(id: String, old: IdEntry?, new claims: [Claim]) {
-        duplicateRowCount += max(0, claims.count - 1) - max(0, (old?.count ?? 0) - 1)
-        let oldOwner = old?.owner
-        let newOwner = claims.first
+    /// Moves the owning row as the write resolved: rows, sections, counters.
+    private mutating func place(_ move: OwnerChange) {
         var sectionsChanged = false
-        if let o = oldOwner, let n = newOwner, o.row === n.row {
-            // Owner unchanged (a non-owning claim changed).
-        } else if let o = oldOwner, let n = newOwner, o.spec == n.spec,
-                  codePointEqual(rawKey(of: o), rawKey(of: n)),
-                  definition.orders[o.spec].compare(o.row.sortKey, o.row.id, n.row.sortKey, n.row.id) == 0 {
+        if let o = move.leaving, let n = move.entering, o.spec == n.spec,
+           codePointEqual(rawKey(of: o), rawKey(of: n)),
+           definition.orders[o.spec].compare(o.row.sortKey, o.row.id, n.row.sortKey, n.row.id) == 0 {
             // Same place: replace the row in its chunk.
             let (si, found) = sectionLowerBound(spec: o.spec, rawKey: rawKey(of: o))
             if found, let ri = sections[si].rows.index(of: o.row.sortKey, o.row.id, order: definition.orders[o.spec]) {
                 sections[si].rows.replace(at: ri, with: n.row)
             } else {
-                assertionFailure("row of \(id) not where its claim says")
+                assertionFailure("row of \(o.row.id) not where its claim says")
             }
         } else {
-            if let o = oldOwner { sectionsChanged = removeRow(o) || sectionsChanged }
-            if let n = newOwner { sectionsChanged = insertRow(n) || sectionsChanged }
+            if let o = move.leaving { sectionsChanged = removeRow(o) || sectionsChanged }
+            if let n = move.entering { sectionsChanged = insertRow(n) || sectionsChanged }
         }
-        index.set(id, IdEntry(claims))
         if sectionsChanged { recomputeKeys() }
         recomputeStarts()
     }

@@ -130,24 +130,15 @@ public struct ListSnapshot: Sendable {
     @inline(__always)
     func compareSection(spec: Int, rawKey: String, to i: Int) -> Int {
         sections.withUnsafeBufferPointer { secs in
-            rankers.withUnsafeBufferPointer { Self.compareSection(spec: spec, rawKey: rawKey, to: secs.baseAddress! + i, rankers: $0) }
+            rankers.withUnsafeBufferPointer { rankers in
+                let keyRank = rankers[spec].isGrouped ? rankers[spec].rank(of: rawKey) : Int.max
+                return Self.compareSection(spec: spec, rawKey: rawKey, keyRank: keyRank, to: secs.baseAddress! + i, rankers: rankers)
+            }
         }
     }
 
-    /// Compares in place: no section node or ranker is copied (copies retain shared storage).
-    @inline(__always)
-    private static func compareSection(spec: Int, rawKey: String, to s: UnsafePointer<SectionNode>,
-                                       rankers: UnsafeBufferPointer<SectionRanker>) -> Int {
-        let other = s.pointee.spec
-        if spec != other { return spec < other ? -1 : 1 }
-        let ranker = rankers.baseAddress! + spec
-        guard ranker.pointee.isGrouped else { return 0 }
-        let rank = s.pointee.rank
-        return ranker.pointee.compare(rawKey, rank: ranker.pointee.rank(of: rawKey), s.pointee.rawKey,
-                                      rank: rank >= 0 ? rank : ranker.pointee.rank(of: s.pointee.rawKey))
-    }
-
-    /// Like the above with the rank of `rawKey` known (`keyRank`).
+    /// Compares a section position (spec, raw key whose rank is `keyRank`) with a section, in
+    /// place: no section node or ranker is copied (copies retain shared storage).
     @inline(__always)
     private static func compareSection(spec: Int, rawKey: String, keyRank: Int, to s: UnsafePointer<SectionNode>,
                                        rankers: UnsafeBufferPointer<SectionRanker>) -> Int {

@@ -41,17 +41,6 @@ final class Row: @unchecked Sendable {
     var headEnd: Int { Int(headEnd32) }
     var bodyEnd: Int { Int(bodyEnd32) }
 
-    /// The pre-encoded JSON bytes (valid while the row is alive).
-    @inline(__always)
-    var jsonBytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: json, count: Int(jsonCount)) }
-
-    /// A fingerprint of the served content that does not depend on position (for diffs).
-    var contentFingerprint: UInt64 {
-        var h = FNV1a()
-        h.combine(jsonBytes)
-        return h.value
-    }
-
     /// `true` when both rows would serve the same content at the same position.
     func sameContent(as other: Row) -> Bool {
         headEnd32 == other.headEnd32 && bodyEnd32 == other.bodyEnd32 && jsonCount == other.jsonCount

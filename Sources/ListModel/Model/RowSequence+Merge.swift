@@ -40,67 +40,70 @@ extension RowSequence {
         }
         inserted.withUnsafeBufferPointer { insBuf in
             insBuf.withMemoryRebound(to: Unmanaged<Row>.self) { ins in
-                let view = unretained
-                var ri = 0, ii = 0, start = 0
-                let last = view.chunks.count - 1
-                for k in 0...last {
-                    let rows = view.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
-                    let n = rows.count
-                    let end = start + n
-                    // Inserted rows ordered before the next chunk's first row land in this chunk.
-                    var iEnd = ii
-                    if k == last {
-                        iEnd = ins.count
-                    } else {
-                        let next = view.chunks[k + 1]._withUnsafeGuaranteedRef { $0.unretainedRows }[0]
-                        while iEnd < ins.count && less(ins[iEnd], next) { iEnd += 1 }
+                withRowsView { view in
+                    var ri = 0, ii = 0, start = 0
+                    let last = view.chunkCount - 1
+                    for k in 0...last {
+                        // Inserted rows ordered before the next chunk's first row land in this chunk.
+                        var iEnd = ii
+                        if k == last {
+                            iEnd = ins.count
+                        } else {
+                            view.withRows(inChunk: k + 1) { next in
+                                while iEnd < ins.count && less(ins[iEnd], next[0]) { iEnd += 1 }
+                            }
+                        }
+                        view.withRows(inChunk: k) { rows in
+                            let n = rows.count
+                            let end = start + n
+                            var rEnd = ri
+                            while rEnd < removed.count && removed[rEnd] < end { rEnd += 1 }
+                            if iEnd == ii && rEnd == ri {
+                                // Untouched: shared, after the gathered rows (which absorb it when few).
+                                if !cur.isEmpty {
+                                    if cur.count < RowSequence.maxChunk / 8 && cur.count + n <= RowSequence.maxChunk {
+                                        for r in rows { cur.append(r.takeUnretainedValue()) }
+                                        emit()
+                                        start = end
+                                        return
+                                    }
+                                    emit()
+                                }
+                                out.append(chunks[k])
+                            } else {
+                                // Touch every row first with plain loads, which overlap their cache
+                                // misses; the retains below (atomic, one at a time) then hit the cache.
+                                var touched = 0
+                                for r in rows { touched &+= r._withUnsafeGuaranteedRef { $0.tagLength &+ $0.id.utf8.count } }
+                                if touched == -1 { preconditionFailure() }
+                                var j = 0, rem = ri
+                                @inline(__always)
+                                func keep(upTo p: Int) {
+                                    while j < p {
+                                        if rem < rEnd && removed[rem] == start + j { rem += 1 } else { push(rows[j]) }
+                                        j += 1
+                                    }
+                                }
+                                for a in ii..<iEnd {
+                                    // First row at or after the inserted one.
+                                    var lo = j, hi = n
+                                    while lo < hi {
+                                        let mid = (lo + hi) >> 1
+                                        if less(rows[mid], ins[a]) { lo = mid + 1 } else { hi = mid }
+                                    }
+                                    keep(upTo: lo)
+                                    push(ins[a])
+                                }
+                                keep(upTo: n)
+                                precondition(rem == rEnd, "removed index out of range")
+                                ii = iEnd
+                                ri = rEnd
+                            }
+                            start = end
+                        }
                     }
-                    var rEnd = ri
-                    while rEnd < removed.count && removed[rEnd] < end { rEnd += 1 }
-                    if iEnd == ii && rEnd == ri {
-                        // Untouched: shared, after the gathered rows (which absorb it when few).
-                        if !cur.isEmpty {
-                            if cur.count < RowSequence.maxChunk / 8 && cur.count + n <= RowSequence.maxChunk {
-                                for r in rows { cur.append(r.takeUnretainedValue()) }
-                                emit()
-                                start = end
-                                continue
-                            }
-                            emit()
-                        }
-                        out.append(chunks[k])
-                    } else {
-                        // Touch every row first with plain loads, which overlap their cache
-                        // misses; the retains below (atomic, one at a time) then hit the cache.
-                        var touched = 0
-                        for r in rows { touched &+= r._withUnsafeGuaranteedRef { $0.tagLength &+ $0.id.utf8.count } }
-                        if touched == -1 { preconditionFailure() }
-                        var j = 0, rem = ri
-                        @inline(__always)
-                        func keep(upTo p: Int) {
-                            while j < p {
-                                if rem < rEnd && removed[rem] == start + j { rem += 1 } else { push(rows[j]) }
-                                j += 1
-                            }
-                        }
-                        for a in ii..<iEnd {
-                            // First row at or after the inserted one.
-                            var lo = j, hi = n
-                            while lo < hi {
-                                let mid = (lo + hi) >> 1
-                                if less(rows[mid], ins[a]) { lo = mid + 1 } else { hi = mid }
-                            }
-                            keep(upTo: lo)
-                            push(ins[a])
-                        }
-                        keep(upTo: n)
-                        precondition(rem == rEnd, "removed index out of range")
-                        ii = iEnd
-                        ri = rEnd
-                    }
-                    start = end
+                    precondition(ri == removed.count, "removed index out of range")
                 }
-                precondition(ri == removed.count, "removed index out of range")
             }
         }
         emit()

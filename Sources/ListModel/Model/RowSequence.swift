@@ -37,12 +37,11 @@ final class RowChunk: @unchecked Sendable {
 
     func copy() -> RowChunk { RowChunk(copying: self) }
 
-    /// The rows as unretained references (see ``RowsView``).
+    /// Lends the rows as unretained references to `body` (see ``RowsView``); the buffer is valid
+    /// only inside `body`.
     @inline(__always)
-    var unretainedRows: UnsafeBufferPointer<Unmanaged<Row>> {
-        rows.withUnsafeBufferPointer { b in
-            UnsafeBufferPointer(start: UnsafeRawPointer(b.baseAddress)?.assumingMemoryBound(to: Unmanaged<Row>.self), count: b.count)
-        }
+    fileprivate func withUnretainedRows<R>(_ body: (UnsafeBufferPointer<Unmanaged<Row>>) -> R) -> R {
+        rows.withUnsafeBufferPointer { $0.withMemoryRebound(to: Unmanaged<Row>.self, body) }
     }
 }
 
@@ -62,23 +61,46 @@ func chunkIndex<Ends: RandomAccessCollection<Int>>(ofRow i: Int, rowEnds: Ends) 
 /// references are `Unmanaged`, the prefix sums are plain pointers.
 ///
 /// Reading through it touches no reference count, so threads serving pages from one shared
-/// snapshot do not fight over the cache lines of its rows, chunks and arrays. Sound only while
-/// the sequence it came from stays alive and unmodified — true for a published snapshot, which
-/// is never mutated (writers derive a new one; chunks are copied before change) and which the
-/// caller holds for the duration of the read. Take it in a scope that only reads, use it within
-/// the call that took it, and never store it. Rows are used with `_withUnsafeGuaranteedRef`.
+/// snapshot do not fight over the cache lines of its rows, chunks and arrays. A view is lent by
+/// ``RowSequence/withRowsView(_:)`` to a closure and is valid only inside it (the sequence is
+/// borrowed, alive and unmodified for that long): never store it or return it from the closure.
+/// Rows are lent the same way — ``withRow(at:_:)``, ``withRows(inChunk:_:)``,
+/// ``forEachSlice(from:count:_:)`` — as references borrowed for the duration of the call.
 struct RowsView {
-    let chunks: UnsafeBufferPointer<Unmanaged<RowChunk>>
+    private let chunks: UnsafeBufferPointer<Unmanaged<RowChunk>>
     /// `rowEnds[k]` = rows in chunks 0…k.
-    let rowEnds: UnsafeBufferPointer<Int>
+    private let rowEnds: UnsafeBufferPointer<Int>
     /// `tagEnds[k]` = tags of chunks 0…k.
-    let tagEnds: UnsafeBufferPointer<Int>
+    private let tagEnds: UnsafeBufferPointer<Int>
 
+    fileprivate init(chunks: UnsafeBufferPointer<Unmanaged<RowChunk>>, rowEnds: UnsafeBufferPointer<Int>, tagEnds: UnsafeBufferPointer<Int>) {
+        self.chunks = chunks
+        self.rowEnds = rowEnds
+        self.tagEnds = tagEnds
+    }
+
+    /// Number of rows.
     var count: Int { rowEnds.isEmpty ? 0 : rowEnds[rowEnds.count - 1] }
+
+    /// Number of chunks.
+    var chunkCount: Int { chunks.count }
 
     /// The chunk holding row `i` and the index of the chunk's first row.
     @inline(__always)
     func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, rowEnds: rowEnds) }
+
+    /// Lends chunk `k`'s rows, unretained, to `body` (valid only inside it).
+    @inline(__always)
+    func withRows<R>(inChunk k: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>) -> R) -> R {
+        chunks[k]._withUnsafeGuaranteedRef { $0.withUnretainedRows(body) }
+    }
+
+    /// Lends row `i` (0 ≤ i < count) to `body`, borrowed: no reference count is touched.
+    @inline(__always)
+    func withRow<R>(at i: Int, _ body: (Row) -> R) -> R {
+        let (k, s) = chunkIndex(ofRow: i)
+        return withRows(inChunk: k) { $0[i - s]._withUnsafeGuaranteedRef(body) }
+    }
 
     /// Tags used by rows before row `i`.
     @inline(__always)
@@ -86,9 +108,32 @@ struct RowsView {
         if i >= count { return tagEnds.isEmpty ? 0 : tagEnds[tagEnds.count - 1] }
         let (k, s) = chunkIndex(ofRow: i)
         var t = k > 0 ? tagEnds[k - 1] : 0
-        let rows = chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
-        for j in 0..<(i - s) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
+        withRows(inChunk: k) { rows in
+            for j in 0..<(i - s) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
+        }
         return t
+    }
+
+    /// The row whose tag range contains tag offset `t` (relative to the sequence), and its tag
+    /// offset; `nil` when `t` is past the end. Length-0 rows are never returned.
+    func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? {
+        guard t >= 0, !tagEnds.isEmpty, t < tagEnds[tagEnds.count - 1] else { return nil }
+        var lo = 0, hi = tagEnds.count - 1
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if tagEnds[mid] > t { hi = mid } else { lo = mid + 1 }
+        }
+        var tag = lo > 0 ? tagEnds[lo - 1] : 0
+        var index = lo > 0 ? rowEnds[lo - 1] : 0
+        return withRows(inChunk: lo) { rows -> (index: Int, tagOffset: Int)? in
+            for r in rows {
+                let length = r._withUnsafeGuaranteedRef { $0.tagLength }
+                if t < tag + length { return (index, tag) }
+                tag += length
+                index += 1
+            }
+            return nil
+        }
     }
 
     /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
@@ -105,21 +150,30 @@ struct RowsView {
         var lo = 0, hi = chunks.count
         while lo < hi {
             let mid = (lo + hi) >> 1
-            let rows = chunks[mid]._withUnsafeGuaranteedRef { $0.unretainedRows }
-            if after(rows[rows.count - 1]) { hi = mid } else { lo = mid + 1 }
+            if withRows(inChunk: mid, { after($0[$0.count - 1]) }) { hi = mid } else { lo = mid + 1 }
         }
         if lo == chunks.count { return count }
-        let rows = chunks[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
-        var a = 0, b = rows.count
-        while a < b {
-            let mid = (a + b) >> 1
-            if after(rows[mid]) { b = mid } else { a = mid + 1 }
+        let a = withRows(inChunk: lo) { rows in
+            var a = 0, b = rows.count
+            while a < b {
+                let mid = (a + b) >> 1
+                if after(rows[mid]) { b = mid } else { a = mid + 1 }
+            }
+            return a
         }
         return (lo > 0 ? rowEnds[lo - 1] : 0) + a
     }
 
+    /// Index of the row with this key and id, if present.
+    func index(of key: SortKey, _ id: String, order: UnsafePointer<RowOrder>) -> Int? {
+        let i = lowerBound(key, id, order: order, strictly: false)
+        guard i < count else { return nil }
+        let same = withRow(at: i) { r in codePointEqual(r.id, id) && order.pointee.compare(r.sortKey, r.id, key, id) == 0 }
+        return same ? i : nil
+    }
+
     /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
-    /// with that chunk's slice of rows and the index of the slice's first row.
+    /// with that chunk's slice of rows (lent for the call) and the index of the slice's first row.
     @inline(__always)
     func forEachSlice(from start: Int, count n: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>, Int) -> Void) {
         let total = count
@@ -128,12 +182,14 @@ struct RowsView {
         var i = start
         let end = min(start + n, total)
         while i < end {
-            let rows = chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }
-            let from = i - s
-            let take = min(rows.count - from, end - i)
-            body(UnsafeBufferPointer(rebasing: rows[from..<(from + take)]), i)
-            i += take
-            s += rows.count
+            let chunkRows = withRows(inChunk: k) { rows in
+                let from = i - s
+                let take = min(rows.count - from, end - i)
+                body(UnsafeBufferPointer(rebasing: rows[from..<(from + take)]), i)
+                i += take
+                return rows.count
+            }
+            s += chunkRows
             k += 1
         }
     }
@@ -203,24 +259,17 @@ struct RowSequence: Sendable {
     @inline(__always)
     func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, rowEnds: rowEnds) }
 
-    /// Row `i` (0 ≤ i < count).
-    func row(at i: Int) -> Row {
-        let (k, s) = chunkIndex(ofRow: i)
-        return chunks[k].rows[i - s]
-    }
-
     /// Tags used by rows before row `i`.
-    func tagOffset(ofRow i: Int) -> Int { unretained.tagOffset(ofRow: i) }
+    func tagOffset(ofRow i: Int) -> Int { withRowsView { $0.tagOffset(ofRow: i) } }
 
-    /// The storage as a reference-free view (see ``RowsView`` for when that is sound).
+    /// Lends the storage to `body` as a reference-free view, valid only inside `body` (see
+    /// ``RowsView``). The one way to read rows unretained.
     @inline(__always)
-    var unretained: RowsView {
+    func withRowsView<R>(_ body: (RowsView) -> R) -> R {
         chunks.withUnsafeBufferPointer { c in
-            rowEnds.withUnsafeBufferPointer { r in
-                tagEnds.withUnsafeBufferPointer { t in
-                    RowsView(chunks: UnsafeBufferPointer(start: UnsafeRawPointer(c.baseAddress)?.assumingMemoryBound(to: Unmanaged<RowChunk>.self),
-                                                         count: c.count),
-                             rowEnds: r, tagEnds: t)
+            c.withMemoryRebound(to: Unmanaged<RowChunk>.self) { c in
+                rowEnds.withUnsafeBufferPointer { r in
+                    tagEnds.withUnsafeBufferPointer { t in body(RowsView(chunks: c, rowEnds: r, tagEnds: t)) }
                 }
             }
         }
@@ -228,58 +277,16 @@ struct RowSequence: Sendable {
 
     /// The row whose tag range contains tag offset `t` (relative to the section), and its
     /// tag offset; `nil` when `t` is past the end. Length-0 rows are never returned.
-    func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? {
-        guard t >= 0, t < tagCount else { return nil }
-        var lo = 0, hi = tagEnds.count - 1
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if tagEnds[mid] > t { hi = mid } else { lo = mid + 1 }
-        }
-        var tag = lo > 0 ? tagEnds[lo - 1] : 0
-        var index = lo > 0 ? rowEnds[lo - 1] : 0
-        let rows = unretained.chunks[lo]._withUnsafeGuaranteedRef { $0.unretainedRows }
-        for r in rows {
-            let length = r._withUnsafeGuaranteedRef { $0.tagLength }
-            if t < tag + length { return (index, tag) }
-            tag += length
-            index += 1
-        }
-        return nil
-    }
-
-    /// Calls `body` for rows `start ..< start+count` in order.
-    @inline(__always)
-    func forEach(from start: Int, count n: Int, _ body: (Row, Int) -> Void) {
-        guard n > 0, start < count else { return }
-        var (k, s) = chunkIndex(ofRow: start)
-        var i = start
-        let end = min(start + n, count)
-        while i < end {
-            let rows = chunks[k].rows
-            var j = i - s
-            while j < rows.count && i < end {
-                body(rows[j], i)
-                j += 1
-                i += 1
-            }
-            s += rows.count
-            k += 1
-        }
-    }
+    func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? { withRowsView { $0.row(containingTag: t) } }
 
     /// Index of the first row ordered after (`strictly == true`) or at-or-after the key.
     func lowerBound(_ key: SortKey, _ id: String, order: RowOrder, strictly: Bool) -> Int {
-        withUnsafePointer(to: order) { unretained.lowerBound(key, id, order: $0, strictly: strictly) }
+        withUnsafePointer(to: order) { order in withRowsView { $0.lowerBound(key, id, order: order, strictly: strictly) } }
     }
 
     /// Index of the row with this key and id, if present.
     func index(of key: SortKey, _ id: String, order: RowOrder) -> Int? {
-        let v = unretained
-        let i = withUnsafePointer(to: order) { v.lowerBound(key, id, order: $0, strictly: false) }
-        guard i < v.count else { return nil }
-        let (k, s) = v.chunkIndex(ofRow: i)
-        let r = v.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[i - s]
-        return r._withUnsafeGuaranteedRef { r in codePointEqual(r.id, id) && order.compare(r.sortKey, r.id, key, id) == 0 } ? i : nil
+        withUnsafePointer(to: order) { order in withRowsView { $0.index(of: key, id, order: order) } }
     }
 
     @inline(__always)

@@ -52,13 +52,13 @@ final class SectionText: Sendable {
                 scratch.removeAll(keepingCapacity: true)
                 var id = acc.identifier
                 id.withUTF8 { scratch.append(contentsOf: $0) }
-                scratch.append(0x5F)
+                scratch.append(ASCII.underscore)
                 JSONNumberText.append(kind, to: &scratch)
                 scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
                 if acc.includesSection {
                     w.bytes.removeLast()          // the closing quote; `_<index>"` is written later
                     if splits.0 < 0 { splits.0 = w.bytes.count } else { splits.1 = w.bytes.count }
-                    w.bytes.append(0x22)
+                    w.bytes.append(ASCII.quote)
                 }
             }
             w.endObject()
@@ -82,7 +82,7 @@ final class SectionText: Sendable {
         w.key("right"); w.double(spec.insets.right)
         w.endObject()
         w.key("lineSpacing"); w.double(spec.lineSpacing)
-        w.bytes[0] = 0x2C   // `{` → `,`: the members follow `"index":N`
+        w.bytes[0] = ASCII.comma   // `{` → `,`: the members follow `"index":N`
         key = node.key
         self.count = count
         bytes = w.bytes
@@ -96,12 +96,11 @@ final class SectionText: Sendable {
     /// Appends the members for section `index` (no comma handling: a member must precede).
     @inline(__always)
     func write(index: Int, into w: inout JSONWriter) {
-        let b = bytes.withUnsafeBufferPointer { $0 }   // `bytes` is immutable and held by `self`
-        do {
+        bytes.withUnsafeBufferPointer { b in
             if split1 < 0 { w.bytes.append(contentsOf: b); return }
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { t in
                 let p = t.baseAddress!
-                p[0] = 0x5F
+                p[0] = ASCII.underscore
                 let n = 1 + JSONNumberText.write(UInt(index), to: p + 1)
                 let suffix = UnsafeBufferPointer(start: p, count: n)
                 w.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: b[0..<split1]))

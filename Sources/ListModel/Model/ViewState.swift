@@ -4,6 +4,7 @@ public struct ViewState: Sendable, Hashable {
     /// Keys of hidden sections. Keys of sections that do not exist are kept and ignored.
     public var hidden: Set<String>
 
+    /// A view hiding the sections with these keys (none by default).
     public init(hidden: Set<String> = []) { self.hidden = hidden }
 
     /// `true` when the section with this key is hidden.

@@ -3,11 +3,15 @@ public struct Page: Sendable {
     /// A section on the page: the rows `rowOffset ..< rowOffset+rowCount` of section `index`
     /// (rowCount 0 for a section without visible rows).
     public struct Entry: Sendable, Equatable {
+        /// The section index.
         public let index: Int
+        /// The index of the section's first row on the page.
         public let rowOffset: Int
+        /// Rows of the section on the page.
         public let rowCount: Int
     }
 
+    /// The sections on the page, in order.
     public let entries: [Entry]
     /// The next page's token; `nil` on the last page.
     public let nextPageToken: String?
@@ -24,9 +28,13 @@ public struct Page: Sendable {
 
 /// Visible rows `start ..< start+count` of one section (the section-range read).
 public struct SectionRange: Sendable {
+    /// The section index.
     public let section: Int
+    /// The first row (clamped to the visible rows).
     public let start: Int
+    /// Rows in the range (0 when hidden or past the end).
     public let count: Int
+    /// The view the range was read through.
     public let view: ViewState
 }
 
@@ -76,7 +84,7 @@ extension ListSnapshot {
             if found {
                 let r = definition.orders.withUnsafeBufferPointer { orders in
                     sections.withUnsafeBufferPointer { secs in
-                        secs[si].rows.unretained.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true)
+                        secs[si].rows.withRowsView { $0.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true) }
                     }
                 }
                 if r < visible[si] { start = (si, r) }
@@ -151,9 +159,6 @@ extension ListSnapshot {
             // Encoded straight from the (unretained) row: no copy of its shared strings.
             next = sections.withUnsafeBufferPointer { secs in
                 let node = secs.baseAddress! + l.section
-                let rows = node.pointee.rows.unretained
-                let (k, first) = rows.chunkIndex(ofRow: l.row)
-                let row = rows.chunks[k]._withUnsafeGuaranteedRef { $0.unretainedRows }[l.row - first]
                 let spec = node.pointee.spec
                 let keyOrder = rankers.withUnsafeBufferPointer { rankers -> (rank: Int, descending: Bool) in
                     let ranker = rankers.baseAddress! + spec
@@ -162,10 +167,12 @@ extension ListSnapshot {
                     if case .descending = ranker.pointee.order { return (rank, true) }
                     return (rank, false)
                 }
-                return row._withUnsafeGuaranteedRef { row in
-                    definition.orders.withUnsafeBufferPointer { orders in
-                        PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
-                                         order: orders[spec], keyOrder: keyOrder, binding: binding)
+                return node.pointee.rows.withRowsView { rows in
+                    rows.withRow(at: l.row) { row in
+                        definition.orders.withUnsafeBufferPointer { orders in
+                            PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
+                                             order: orders[spec], keyOrder: keyOrder, binding: binding)
+                        }
                     }
                 }
             }
@@ -203,8 +210,9 @@ extension ListSnapshot {
         return SectionRange(section: index, start: min(s, visible), count: c, view: view)
     }
 
-    /// A section object with rows `start ..< start+count` (and `rowOffset` on pages).
-    private func writeSectionWithRows(_ index: Int, view: ViewState, start: Int, count: Int, rowOffset: Bool,
+    /// Writes section `index` as an object with its rows `start ..< start+count` as `rows`
+    /// (and `"rowOffset":start` when `rowOffset`), as pages and section ranges serve it.
+    public func writeSectionWithRows(_ index: Int, view: ViewState, start: Int, count: Int, rowOffset: Bool,
                                       into w: inout JSONWriter) {
         w.beginObject()
         writeSectionMembers(index, view: view, into: &w)
@@ -213,33 +221,6 @@ extension ListSnapshot {
         w.beginArray()
         appendRows(section: index, start: start, count: count, into: &w)
         w.endArray()
-        w.endObject()
-    }
-
-    /// `{"list","version","sections":[…],"nextPageToken"?,"itemsBefore","itemsAfter"}`.
-    public func writePageAnswer(_ page: Page, list: String, version: Int64, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key("list"); w.string(list)
-        w.key("version"); w.int64(version)
-        w.key("sections")
-        w.beginArray()
-        for e in page.entries {
-            writeSectionWithRows(e.index, view: page.view, start: e.rowOffset, count: e.rowCount, rowOffset: true, into: &w)
-        }
-        w.endArray()
-        if let t = page.nextPageToken { w.key("nextPageToken"); w.string(t) }
-        w.key("itemsBefore"); w.int(page.itemsBefore)
-        w.key("itemsAfter"); w.int(page.itemsAfter)
-        w.endObject()
-    }
-
-    /// `{"list","version","section":{Section…,"rows":[…]}}`.
-    public func writeSectionRangeAnswer(_ range: SectionRange, list: String, version: Int64, into w: inout JSONWriter) {
-        w.beginObject()
-        w.key("list"); w.string(list)
-        w.key("version"); w.int64(version)
-        w.key("section")
-        writeSectionWithRows(range.section, view: range.view, start: range.start, count: range.count, rowOffset: false, into: &w)
         w.endObject()
     }
 }

@@ -7,6 +7,7 @@ public enum PageSize {
 
     /// Why a `pageSize` parameter was refused (`400 invalid-page-size`).
     public struct InvalidPageSize: Error, Equatable, Sendable {
+        /// The refused parameter text.
         public let text: String
     }
 

@@ -1,7 +1,10 @@
 /// What a page token is bound to: a list and a view (`nil` for the default view).
 public struct PageBinding: Sendable, Hashable {
+    /// The list name.
     public let list: String
+    /// The view id; `nil` for the default view.
     public let view: String?
+    /// A binding to a list and a view.
     public init(list: String, view: String?) { self.list = list; self.view = view }
 
     var hash: UInt64 {

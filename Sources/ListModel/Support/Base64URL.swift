@@ -11,6 +11,7 @@ public enum Base64URL {
         return v == 62 ? 0x2D : 0x5F
     }
 
+    /// The unpadded base64url text of `data`.
     public static func encode(_ data: UnsafeBufferPointer<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((data.count * 4 + 2) / 3)
@@ -33,8 +34,10 @@ public enum Base64URL {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The unpadded base64url text of `data`.
     public static func encode(_ data: [UInt8]) -> String { data.withUnsafeBufferPointer { encode($0) } }
 
+    /// The bytes of unpadded base64url text; `nil` for a character outside the alphabet or an impossible length.
     public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var acc: UInt32 = 0

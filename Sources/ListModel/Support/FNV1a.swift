@@ -4,6 +4,7 @@ public struct FNV1a: Sendable {
     /// The current hash value.
     public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
+    /// The hash of no bytes (the FNV offset basis).
     public init() {}
 
     /// Mixes bytes into the hash.

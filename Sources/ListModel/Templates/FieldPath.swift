@@ -10,6 +10,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         components = parts
     }
 
+    /// The dotted text.
     public var description: String { components.joined(separator: ".") }
 
     /// The value at this path, or `nil` when a member is missing or a step is not an object.

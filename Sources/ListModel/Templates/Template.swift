@@ -140,5 +140,6 @@ public struct Template: Sendable, Equatable {
         out.append(contentsOf: text.utf8)
     }
 
+    /// Equal when parsed from the same text.
     public static func == (a: Template, b: Template) -> Bool { a.source == b.source && a.segments == b.segments }
 }

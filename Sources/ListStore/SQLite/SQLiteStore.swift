@@ -22,11 +22,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             } catch {
-                throw StoreError("cannot create folder \(directory): \(error.localizedDescription)")
+                throw StoreError(.fileSystem, "cannot create folder \(directory): \(error.localizedDescription)")
             }
         }
         let writeConnection = try SQLiteConnection(path: path)
-        try writeConnection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
+        var mode = ""
+        try writeConnection.query("PRAGMA journal_mode=WAL") { row throws(StoreError) in mode = try row.text(0) }
+        guard mode.lowercased() == "wal" else {
+            throw StoreError(.incompatible, "SQLite database \(path) cannot use write-ahead logging (journal mode is '\(mode)')")
+        }
+        try writeConnection.execute("PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
         try Self.migrate(writeConnection)
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
@@ -35,12 +40,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
-        let statement = try connection.statement("PRAGMA user_version")
-        defer { statement.reset() }
-        _ = try statement.step()
-        let version = Int(statement.int(0))
+        var version = 0
+        try connection.query("PRAGMA user_version") { row in version = Int(row.int(0)) }
         guard version <= SQLiteSchema.currentVersion else {
-            throw StoreError("database schema version \(version) is newer than this build understands (\(SQLiteSchema.currentVersion))")
+            throw StoreError(.incompatible, "database schema version \(version) is newer than this build understands (\(SQLiteSchema.currentVersion))")
         }
         for index in version..<SQLiteSchema.currentVersion {
             try connection.transaction { () throws(StoreError) in
@@ -51,19 +54,22 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func lastSequence() throws(StoreError) -> Int64 {
-        try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
-            defer { statement.reset() }
-            return try statement.step() ? statement.int(0) : 0
-        }
+        try reader.withLock { connection throws(StoreError) in try Self.sequence(on: connection) }
+    }
+
+    /// The last committed change number, as `connection` sees it.
+    private static func sequence(on connection: SQLiteConnection) throws(StoreError) -> Int64 {
+        var sequence: Int64 = 0
+        try connection.query("SELECT value FROM state WHERE key = 'sequence'") { row in sequence = row.int(0) }
+        return sequence
     }
 
     public func collectionSequences() throws(StoreError) -> [String: Int64] {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT name, sequence FROM collections")
-            defer { statement.reset() }
             var result: [String: Int64] = [:]
-            while try statement.step() { result[statement.text(0)] = statement.int(1) }
+            try connection.query("SELECT name, sequence FROM collections") { row throws(StoreError) in
+                result[try row.text(0)] = row.int(1)
+            }
             return result
         }
     }
@@ -74,21 +80,21 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT json, sequence FROM records WHERE collection = ? AND id = ?")
-            defer { statement.reset() }
-            statement.bind(.text(collection), .text(id))
-            return try statement.step() ? StoredRecord(id: id, json: statement.blob(0), version: statement.int(1)) : nil
+            var found: StoredRecord?
+            try connection.query("SELECT json, sequence FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) {
+                row throws(StoreError) in found = StoredRecord(id: id, json: try row.blob(0), version: row.int(1))
+            }
+            return found
         }
     }
 
     public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement(
-                "SELECT id, json FROM records WHERE collection = ? AND id > ? ORDER BY id LIMIT ?")
-            defer { statement.reset() }
-            statement.bind(.text(collection), .text(afterID ?? ""), .int(Int64(min(limit, Int(Int64.max)))))
             var result: [StoredRecord] = []
-            while try statement.step() { result.append(StoredRecord(id: statement.text(0), json: statement.blob(1))) }
+            try connection.query("SELECT id, json FROM records WHERE collection = ? AND id > ? ORDER BY id LIMIT ?",
+                                 .text(collection), .text(afterID ?? ""), .int(Int64(min(limit, Int(Int64.max))))) {
+                row throws(StoreError) in result.append(StoredRecord(id: try row.text(0), json: try row.blob(1)))
+            }
             return result
         }
     }
@@ -101,22 +107,21 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 try connection.execute("CREATE INDEX IF NOT EXISTS records_field_\(String(hash.value, radix: 16)) ON records (collection, \(expression))")
             }
             try connection.transaction { () throws(StoreError) in
-                let counted = try connection.statement("SELECT 1 FROM field_versions WHERE collection = ? AND field = ? AND key = ''")
-                defer { counted.reset() }
-                guard try !counted.bind(.text(collection), .text(field.description)).step() else { return }
+                var counted = false
+                try connection.query("SELECT 1 FROM field_versions WHERE collection = ? AND field = ? AND key = ''",
+                                     .text(collection), .text(field.description)) { _ in counted = true }
+                guard !counted else { return }
                 // First time: count the records already stored, each at the commit that last wrote it.
                 var versions: [String: Int64] = [:]
-                let records = try connection.statement("SELECT json, sequence FROM records WHERE collection = ?")
-                defer { records.reset() }
-                records.bind(.text(collection))
-                while try records.step() {
-                    guard let value = try? JSONParser.parse(records.blob(0)), let key = ScalarKey(field: field, of: value) else { continue }
-                    versions[key.text] = max(versions[key.text] ?? 0, records.int(1))
+                try connection.query("SELECT json, sequence FROM records WHERE collection = ?", .text(collection)) { row throws(StoreError) in
+                    let json = try row.blob(0)
+                    guard let value = try? JSONParser.parse(json), let key = ScalarKey(field: field, of: value) else { return }
+                    versions[key.text] = max(versions[key.text] ?? 0, row.int(1))
                 }
                 versions[""] = 0
                 for (key, sequence) in versions {
-                    try connection.statement("INSERT OR REPLACE INTO field_versions (collection, field, key, sequence) VALUES (?, ?, ?, ?)")
-                        .bind(.text(collection), .text(field.description), .text(key), .int(sequence)).run()
+                    try connection.run("INSERT OR REPLACE INTO field_versions (collection, field, key, sequence) VALUES (?, ?, ?, ?)",
+                                       .text(collection), .text(field.description), .text(key), .int(sequence))
                 }
             }
         }
@@ -127,10 +132,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT sequence FROM field_versions WHERE collection = ? AND field = ? AND key = ?")
-            defer { statement.reset() }
-            statement.bind(.text(collection), .text(field.description), .text(key.text))
-            return try statement.step() ? statement.int(0) : nil
+            var version: Int64?
+            try connection.query("SELECT sequence FROM field_versions WHERE collection = ? AND field = ? AND key = ?",
+                                 .text(collection), .text(field.description), .text(key.text)) { row in version = row.int(0) }
+            return version
         }
     }
 
@@ -142,10 +147,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         let records = [old, new].compactMap { $0.flatMap { try? JSONParser.parse($0) } }
         for field in fields {
             for key in Set(records.compactMap { ScalarKey(field: field, of: $0) }) {
-                try connection.statement("""
+                try connection.run("""
                     INSERT INTO field_versions (collection, field, key, sequence) VALUES (?, ?, ?, ?)
                     ON CONFLICT (collection, field, key) DO UPDATE SET sequence = excluded.sequence
-                    """).bind(.text(collection), .text(field.description), .text(key.text), .int(sequence)).run()
+                    """, .text(collection), .text(field.description), .text(key.text), .int(sequence))
             }
         }
     }
@@ -163,11 +168,11 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             return try allRecords(in: collection)
         }
         return try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT id, json FROM records WHERE collection = ? AND \(expression) = ? ORDER BY id")
-            defer { statement.reset() }
-            statement.bind(.text(collection), bound)
             var result: [StoredRecord] = []
-            while try statement.step() { result.append(StoredRecord(id: statement.text(0), json: statement.blob(1))) }
+            try connection.query("SELECT id, json FROM records WHERE collection = ? AND \(expression) = ? ORDER BY id",
+                                 .text(collection), bound) { row throws(StoreError) in
+                result.append(StoredRecord(id: try row.text(0), json: try row.blob(1)))
+            }
             return result
         }
     }
@@ -185,17 +190,14 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             let fields = self.fields.withLock { $0 }
             let previousIn = previousIn.union(fields.keys)
             return try connection.transaction { () throws(StoreError) -> [CommitResult] in
-                let current = try connection.statement("SELECT value FROM state WHERE key = 'sequence'")
-                defer { current.reset() }
-                _ = try current.step()
-                var sequence = current.int(0)
+                var sequence = try Self.sequence(on: connection)
                 var results: [CommitResult] = []
                 for writes in groups {
                     let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, fields: fields, on: connection)
                     sequence = result.sequence
                     results.append(result)
                 }
-                try connection.statement("UPDATE state SET value = ? WHERE key = 'sequence'").bind(.int(sequence)).run()
+                try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
                 return results
             }
         }
@@ -211,17 +213,18 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         for write in writes {
             switch write {
             case .upsert(let collection, let id, let json) where previousIn.contains(collection):
-                let select = try connection.statement("SELECT json FROM records WHERE collection = ? AND id = ?")
-                let old = try select.bind(.text(collection), .text(id)).step() ? select.blob(0) : nil
-                select.reset()
+                var old: [UInt8]?
+                try connection.query("SELECT json FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) {
+                    row throws(StoreError) in old = try row.blob(0)
+                }
                 previous.append(old)
                 existed.append(old != nil)
                 if old == nil {
-                    try connection.statement("INSERT INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
-                        .bind(.text(collection), .text(id), .blob(json), .int(sequence)).run()
+                    try connection.run("INSERT INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
+                                       .text(collection), .text(id), .blob(json), .int(sequence))
                 } else {
-                    try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
-                        .bind(.blob(json), .int(sequence), .text(collection), .text(id)).run()
+                    try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
+                                       .blob(json), .int(sequence), .text(collection), .text(id))
                 }
                 if let tracked = fields[collection] {
                     try touchFields(tracked, collection: collection, old: old, new: json, sequence: sequence, on: connection)
@@ -231,80 +234,77 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 previous.append(nil)
                 // Insert first (one statement for new records, the bulk-import case); on a
                 // clash, replace: together they also tell whether the record existed.
-                try connection.statement("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)")
-                    .bind(.text(collection), .text(id), .blob(json), .int(sequence)).run()
-                let inserted = connection.changes > 0
+                let inserted = try connection.run("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
+                                                  .text(collection), .text(id), .blob(json), .int(sequence)) > 0
                 existed.append(!inserted)
                 if !inserted {
-                    try connection.statement("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?")
-                        .bind(.blob(json), .int(sequence), .text(collection), .text(id)).run()
+                    try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
+                                       .blob(json), .int(sequence), .text(collection), .text(id))
                 }
                 touched.insert(collection)
             case .delete(let collection, let id):
+                let deleted: Bool
                 if previousIn.contains(collection) {
-                    let delete = try connection.statement("DELETE FROM records WHERE collection = ? AND id = ? RETURNING json")
-                    let old = try delete.bind(.text(collection), .text(id)).step() ? delete.blob(0) : nil
-                    try delete.run()
+                    var old: [UInt8]?
+                    try connection.query("DELETE FROM records WHERE collection = ? AND id = ? RETURNING json", .text(collection), .text(id)) {
+                        row throws(StoreError) in old = try row.blob(0)
+                    }
                     previous.append(old)
+                    deleted = old != nil
                     if let tracked = fields[collection], old != nil {
                         try touchFields(tracked, collection: collection, old: old, new: nil, sequence: sequence, on: connection)
                     }
                 } else {
-                    try connection.statement("DELETE FROM records WHERE collection = ? AND id = ?")
-                        .bind(.text(collection), .text(id)).run()
+                    deleted = try connection.run("DELETE FROM records WHERE collection = ? AND id = ?", .text(collection), .text(id)) > 0
                     previous.append(nil)
                 }
-                let deleted = connection.changes > 0
                 existed.append(deleted)
                 guard deleted else { continue }
                 touched.insert(collection)
-                try connection.statement("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)")
-                    .bind(.int(sequence), .text(collection), .text(id)).run()
+                try connection.run("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)",
+                                   .int(sequence), .text(collection), .text(id))
             }
         }
         guard !touched.isEmpty else {
             return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false, previous: previous)
         }
         for collection in touched {
-            try connection.statement("""
+            try connection.run("""
                 INSERT INTO collections (name, sequence) VALUES (?, ?)
                 ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
-                """).bind(.text(collection), .int(sequence)).run()
+                """, .text(collection), .int(sequence))
         }
         if sequence % 1_000 == 0 {
-            try connection.statement("DELETE FROM deletions WHERE sequence <= ?").bind(.int(sequence - changeLogLimit)).run()
+            try connection.run("DELETE FROM deletions WHERE sequence <= ?", .int(sequence - changeLogLimit))
         }
         return CommitResult(sequence: sequence, existed: existed, changedAnything: true, previous: previous)
     }
 
     public func saveView(_ view: StoredView) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
-            try connection.statement("""
+            _ = try connection.run("""
                 INSERT INTO views (id, list, owner, hidden, last_used) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET list = excluded.list, owner = excluded.owner, hidden = excluded.hidden,
                                                last_used = excluded.last_used
-                """).bind(.text(view.id), .text(view.list), view.owner.map { .text($0) } ?? .null,
-                          .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed)).run()
+                """, .text(view.id), .text(view.list), view.owner.map { .text($0) } ?? .null,
+                .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed))
         }
     }
 
     public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
         try writer.withLock { connection throws(StoreError) in
-            try connection.statement("UPDATE views SET list = ?, owner = ?, hidden = ?, last_used = ? WHERE id = ?")
-                .bind(.text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
-                      .int(view.lastUsed), .text(view.id)).run()
-            return connection.changes > 0
+            try connection.run("UPDATE views SET list = ?, owner = ?, hidden = ?, last_used = ? WHERE id = ?",
+                               .text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
+                               .int(view.lastUsed), .text(view.id)) > 0
         }
     }
 
     public func allViews() throws(StoreError) -> [StoredView] {
         try reader.withLock { connection throws(StoreError) in
-            let statement = try connection.statement("SELECT id, list, owner, hidden, last_used FROM views ORDER BY id")
-            defer { statement.reset() }
             var result: [StoredView] = []
-            while try statement.step() {
-                result.append(StoredView(id: statement.text(0), list: statement.text(1), owner: statement.optionalText(2),
-                                         hidden: ViewKeys.decode(statement.text(3)), lastUsed: statement.int(4)))
+            try connection.query("SELECT id, list, owner, hidden, last_used FROM views ORDER BY id") { row throws(StoreError) in
+                result.append(StoredView(id: try row.text(0), list: try row.text(1), owner: try row.optionalText(2),
+                                         hidden: ViewKeys.decode(try row.text(3)), lastUsed: row.int(4)))
             }
             return result
         }
@@ -312,8 +312,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     public func deleteView(id: String) throws(StoreError) -> Bool {
         try writer.withLock { connection throws(StoreError) in
-            try connection.statement("DELETE FROM views WHERE id = ?").bind(.text(id)).run()
-            return connection.changes > 0
+            try connection.run("DELETE FROM views WHERE id = ?", .text(id)) > 0
         }
     }
 
@@ -322,7 +321,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try writer.withLock { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) in
                 for id in ids {
-                    try connection.statement("UPDATE views SET last_used = ? WHERE id = ?").bind(.int(time), .text(id)).run()
+                    try connection.run("UPDATE views SET last_used = ? WHERE id = ?", .int(time), .text(id))
                 }
             }
         }
@@ -334,8 +333,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             try connection.transaction { () throws(StoreError) -> Int in
                 var deleted = 0
                 for id in ids {
-                    try connection.statement("DELETE FROM views WHERE id = ?").bind(.text(id)).run()
-                    deleted += connection.changes
+                    deleted += try connection.run("DELETE FROM views WHERE id = ?", .text(id))
                 }
                 return deleted
             }
@@ -351,10 +349,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 /// Hidden section keys stored as a JSON array of strings.
 enum ViewKeys {
     static func encode(_ keys: [String]) -> String {
-        (try? String(decoding: JSONEncoder().encode(keys), as: UTF8.self)) ?? "[]"
+        var writer = JSONWriter(capacity: 16 + keys.reduce(0) { $0 + $1.utf8.count + 3 })
+        writer.beginArray()
+        for key in keys { writer.string(key) }
+        writer.endArray()
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
+    /// The keys; none when the text is not an array (it always is: only ``encode(_:)`` writes it).
     static func decode(_ text: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+        guard let values = (try? JSONParser.parse(text))?.arrayValue else { return [] }
+        return values.compactMap(\.stringValue)
     }
 }

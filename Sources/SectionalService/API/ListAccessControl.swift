@@ -22,6 +22,7 @@ extension ServiceContext {
     ///   service token's by `?user=SUB` (required, `400` without it). A user may not name
     ///   another user (`403 forbidden`).
     func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
+        try awaitMinVersion(request)
         let name = try request.name("list", kind: "list")
         if let state = lists.list(name), state.definition.access == .public {
             return ReadableList(state: state, viewOwner: nil)
@@ -60,7 +61,7 @@ extension ServiceContext {
         guard let partition = PartitionKey(value) else {
             throw Problem.forbidden("The token's '\(Problem.echo(scope.claim))' claim is not a string, number or boolean.")
         }
-        let state = try storing { () throws(StoreError) in try lists.partition(partition, of: definition) }
+        let state = try reading { () throws(StoreError) in try lists.partition(partition, of: definition) }
         return ReadableList(state: state, viewOwner: owner)
     }
 
@@ -70,6 +71,27 @@ extension ServiceContext {
         switch (definition.access, caller) {
         case (.public, _), (_, .service), (_, .user): true
         case (.users, .anonymous): false
+        }
+    }
+}
+
+extension ServiceContext {
+    /// How long a read waits for the version it asks for.
+    static let minVersionWaitSeconds = 1.0
+
+    /// Read-your-writes: a read with `minVersion=V` (or `Sectional-Min-Version: V`) is answered
+    /// only once this instance has applied version V — waiting up to a second, then `503
+    /// not-caught-up` with `Retry-After: 1`. A write's answer says its version in
+    /// `Sectional-Version`.
+    func awaitMinVersion(_ request: Request) throws(HTTPError) {
+        guard let text = request.query("minVersion") ?? request.headers["Sectional-Min-Version"] else { return }
+        guard let version = Int64(text), version >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+            throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
+        }
+        guard lists.applied.wait(for: version, timeout: Self.minVersionWaitSeconds) else {
+            throw HTTPError(503, "not-caught-up", title: "Not caught up",
+                            detail: "This instance has not applied version \(version) yet (it is at \(lists.applied.current)); try again.",
+                            headers: ["Retry-After": "1"])
         }
     }
 }

@@ -97,6 +97,7 @@ struct ListRoutes {
     /// The lists the caller may read. A per-user list shows the caller's partition (the
     /// service token's with `?user=`; without it, the list as it is for a user with no records).
     private func index(_ request: Request) throws(HTTPError) -> Response {
+        try context.awaitMinVersion(request)
         let caller = try context.authenticator.caller(request)
         var states: [ListState] = []
         for definition in lists.definitions where context.mayRead(definition, caller: caller) {
@@ -106,7 +107,7 @@ struct ListRoutes {
                 default: caller.claim(scope.claim)
                 }
                 let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
-                states.append(try context.storing { () throws(StoreError) in try lists.partition(partition, of: definition) })
+                states.append(try context.reading { () throws(StoreError) in try lists.partition(partition, of: definition) })
             } else if let state = lists.list(definition.name) {
                 states.append(state)
             }

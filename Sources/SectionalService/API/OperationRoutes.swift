@@ -3,12 +3,16 @@ import HTTPServer
 /// Health, readiness and metrics.
 struct OperationRoutes {
     let readiness: Readiness
+    let faults: StorageFaults
 
+    /// `/readyz` stays 200 while a storage fault refuses writes (reads go on) and names the
+    /// fault in `storageFault`.
     func register(on router: inout Router) {
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.get("/readyz") { _ in
             let phase = readiness.phase
-            return .json("{\"status\":\"\(phase.name)\"}", status: phase == .ready ? 200 : 503)
+            let fault = faults.current.map { ",\"storageFault\":\"\($0.rawValue)\"" } ?? ""
+            return .json("{\"status\":\"\(phase.name)\"\(fault)}", status: phase == .ready ? 200 : 503)
         }
     }
 
@@ -26,6 +30,7 @@ struct OperationRoutes {
                                                        streams: (open: context.events.count, refused: context.events.refused),
                                                        views: (count: context.views.count, evicted: context.views.evictions),
                                                        answerCache: cached, histories: context.lists.historySizes(),
+                                                       refusedWrites: context.faults.refusedWrites,
                                                        writer: (ListHistory.pendingFrees, context.lists.queuedWrites),
                                                        partitions: context.lists.partitionStatistics).utf8))
         }

@@ -35,9 +35,10 @@ struct RecordRoutes {
             }
         }
         router.get("/v1/collections/{c}/records/{id}") { request in
+            try context.awaitMinVersion(request)
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
-            guard let record = try context.storing({ () throws(StoreError) in
+            guard let record = try context.reading({ () throws(StoreError) in
                 try context.lists.store.record(in: collection, id: id)
             }) else { throw Problem.recordNotFound(collection, id) }
             return EntityTag.answer(request, tag: RecordConditions.tag(record.version)) { .json(record.json) }
@@ -81,7 +82,7 @@ struct RecordRoutes {
             }
             after = id
         }
-        let records = try context.storing { () throws(StoreError) in
+        let records = try context.reading { () throws(StoreError) in
             try context.lists.store.records(in: collection, after: after, limit: size + 1)
         }
         return jsonAnswer(capacity: 64 + records.reduce(0) { $0 + $1.json.count + 1 }) { w in

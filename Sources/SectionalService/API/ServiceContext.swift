@@ -9,35 +9,51 @@ struct ServiceContext: Sendable {
     let auth: BearerAuth
     let authenticator: Authenticator
     let events: EventHub
+    let faults: StorageFaults
 
     /// Commits `writes` on the writer thread and answers with `respond(result)` when done; the
-    /// server thread is free meanwhile. A storage failure is logged and answered `500 internal`.
+    /// server thread is free meanwhile. A store failure is answered per ``StorageFaults``
+    /// (`503 storage-unavailable` for a passing fault, else `500 internal`).
     func write(_ writes: [ViewModelStore.Write], conditions: [WriteCondition] = [],
                respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.commitLater(writes, conditions: conditions) { [log] outcome in
+        lists.commitLater(writes, conditions: conditions) { [log, faults] outcome in
             switch outcome {
             case .success(let result):
+                faults.wrote(log: log)
                 do throws(HTTPError) {
-                    answer.complete(try respond(result))
+                    var response = try respond(result)
+                    // Read-your-writes: a read elsewhere with minVersion=this sees the write.
+                    response.headers.add("Sectional-Version", String(result.sequence))
+                    answer.complete(response)
                 } catch {
                     answer.complete(error.response)
                 }
             case .failure(let error):
-                log.error("storage failure", ["error": .text(error.description)])
-                answer.complete(HTTPError.internalError.response)
+                answer.complete(faults.refusal(for: error, write: true, log: log).response)
             }
         }
         return .later(answer)
     }
 
-    /// Runs a store operation; a storage failure is logged and answered `500 internal`.
+    /// Runs a store operation that writes; a store failure is answered as in ``write(_:respond:)``.
     func storing<T>(_ body: () throws(StoreError) -> T) throws(HTTPError) -> T {
+        do {
+            let result = try body()
+            faults.wrote(log: log)
+            return result
+        } catch {
+            throw faults.refusal(for: error, write: true, log: log)
+        }
+    }
+
+    /// Runs a store operation that only reads; a store failure is answered as in
+    /// ``write(_:respond:)`` but counts as no refused write.
+    func reading<T>(_ body: () throws(StoreError) -> T) throws(HTTPError) -> T {
         do {
             return try body()
         } catch {
-            log.error("storage failure", ["error": .text(error.description)])
-            throw HTTPError.internalError
+            throw faults.refusal(for: error, write: false, log: log)
         }
     }
 }

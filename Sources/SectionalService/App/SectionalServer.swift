@@ -17,6 +17,8 @@ public final class SectionalServer: @unchecked Sendable {
     public let configuration: Configuration
     public let readiness = Readiness()
     public let metrics = Metrics()
+    /// Store failures met by writes: answers, counts, the fault in force.
+    public let storageFaults = StorageFaults()
     private let log: Log
     private var server: Server?
     private var recordStore: RecordStore?
@@ -66,14 +68,12 @@ public final class SectionalServer: @unchecked Sendable {
 
     public func start() throws {
         var operations = Router()
-        OperationRoutes(readiness: readiness).register(on: &operations)
+        OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &operations)
         let bootRouter = operations
         let server = Server(configuration: configuration.server, onCompleted: { [log, metrics] done in
             metrics.record(done)
-            guard log.level <= .info else { return }
-            log.info("request", ["method": .text(done.method), "path": .text(String(done.path)), "route": .text(done.route),
-                                 "status": .number(Double(done.status)), "bytes": .number(Double(done.bytes)),
-                                 "duration_ms": .number((done.durationSeconds * 1e6).rounded() / 1e3)])
+            log.request(method: done.method, path: done.path, route: done.route, status: done.status, bytes: done.bytes,
+                        durationSeconds: done.durationSeconds)
         }, onLibraryMessage: { [log] message in
             log.warn("http", ["message": .text(message)])
         }, beforeContinue: { [unowned self] request in
@@ -164,9 +164,9 @@ public final class SectionalServer: @unchecked Sendable {
                                      maxViews: configuration.maxViews, clock: clock)
         try views.expire()
         let context = ServiceContext(lists: lists, views: views, log: log, auth: auth,
-                                     authenticator: Authenticator(service: auth), events: events)
+                                     authenticator: Authenticator(service: auth), events: events, faults: storageFaults)
         var router = Router()
-        OperationRoutes(readiness: readiness).register(on: &router)
+        OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &router)
         let listRoutes = ListRoutes(context: context)
         listRoutes.register(on: &router)
         ChangeRoutes(context: context, lists: listRoutes).register(on: &router)

@@ -72,11 +72,13 @@ public final class Metrics: Sendable {
     /// The exposition text. `lists` gives each list's name, rows and version; `connections` the
     /// server's connection counts; `streams` the open event streams and those refused; `views`
     /// the views held and evicted; `answerCache` the current snapshots' cached answers;
-    /// `histories` each list's `changes` history; `writer` the history versions waiting to be
+    /// `histories` each list's `changes` history; `refusedWrites` the writes refused for a store
+    /// failure, by cause; `writer` the history versions waiting to be
     /// freed and the writes waiting for the writer thread.
     func render(lists: [(name: String, rows: Int, version: Int64)], connections: ConnectionStatistics,
                 streams: (open: Int, refused: UInt64), views: (count: Int, evicted: UInt64),
                 answerCache: (entries: Int, bytes: Int), histories: [(list: String, versions: Int, rows: Int)],
+                refusedWrites: [(cause: String, count: UInt64)],
                 writer: (pendingFrees: Int, queuedWrites: Int),
                 partitions: (partitions: Int, rows: Int, evictions: UInt64) = (0, 0, 0)) -> String {
         let snapshot = state.withLock { $0 }
@@ -128,6 +130,9 @@ public final class Metrics: Sendable {
                       histories.map { ("list=\(label($0.list))", "\($0.rows)") })
         out += family("sectional_pending_frees", "gauge", "History versions dropped and not yet freed (freed off the writer's path).",
                       [(nil, "\(writer.pendingFrees)")])
+        out += family("sectional_writes_refused_total", "counter",
+                      "Writes refused because the store failed, by cause: 503 storage-unavailable for a passing fault, 500 for cause=\"internal\".",
+                      refusedWrites.map { ("cause=\(label($0.cause))", "\($0.count)") })
         out += family("sectional_queued_writes", "gauge", "Writes waiting for the writer thread.", [(nil, "\(writer.queuedWrites)")])
         return out
     }

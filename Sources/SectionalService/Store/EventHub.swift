@@ -12,8 +12,9 @@ final class EventHub: @unchecked Sendable {
     static let retryMilliseconds = 2000
 
     private struct Streams {
-        /// Streams by name: a list's, or a list and user partition's.
-        var byList: [String: [ObjectIdentifier: StreamBody]] = [:]
+        /// Streams by name (a list's, or a list and user partition's), each with the last
+        /// version it was told, so no stream hears a version twice or out of order.
+        var byList: [String: [ObjectIdentifier: (stream: StreamBody, told: Int64)]] = [:]
         var count = 0
         var refused: UInt64 = 0
     }
@@ -52,21 +53,23 @@ final class EventHub: @unchecked Sendable {
                 if all.byList[name]?.isEmpty == true { all.byList.removeValue(forKey: name) }
             }
         })
+        key.withLock { $0 = ObjectIdentifier(stream) }
+        var greeting = "retry: \(Self.retryMilliseconds)\n: connected\n\n"
+        if lastEventID.map({ $0 < current }) ?? true { greeting += Self.event(list: list, version: current) }
+        let told = max(current, lastEventID ?? current)
+        // Greeted before it is visible to `publish`, so nothing can come before the greeting,
+        // and a version published before it subscribed (delivered late) is not told again.
         let admitted = streams.withLock { all in
             guard all.count < maxStreams else {
                 all.refused += 1
                 return false
             }
-            all.byList[name, default: [:]][ObjectIdentifier(stream)] = stream
+            stream.send(Array(greeting.utf8))
+            all.byList[name, default: [:]][ObjectIdentifier(stream)] = (stream, told)
             all.count += 1
             return true
         }
-        guard admitted else { return nil }
-        key.withLock { $0 = ObjectIdentifier(stream) }
-        var greeting = "retry: \(Self.retryMilliseconds)\n: connected\n\n"
-        if lastEventID.map({ $0 < current }) ?? true { greeting += Self.event(list: list, version: current) }
-        stream.send(Array(greeting.utf8))
-        return stream
+        return admitted ? stream : nil
     }
 
     /// Tells every subscriber of each stream its new version (returns at once).
@@ -74,7 +77,16 @@ final class EventHub: @unchecked Sendable {
         queue.async { [weak self] in
             guard let self else { return }
             for event in events {
-                let subscribers = streams.withLock { $0.byList[event.stream].map { Array($0.values) } ?? [] }
+                let subscribers = streams.withLock { all -> [StreamBody] in
+                    guard var streams = all.byList[event.stream] else { return [] }
+                    var due: [StreamBody] = []
+                    for (id, subscriber) in streams where subscriber.told < event.version {
+                        due.append(subscriber.stream)
+                        streams[id]!.told = event.version
+                    }
+                    all.byList[event.stream] = streams
+                    return due
+                }
                 guard !subscribers.isEmpty else { continue }
                 let bytes = Array(Self.event(list: event.list, version: event.version).utf8)
                 for stream in subscribers { stream.send(bytes) }
@@ -94,7 +106,7 @@ final class EventHub: @unchecked Sendable {
     }
 
     private func allStreams() -> [StreamBody] {
-        streams.withLock { $0.byList.values.flatMap(\.values) }
+        streams.withLock { $0.byList.values.flatMap { $0.values.map(\.stream) } }
     }
 
     static func event(list: String, version: Int64) -> String {

@@ -32,6 +32,8 @@ public final class ViewModelStore: Sendable {
     private let onChange: @Sendable ([VersionEvent]) -> Void
     let metrics: Metrics
     private let duplicateLog = DuplicateLogLimiter()
+    /// The last commit applied to the lists (read-your-writes: `minVersion`).
+    let applied: AppliedVersion
 
     /// Builds every list that is the same for everyone from the store's records; per-user lists
     /// are built per partition on first read, under `maxResidentRows` rows in all. `onChange`
@@ -45,6 +47,7 @@ public final class ViewModelStore: Sendable {
         self.metrics = metrics
         self.onChange = onChange
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
+        applied = AppliedVersion(try store.lastSequence())
         let sequences = try store.collectionSequences()
         var parsed: [String: [JSONValue]] = [:]
         var startVersions: [String: Int64] = [:]
@@ -232,6 +235,7 @@ public final class ViewModelStore: Sendable {
                 refused.conflicts = ids
                 return refused
             }
+            defer { if let last = committed.map(\.sequence).max() { applied.advance(to: last) } }
             guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
             cache.publish(next, partitionVersions: partitionVersions)
             var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }

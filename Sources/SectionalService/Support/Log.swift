@@ -1,10 +1,12 @@
-import Foundation
 import HTTPServer
+import ListModel
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Structured logs: one JSON object per line on stderr, filtered by level.
+/// Structured logs: one JSON object per line on stderr, filtered by level. Lines are built as
+/// bytes (no Foundation formatting) and handed to a ``LogSink`` that writes them in batches off
+/// the caller's thread; ``flush()`` before the process exits.
 public final class Log: Sendable {
     public enum Level: Int, Sendable, Comparable {
         case debug, info, warn, error
@@ -25,8 +27,12 @@ public final class Log: Sendable {
     }
 
     public let level: Level
+    private let sink: LogSink
 
-    public init(level: Level = .info) { self.level = level }
+    public init(level: Level = .info) {
+        self.level = level
+        sink = .standardError
+    }
 
     /// A field value: text or a number, written as JSON.
     public enum Value: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
@@ -34,11 +40,12 @@ public final class Log: Sendable {
         case number(Double)
         public init(stringLiteral value: String) { self = .text(value) }
         public init(integerLiteral value: Int) { self = .number(Double(value)) }
-        var json: String {
+
+        func write(into w: inout JSONWriter) {
             switch self {
-            case .text(let text): return JSONText.quote(text)
+            case .text(let text): w.string(text)
             case .number(let number):
-                return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+                if number == number.rounded() && abs(number) < 1e15 { w.int64(Int64(number)) } else { w.double(number) }
             }
         }
     }
@@ -50,20 +57,84 @@ public final class Log: Sendable {
 
     public func write(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, Value>) {
         guard level >= self.level else { return }
-        var line = "{\"time\":\(JSONText.quote(Self.timestamp())),\"level\":\"\(level.name)\",\"msg\":\(JSONText.quote(message))"
-        for (key, value) in fields { line += ",\(JSONText.quote(key)):\(value.json)" }
-        line += "}\n"
-        line.withUTF8 { bytes in _ = Glibc.write(2, bytes.baseAddress, bytes.count) }
+        var w = start(level, message, capacity: 128 + 48 * fields.count)
+        for (key, value) in fields {
+            w.key(key)
+            value.write(into: &w)
+        }
+        finish(&w)
     }
 
-    /// An RFC 3339 UTC timestamp with milliseconds.
-    static func timestamp() -> String {
+    /// The line of one answered request, at info: built without a field list or any formatting
+    /// allocation beyond the line itself.
+    public func request(method: String, path: Substring, route: String, status: Int, bytes: Int, durationSeconds: Double) {
+        guard .info >= level else { return }
+        var w = start(.info, "request", capacity: 192 + path.utf8.count)
+        w.key("method"); w.string(method)
+        w.key("path")
+        var path = path
+        path.withUTF8 { w.string(utf8: $0) }
+        w.key("route"); w.string(route)
+        w.key("status"); w.int(status)
+        w.key("bytes"); w.int(bytes)
+        w.key("duration_ms")
+        let micros = max(0, Int((durationSeconds * 1e6).rounded()))
+        var digits = Array(String(micros / 1000).utf8)
+        digits.append(UInt8(ascii: "."))
+        let fraction = micros % 1000
+        digits.append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        digits.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        digits.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        w.rawValue(digits)
+        finish(&w)
+    }
+
+    /// Writes every line logged so far (before the process exits).
+    public func flush() { sink.flush() }
+
+    private func start(_ level: Level, _ message: String, capacity: Int) -> JSONWriter {
+        var w = JSONWriter(capacity: capacity)
+        w.beginObject()
+        w.key("time")
+        w.rawValue(Self.timestamp())
+        w.key("level"); w.string(level.name)
+        w.key("msg"); w.string(message)
+        return w
+    }
+
+    private func finish(_ w: inout JSONWriter) {
+        w.endObject()
+        var line = w.bytes
+        line.append(0x0A)
+        sink.append(line)
+    }
+
+    /// An RFC 3339 UTC timestamp with milliseconds, quoted: `"2026-11-30T12:00:00.000Z"`.
+    static func timestamp() -> [UInt8] {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec, Int(now.tv_nsec / 1_000_000))
+        var out: [UInt8] = []
+        out.reserveCapacity(26)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+        digits(Int(parts.tm_year) + 1900, 4); out.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2); out.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2); out.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2); out.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2); out.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2); out.append(UInt8(ascii: "."))
+        digits(Int(now.tv_nsec / 1_000_000), 3)
+        out.append(UInt8(ascii: "Z")); out.append(UInt8(ascii: "\""))
+        return out
     }
 }

@@ -1,0 +1,109 @@
+/// A list's recent versions, so a batch update can be answered from any of them.
+///
+/// The log owns the diff's invariant: a batch update between two versions must be computed with
+/// every id written between them. Each version enters the log as a ``ListEdit`` made from the
+/// log's latest version, which recorded the ids of its own writes; ``changes(since:upTo:limit:)``
+/// gathers them. No caller handles the ids.
+///
+/// Snapshots share their unchanged parts, so keeping one costs about what its writes touched.
+/// The log keeps at most ``maxVersions`` versions and ``maxWrittenRows`` written ids in all,
+/// whichever comes first (always the latest version); a version older than those kept answers
+/// `nil` (the client reloads). A value: callers that share one guard it (e.g. with a lock).
+public struct ListChangeLog: Sendable {
+    /// One version: its snapshot and the ids written by the edit that made it.
+    public struct Entry: Sendable {
+        /// The version number (increasing along the log).
+        public let version: Int64
+        /// The list at that version.
+        public let snapshot: ListSnapshot
+        /// Ids written by the edit that made this version (none for the first).
+        let writtenRowIDs: [String]
+    }
+
+    /// Most versions kept.
+    public let maxVersions: Int
+    /// Most written ids kept, summed over the versions kept.
+    public let maxWrittenRows: Int
+    /// Oldest first; never empty.
+    private var entries: [Entry]
+    private var writtenRows = 0
+
+    /// A log holding one version.
+    public init(version: Int64, snapshot: ListSnapshot, maxVersions: Int = 1_000, maxWrittenRows: Int = 100_000) {
+        entries = [Entry(version: version, snapshot: snapshot, writtenRowIDs: [])]
+        self.maxVersions = max(1, maxVersions)
+        self.maxWrittenRows = maxWrittenRows
+    }
+
+    /// The newest version.
+    public var latest: Entry { entries[entries.count - 1] }
+
+    /// The oldest version still answerable.
+    public var oldestVersion: Int64 { entries[0].version }
+
+    /// Versions kept and the written ids they name.
+    public var size: (versions: Int, writtenRows: Int) { (entries.count, writtenRows) }
+
+    /// An edit starting from the latest version.
+    public func edit() -> ListEdit { ListEdit(base: latest.snapshot, version: latest.version) }
+
+    /// Adds the version `version` that `edit` made; returns the versions that fell out of the
+    /// log (oldest first), for the caller to free where it costs nothing (dropping a snapshot
+    /// frees its unshared parts).
+    ///
+    /// - Precondition: `edit` started from the latest version (``edit()``), and `version` is
+    ///   newer than it. An edit from an older version would lose the writes made since.
+    @discardableResult
+    public mutating func append(version: Int64, _ edit: ListEdit) -> [Entry] {
+        precondition(edit.baseVersion == latest.version, "edit from version \(edit.baseVersion), log at \(latest.version)")
+        precondition(version > latest.version, "version \(version) not after \(latest.version)")
+        entries.append(Entry(version: version, snapshot: edit.snapshot, writtenRowIDs: edit.writtenRowIDs))
+        writtenRows += edit.writtenRowIDs.count
+        var drop = 0
+        while entries.count - drop > 1, entries.count - drop > maxVersions || writtenRows > maxWrittenRows {
+            writtenRows -= entries[drop].writtenRowIDs.count
+            drop += 1
+        }
+        guard drop > 0 else { return [] }
+        let dropped = Array(entries[..<drop])
+        entries.removeFirst(drop)
+        return dropped
+    }
+
+    /// What changed from version `since` to version `target` (the latest when `nil`): the
+    /// snapshots the log holds for them and the ids written in between. `nil` — answer with a
+    /// reload — when `since` is older than the log, or more than `limit` distinct ids were
+    /// written in between (that bounds the work; pass the answer's `maxChanges`, and a burst of
+    /// writes that large answers reload even if few rows changed). A version between two kept
+    /// ones resolves to the kept one before it.
+    public func changes(since: Int64, upTo target: Int64? = nil, limit: Int) -> ListChangeSpan? {
+        guard let b = entries.lastIndex(where: { $0.version <= since }) else { return nil }
+        let t = target.map { v in entries.lastIndex(where: { $0.version <= v }) ?? b } ?? entries.count - 1
+        var ids = Set<String>()
+        if t > b {
+            for entry in entries[(b + 1)...t] {
+                ids.formUnion(entry.writtenRowIDs)
+                if ids.count > limit { return nil }
+            }
+        }
+        return ListChangeSpan(base: entries[b], target: entries[max(b, t)], writtenRowIDs: ids)
+    }
+}
+
+/// Two versions of a list from a ``ListChangeLog`` and the ids written between them: all a
+/// batch update needs.
+public struct ListChangeSpan: Sendable {
+    /// The earlier version.
+    public let base: ListChangeLog.Entry
+    /// The later version.
+    public let target: ListChangeLog.Entry
+    /// Every id written after `base` up to `target`.
+    let writtenRowIDs: Set<String>
+
+    /// The batch update from `base` to `target` through `view`, or `nil` when it would list
+    /// more than `maxChanges` operations or the definition changed (see
+    /// ``ListSnapshot/changes(from:changedRowIDs:view:maxChanges:)``).
+    public func batchUpdate(view: ViewState, maxChanges: Int) -> BatchUpdate? {
+        target.snapshot.changes(from: base.snapshot, changedRowIDs: writtenRowIDs, view: view, maxChanges: maxChanges)
+    }
+}

@@ -1,0 +1,113 @@
+/// Writes row objects in the API shape: a row's pre-encoded bytes (see ``Row``) with the
+/// members that depend on its position spliced in.
+///
+/// A row object is `head ‖ ,"indexPath":{"section":S,"row":R},"tag":{"location":T,"length":L}
+/// ‖ body ‖ [,"accessibilityIdentifier":"<id>[_S][_R]"] ‖ tail ‖ }`, where head, body and tail
+/// are the row's bytes cut at ``Row/headEnd`` and ``Row/bodyEnd``.
+///
+/// An encoder is made for one section by ``withEncoder(section:spec:_:)``, which writes the
+/// section's constant pieces once into a stack buffer and lends the encoder to a closure (it
+/// points into that buffer: never store it). Each row is assembled in the same buffer and
+/// appended at once — fewer capacity checks than seven appends, and no reference count touched.
+struct RowEncoder {
+    /// Digits of the largest number written (`UInt.max` has 20).
+    private static let maxDigits = 20
+    private static let indexPathSection: StaticString = ",\"indexPath\":{\"section\":"
+    private static let indexPathRow: StaticString = ",\"row\":"
+    private static let tagLocation: StaticString = "},\"tag\":{\"location\":"
+    private static let tagLength: StaticString = ",\"length\":"
+
+    /// Room for the section part: `,"indexPath":{"section":S,"row":`.
+    private static let sectionPartSpace = indexPathSection.utf8CodeUnitCount + maxDigits + indexPathRow.utf8CodeUnitCount
+    /// Most bytes after the section part up to the body: `R},"tag":{"location":T,"length":L}`.
+    private static let positionTailSpace = maxDigits + tagLocation.utf8CodeUnitCount + maxDigits
+        + tagLength.utf8CodeUnitCount + maxDigits + 1
+    /// Most bytes of one `_N` accessibility suffix.
+    private static let suffixSpace = 1 + maxDigits
+    /// Room to assemble a row in the section's buffer; larger rows get a buffer of their own.
+    private static let rowSpace = 768
+
+    /// The section's buffer: section part at 0, accessibility part at `accStart`, the row
+    /// assembly area at `rowStart`.
+    private let scratch: UnsafeMutablePointer<UInt8>
+    private let sectionPartCount: Int
+    private let accStart = RowEncoder.sectionPartSpace
+    /// Bytes of `,"accessibilityIdentifier":"<id>[_S]` (no closing quote); -1 without one.
+    private let accCount: Int
+    private let accIncludesRow: Bool
+    private let rowStart: Int
+
+    private init(scratch: UnsafeMutablePointer<UInt8>, sectionPartCount: Int, accCount: Int, accIncludesRow: Bool, rowStart: Int) {
+        self.scratch = scratch
+        self.sectionPartCount = sectionPartCount
+        self.accCount = accCount
+        self.accIncludesRow = accIncludesRow
+        self.rowStart = rowStart
+    }
+
+    /// Lends `body` an encoder for the rows of section `section` made by `spec` (read in place).
+    @inline(__always)
+    static func withEncoder<R>(section: Int, spec: UnsafePointer<SectionSpec>, _ body: (RowEncoder) -> R) -> R {
+        let acc = spec.pointee.accessibility
+        let prefixCount = spec.pointee.accessibilityPrefix.count
+        let rowStart = sectionPartSpace + prefixCount + suffixSpace
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rowStart + rowSpace) { buffer in
+            let t = buffer.baseAddress!
+            var n = JSONNumberText.write(indexPathSection, to: t)
+            n += JSONNumberText.write(UInt(section), to: t + n)
+            n += JSONNumberText.write(indexPathRow, to: t + n)
+            var m = -1
+            if let acc {
+                let a = t + sectionPartSpace
+                spec.pointee.accessibilityPrefix.withUnsafeBufferPointer { a.initialize(from: $0.baseAddress!, count: $0.count) }
+                m = prefixCount
+                if acc.includesSection { a[m] = ASCII.underscore; m += 1; m += JSONNumberText.write(UInt(section), to: a + m) }
+            }
+            return body(RowEncoder(scratch: t, sectionPartCount: n, accCount: m, accIncludesRow: acc?.includesRow ?? false,
+                                   rowStart: rowStart))
+        }
+    }
+
+    /// Appends the object of `row` at row `rowIndex` of the section, its tag range starting at
+    /// `tag`, as the next value of `w`.
+    @inline(__always)
+    func append(_ row: Row, rowIndex: Int, tag: Int, to w: inout JSONWriter) {
+        w.rawValueBegin()
+        let worst = Int(row.jsonCount) + sectionPartCount + RowEncoder.positionTailSpace
+            + max(0, accCount) + RowEncoder.suffixSpace + 2
+        if worst <= RowEncoder.rowSpace {
+            let r = scratch + rowStart
+            w.raw(UnsafeBufferPointer(start: r, count: assemble(row, rowIndex: rowIndex, tag: tag, at: r)))
+        } else {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: worst) { buffer in
+                let r = buffer.baseAddress!
+                w.raw(UnsafeBufferPointer(start: r, count: assemble(row, rowIndex: rowIndex, tag: tag, at: r)))
+            }
+        }
+    }
+
+    /// Writes the row object at `r` (room for the worst case); returns its length.
+    @inline(__always)
+    private func assemble(_ row: Row, rowIndex: Int, tag: Int, at r: UnsafeMutablePointer<UInt8>) -> Int {
+        let e = row.json
+        let headEnd = row.headEnd, bodyEnd = row.bodyEnd, total = Int(row.jsonCount)
+        r.initialize(from: e, count: headEnd)
+        var n = headEnd
+        (r + n).initialize(from: scratch, count: sectionPartCount); n += sectionPartCount
+        n += JSONNumberText.write(UInt(rowIndex), to: r + n)
+        n += JSONNumberText.write(RowEncoder.tagLocation, to: r + n)
+        n += JSONNumberText.write(UInt(tag), to: r + n)
+        n += JSONNumberText.write(RowEncoder.tagLength, to: r + n)
+        n += JSONNumberText.write(UInt(row.tagLength), to: r + n)
+        r[n] = ASCII.closeBrace; n += 1
+        (r + n).initialize(from: e + headEnd, count: bodyEnd - headEnd); n += bodyEnd - headEnd
+        if accCount >= 0 {
+            (r + n).initialize(from: scratch + accStart, count: accCount); n += accCount
+            if accIncludesRow { r[n] = ASCII.underscore; n += 1; n += JSONNumberText.write(UInt(rowIndex), to: r + n) }
+            r[n] = ASCII.quote; n += 1
+        }
+        (r + n).initialize(from: e + bodyEnd, count: total - bodyEnd); n += total - bodyEnd
+        r[n] = ASCII.closeBrace; n += 1
+        return n
+    }
+}

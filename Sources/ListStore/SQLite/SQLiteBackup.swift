@@ -1,0 +1,127 @@
+import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A consistent copy of a live SQLite store, taken with SQLite's online backup API
+/// (https://www.sqlite.org/backup.html) while a server serves and writes it.
+///
+/// The copy is read in one step, inside one read transaction of a second connection: in WAL
+/// mode that transaction neither blocks the server's writer nor is blocked by it, and it sees
+/// exactly the commits made before it began, so the copy holds every write acknowledged before
+/// the backup started. The copy is written beside the destination, synced, then renamed over
+/// it, so the destination is always either the old file or a whole new copy. The copy is one
+/// self-contained file (rollback journal mode, no `-wal` beside it).
+public enum SQLiteBackup {
+    /// What a backup copied.
+    public struct Summary: Sendable, Equatable {
+        /// Database pages copied.
+        public let pages: Int
+        /// Size of the copy in bytes.
+        public let bytes: Int
+        /// The store's last change number in the copy.
+        public let sequence: Int64
+    }
+
+    /// How long to keep retrying while the source is busy or locked, in seconds.
+    static let busyLimitSeconds = 60
+
+    /// Copies the store at `source` (which must exist) to `destination`, replacing it.
+    public static func copy(from source: String, to destination: String) throws(StoreError) -> Summary {
+        if let sourceID = fileIdentity(source), sourceID == fileIdentity(destination) {
+            throw StoreError(.fileSystem, "the backup would replace the database itself (\(destination))")
+        }
+        if access(destination + "-wal", F_OK) == 0 {
+            throw StoreError(.fileSystem, """
+                \(destination)-wal exists: a server may be using \(destination). \
+                Stop it, or back up to another file
+                """)
+        }
+        let partial = destination + ".partial"
+        let leftovers = ["-journal", "-wal", "-shm"].map { partial + $0 }
+        unlink(partial)
+        leftovers.forEach { unlink($0) }
+        defer { leftovers.forEach { unlink($0) } }
+        let summary: Summary
+        do throws(StoreError) {
+            let from = try SQLiteConnection(path: source, readOnly: true)
+            defer { from.close() }
+            let to = try SQLiteConnection(path: partial)
+            defer { to.close() }
+            let pages = try backUp(from, to)
+            // The copy came with the source's WAL mode; one self-contained file is easier to
+            // keep and restore (the store turns WAL on again when it opens it).
+            var mode = ""
+            try to.query("PRAGMA journal_mode=DELETE") { row throws(StoreError) in mode = try row.text(0) }
+            guard mode.lowercased() == "delete" else {
+                throw StoreError(.incompatible, "cannot leave write-ahead logging on the copy (journal mode is '\(mode)')")
+            }
+            var sequence: Int64 = 0
+            try to.query("SELECT value FROM state WHERE key = 'sequence'") { row in sequence = row.int(0) }
+            var pageSize: Int64 = 0
+            try to.query("PRAGMA page_size") { row in pageSize = row.int(0) }
+            summary = Summary(pages: pages, bytes: pages * Int(pageSize), sequence: sequence)
+        } catch {
+            unlink(partial)
+            throw error
+        }
+        try syncAndRename(partial, to: destination)
+        return summary
+    }
+
+    /// Copies every page in one step; returns how many there were.
+    private static func backUp(_ from: SQLiteConnection, _ to: SQLiteConnection) throws(StoreError) -> Int {
+        try to.withHandle { destination throws(StoreError) -> Int in
+            try from.withHandle { source throws(StoreError) -> Int in
+                guard let backup = sqlite3_backup_init(destination, "main", source, "main") else {
+                    throw SQLiteConnection.error(sqlite3_extended_errcode(destination), destination)
+                }
+                var waited = 0
+                var code = sqlite3_backup_step(backup, -1)
+                // Busy or locked (another connection holds a lock the step needs): wait and retry.
+                while code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED, waited < busyLimitSeconds * 20 {
+                    sqlite3_sleep(50)
+                    waited += 1
+                    code = sqlite3_backup_step(backup, -1)
+                }
+                let pages = Int(sqlite3_backup_pagecount(backup))
+                // `finish` releases the backup and reports its outcome (the step's failure, if any).
+                let finished = sqlite3_backup_finish(backup)
+                guard code == SQLITE_DONE, finished == SQLITE_OK else {
+                    let failure = code == SQLITE_DONE ? finished : code
+                    throw StoreError(.sqlite(extendedCode: failure),
+                                     "backup failed: \(String(cString: sqlite3_errstr(failure)))")
+                }
+                return pages
+            }
+        }
+    }
+
+    /// Syncs the copy (SQLite synced its commit; this covers the file's metadata), renames it
+    /// over `destination`, and syncs the folder so the rename is durable.
+    private static func syncAndRename(_ partial: String, to destination: String) throws(StoreError) {
+        try sync(partial)
+        guard rename(partial, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partial)
+            throw StoreError(.fileSystem, "cannot rename \(partial) to \(destination): \(reason)")
+        }
+        let slash = destination.lastIndex(of: "/")
+        let folder = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
+        try sync(folder)
+    }
+
+    private static func sync(_ path: String) throws(StoreError) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw StoreError(.fileSystem, "cannot open \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StoreError(.fileSystem, "cannot sync \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Device and inode of an existing file, to tell two names of one file apart from two files.
+    private static func fileIdentity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+}

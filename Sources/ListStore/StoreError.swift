@@ -1,0 +1,92 @@
+import CSQLite
+
+/// A storage failure: its cause as the database reported it, typed, and the database's message.
+///
+/// ``fault`` tells a passing fault (a full disk, an I/O error, a busy or unreachable database),
+/// which the service answers `503` and which clears by itself or by an operator's hand, from any
+/// other failure (a bug, damaged data), which it answers `500`.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What the database said went wrong.
+    public enum Cause: Sendable, Equatable {
+        /// An SQLite extended result code (https://www.sqlite.org/rescode.html), e.g. 13
+        /// `SQLITE_FULL`, 266 `SQLITE_IOERR_READ`; the primary code is its low byte.
+        case sqlite(extendedCode: Int32)
+        /// A PostgreSQL SQLSTATE (five characters, e.g. `53100` disk full), as libpq reports it.
+        case postgres(sqlState: String)
+        /// The store was closed (the server is stopping).
+        case closed
+        /// The store cannot work with what it found (e.g. a schema newer than this build).
+        case incompatible
+        /// The operating system refused a file operation around the database (its folder).
+        case fileSystem
+    }
+
+    /// A passing fault: the store cannot take writes now but may later, with nothing wrong
+    /// in the request or the data.
+    public enum Fault: String, Sendable, CaseIterable {
+        case diskFull = "disk-full"
+        case ioError = "io-error"
+        case busy
+        case locked
+        case cannotOpen = "cannot-open"
+        case unreachable
+        case closed
+    }
+
+    public let cause: Cause
+    /// The database's own words (never shown to clients: it may name files and values).
+    public let message: String
+
+    public init(_ cause: Cause, _ message: String) {
+        self.cause = cause
+        self.message = message
+    }
+
+    public var description: String {
+        switch cause {
+        case .sqlite(let code): "SQLite error \(code): \(message)"
+        case .postgres(let state): "PostgreSQL error \(state): \(message)"
+        case .closed, .incompatible, .fileSystem: message
+        }
+    }
+
+    /// The passing fault this is, or nil for a failure that waiting will not mend.
+    public var fault: Fault? {
+        switch cause {
+        case .sqlite(let code): Self.fault(sqlite: code)
+        case .postgres(let state): Self.fault(sqlState: state)
+        case .closed: .closed
+        case .incompatible, .fileSystem: nil
+        }
+    }
+
+    /// SQLite primary result codes (the low byte of an extended code) that are passing faults.
+    static func fault(sqlite code: Int32) -> Fault? {
+        switch code & 0xFF {
+        case SQLITE_FULL: .diskFull
+        case SQLITE_IOERR: .ioError  // and its extended codes: _WRITE, _FSYNC, _SHMSIZE …
+        case SQLITE_BUSY: .busy
+        case SQLITE_LOCKED: .locked
+        case SQLITE_CANTOPEN: .cannotOpen
+        default: nil
+        }
+    }
+
+    /// SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) that are
+    /// passing faults, for the PostgreSQL store to come.
+    static func fault(sqlState state: String) -> Fault? {
+        switch state {
+        case "53100": .diskFull                       // disk_full
+        case "58030": .ioError                        // io_error
+        case "55P03": .locked                         // lock_not_available
+        case "40001", "40P01": .busy                  // serialization_failure, deadlock_detected
+        case "57P01", "57P02", "57P03": .unreachable  // admin/crash shutdown, cannot connect now
+        default:
+            switch state.prefix(2) {
+            case "08": .unreachable                   // connection exception
+            case "53": .busy                          // insufficient resources (memory, connections)
+            default: nil
+            }
+        }
+    }
+}

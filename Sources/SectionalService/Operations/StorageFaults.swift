@@ -1,0 +1,83 @@
+import HTTPServer
+import ListStore
+import Synchronization
+
+/// How the service meets a failing store: the answer (a passing fault is `503
+/// storage-unavailable` with `Retry-After`, any other failure `500 internal`), refused writes
+/// counted by cause for `/metrics`, and the fault in force for `/readyz`.
+///
+/// A fault is in force from a write it refused until the next write that succeeds. The log
+/// hears of a fault when it begins and when it clears, not of every write it refuses.
+public final class StorageFaults: Sendable {
+    /// The `cause` label of failures that are not passing faults (answered 500).
+    static let internalCause = "internal"
+
+    private struct State {
+        var refused: [String: UInt64] = [:]
+        var current: StoreError.Fault?
+    }
+
+    private let state = Mutex(State())
+    /// Whether a fault is in force: read on every successful write without the lock; written
+    /// only under it, with `current`.
+    private let faulted = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Seconds a client is asked to wait (`Retry-After`) before trying again: contention (busy,
+    /// locked) and a stopping server clear in moments; a full disk, an I/O error or a database
+    /// that cannot be opened or reached needs someone's hand, so clients come back less often.
+    static func retryAfterSeconds(_ fault: StoreError.Fault) -> Int {
+        switch fault {
+        case .busy, .locked, .closed: 1
+        case .diskFull, .ioError, .cannotOpen, .unreachable: 10
+        }
+    }
+
+    /// The answer for a store operation that failed with `error`. A refused write (`write`) is
+    /// counted and puts its fault in force; a failure that is no passing fault is logged.
+    func refusal(for error: StoreError, write: Bool, log: Log) -> HTTPError {
+        guard let fault = error.fault else {
+            if write { state.withLock { $0.refused[Self.internalCause, default: 0] += 1 } }
+            log.error("storage failure", ["error": .text(error.description)])
+            return HTTPError.internalError
+        }
+        if write {
+            let began = state.withLock { state -> Bool in
+                state.refused[fault.rawValue, default: 0] += 1
+                defer {
+                    state.current = fault
+                    faulted.store(true, ordering: .releasing)
+                }
+                return state.current != fault
+            }
+            if began { log.warn("storage fault: writes refused until it clears", ["fault": .text(fault.rawValue), "error": .text(error.description)]) }
+        }
+        let seconds = Self.retryAfterSeconds(fault)
+        return HTTPError(503, "storage-unavailable", title: "Storage unavailable",
+                         detail: "The store cannot take this now (\(fault.rawValue)); nothing was changed. Try again in \(seconds) s.",
+                         headers: ["Retry-After": "\(seconds)"])
+    }
+
+    /// A write succeeded: any fault in force has cleared.
+    func wrote(log: Log) {
+        guard faulted.load(ordering: .acquiring) else { return }
+        let cleared = state.withLock { state -> StoreError.Fault? in
+            defer {
+                state.current = nil
+                faulted.store(false, ordering: .releasing)
+            }
+            return state.current
+        }
+        if let cleared { log.info("storage fault cleared: writes succeed again", ["fault": .text(cleared.rawValue)]) }
+    }
+
+    /// The fault in force, if any.
+    var current: StoreError.Fault? { state.withLock { $0.current } }
+
+    /// Writes refused so far, for every cause (passing faults, then `internal`), zeros included.
+    var refusedWrites: [(cause: String, count: UInt64)] {
+        let refused = state.withLock { $0.refused }
+        return (StoreError.Fault.allCases.map(\.rawValue) + [Self.internalCause]).map { ($0, refused[$0] ?? 0) }
+    }
+}

@@ -1,0 +1,69 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where log lines go: appended to a buffer under a short lock and written to stderr in batches
+/// by a queue of its own, so a request never waits for stderr (a slow terminal or a full pipe
+/// stalls only the writer). At most ``maxBufferedBytes`` wait; past it lines are dropped and
+/// counted, and the count is written as a line of its own once there is room.
+final class LogSink: Sendable {
+    /// Every log of the process shares standard error.
+    static let standardError = LogSink(fd: 2)
+
+    static let maxBufferedBytes = 4 << 20
+
+    private struct Pending {
+        var bytes: [UInt8] = []
+        var scheduled = false
+        var dropped = 0
+    }
+
+    private let fd: Int32
+    private let pending = Mutex(Pending())
+    private let queue = DispatchQueue(label: "sectional.log", qos: .utility)
+
+    init(fd: Int32) { self.fd = fd }
+
+    /// Queues one line (with its newline) for writing; returns at once.
+    func append(_ line: [UInt8]) {
+        let schedule = pending.withLock { pending -> Bool in
+            guard pending.bytes.count + line.count <= Self.maxBufferedBytes else {
+                pending.dropped += 1
+                return false
+            }
+            pending.bytes.append(contentsOf: line)
+            defer { pending.scheduled = true }
+            return !pending.scheduled
+        }
+        if schedule { queue.async { [self] in writeOut() } }
+    }
+
+    /// Writes everything queued so far before returning (at shutdown, before exiting).
+    func flush() {
+        queue.sync { writeOut() }
+    }
+
+    private func writeOut() {
+        let (bytes, dropped) = pending.withLock { pending -> ([UInt8], Int) in
+            // Hand the buffer over and start a new one (no capacity ratchet).
+            defer { pending = Pending() }
+            return (pending.bytes, pending.dropped)
+        }
+        write(bytes)
+        if dropped > 0 { write(Array("{\"level\":\"warn\",\"msg\":\"log lines dropped\",\"count\":\(dropped)}\n".utf8)) }
+    }
+
+    private func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import TestSupport
+import XCTest
+@testable import ListModel
+
+/// ``ListChangeLog``: versions made through ``ListEdit`` answer every pair of versions with a
+/// valid batch update, with no id handled by the caller; limits drop the oldest versions.
+final class ListChangeLogTests: XCTestCase {
+    func testEveryPairOfLoggedVersionsGivesAValidUpdate() throws {
+        for seed: UInt64 in 1...6 {
+            var rng = SplitMix64(seed: seed)
+            var store: [String: [String: JSONObject]] = ["a": [:], "b": [:]]
+            var log = ListChangeLog(version: 10, snapshot: ListSnapshot.build(definition: ChangesPropertyTests.def, records: [:]))
+            var version: Int64 = 10
+            for _ in 0..<24 {
+                var edit = log.edit()
+                // 1–5 writes per version, some in a collection the list does not read.
+                for _ in 0..<(Int.random(in: 0..<3, using: &rng) == 0 ? Int.random(in: 2...5, using: &rng) : 1) {
+                    let c = Int.random(in: 0..<4, using: &rng) == 0 ? "b" : "a"
+                    let id = "r\(Int.random(in: 0..<24, using: &rng))"
+                    if Int.random(in: 0..<5, using: &rng) == 0, store[c]![id] != nil {
+                        store[c]![id] = nil
+                        edit.apply(.delete(id: id), collection: c)
+                    } else {
+                        let r = ChangesPropertyTests.record(id, &rng)
+                        store[c]![id] = r
+                        edit.apply(.upsert(.object(r)), collection: c)
+                    }
+                    edit.apply(.upsert(["id": "z", "x": 1]), collection: "unread")
+                }
+                version += Int64.random(in: 1...3, using: &rng)
+                log.append(version: version, edit)
+            }
+            XCTAssertEqual(log.size.versions, 25)
+            let fresh = ListSnapshot.build(definition: ChangesPropertyTests.def,
+                                           records: store.mapValues { $0.valuesByKey.map { JSONValue.object($0) } })
+            XCTAssertEqual(log.latest.snapshot.fullText(), fresh.fullText(), "seed \(seed)")
+            for since in stride(from: Int64(10), through: version, by: 2) {
+                for target in [since, (since + version) / 2, version] {
+                    let at = "seed \(seed) \(since)→\(target)"
+                    guard let span = log.changes(since: since, upTo: target, limit: .max) else { XCTFail("no span \(at)"); continue }
+                    XCTAssertLessThanOrEqual(span.base.version, since, at)
+                    XCTAssertLessThanOrEqual(span.target.version, target, at)
+                    guard let u = span.batchUpdate(view: ViewState(), maxChanges: .max) else { XCTFail("no update \(at)"); continue }
+                    XCTAssertNoThrow(try ChangesApplier.apply(old: span.base.snapshot.changesOutline(view: ViewState()), update: u,
+                                                              new: span.target.snapshot.changesOutline(view: ViewState())), at)
+                    XCTAssertNoThrow(try ChangesApplier.apply(old: span.base.snapshot.changesOutline(view: ViewState(), content: true), update: u,
+                                                              new: span.target.snapshot.changesOutline(view: ViewState(), content: true),
+                                                              contentMode: true), at)
+                }
+            }
+        }
+    }
+
+    func testLimitsDropTheOldestVersions() {
+        let d = definition(#"{"sections":[{"source":"a","key":"k","row":{"title":"{id}"}}]}"#)
+        var log = ListChangeLog(version: 1, snapshot: ListSnapshot.build(definition: d, records: [:]), maxVersions: 3, maxWrittenRows: 5)
+        func write(_ version: Int64, _ ids: [String]) -> [Int64] {
+            var edit = log.edit()
+            edit.apply(ids.map { .upsert(["id": .string($0)]) }, collection: "a")
+            return log.append(version: version, edit).map(\.version)
+        }
+        XCTAssertEqual(write(2, ["a"]), [])
+        XCTAssertEqual(write(3, ["b"]), [])
+        XCTAssertEqual(write(4, ["c", "d", "e"]), [1])  // at most 3 versions
+        XCTAssertEqual(log.size.versions, 3)
+        XCTAssertEqual(log.size.writtenRows, 5)
+        XCTAssertEqual(write(5, ["f", "g"]), [2, 3])    // at most 5 ids: 3 + 2
+        XCTAssertEqual(log.oldestVersion, 4)
+        XCTAssertNil(log.changes(since: 3, limit: 100))            // older than the log: reload
+        XCTAssertNotNil(log.changes(since: 4, limit: 100))
+        XCTAssertNil(log.changes(since: 4, limit: 1))              // more ids than the limit
+        XCTAssertEqual(log.changes(since: 4, limit: 100)?.batchUpdate(view: ViewState(), maxChanges: 100)?.rows.inserted,
+                       [ListIndexPath(section: 0, row: 5), ListIndexPath(section: 0, row: 6)])
+        XCTAssertEqual(write(6, ["h", "i", "j", "k", "l", "m"]).count, 2)   // alone over the id limit: only it stays
+        XCTAssertEqual(log.size.versions, 1)
+        XCTAssertEqual(log.latest.version, 6)
+    }
+}

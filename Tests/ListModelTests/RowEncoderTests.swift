@@ -1,0 +1,55 @@
+import XCTest
+@testable import ListModel
+
+/// ``RowEncoder``: a row object is the same bytes whichever path writes it (a page's rows, one
+/// located row) and whatever its length (rows longer than the section buffer's assembly area
+/// get a buffer of their own).
+final class RowEncoderTests: XCTestCase {
+    func list() -> ListSnapshot {
+        let d = definition(#"""
+        {"sections":[{"key":"a","rows":[{"id":"x"}]},
+          {"source":"c","groupBy":"g","sortBy":[{"field":"n"}],"accessibility":{"identifier":"cell","options":["section","row"]},
+           "row":{"title":"{t}","subtitle":"{s}","tagLength":2,"action":"app://{id}"}}]}
+        """#)
+        let long = String(repeating: "é\\\"long ", count: 300)   // ~3 KB escaped: past the 768-byte area
+        return ListSnapshot.build(definition: d, records: ["c": records(#"""
+        [{"id":"p1","g":"k","n":1,"t":"short","s":"s1"},
+         {"id":"p2","g":"k","n":2,"t":"\#(long)","s":"s2"},
+         {"id":"p3","g":"k","n":3,"t":"after","s":"s3"}]
+        """#)])
+    }
+
+    func testLongAndShortRowsMatchTheSingleRowPathByteForByte() {
+        let l = list()
+        var page = JSONWriter()
+        page.beginArray()
+        l.appendRows(section: 1, start: 0, count: 3, into: &page)
+        page.endArray()
+        var single = JSONWriter()
+        single.beginArray()
+        for r in 0..<3 { l.writeRow(l.location(section: 1, row: r, view: ViewState())!, into: &single) }
+        single.endArray()
+        XCTAssertEqual(text(page), text(single))
+
+        let rows = parse(page.bytes).arrayValue ?? []
+        guard rows.count == 3 else { return XCTFail("expected 3 rows, got \(rows.count)") }
+        for (r, row) in rows.enumerated() {
+            XCTAssertEqual(row["id"]?.stringValue, "p\(r + 1)")
+            XCTAssertEqual(row["indexPath"], parse(#"{"section":1,"row":\#(r)}"#))
+            XCTAssertEqual(row["tag"], parse(#"{"location":\#(1 + 2 * r),"length":2}"#))
+            XCTAssertEqual(row["accessibilityIdentifier"]?.stringValue, "cell_1_\(r)")
+            XCTAssertEqual(row["action"]?.stringValue, "app://p\(r + 1)")
+        }
+        XCTAssertEqual(rows[1]["title"]?.stringValue, String(repeating: "é\"long ", count: 300))
+        XCTAssertGreaterThan(page.bytes.count, 3000)
+    }
+
+    func testRowsFromAnOffsetKeepTheirPositionMembers() {
+        let l = list()
+        var w = JSONWriter()
+        w.beginArray()
+        l.appendRows(section: 1, start: 2, count: 5, into: &w)   // clamped to the one row left
+        w.endArray()
+        XCTAssertEqual(text(w), #"[{"id":"p3","type":"","indexPath":{"section":1,"row":2},"tag":{"location":5,"length":2},"title":"after","subtitle":"s3","height":44,"accessibilityIdentifier":"cell_1_2","action":"app://p3"}]"#)
+    }
+}

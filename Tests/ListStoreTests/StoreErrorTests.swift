@@ -1,0 +1,73 @@
+import Foundation
+import ListStore
+import XCTest
+
+/// Store errors keep their cause typed, and tell a passing fault (answered 503) from any other
+/// failure (answered 500).
+final class StoreErrorTests: XCTestCase {
+    private func fault(sqlite code: Int32) -> StoreError.Fault? { StoreError(.sqlite(extendedCode: code), "").fault }
+    private func fault(sqlState state: String) -> StoreError.Fault? { StoreError(.postgres(sqlState: state), "").fault }
+
+    func testSQLiteResultCodesThatClearByThemselvesAreFaults() {
+        XCTAssertEqual(fault(sqlite: 13), .diskFull)           // SQLITE_FULL
+        XCTAssertEqual(fault(sqlite: 10), .ioError)            // SQLITE_IOERR
+        XCTAssertEqual(fault(sqlite: 778), .ioError)           // SQLITE_IOERR_WRITE
+        XCTAssertEqual(fault(sqlite: 1290), .ioError)          // SQLITE_IOERR_FSYNC
+        XCTAssertEqual(fault(sqlite: 5), .busy)                // SQLITE_BUSY
+        XCTAssertEqual(fault(sqlite: 517), .busy)              // SQLITE_BUSY_SNAPSHOT
+        XCTAssertEqual(fault(sqlite: 6), .locked)              // SQLITE_LOCKED
+        XCTAssertEqual(fault(sqlite: 14), .cannotOpen)         // SQLITE_CANTOPEN
+        XCTAssertNil(fault(sqlite: 11))                        // SQLITE_CORRUPT
+        XCTAssertNil(fault(sqlite: 19))                        // SQLITE_CONSTRAINT
+        XCTAssertNil(fault(sqlite: 1))                         // SQLITE_ERROR
+        XCTAssertNil(fault(sqlite: 26))                        // SQLITE_NOTADB
+    }
+
+    func testPostgresStatesThatClearByThemselvesAreFaults() {
+        XCTAssertEqual(fault(sqlState: "53100"), .diskFull)
+        XCTAssertEqual(fault(sqlState: "58030"), .ioError)
+        XCTAssertEqual(fault(sqlState: "08006"), .unreachable)
+        XCTAssertEqual(fault(sqlState: "57P03"), .unreachable)
+        XCTAssertEqual(fault(sqlState: "40001"), .busy)
+        XCTAssertEqual(fault(sqlState: "53300"), .busy)
+        XCTAssertEqual(fault(sqlState: "55P03"), .locked)
+        XCTAssertNil(fault(sqlState: "23505"))                 // unique_violation
+        XCTAssertNil(fault(sqlState: "42P01"))                 // undefined_table
+    }
+
+    func testAClosedStoreSaysSo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteStore(path: folder.appendingPathComponent("closed.sqlite").path)
+        store.close()
+        do {
+            _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
+            XCTFail("a closed store took a write")
+        } catch {
+            XCTAssertEqual(error.cause, .closed)
+            XCTAssertEqual(error.fault, .closed)
+        }
+    }
+
+    func testAStoreThatCannotBeOpenedSaysWhy() throws {
+        do {
+            _ = try SQLiteStore(path: "/proc/sectional-cannot-be-here/db.sqlite")
+            XCTFail("a store opened where no file can be")
+        } catch {
+            XCTAssertEqual(error.cause, .fileSystem, error.description)
+            XCTAssertNil(error.fault)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notADatabase = folder.appendingPathComponent("text.sqlite")
+        try String(repeating: "not a database ", count: 100).write(to: notADatabase, atomically: true, encoding: .utf8)
+        do {
+            _ = try SQLiteStore(path: notADatabase.path)
+            XCTFail("a text file opened as a store")
+        } catch {
+            XCTAssertEqual(error.cause, .sqlite(extendedCode: 26), error.description)  // SQLITE_NOTADB
+            XCTAssertNil(error.fault)
+        }
+    }
+}

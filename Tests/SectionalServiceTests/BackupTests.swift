@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `sectional backup`: a copy of the live store, taken while the real server serves and writes,
+/// holds every write acknowledged before the backup began, and a server starts on it.
+final class BackupTests: FolderTestCase {
+    private var config: URL { folder.appendingPathComponent("sectional.json") }
+    private var database: URL { folder.appendingPathComponent("db.sqlite") }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        // The config names the store, so `backup --config` finds it.
+        let text = TestApp.teamsConfig.replacingOccurrences(of: "{\n  \"lists\"", with: "{\n  \"storage\": { \"path\": \"db.sqlite\" },\n  \"lists\"")
+        XCTAssertTrue(text.contains("\"storage\""))
+        try text.write(to: config, atomically: true, encoding: .utf8)
+    }
+
+    func testABackupUnderAWriteStreamHoldsEveryWriteAcknowledgedBeforeItBegan() throws {
+        let server = try ServerProcess(arguments: ["--config", config.path])
+        XCTAssertTrue(server.waitUntilReady())
+        let stream = WriteStream(port: server.port, prefix: "w")
+        stream.start(threads: 2)
+        XCTAssertTrue(eventually(within: 30) { stream.answers.acknowledged.count >= 300 })
+
+        let before = stream.answers.acknowledged
+        let copy = folder.appendingPathComponent("backups/copy.sqlite")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let result = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", copy.path, "--config", config.path])
+        XCTAssertEqual(result.status, 0, result.errors)
+        XCTAssertTrue(result.output.contains("backed up to \(copy.path)"), result.output)
+        // The server went on taking writes meanwhile and after.
+        let during = stream.answers.acknowledged.count
+        XCTAssertTrue(eventually(within: 30) { stream.answers.acknowledged.count >= during + 50 }, "writes go on after the backup")
+        XCTAssertTrue(stream.stop())
+        XCTAssertEqual(stream.answers.unexpected, [])
+        XCTAssertEqual(stream.answers.refused, [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: copy.path + "-wal"), "the copy is one file")
+
+        let restored = try ServerProcess(arguments: ["--config", config.path, "--data", copy.path])
+        XCTAssertTrue(restored.waitUntilReady())
+        let client = try HTTPTestClient(port: restored.port)
+        var missing: [String] = []
+        for id in before {
+            let answer = try client.request("GET", "/v1/collections/people/records/\(id)")
+            if answer.status != 200 || (try? answer.json["name"] as? String) != id { missing.append(id) }
+        }
+        XCTAssertEqual(missing, [], "writes acknowledged before the backup began are in the copy")
+        let total: Int = try client.request("GET", "/v1/lists/people").json.value("totalRowCount")
+        XCTAssertGreaterThanOrEqual(total, before.count + 1)
+        XCTAssertLessThanOrEqual(total, stream.answers.acknowledged.count + 1)
+        restored.signal(SIGTERM)
+        XCTAssertEqual(restored.waitForExit(), 0)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+    }
+
+    func testABackupOfAMissingStoreFailsAndWritesNothing() throws {
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        let result = try ChildProcess.run(ServerProcess.executable,
+                                          ["backup", "--to", copy.path, "--data", folder.appendingPathComponent("none.sqlite").path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.errors.contains("cannot open SQLite database"), result.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: copy.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("none.sqlite").path), "no store was created")
+    }
+
+    func testABackupNeverReplacesTheStoreItself() throws {
+        let server = try ServerProcess(arguments: ["--config", config.path])
+        XCTAssertTrue(server.waitUntilReady())
+        let result = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", database.path, "--data", database.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.errors.contains("would replace the database itself"), result.errors)
+        XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/v1/lists/people").status, 200)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+    }
+
+    func testTheBackupCommandLineIsChecked() throws {
+        for (arguments, message) in [(["backup"], "backup needs --to FILE"),
+                                     (["backup", "--to", "x", "--config", "c", "--data", "d"], "not both"),
+                                     (["backup", "--to", "x", "--port", "1"], "backup takes only"),
+                                     (["serve", "--to", "x"], "--to is for backup")] {
+            let result = try ChildProcess.run(ServerProcess.executable, arguments)
+            XCTAssertEqual(result.status, 2, arguments.joined(separator: " "))
+            XCTAssertTrue(result.errors.contains(message), result.errors)
+        }
+    }
+}

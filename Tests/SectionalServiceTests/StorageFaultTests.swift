@@ -1,0 +1,123 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// A full disk for real: the server's SQLite file on a small tmpfs, filled by a write stream
+/// through HTTP, then grown in place. Writes the store cannot take are refused `503
+/// storage-unavailable`, never `500`; nothing of them reaches the lists; reads go on; writes
+/// succeed again once there is room, without a restart; every acknowledged write is there,
+/// live and after a restart on the same file.
+final class StorageFaultTests: FolderTestCase {
+    private var configArguments: [String] = []
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        let config = folder.appendingPathComponent("sectional.json")
+        try TestApp.teamsConfig.write(to: config, atomically: true, encoding: .utf8)
+        configArguments = ["--config", config.path, "--data", folder.appendingPathComponent("disk/db.sqlite").path]
+    }
+
+    func testAFullDiskRefusesWrites503AndLosesNoAcknowledgedWrite() throws {
+        let disk = try SmallDisk(at: folder.appendingPathComponent("disk"), size: "2m", for: self)
+        var server = try ServerProcess(arguments: configArguments)
+        addTeardownBlock { [weak server] in server?.signal(SIGKILL) }  // runs before the unmount
+        XCTAssertTrue(server.waitUntilReady())
+
+        // Fill the disk: write until writes are refused.
+        let filling = WriteStream(port: server.port, prefix: "fill")
+        filling.start(threads: 4)
+        let filled = eventually(within: 90) { filling.answers.refused.count >= 40 || !filling.answers.unexpected.isEmpty }
+        XCTAssertTrue(filling.stop(), "the writers stopped")
+        let full = filling.answers
+        XCTAssertTrue(filled, "the disk never filled: \(full.acknowledged.count) writes acknowledged")
+        XCTAssertEqual(full.unexpected, [], "every write was acknowledged or refused 503")
+        XCTAssertGreaterThan(full.acknowledged.count, 0)
+
+        // While full: reads go on, /readyz names the fault, /metrics counts every refusal.
+        let client = try HTTPTestClient(port: server.port)
+        let ready = try client.request("GET", "/readyz")
+        XCTAssertEqual(ready.status, 200)
+        XCTAssertEqual(try ready.json["storageFault"] as? String, "disk-full", ready.text)
+        let metrics = try client.request("GET", "/metrics").text
+        XCTAssertEqual(refusedWrites(in: metrics, cause: "disk-full"), full.refused.count, metrics)
+        XCTAssertEqual(refusedWrites(in: metrics, cause: "internal"), 0)
+        if let first = full.acknowledged.first {
+            XCTAssertEqual(try client.request("GET", "/v1/collections/people/records/\(first)").json["name"] as? String, first)
+        }
+
+        // A refused write reaches no version, no change and no record.
+        var probe: (id: String, version: Int)?
+        var probeAcknowledged: [String] = []
+        for n in 0..<50 {
+            let id = "probe-\(n)"
+            let version: Int = try client.request("GET", "/v1/lists/people").json.value("version")
+            let answer = try client.request("PUT", "/v1/collections/people/records/\(id)",
+                                            headers: [("Content-Type", "application/json")], body: Array(WriteStream.body(id).utf8))
+            if answer.status == 503 {
+                XCTAssertEqual(answer.slug, "storage-unavailable")
+                XCTAssertEqual(answer.header("Retry-After"), "10")
+                probe = (id, version)
+                break
+            }
+            XCTAssertEqual(answer.status, 201, answer.text)
+            probeAcknowledged.append(id)
+        }
+        let (refusedID, versionBefore) = try XCTUnwrap(probe, "a write on the full disk was refused")
+        XCTAssertEqual(try client.request("GET", "/v1/lists/people").json.value("version"), versionBefore)
+        XCTAssertEqual(try client.request("GET", "/v1/lists/people/changes?since=\(versionBefore)").json.value("to"), versionBefore)
+        XCTAssertEqual(try client.request("GET", "/v1/collections/people/records/\(refusedID)").status, 404)
+
+        // Room again: writes succeed without a restart, and the fault clears.
+        try disk.resize("64m")
+        let recovering = WriteStream(port: server.port, prefix: "after")
+        recovering.start(threads: 4, limit: 50)
+        XCTAssertTrue(recovering.finish())
+        let after = recovering.answers
+        XCTAssertEqual(after.unexpected, [])
+        XCTAssertEqual(after.refused, [], "no write is refused once the disk has room")
+        XCTAssertEqual(after.acknowledged.count, 200)
+        XCTAssertNil(try client.request("GET", "/readyz").json["storageFault"])
+
+        let acknowledged = full.acknowledged + probeAcknowledged + after.acknowledged
+        let refused = full.refused + [refusedID]
+        try assertHolds(acknowledged: acknowledged, refused: refused, port: server.port, when: "live")
+
+        // The same file after a restart.
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        server = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(server.waitUntilReady())
+        try assertHolds(acknowledged: acknowledged, refused: refused, port: server.port, when: "after a restart")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        print("StorageFaultTests: disk-full run: \(acknowledged.count) writes acknowledged "
+              + "(\(full.acknowledged.count + probeAcknowledged.count) before the disk filled, \(after.acknowledged.count) after it grew), "
+              + "\(refused.count) refused 503, 0 lost (every acknowledged write read back live and after a restart)")
+    }
+
+    /// Every acknowledged record is there with its content, no refused one is, and the list
+    /// holds exactly the acknowledged records (plus its one fixed row).
+    private func assertHolds(acknowledged: [String], refused: [String], port: Int, when: String,
+                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let client = try HTTPTestClient(port: port)
+        var lost: [String] = []
+        for id in acknowledged {
+            let answer = try client.request("GET", "/v1/collections/people/records/\(id)")
+            if answer.status != 200 || (try? answer.json["name"] as? String) != id { lost.append(id) }
+        }
+        XCTAssertEqual(lost, [], "acknowledged writes lost \(when)", file: file, line: line)
+        var present: [String] = []
+        for id in refused where try client.request("GET", "/v1/collections/people/records/\(id)").status != 404 {
+            present.append(id)
+        }
+        XCTAssertEqual(present, [], "refused writes present \(when)", file: file, line: line)
+        let total: Int = try client.request("GET", "/v1/lists/people").json.value("totalRowCount")
+        XCTAssertEqual(total, acknowledged.count + 1, "the list holds the acknowledged records \(when)", file: file, line: line)
+    }
+
+    /// The value of `sectional_writes_refused_total{cause="…"}` in a scrape, or nil.
+    private func refusedWrites(in metrics: String, cause: String) -> Int? {
+        let prefix = "sectional_writes_refused_total{cause=\"\(cause)\"} "
+        return metrics.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) }
+    }
+}
