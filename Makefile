@@ -3,7 +3,8 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT      ?= swift
-PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev curl
+PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev curl
+TEST_PKGS  := postgresql
 BENCH_PKGS := wrk gcc
 JS_PKGS    := nodejs node-typescript
 CONFIG     ?= config/sectional.json
@@ -34,13 +35,14 @@ run: build
 
 # The whole suite: unit and integration tests (XCTest, real servers on loopback), after the
 # README's curl examples and the JavaScript client's tests (node --test) have been run against
-# live servers. The test summary comes last.
+# live servers. The XCTest suite runs with a throwaway PostgreSQL cluster (scripts/with-postgres.sh),
+# so the PostgreSQL tests run too. The test summary comes last.
 test: deps
-	@scripts/ensure-packages.sh $(JS_PKGS)
+	@scripts/ensure-packages.sh $(TEST_PKGS) $(JS_PKGS)
 	$(SWIFT) build --build-tests
 	scripts/readme-examples.sh
 	scripts/js-client-test.sh
-	$(SWIFT) test --skip-build --disable-swift-testing
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-swift-testing
 
 # Live checks against running servers with PyPI tools (openapi-spec-validator, schemathesis,
 # prometheus-client, selenium with Debian's chromium; pinned in scripts/requirements.txt, in .venv),

@@ -28,6 +28,12 @@ let package = Package(
         ),
 
         .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+
+        .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -45,8 +51,8 @@ let package = Package(
         // The pure view-model core: no I/O, no clocks, no globals.
         .target(name: "ListModel", linkerSettings: [.linkedLibrary("m")]),
 
-        // Persistence of records, views and the change sequence: SQLite (default) or memory.
-        .target(name: "ListStore", dependencies: ["CSQLite", "ListModel"]),
+        // Persistence of records, views and the change sequence: SQLite (default), PostgreSQL or memory.
+        .target(name: "ListStore", dependencies: ["CSQLite", "CPostgres", "ListModel"]),
 
         // User tokens: JWT verification (HS256, RS256, ES256 over libcrypto). No I/O, no clocks.
         .target(name: "Identity", dependencies: ["COpenSSL"]),
@@ -66,12 +72,12 @@ let package = Package(
         .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 
-        // Helpers shared by the test targets: a raw HTTP client, polling with a deadline.
-        .target(name: "TestSupport", dependencies: ["CZlib"], path: "Tests/TestSupport"),
+        // Helpers shared by the test targets: a raw HTTP client, polling with a deadline, PostgreSQL databases.
+        .target(name: "TestSupport", dependencies: ["CZlib", "CPostgres"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
-        .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel"]),
+        .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport"]),
     ]

@@ -8,13 +8,14 @@ struct CommandLineOptions: Equatable {
     var port: Int?
     var dataPath: String?
     var memory = false
+    var databaseURL: String?
     var allowUnauthenticatedWrites = false
     /// `backup --to FILE`.
     var backupPath: String?
 
     static let usage = """
     Usage:
-      sectional [serve] [--config PATH] [--host H] [--port P] [--data PATH | --memory]
+      sectional [serve] [--config PATH] [--host H] [--port P] [--data PATH | --memory | --database-url URL]
                         [--allow-unauthenticated-writes]
       sectional check [--config PATH]
       sectional backup --to FILE [--config PATH | --data PATH]
@@ -36,6 +37,8 @@ struct CommandLineOptions: Equatable {
       --data PATH                     store records in SQLite at PATH (env SECTIONAL_DATA)
       --to FILE                       where backup writes the copy (replaced if it exists)
       --memory                        keep records in memory only
+      --database-url URL              store records in PostgreSQL at URL, shared by several instances
+                                      (env SECTIONAL_DATABASE_URL)
       --allow-unauthenticated-writes  listen on a non-loopback address without an API token
       --help                          show this text
       --version                       print the version
@@ -81,14 +84,16 @@ struct CommandLineOptions: Equatable {
             case "--data": options.dataPath = try value()
             case "--to": options.backupPath = try value()
             case "--memory": options.memory = true
+            case "--database-url": options.databaseURL = try value()
             case "--allow-unauthenticated-writes": options.allowUnauthenticatedWrites = true
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
-        if options.memory && options.dataPath != nil {
-            throw UsageError(message: "--data and --memory exclude each other")
+        if [options.memory, options.dataPath != nil, options.databaseURL != nil].filter({ $0 }).count > 1 {
+            throw UsageError(message: "--data, --memory and --database-url exclude each other")
         }
-        if options.command == .check && (options.host != nil || options.port != nil || options.memory || options.dataPath != nil) {
+        if options.command == .check && (options.host != nil || options.port != nil || options.memory || options.dataPath != nil
+                                         || options.databaseURL != nil) {
             throw UsageError(message: "check takes only --config")
         }
         if options.command == .backup {

@@ -13,7 +13,8 @@ do {
 
 let environment = ProcessInfo.processInfo.environment
 let configPath = options.configPath ?? environment["SECTIONAL_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? "config/sectional.json"
-let overrides = ConfigurationOverrides(host: options.host, port: options.port, dataPath: options.dataPath, memory: options.memory)
+let overrides = ConfigurationOverrides(host: options.host, port: options.port, dataPath: options.dataPath, memory: options.memory,
+                                       databaseURL: options.databaseURL)
 
 switch options.command {
 case .help:

@@ -111,6 +111,111 @@ class RecordStoreContract: XCTestCase {
         try store.touchViews(["v"], at: 3)
         XCTAssertEqual(try store.allViews(), [], "a late use does not re-insert it either")
     }
+
+    /// A record read by id carries its version: the number of the commit that last wrote it.
+    func checkARecordCarriesTheNumberOfItsLastWrite() throws {
+        let store = try makeStore()
+        _ = try store.commit([.upsert(collection: "c", id: "a", json: bytes("{}"))])
+        _ = try store.commit(groups: [[.upsert(collection: "c", id: "b", json: bytes("{}"))],
+                                      [.upsert(collection: "c", id: "a", json: bytes("[]")), .upsert(collection: "c", id: "x", json: bytes("{}"))]])
+        _ = try store.commit(groups: [[.upsert(collection: "c", id: "b", json: bytes("[]")), .delete(collection: "c", id: "x")],
+                                      [.delete(collection: "c", id: "missing")]])
+        XCTAssertEqual(try store.record(in: "c", id: "a")?.version, 3)
+        XCTAssertEqual(try store.record(in: "c", id: "b")?.version, 4)
+        XCTAssertNil(try store.record(in: "c", id: "x"))
+    }
+
+    /// A group that changes one collection and deletes a missing record of another touches only
+    /// the first: the other keeps its number.
+    func checkAMissedDeleteDoesNotTouchItsCollection() throws {
+        let store = try makeStore()
+        _ = try store.commit([.upsert(collection: "b", id: "1", json: bytes("{}"))])
+        let result = try store.commit([.upsert(collection: "a", id: "1", json: bytes("{}")), .delete(collection: "b", id: "missing")])
+        XCTAssertEqual(result.sequence, 2)
+        XCTAssertEqual(try store.collectionSequences(), ["a": 2, "b": 1])
+    }
+
+    /// Writes to the named collections hand back each record's JSON as it was before the write;
+    /// other collections hand back nil, and `existed` is unaffected by the choice.
+    func checkCommitHandsBackPreviousJSONOfNamedCollections() throws {
+        let store = try makeStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"owner":"u1"}"#)),
+                              .upsert(collection: "teams", id: "t", json: bytes(#"{"n":1}"#))])
+        let results = try store.commit(groups: [
+            [.upsert(collection: "people", id: "a", json: bytes(#"{"owner":"u2"}"#)),
+             .upsert(collection: "people", id: "b", json: bytes(#"{"owner":"u3"}"#)),
+             .upsert(collection: "teams", id: "t", json: bytes(#"{"n":2}"#))],
+            [.upsert(collection: "people", id: "a", json: bytes(#"{"owner":"u4"}"#)),
+             .delete(collection: "people", id: "b"),
+             .delete(collection: "people", id: "missing")],
+        ], previousIn: ["people"])
+        XCTAssertEqual(results.map(\.sequence), [2, 3])
+        XCTAssertEqual(results[0].existed, [true, false, true])
+        XCTAssertEqual(results[0].previous, [bytes(#"{"owner":"u1"}"#), nil, nil], "teams was not asked about")
+        XCTAssertEqual(results[1].existed, [true, true, false])
+        XCTAssertEqual(results[1].previous, [bytes(#"{"owner":"u2"}"#), bytes(#"{"owner":"u3"}"#), nil],
+                       "a later group sees the earlier group's writes")
+        let unasked = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
+        XCTAssertEqual(unasked.previous, [nil])
+        XCTAssertEqual(unasked.existed, [true])
+    }
+
+    /// Records whose JSON holds a scalar at a (nested) field are found by it, before and after
+    /// the field is prepared, and writes after preparing are found too. A store may return more
+    /// than the matches; every match must be there.
+    func checkRecordsAreFoundByFieldValue() throws {
+        let store = try makeStore()
+        let owner = try XCTUnwrap(FieldPath("meta.owner"))
+        func matches(_ value: JSONValue) throws -> [String] {
+            try store.records(in: "notes", field: owner, equals: value).filter { record in
+                guard case .object(let object)? = try? JSONParser.parse(record.json) else { return false }
+                return owner.lookup(in: object) == value
+            }.map(\.id)
+        }
+        _ = try store.commit([
+            .upsert(collection: "notes", id: "n1", json: bytes(#"{"meta":{"owner":"ann"}}"#)),
+            .upsert(collection: "notes", id: "n2", json: bytes(#"{"meta":{"owner":"bob"}}"#)),
+            .upsert(collection: "notes", id: "n3", json: bytes(#"{"meta":{"owner":7}}"#)),
+            .upsert(collection: "notes", id: "n4", json: bytes(#"{"meta":{"owner":true}}"#)),
+            .upsert(collection: "notes", id: "n5", json: bytes(#"{"owner":"ann"}"#)),
+            .upsert(collection: "other", id: "o1", json: bytes(#"{"meta":{"owner":"ann"}}"#)),
+        ])
+        XCTAssertEqual(try matches(.string("ann")), ["n1"])
+        try store.prepareField(owner, in: "notes")
+        try store.prepareField(owner, in: "notes")  // preparing twice is harmless
+        XCTAssertEqual(try matches(.string("ann")), ["n1"])
+        XCTAssertEqual(try matches(.string("bob")), ["n2"])
+        XCTAssertEqual(try matches(.int(7)), ["n3"])
+        XCTAssertEqual(try matches(.bool(true)), ["n4"])
+        XCTAssertEqual(try matches(.string("nobody")), [])
+        let found = try store.records(in: "notes", field: owner, equals: .string("ann"))
+        XCTAssertFalse(found.contains { $0.id == "o1" }, "another collection's records never come back")
+        XCTAssertEqual(found.first { $0.id == "n1" }?.json, bytes(#"{"meta":{"owner":"ann"}}"#))
+        _ = try store.commit([.upsert(collection: "notes", id: "n0", json: bytes(#"{"meta":{"owner":"ann"}}"#)),
+                              .upsert(collection: "notes", id: "n1", json: bytes(#"{"meta":{"owner":"bob"}}"#))])
+        XCTAssertEqual(try matches(.string("ann")), ["n0"])
+        XCTAssertEqual(try matches(.string("bob")), ["n1", "n2"], "by id ascending")
+    }
+
+    /// A record's JSON comes back byte for byte: spacing, member order, escapes and numbers as written.
+    func checkRecordsKeepTheirExactBytes() throws {
+        let store = try makeStore()
+        let text = #"{ "b" : 1.50,"a":[ true ,null],"é":"\u00e9\n", "b":2 }"#
+        _ = try store.commit([.upsert(collection: "x", id: "1", json: bytes(text))])
+        XCTAssertEqual(try store.record(in: "x", id: "1")?.json, bytes(text))
+        XCTAssertEqual(try store.allRecords(in: "x").first?.json, bytes(text))
+    }
+
+    /// A view's owner is kept, and a view without one stays without.
+    func checkViewsKeepTheirOwner() throws {
+        let store = try makeStore()
+        try store.saveView(StoredView(id: "v1", list: "mine", owner: "user-1", hidden: ["a"], lastUsed: 10))
+        try store.saveView(StoredView(id: "v2", list: "all", hidden: [], lastUsed: 10))
+        XCTAssertEqual(try store.allViews(), [StoredView(id: "v1", list: "mine", owner: "user-1", hidden: ["a"], lastUsed: 10),
+                                              StoredView(id: "v2", list: "all", hidden: [], lastUsed: 10)])
+        XCTAssertTrue(try store.updateView(StoredView(id: "v1", list: "mine", owner: "user-2", hidden: [], lastUsed: 11)))
+        XCTAssertEqual(try store.allViews().first?.owner, "user-2")
+    }
 }
 
 final class MemoryStoreTests: RecordStoreContract {
@@ -122,6 +227,12 @@ final class MemoryStoreTests: RecordStoreContract {
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
+    func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
+    func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }
+    func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
+    func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
+    func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
 }
 
@@ -146,6 +257,12 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
+    func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
+    func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }
+    func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
+    func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
+    func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
 
     func testEverythingSurvivesReopening() throws {

@@ -96,7 +96,7 @@ final class ConfigurationTests: FolderTestCase {
                 "server.connectionTimeoutSeconds: must be an integer from 1 to 86400",
                 "server.corsOrigins: must be an array of strings",
                 "server.tls: unknown key",
-                "storage.kind: must be \"sqlite\" or \"memory\"",
+                "storage.kind: must be \"sqlite\", \"postgres\" or \"memory\"",
                 "auth.tokenEnv: must be a string",
                 "views.ttlSeconds: must be an integer from 60 to 315360000",
                 "seed.bad name: is not a valid collection name",

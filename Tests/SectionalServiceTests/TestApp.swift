@@ -29,8 +29,9 @@ final class TestApp {
     }
     """
 
-    /// Starts a server. `storage` is `"memory"` or a SQLite path inside `folder`.
-    init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, token: String? = nil,
+    /// Starts a server, storing in memory, in SQLite inside `folder` (`sqlite`), or in the
+    /// PostgreSQL database at `postgres` (a URL).
+    init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, postgres: String? = nil, token: String? = nil,
          maxBodyBytes: Int? = nil, maxResidentRows: Int? = nil) throws {
         self.folder = folder ?? temporaryFolder()
         ownsFolder = folder == nil
@@ -41,7 +42,8 @@ final class TestApp {
         configuration.server.threads = 4
         if let maxBodyBytes { configuration.server.maxBodyBytes = maxBodyBytes }
         if let maxResidentRows { configuration.maxResidentRows = maxResidentRows }
-        configuration.storage = sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory
+        configuration.storage = postgres.map { .postgres(url: $0) }
+            ?? (sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory)
         configuration.apiToken = token
         server = SectionalServer(configuration: configuration, log: Log(level: .error))
         try server.start()

@@ -2,6 +2,7 @@
 /// alike) give equal keys and different ones different keys: `s:` and the string, `n:` and the
 /// number, `b:true` / `b:false`. What per-user lists key their partitions by.
 public struct ScalarKey: Hashable, Sendable, CustomStringConvertible {
+    /// The canonical text: a type prefix and the value.
     public let text: String
 
     /// The key of a string, number or boolean; nil for null, arrays, objects and non-finite numbers.
@@ -29,5 +30,6 @@ public struct ScalarKey: Hashable, Sendable, CustomStringConvertible {
         self.init(value)
     }
 
+    /// ``text``.
     public var description: String { text }
 }

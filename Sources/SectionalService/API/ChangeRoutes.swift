@@ -28,12 +28,8 @@ struct ChangeRoutes {
         let maxChanges = try request.queryInteger("maxChanges", default: Self.defaultMaxChanges)
         var update: BatchUpdate? = BatchUpdate()
         if since < current {
-            if let history = context.lists.history(of: target.state),
-               let (base, changed, truncated) = history.since(since, limit: maxChanges), !truncated {
-                update = target.snapshot.changes(from: base, changedRowIDs: changed, view: target.view, maxChanges: maxChanges)
-            } else {
-                update = nil
-            }
+            update = context.lists.history(of: target.state)?.changes(since: since, upTo: current, limit: maxChanges)?
+                .batchUpdate(view: target.view, maxChanges: maxChanges)
         }
         return target.state.restrict(jsonAnswer { w in
             ListSnapshot.writeChangesAnswer(update, list: target.name, from: since, to: current, into: &w)

@@ -150,6 +150,9 @@ public final class SectionalServer: @unchecked Sendable {
         case .memory:
             store = MemoryStore()
             log.info("storage", ["kind": "memory"])
+        case .postgres(let url):
+            store = try PostgresStore(url: url)
+            log.info("storage", ["kind": "postgres", "url": .text(PostgresStore.redacting(url))])
         }
         recordStore = store
         try Seeder.seed(configuration.seeds, into: store, log: log)

@@ -8,6 +8,8 @@ public struct Configuration: Sendable {
     public enum Storage: Sendable, Equatable {
         case sqlite(path: String)
         case memory
+        /// PostgreSQL at a `postgresql://` URL, shared by several instances.
+        case postgres(url: String)
     }
 
     public var server = ServerConfiguration()
@@ -44,12 +46,15 @@ public struct ConfigurationOverrides: Sendable {
     public var port: Int?
     public var dataPath: String?
     public var memory = false
+    /// `--database-url`: PostgreSQL at this URL.
+    public var databaseURL: String?
 
-    public init(host: String? = nil, port: Int? = nil, dataPath: String? = nil, memory: Bool = false) {
+    public init(host: String? = nil, port: Int? = nil, dataPath: String? = nil, memory: Bool = false, databaseURL: String? = nil) {
         self.host = host
         self.port = port
         self.dataPath = dataPath
         self.memory = memory
+        self.databaseURL = databaseURL
     }
 }
 
@@ -98,7 +103,10 @@ extension Configuration {
         case "memory":
             _ = storage.string("path")
             configuration.storage = .memory
-        default: storage.issue("kind", "must be \"sqlite\" or \"memory\"")
+        case "postgres":
+            // The URL may come from SECTIONAL_DATABASE_URL or --database-url instead: checked after those.
+            configuration.storage = .postgres(url: storage.string("url") ?? "")
+        default: storage.issue("kind", "must be \"sqlite\", \"postgres\" or \"memory\"")
         }
         issues += storage.finish()
 
@@ -142,6 +150,7 @@ extension Configuration {
             server.port = port
         }
         if let data = value("SECTIONAL_DATA") { storage = .sqlite(path: Self.resolve(data, against: folder)) }
+        if let url = value("SECTIONAL_DATABASE_URL") { storage = .postgres(url: url) }
         if let level = value("SECTIONAL_LOG_LEVEL") { logLevel = level }
         apiToken = value(tokenEnvironmentVariable) ?? value("SECTIONAL_API_TOKEN")
 
@@ -149,6 +158,10 @@ extension Configuration {
         if let port = overrides.port { server.port = port }
         if let data = overrides.dataPath { storage = .sqlite(path: Self.resolve(data, against: folder)) }
         if overrides.memory { storage = .memory }
+        if let url = overrides.databaseURL { storage = .postgres(url: url) }
+        if storage == .postgres(url: "") {
+            throw ConfigError(path: "storage.url", "is needed for kind \"postgres\" (or SECTIONAL_DATABASE_URL, or --database-url)")
+        }
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

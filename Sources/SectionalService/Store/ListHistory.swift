@@ -2,44 +2,37 @@ import Dispatch
 import ListModel
 import Synchronization
 
-/// Recent versions of one list, so `changes` can answer from any of them.
+/// Recent versions of one list (or partition), so `changes` can answer from any of them: a
+/// ``ListChangeLog`` (which owns the diff's invariant: every version enters as a ``ListEdit``
+/// that recorded its own writes) shared under a lock, with the versions it drops freed off the
+/// writer's path.
 ///
-/// Snapshots share their unchanged parts, so keeping one costs about what its writes touched.
-/// The history keeps at most ``maxVersions`` versions and ``maxChangedRows`` written rows in all,
-/// whichever comes first; older versions fall out and a `since` from before them answers reload.
+/// Bounds are the log's: at most ``maxVersions`` versions and ``maxChangedRows`` written rows in
+/// all, whichever comes first; a `since` from before them answers reload.
 final class ListHistory: Sendable {
     static let maxVersions = 1_000
     static let maxChangedRows = 100_000
 
-    struct Entry: Sendable {
-        let version: Int64
-        let snapshot: ListSnapshot
-        /// Ids of the rows written by the commit that made this version.
-        let changed: [String]
+    private let log: Mutex<ListChangeLog>
+
+    init(version: Int64, snapshot: ListSnapshot) {
+        log = Mutex(ListChangeLog(version: version, snapshot: snapshot, maxVersions: Self.maxVersions, maxWrittenRows: Self.maxChangedRows))
     }
 
-    private struct State {
-        var entries: [Entry] = []
-        var changedRows = 0
-    }
+    /// An edit from the latest version.
+    func edit() -> ListEdit { log.withLock { $0.edit() } }
 
-    private let state: Mutex<State>
-
-    init(first: Entry) { state = Mutex(State(entries: [first], changedRows: first.changed.count)) }
-
-    func append(_ entry: Entry) {
-        let dropped = state.withLock { state -> [Entry] in
-            state.entries.append(entry)
-            state.changedRows += entry.changed.count
-            var drop = 0
-            while state.entries.count - drop > 1,
-                  state.entries.count - drop > Self.maxVersions || state.changedRows > Self.maxChangedRows {
-                state.changedRows -= state.entries[drop].changed.count
-                drop += 1
+    /// Adds the version `edit` made. An edit that does not start from the latest version (the
+    /// writer serialises edits, so this is not expected) starts the log over at the new version
+    /// rather than record a diff that would miss writes.
+    func append(version: Int64, _ edit: ListEdit) {
+        let dropped = log.withLock { log -> [ListChangeLog.Entry] in
+            guard edit.baseVersion == log.latest.version, version > log.latest.version else {
+                log = ListChangeLog(version: version, snapshot: edit.snapshot, maxVersions: Self.maxVersions,
+                                    maxWrittenRows: Self.maxChangedRows)
+                return []
             }
-            let dropped = Array(state.entries[..<drop])
-            if drop > 0 { state.entries.removeFirst(drop) }
-            return dropped
+            return log.append(version: version, edit)
         }
         // Freeing an old snapshot's unshared parts takes time; do it off the writer's path.
         guard !dropped.isEmpty else { return }
@@ -50,6 +43,12 @@ final class ListHistory: Sendable {
         }
     }
 
+    /// What changed from `since` to `target` (see ``ListChangeLog/changes(since:upTo:limit:)``);
+    /// nil when the client must reload.
+    func changes(since: Int64, upTo target: Int64, limit: Int) -> ListChangeSpan? {
+        log.withLock { $0.changes(since: since, upTo: target, limit: limit) }
+    }
+
     private static let reaper = DispatchQueue(label: "sectional.history.reaper", qos: .utility)
     private static let pending = Atomic<Int>(0)
 
@@ -57,22 +56,5 @@ final class ListHistory: Sendable {
     static var pendingFrees: Int { pending.load(ordering: .relaxed) }
 
     /// Versions kept and the written row ids they name.
-    var size: (versions: Int, rows: Int) { state.withLock { ($0.entries.count, $0.changedRows) } }
-
-    /// What changed since `version`: the snapshot as it was then and the ids written after it,
-    /// or nil when that version is older than the history kept.
-    func since(_ version: Int64, limit: Int) -> (base: ListSnapshot, changed: Set<String>, truncated: Bool)? {
-        state.withLock { state -> (ListSnapshot, Set<String>, Bool)? in
-            guard let baseIndex = state.entries.lastIndex(where: { $0.version <= version }) else { return nil }
-            var changed = Set<String>()
-            for entry in state.entries[(baseIndex + 1)...] {
-                changed.formUnion(entry.changed)
-                if changed.count > limit { return (state.entries[baseIndex].snapshot, [], true) }
-            }
-            return (state.entries[baseIndex].snapshot, changed, false)
-        }
-    }
-
-    /// The oldest version still answerable.
-    var oldestVersion: Int64 { state.withLock { $0.entries.first?.version ?? 0 } }
+    var size: (versions: Int, rows: Int) { log.withLock { ($0.size.versions, $0.size.writtenRows) } }
 }

@@ -54,7 +54,7 @@ final class MaterializationCache: Sendable {
     /// Pins a list that is the same for everyone (at start).
     func pin(_ key: MaterializationKey, state: ListState) {
         contents.withLock { contents in
-            contents.entries[key] = Entry(state: state, history: ListHistory(first: .init(version: state.version, snapshot: state.snapshot, changed: [])),
+            contents.entries[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
                                           lastRead: 0, pinned: true)
         }
     }
@@ -76,7 +76,7 @@ final class MaterializationCache: Sendable {
                 contents.entries[key]!.lastRead = contents.tick
                 return existing.state
             }
-            contents.entries[key] = Entry(state: state, history: ListHistory(first: .init(version: state.version, snapshot: state.snapshot, changed: [])),
+            contents.entries[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
                                           lastRead: contents.tick, pinned: false)
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1

@@ -293,19 +293,15 @@ public final class ViewModelStore: Sendable {
     /// `state`'s snapshot with `writes` applied (each collection's in order), recorded in the
     /// history of `key` under `sequence`.
     func apply(_ writes: [AppliedWrite], to state: ListState, key: MaterializationKey, sequence: Int64) -> ListSnapshot {
-        var snapshot = state.snapshot
-        var changed: [String] = []
+        guard let history = cache.history(key) else { return state.snapshot }
+        var edit = history.edit()
         var collections: [String] = []
-        for write in writes where state.definition.reads(collection: write.collection) && !collections.contains(write.collection) {
-            collections.append(write.collection)
-        }
+        for write in writes where !collections.contains(write.collection) { collections.append(write.collection) }
         for collection in collections {
-            let batch = writes.filter { $0.collection == collection }
-            snapshot.apply(batch.map(\.change), collection: collection)
-            changed += batch.map(\.id)
+            edit.apply(writes.filter { $0.collection == collection }.map(\.change), collection: collection)
         }
-        cache.history(key)?.append(.init(version: sequence, snapshot: snapshot, changed: changed))
-        return snapshot
+        history.append(version: sequence, edit)
+        return edit.snapshot
     }
 }
 

@@ -1,0 +1,162 @@
+import CPostgres
+
+/// One libpq connection: connect with a URL, execute statements with parameters, run
+/// transactions. Not thread-safe; its owner serialises use (as ``SQLiteConnection``'s does).
+///
+/// Every answer's status is checked: anything but "command OK" or "rows" becomes a
+/// ``PostgresError`` carrying the server's SQLSTATE and message. A connection found broken
+/// before a statement is reset once (libpq reconnects with the same parameters); a statement
+/// never silently retries after it was sent. Statements with parameters are prepared once per
+/// connection and cached by their text (as ``SQLiteConnection`` caches its statements), so the
+/// server parses and plans each only once.
+/// C API: https://www.postgresql.org/docs/current/libpq.html
+final class PostgresConnection {
+    private var handle: OpaquePointer?
+    /// Prepared statement names by SQL text; emptied when the connection is reset.
+    private var prepared: [String: String] = [:]
+
+    /// Connects with a `postgresql://` URL or a `key=value` connection string.
+    init(url: String) throws(PostgresError) {
+        guard let connection = PQconnectdb(url) else {
+            throw PostgresError(sqlState: "53200", message: "cannot connect: out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.message(PQerrorMessage(connection))
+            PQfinish(connection)
+            throw PostgresError(sqlState: "08001", message: "cannot connect: \(message)")
+        }
+        // Notices ("relation already exists, skipping") are information, not failures: drop them
+        // rather than let libpq print them on standard error.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        handle = connection
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// Runs one statement, prepared on first use. Parameters are `$1`, `$2`, … in `sql`; their
+    /// types are inferred by the server from where they are used (cast them where that is
+    /// ambiguous). Statements made up on the fly (with names in them) go to ``executeScript(_:)``.
+    @discardableResult
+    func execute(_ sql: String, _ parameters: PostgresValue...) throws(PostgresError) -> PostgresResult {
+        try execute(sql, parameters: parameters)
+    }
+
+    @discardableResult
+    func execute(_ sql: String, parameters: [PostgresValue]) throws(PostgresError) -> PostgresResult {
+        let connection = try open()
+        let name = try statementName(sql, on: connection)
+        // All parameter values in one buffer: text ends with a NUL, as libpq's text format wants;
+        // bytes carry their length and travel in binary format.
+        var buffer: [UInt8] = []
+        var offsets: [Int] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        var nulls: [Bool] = []
+        for parameter in parameters {
+            offsets.append(buffer.count)
+            var binary = false
+            var isNull = false
+            switch parameter {
+            case .text(let text):
+                guard !text.utf8.contains(0) else {
+                    throw PostgresError(sqlState: "22021", message: "a text parameter holds a NUL character")
+                }
+                buffer.append(contentsOf: text.utf8)
+            case .int(let number): buffer.append(contentsOf: String(number).utf8)
+            case .bool(let flag): buffer.append(contentsOf: (flag ? "t" : "f").utf8)
+            case .bytes(let bytes):
+                buffer.append(contentsOf: bytes)
+                binary = true
+            case .null: isNull = true
+            }
+            lengths.append(Int32(buffer.count - offsets[offsets.count - 1]))
+            if !binary { buffer.append(0) }
+            formats.append(binary ? 1 : 0)
+            nulls.append(isNull)
+        }
+        let raw = buffer.withUnsafeBufferPointer { bytes in
+            let base = bytes.baseAddress.map { UnsafeRawPointer($0) }
+            let values: [UnsafePointer<CChar>?] = offsets.indices.map { index in
+                nulls[index] ? nil : base.map { ($0 + offsets[index]).assumingMemoryBound(to: CChar.self) }
+            }
+            return PQexecPrepared(connection, name, Int32(parameters.count), values, lengths, formats, 0)
+        }
+        return try check(raw, on: connection)
+    }
+
+    /// The name `sql` is prepared under on this connection, preparing it the first time.
+    private func statementName(_ sql: String, on connection: OpaquePointer) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "s\(prepared.count + 1)"
+        _ = try check(PQprepare(connection, name, sql, 0, nil), on: connection)
+        prepared[sql] = name
+        return name
+    }
+
+    /// Runs one or more statements without parameters, unprepared (migrations, one-off statements).
+    func executeScript(_ sql: String) throws(PostgresError) {
+        let connection = try open()
+        _ = try check(PQexec(connection, sql), on: connection)
+    }
+
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    func transaction<T>(_ body: () throws(PostgresError) -> T) throws(PostgresError) -> T {
+        try execute("BEGIN")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+        // A transaction that failed inside answers COMMIT with the tag ROLLBACK, not an error.
+        let tag = try execute("COMMIT").commandStatus
+        guard tag == "COMMIT" else {
+            throw PostgresError(sqlState: "40000", message: "the transaction was rolled back (\(tag))")
+        }
+        return result
+    }
+
+    /// The live connection, reset once when libpq reports it broken.
+    private func open() throws(PostgresError) -> OpaquePointer {
+        guard let handle else { throw PostgresError(closed: "connection is closed") }
+        if PQstatus(handle) == CONNECTION_BAD {
+            prepared = [:]
+            PQreset(handle)
+            guard PQstatus(handle) == CONNECTION_OK else {
+                throw PostgresError(sqlState: "08006", message: "connection lost: \(Self.message(PQerrorMessage(handle)))")
+            }
+        }
+        return handle
+    }
+
+    /// The result when its status is a success; otherwise the server's error, with its SQLSTATE.
+    private func check(_ raw: OpaquePointer?, on connection: OpaquePointer) throws(PostgresError) -> PostgresResult {
+        guard let raw else {
+            throw PostgresError(sqlState: "08006", message: Self.message(PQerrorMessage(connection)))
+        }
+        let result = PostgresResult(raw)
+        switch PQresultStatus(raw) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+            return result
+        default:
+            let state = PQresultErrorField(raw, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            var message = PQresultErrorField(raw, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+                ?? Self.message(PQresultErrorMessage(raw))
+            if message.isEmpty { message = Self.message(PQerrorMessage(connection)) }
+            // An error without a code comes from libpq itself: the connection failed mid-statement.
+            throw PostgresError(sqlState: state ?? "08006", message: message)
+        }
+    }
+
+    private static func message(_ text: UnsafePointer<CChar>?) -> String {
+        guard let text else { return "unknown error" }
+        let message = String(cString: text)
+        return message.hasSuffix("\n") ? String(message.dropLast()) : message
+    }
+}

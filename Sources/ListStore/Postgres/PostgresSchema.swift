@@ -1,0 +1,76 @@
+/// The PostgreSQL schema, versioned in `schema_version` and migrated at start-up by
+/// ``PostgresStore`` under a session advisory lock, so several instances starting together
+/// migrate once: the first takes the lock and migrates, the others wait, then find nothing to do.
+///
+/// - `records` holds each record's JSON as type `json`, not `jsonb`: `json` keeps the text exactly
+///   as written (spacing, member order, duplicate members, numbers like `1.50`), so a record reads
+///   back byte for byte, as on SQLite; the server still checks it is well-formed JSON, and
+///   `#>>` reads a field for the expression indexes ``PostgresStore/prepareField(_:in:)`` makes.
+///   `jsonb` would normalise the text, and answers are built from the stored bytes.
+/// - Each record carries the `sequence` of the commit that last wrote it (its version).
+/// - Ids and collection names sort with `COLLATE "C"` (byte order, which for UTF-8 is code point
+///   order) whatever the database's default collation, so paging by id agrees with the other stores.
+/// - `state` holds the one change sequence; its row is the lock that orders commits (see
+///   ``PostgresStore``). `collections` remembers the last change of each collection.
+/// - `changes` is the change log: every write of every commit, in order — `(sequence, position)`,
+///   the record's JSON after the write, NULL for a delete — written in the commit's transaction.
+///   Other instances read it to follow this one's writes.
+/// - `prepared_fields` and `field_versions`: the last commit that touched each value of a
+///   prepared field (a per-user partition's version), kept by every instance's commits.
+enum PostgresSchema {
+    /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE records (
+            collection text COLLATE "C" NOT NULL,
+            id         text COLLATE "C" NOT NULL,
+            json       json NOT NULL,
+            sequence   bigint NOT NULL,
+            PRIMARY KEY (collection, id)
+        );
+        CREATE TABLE collections (
+            name     text COLLATE "C" PRIMARY KEY,
+            sequence bigint NOT NULL
+        );
+        CREATE TABLE state (
+            key   text PRIMARY KEY,
+            value bigint NOT NULL
+        );
+        INSERT INTO state (key, value) VALUES ('sequence', 0);
+        CREATE TABLE changes (
+            sequence   bigint NOT NULL,
+            position   integer NOT NULL,
+            collection text COLLATE "C" NOT NULL,
+            id         text COLLATE "C" NOT NULL,
+            json       json,
+            PRIMARY KEY (sequence, position)
+        );
+        CREATE TABLE views (
+            id        text COLLATE "C" PRIMARY KEY,
+            list      text NOT NULL,
+            owner     text,
+            hidden    text NOT NULL,
+            last_used bigint NOT NULL
+        );
+        CREATE TABLE prepared_fields (
+            collection text COLLATE "C" NOT NULL,
+            field      text COLLATE "C" NOT NULL,
+            PRIMARY KEY (collection, field)
+        );
+        CREATE TABLE field_versions (
+            collection text COLLATE "C" NOT NULL,
+            field      text COLLATE "C" NOT NULL,
+            key        text COLLATE "C" NOT NULL,
+            sequence   bigint NOT NULL,
+            PRIMARY KEY (collection, field, key)
+        );
+        """,
+    ]
+
+    static var currentVersion: Int { migrations.count }
+
+    /// The advisory lock key held while migrating (any fixed number; "Sectional schema").
+    static let migrationLock: Int64 = 0x5345_4354_5343_4845
+    /// The advisory lock key held while creating a field index.
+    static let indexLock: Int64 = 0x5345_4354_4944_5820
+}

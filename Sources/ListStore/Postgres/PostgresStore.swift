@@ -1,0 +1,326 @@
+import ListModel
+import Synchronization
+
+/// The store for several instances: records, views and the change log in PostgreSQL, over libpq.
+///
+/// **One sequence, commit order is version order.** A commit's first statement locks the one
+/// `state` row (`SELECT … FOR UPDATE`), then numbers its groups from the value it reads, writes,
+/// stores the last number and commits. The row lock is held until COMMIT, so a second writer —
+/// on this instance or any other — blocks at that first statement until the first commits (or
+/// rolls back), and then reads the value the first stored (READ COMMITTED re-reads a locked row
+/// once its locker is done). So numbers are handed out in the order commits complete, without
+/// gaps, and a transaction that sees version V committed also sees every version below it
+/// (PostgreSQL makes a transaction visible before it releases its locks). The cost is that
+/// writers are serialised, as SQLite's single writer is; group commit keeps throughput by
+/// putting many groups, each with its own number, in one transaction and one WAL flush.
+///
+/// Every write is also appended to the change log (`changes`) in the same transaction, so the
+/// log holds exactly the committed writes, in version order; ``changes(after:limit:)`` reads it.
+///
+/// Writes go through one connection and reads through another, each behind its own lock, so
+/// reads never wait for a commit's flush.
+public final class PostgresStore: RecordStore, @unchecked Sendable {
+    private let writer: PostgresConnection
+    private let reader: PostgresConnection
+    /// Held while the write connection is in use.
+    private let writeLock = Mutex(())
+    /// Held while the read connection is in use.
+    private let readLock = Mutex(())
+    /// How many commits' worth of change log to keep.
+    private let changeLogLimit: Int64 = 100_000
+
+    /// Connects to the database at `url` (`postgresql://user@host/database`) and migrates its schema.
+    public init(url: String) throws(StoreError) {
+        do {
+            let writeConnection = try PostgresConnection(url: url)
+            try Self.migrate(writeConnection)
+            writer = writeConnection
+            reader = try PostgresConnection(url: url)
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    /// Brings the schema to ``PostgresSchema/currentVersion`` under a session advisory lock, each
+    /// migration in its own transaction with the version it reaches.
+    private static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("SELECT pg_advisory_lock($1::bigint)", .int(PostgresSchema.migrationLock))
+        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.migrationLock)) }
+        try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+        let row = try connection.execute("SELECT version FROM schema_version")
+        var version = row.rowCount > 0 ? Int(try row.int(0, 0)) : 0
+        if row.rowCount == 0 { try connection.execute("INSERT INTO schema_version (version) VALUES (0)") }
+        guard version <= PostgresSchema.currentVersion else {
+            throw PostgresError(incompatible: "database schema version \(version) is newer than this build understands (\(PostgresSchema.currentVersion))")
+        }
+        while version < PostgresSchema.currentVersion {
+            try connection.transaction { () throws(PostgresError) in
+                try connection.executeScript(PostgresSchema.migrations[version])
+                try connection.execute("UPDATE schema_version SET version = $1::integer", .int(Int64(version + 1)))
+            }
+            version += 1
+        }
+    }
+
+    /// Runs `body` with the write connection; PostgreSQL errors become store errors.
+    func writing<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreError) -> T {
+        do {
+            return try writeLock.withLock { _ throws(PostgresError) -> T in try body(writer) }
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    /// Runs `body` with the read connection; PostgreSQL errors become store errors.
+    func reading<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreError) -> T {
+        do {
+            return try readLock.withLock { _ throws(PostgresError) -> T in try body(reader) }
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    public func lastSequence() throws(StoreError) -> Int64 {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("SELECT value FROM state WHERE key = 'sequence'")
+            return result.rowCount > 0 ? try result.int(0, 0) : 0
+        }
+    }
+
+    public func collectionSequences() throws(StoreError) -> [String: Int64] {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("SELECT name, sequence FROM collections")
+            var sequences: [String: Int64] = [:]
+            for row in 0..<result.rowCount { sequences[result.string(row, 0)] = try result.int(row, 1) }
+            return sequences
+        }
+    }
+
+    public func allRecords(in collection: String) throws(StoreError) -> [StoredRecord] {
+        try reading { connection throws(PostgresError) in
+            Self.records(try connection.execute("SELECT id, json FROM records WHERE collection = $1 ORDER BY id", .text(collection)))
+        }
+    }
+
+    public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("SELECT json, sequence FROM records WHERE collection = $1 AND id = $2",
+                                                .text(collection), .text(id))
+            return result.rowCount > 0 ? StoredRecord(id: id, json: result.bytes(0, 0), version: try result.int(0, 1)) : nil
+        }
+    }
+
+    public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
+        try reading { connection throws(PostgresError) in
+            Self.records(try connection.execute(
+                "SELECT id, json FROM records WHERE collection = $1 AND id > $2 ORDER BY id LIMIT $3::bigint",
+                .text(collection), .text(afterID ?? ""), .int(Int64(min(limit, Int(Int64.max))))))
+        }
+    }
+
+    private static func records(_ result: PostgresResult) -> [StoredRecord] {
+        (0..<result.rowCount).map { StoredRecord(id: result.string($0, 0), json: result.bytes($0, 1)) }
+    }
+
+    /// Creates an expression index on `(collection, json #>> '{path}')` and starts keeping the
+    /// versions of the field's values (``fieldVersion(_:in:key:)``), once; concurrent instances
+    /// serialise on a transaction-scoped advisory lock so none fails on the race.
+    public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
+        var hash = FNV1a()
+        hash.combine(field.description.utf8)
+        let name = "records_field_" + String(hash.value, radix: 16)
+        try writing { connection throws(PostgresError) in
+            try connection.transaction { () throws(PostgresError) in
+                try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", .int(PostgresSchema.indexLock))
+                // The sequence row before the index: a commit takes it before writing records, so
+                // taking them in the same order cannot deadlock with one.
+                try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+                try connection.executeScript("CREATE INDEX IF NOT EXISTS \(name) ON records (collection, (\(Self.fieldExpression(field))))")
+                try Self.trackField(field, in: collection, on: connection)
+            }
+        }
+    }
+
+    /// Matches the text of the scalar at `field` (`#>>`: strings unquoted, numbers and booleans
+    /// as written), through the index ``prepareField(_:in:)`` made. Strings and numbers written
+    /// alike (`"7"` and `7`) both match; non-integer numbers, whose text may be written in many
+    /// ways, match every record, as do strings the index cannot tell apart (see
+    /// ``fieldExpression(_:)``). Callers check each record exactly.
+    public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
+        let text: String
+        switch value {
+        case .string(let string) where !string.utf8.contains(0) && !string.contains(#"\u0000"#): text = string
+        case .int(let number): text = String(number)
+        case .bool(let flag): text = flag ? "true" : "false"
+        default: return try allRecords(in: collection)
+        }
+        return try reading { connection throws(PostgresError) in
+            Self.records(try connection.execute(
+                "SELECT id, json FROM records WHERE collection = $1 AND \(Self.fieldExpression(field)) = $2 ORDER BY id",
+                .text(collection), .text(text)))
+        }
+    }
+
+    /// The text at `field` of a record: `#>> '{"a","b"}'`, the path as an array literal, each member
+    /// name double-quoted for the array syntax and the whole quoted as an SQL string, so any member
+    /// name is safe. The index and the query spell it identically, which is how the planner
+    /// matches them.
+    ///
+    /// PostgreSQL refuses to read a field (`#>>`) of a `json` text holding the escape `\u0000`
+    /// anywhere, which in an index would refuse the write itself; so the escape is replaced by
+    /// `\ufffd` first. Only a value holding U+0000, or the six characters `\u0000`, can read
+    /// differently, and ``records(in:field:equals:)`` answers those with every record.
+    static func fieldExpression(_ field: FieldPath) -> String {
+        let elements = field.components.map { component in
+            "\"" + component.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        let literal = "{" + elements.joined(separator: ",") + "}"
+        return #"replace(json::text, '\u0000', '\ufffd')::json #>> '"# + literal.replacingOccurrences(of: "'", with: "''") + "'::text[]"
+    }
+
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
+        try writing { connection throws(PostgresError) in
+            try connection.transaction { () throws(PostgresError) -> [CommitResult] in
+                // The row lock that orders commits: held until this transaction ends.
+                let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+                guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
+                let first = try current.int(0, 0)
+                let fields = try Self.trackedFields(on: connection)
+                let previousIn = previousIn.union(fields.keys)
+                var results: [CommitResult]
+                if let upserts = Self.distinctUpserts(groups) {
+                    results = try applyUpserts(groups, upserts, after: first, previousIn: previousIn, on: connection)
+                } else {
+                    results = []
+                    results.reserveCapacity(groups.count)
+                    var next = first + 1
+                    for writes in groups {
+                        let result = try apply(writes, sequence: next, previousIn: previousIn, on: connection)
+                        if result.changedAnything { next += 1 }
+                        results.append(result)
+                    }
+                }
+                let sequence = results.last?.sequence ?? first
+                var touched: [String: Int64] = [:]
+                for (writes, result) in zip(groups, results) where result.changedAnything {
+                    // Upserts always change their collection; deletes only when the record existed.
+                    for (write, existed) in zip(writes, result.existed) {
+                        if case .delete = write, !existed { continue }
+                        touched[write.targetCollection] = result.sequence
+                    }
+                }
+                guard sequence > first else { return results }
+                try Self.moveFieldVersions(groups, results, fields: fields, on: connection)
+                for (collection, last) in touched {
+                    try connection.execute("""
+                        INSERT INTO collections (name, sequence) VALUES ($1, $2::bigint)
+                        ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
+                        """, .text(collection), .int(last))
+                }
+                try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
+                if sequence / 1_000 > first / 1_000 {
+                    try connection.execute("DELETE FROM changes WHERE sequence <= $1::bigint", .int(sequence - changeLogLimit))
+                }
+                return results
+            }
+        }
+    }
+
+    /// One group of a commit under change number `sequence` (unused when nothing changes): each
+    /// write is one statement that writes the record, logs it, and answers with the old JSON.
+    private func apply(_ writes: [RecordWrite], sequence: Int64, previousIn: Set<String>,
+                       on connection: PostgresConnection) throws(PostgresError) -> CommitResult {
+        var existed: [Bool] = []
+        var previous: [[UInt8]?] = []
+        existed.reserveCapacity(writes.count)
+        previous.reserveCapacity(writes.count)
+        var position: Int64 = 0
+        for write in writes {
+            let wanted = previousIn.contains(write.targetCollection)
+            let result: PostgresResult
+            switch write {
+            case .upsert(let collection, let id, let json):
+                result = try connection.execute("""
+                    WITH old AS (SELECT json FROM records WHERE collection = $1::text AND id = $2::text),
+                         written AS (INSERT INTO records (collection, id, json, sequence) VALUES ($1::text, $2::text, $3::json, $4::bigint)
+                                     ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence),
+                         logged AS (INSERT INTO changes (sequence, position, collection, id, json)
+                                    VALUES ($4::bigint, $5::integer, $1::text, $2::text, $3::json))
+                    SELECT \(wanted ? "json" : "NULL") FROM old
+                    """, .text(collection), .text(id), .bytes(json), .int(sequence), .int(position))
+                position += 1
+            case .delete(let collection, let id):
+                result = try connection.execute("""
+                    WITH deleted AS (DELETE FROM records WHERE collection = $1::text AND id = $2::text RETURNING json),
+                         logged AS (INSERT INTO changes (sequence, position, collection, id, json)
+                                    SELECT $3::bigint, $4::integer, $1::text, $2::text, NULL FROM deleted)
+                    SELECT \(wanted ? "json" : "NULL") FROM deleted
+                    """, .text(collection), .text(id), .int(sequence), .int(position))
+                if result.rowCount > 0 { position += 1 }
+            }
+            existed.append(result.rowCount > 0)
+            previous.append(result.rowCount > 0 ? result.optionalBytes(0, 0) : nil)
+        }
+        guard position > 0 else {
+            return CommitResult(sequence: sequence - 1, existed: existed, changedAnything: false, previous: previous)
+        }
+        return CommitResult(sequence: sequence, existed: existed, changedAnything: true, previous: previous)
+    }
+
+    /// The change log after `sequence`, in version order: whole commits only, as many as fit in
+    /// `limit` writes — but always at least the next commit, however many writes it made, so a
+    /// reader that applies the answer and asks again from its last sequence always progresses.
+    /// Empty when nothing was committed after `sequence`. The log keeps the last 100,000 commits;
+    /// a reader further behind reloads the records instead.
+    public func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [LoggedChange] {
+        let limit = max(1, min(limit, Int(Int32.max) - 1))
+        return try reading { connection throws(PostgresError) in
+            // One row past the limit tells whether the last commit read is whole.
+            var changes = try Self.changes(try connection.execute("""
+                SELECT sequence, collection, id, json FROM changes WHERE sequence > $1::bigint
+                ORDER BY sequence, position LIMIT $2::bigint
+                """, .int(sequence), .int(Int64(limit + 1))))
+            guard changes.count > limit, let cut = changes.last?.sequence else { return changes }
+            changes.removeAll { $0.sequence == cut }
+            guard changes.isEmpty else { return changes }
+            // The next commit alone is larger than the limit: it comes whole all the same.
+            return try Self.changes(try connection.execute(
+                "SELECT sequence, collection, id, json FROM changes WHERE sequence = $1::bigint ORDER BY position", .int(cut)))
+        }
+    }
+
+    private static func changes(_ result: PostgresResult) throws(PostgresError) -> [LoggedChange] {
+        var changes: [LoggedChange] = []
+        changes.reserveCapacity(result.rowCount)
+        for row in 0..<result.rowCount {
+            changes.append(LoggedChange(sequence: try result.int(row, 0), collection: result.string(row, 1),
+                                        id: result.string(row, 2), json: result.optionalBytes(row, 3)))
+        }
+        return changes
+    }
+
+    public func close() {
+        writeLock.withLock { _ in writer.close() }
+        readLock.withLock { _ in reader.close() }
+    }
+}
+
+extension PostgresStore {
+    /// `url` with any password replaced by `***`, for logs: `postgresql://user:***@host/db`, and
+    /// `password=***` in the query or in a `key=value` connection string.
+    public static func redacting(_ url: String) -> String {
+        var text = url
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
+            text = String(text[...colon]) + "***" + String(text[at...])
+        }
+        var searchStart = text.startIndex
+        while let key = text.range(of: "password=", range: searchStart..<text.endIndex) {
+            let end = text[key.upperBound...].firstIndex { $0 == "&" || $0 == " " } ?? text.endIndex
+            let offset = text.distance(from: text.startIndex, to: key.upperBound)
+            text.replaceSubrange(key.upperBound..<end, with: "***")
+            searchStart = text.index(text.startIndex, offsetBy: offset + 3)
+        }
+        return text
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import ListModel
+@testable import ListStore
+import Synchronization
+import TestSupport
+import XCTest
+
+/// The store contract on PostgreSQL, plus what only a shared database has: several stores on one
+/// database share one sequence in commit order, migrate once when started together, and log
+/// every commit. Each test has a database of its own, dropped afterwards.
+final class PostgresStoreTests: RecordStoreContract {
+    private var database: PostgresTestDatabase?
+    private var stores: [PostgresStore] = []
+
+    override func setUpWithError() throws {
+        guard let cluster = try PostgresTestDatabase.clusterURL() else { throw XCTSkip(PostgresTestDatabase.missing) }
+        database = try PostgresTestDatabase(cluster: cluster)
+    }
+
+    override func tearDown() {
+        stores.forEach { $0.close() }
+        stores = []
+        database?.drop()
+        database = nil
+    }
+
+    private func openStore() throws -> PostgresStore {
+        let database = try XCTUnwrap(database)
+        let store = try PostgresStore(url: database.url)
+        stores.append(store)
+        return store
+    }
+
+    override func makeStore() throws -> RecordStore { try openStore() }
+
+    func testCommitsTakeOneSequenceEachAndRememberTheCollection() throws { try checkCommitsTakeOneSequenceEachAndRememberTheCollection() }
+    func testGroupsCommitTogetherEachWithItsOwnNumber() throws { try checkGroupsCommitTogetherEachWithItsOwnNumber() }
+    func testDeletingAMissingRecordChangesNothing() throws { try checkDeletingAMissingRecordChangesNothing() }
+    func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
+    func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
+    func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
+    func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
+    func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }
+    func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
+    func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
+    func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
+    func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
+
+    private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func testEverythingSurvivesReopening() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"id":"a"}"#))])
+        try store.saveView(StoredView(id: "v", list: "l", owner: "u", hidden: ["k\"ey"], lastUsed: 7))
+        store.close()
+        XCTAssertThrowsError(try store.lastSequence(), "a closed store refuses") { error in
+            XCTAssertEqual((error as? StoreError)?.cause, .closed)
+        }
+        let reopened = try openStore()
+        XCTAssertEqual(try reopened.lastSequence(), 1)
+        XCTAssertEqual(try reopened.record(in: "people", id: "a")?.json, bytes(#"{"id":"a"}"#))
+        XCTAssertEqual(try reopened.allViews(), [StoredView(id: "v", list: "l", owner: "u", hidden: ["k\"ey"], lastUsed: 7)])
+    }
+
+    /// A commit that fails part-way leaves nothing behind, and the error keeps PostgreSQL's SQLSTATE.
+    func testAFailedCommitChangesNothingAndKeepsTheSQLState() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
+        XCTAssertThrowsError(try store.commit(groups: [[.upsert(collection: "people", id: "b", json: bytes("{}"))],
+                                                       [.upsert(collection: "people", id: "c", json: bytes("{not json"))]])) { error in
+            XCTAssertEqual((error as? StoreError)?.cause, .postgres(sqlState: "22P02"), "\(error)")
+            XCTAssertNil((error as? StoreError)?.fault, "bad data is no passing fault")
+        }
+        XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a"])
+        XCTAssertEqual(try store.lastSequence(), 1)
+        XCTAssertEqual(try store.changes(after: 0, limit: 100).map(\.id), ["a"])
+        XCTAssertEqual(try store.commit([.delete(collection: "people", id: "a")]).sequence, 2, "the store goes on after a failure")
+    }
+
+    /// A connection cut under the store (a server restart, an administrator) fails the statement
+    /// that finds it, with the server's SQLSTATE; the next call reconnects and works.
+    func testAStoreReconnectsAfterItsConnectionsAreCut() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
+        let database = try XCTUnwrap(self.database)
+        let cut = try database.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        XCTAssertEqual(cut.count, 2, "the store's two connections")
+        XCTAssertThrowsError(try store.commit([.upsert(collection: "people", id: "b", json: bytes("{}"))])) { error in
+            XCTAssertEqual((error as? StoreError)?.fault, .unreachable, "\(error)")
+        }
+        XCTAssertThrowsError(try store.lastSequence())
+        XCTAssertEqual(try store.commit([.upsert(collection: "people", id: "c", json: bytes("{}"))]).sequence, 2)
+        XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a", "c"])
+    }
+
+    /// Every write of every commit is in the log, in version order; reads come in whole commits.
+    func testTheChangeLogHoldsEveryWriteInWholeCommits() throws {
+        let store = try openStore()
+        _ = try store.commit(groups: [
+            [.upsert(collection: "a", id: "1", json: bytes(#"{"v":1}"#)), .upsert(collection: "b", id: "2", json: bytes(#"{"v":2}"#))],
+            [.delete(collection: "a", id: "missing")],
+            [.delete(collection: "a", id: "1"), .delete(collection: "a", id: "nothing"), .upsert(collection: "a", id: "3", json: bytes("{}"))],
+        ])
+        _ = try store.commit([.upsert(collection: "b", id: "2", json: bytes(#"{"v":3}"#))])
+        let all = try store.changes(after: 0, limit: 100)
+        XCTAssertEqual(all, [
+            LoggedChange(sequence: 1, collection: "a", id: "1", json: bytes(#"{"v":1}"#)),
+            LoggedChange(sequence: 1, collection: "b", id: "2", json: bytes(#"{"v":2}"#)),
+            LoggedChange(sequence: 2, collection: "a", id: "1", json: nil),
+            LoggedChange(sequence: 2, collection: "a", id: "3", json: bytes("{}")),
+            LoggedChange(sequence: 3, collection: "b", id: "2", json: bytes(#"{"v":3}"#)),
+        ])
+        XCTAssertEqual(try store.changes(after: 0, limit: 3).map(\.sequence), [1, 1], "a commit is never cut")
+        XCTAssertEqual(try store.changes(after: 0, limit: 1).map(\.sequence), [1, 1], "the next commit comes whole even past the limit")
+        XCTAssertEqual(try store.changes(after: 1, limit: 4).map(\.sequence), [2, 2, 3])
+        XCTAssertEqual(try store.changes(after: 3, limit: 10), [])
+    }
+
+    /// Commits of many upsert groups (one statement for the whole commit) and mixed commits
+    /// (a statement per write) answer exactly as the memory store does, and log every write.
+    func testCommitsAnswerAsTheMemoryStoreDoes() throws {
+        let store = try openStore()
+        let reference = MemoryStore()
+        func record(_ id: String, _ owner: String) -> RecordWrite {
+            .upsert(collection: id.hasPrefix("t") ? "teams" : "people", id: id, json: Array(#"{"id":"\#(id)","owner":"\#(owner)"}"#.utf8))
+        }
+        let commits: [[[RecordWrite]]] = [
+            [[record("a", "u1")], [record("b", "u1"), record("t1", "u1")], [], [record("c", "u2")]],
+            [[record("a", "u2")], [record("d", "u3")], [record("b", "u3"), record("t1", "u2")]],
+            [[record("a", "u3")], [record("a", "u4")], [.delete(collection: "people", id: "c")]],
+            [[.delete(collection: "people", id: "zz")], [record("e", "u1")]],
+            [(0..<3_000).map { record(String(format: "bulk%05d", $0), "u\($0 % 7)") }],
+        ]
+        for groups in commits {
+            XCTAssertEqual(try store.commit(groups: groups, previousIn: ["people"]), try reference.commit(groups: groups, previousIn: ["people"]))
+        }
+        XCTAssertEqual(try store.lastSequence(), try reference.lastSequence())
+        XCTAssertEqual(try store.collectionSequences(), try reference.collectionSequences())
+        for collection in ["people", "teams"] {
+            XCTAssertEqual(try store.allRecords(in: collection), try reference.allRecords(in: collection))
+        }
+        let log = try store.changes(after: 0, limit: 100_000)
+        XCTAssertEqual(log.count, commits.joined().joined().count - 1, "every write but the delete of a missing record")
+        XCTAssertEqual(log.map(\.sequence), log.map(\.sequence).sorted())
+        XCTAssertEqual(log.filter { $0.json == nil }, [LoggedChange(sequence: 9, collection: "people", id: "c", json: nil)])
+        XCTAssertEqual(log.filter { $0.sequence == 2 }.map(\.id), ["b", "t1"])
+    }
+
+    /// Several stores on one database (several instances) write concurrently: the numbers they
+    /// get are 1…N without gaps or repeats, and the change log holds each commit under its number.
+    func testStoresSharingADatabaseShareOneSequenceInCommitOrder() throws {
+        let stores = try (0..<3).map { _ in try openStore() }
+        let perWriter = 20
+        let results = Mutex<[(sequence: Int64, id: String)]>([])
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: stores.count * 2) { writer in
+            let store = stores[writer % stores.count]
+            for index in 0..<perWriter {
+                let id = "w\(writer)-\(index)"
+                do {
+                    let result = try store.commit([.upsert(collection: "c", id: id, json: Array("{\"id\":\"\(id)\"}".utf8))])
+                    results.withLock { $0.append((result.sequence, id)) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let committed = results.withLock { $0 }.sorted { $0.sequence < $1.sequence }
+        let total = stores.count * 2 * perWriter
+        XCTAssertEqual(committed.map(\.sequence), (1...Int64(total)).map { $0 })
+        let log = try stores[0].changes(after: 0, limit: 10_000)
+        XCTAssertEqual(log.map(\.sequence), committed.map(\.sequence))
+        XCTAssertEqual(log.map(\.id), committed.map(\.id), "each number's log entry is that commit's write")
+        for store in stores { XCTAssertEqual(try store.lastSequence(), Int64(total)) }
+    }
+
+    /// A field prepared by one instance has its values' versions kept by every instance's commits.
+    func testFieldVersionsAreKeptByTheCommitsOfEveryInstance() throws {
+        let preparing = try openStore()
+        let other = try openStore()
+        let owner = try XCTUnwrap(FieldPath("owner"))
+        try preparing.prepareField(owner, in: "orders")
+        let moved = try other.commit([.upsert(collection: "orders", id: "o1", json: bytes(#"{"owner":"ann"}"#))])
+        let ann = try XCTUnwrap(ScalarKey(.string("ann")))
+        XCTAssertEqual(try preparing.fieldVersion(owner, in: "orders", key: ann), moved.sequence)
+        let away = try other.commit([.upsert(collection: "orders", id: "o1", json: bytes(#"{"owner":"bob"}"#))])
+        XCTAssertEqual(try preparing.fieldVersion(owner, in: "orders", key: ann), away.sequence, "the old owner's partition moved too")
+    }
+
+    /// Instances starting together on an empty database: every one starts, the schema is made once.
+    func testStoresStartingTogetherMigrateOnce() throws {
+        let database = try XCTUnwrap(self.database)
+        let opened = Mutex<[PostgresStore]>([])
+        let failures = Mutex<[String]>([])
+        let url = database.url
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do {
+                let store = try PostgresStore(url: url)
+                opened.withLock { $0.append(store) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        stores += opened.withLock { $0 }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        XCTAssertEqual(stores.count, 4)
+        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [["1"]])
+        XCTAssertEqual(try stores[0].commit([.upsert(collection: "x", id: "1", json: Array("{}".utf8))]).sequence, 1)
+    }
+
+    /// The field query is served by the expression index (the planner is told not to scan), and
+    /// a record holding the escape `\u0000` — which PostgreSQL cannot read a field of — still
+    /// writes into an indexed collection and is found.
+    func testTheFieldIndexServesTheQueryAndTakesEveryRecord() throws {
+        let store = try openStore()
+        let owner = try XCTUnwrap(FieldPath("owner"))
+        try store.prepareField(owner, in: "notes")
+        let odd = bytes(#"{"owner":"ann","note":"a\u0000b"}"#)
+        _ = try store.commit([.upsert(collection: "notes", id: "n1", json: odd),
+                              .upsert(collection: "notes", id: "n2", json: bytes(#"{"owner":"bob"}"#))])
+        XCTAssertEqual(try store.records(in: "notes", field: owner, equals: .string("ann")), [StoredRecord(id: "n1", json: odd)])
+        let database = try XCTUnwrap(self.database)
+        let plan = try database.query("""
+            SET enable_seqscan = off;
+            EXPLAIN SELECT id FROM records WHERE collection = 'notes' AND \(PostgresStore.fieldExpression(owner)) = 'ann'
+            """).compactMap { $0.first ?? nil }.joined(separator: "\n")
+        XCTAssertTrue(plan.contains("records_field_"), plan)
+    }
+}

@@ -1,0 +1,74 @@
+import CPostgres
+import Foundation
+
+/// A fresh PostgreSQL database for one test, made in the cluster `scripts/with-postgres.sh` runs
+/// (`SECTIONAL_TEST_DATABASE_URL`) and dropped by ``drop()``. Without that variable
+/// ``clusterURL()`` fails under CI (`CI=true`), where the cluster is part of the suite, and
+/// elsewhere answers nil after printing why, so the test can skip (`XCTSkip(PostgresTestDatabase.missing)`).
+public final class PostgresTestDatabase {
+    /// The URL of the new database.
+    public let url: String
+    public let name: String
+    private let adminURL: String
+
+    /// Why a PostgreSQL test cannot run here.
+    public static let missing = "SECTIONAL_TEST_DATABASE_URL is not set: run the tests through scripts/with-postgres.sh (make test does)"
+
+    /// The cluster's URL; nil (after printing why) when there is none outside CI; an error under CI.
+    public static func clusterURL() throws -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment["SECTIONAL_TEST_DATABASE_URL"], !url.isEmpty { return url }
+        if environment["CI"] == "true" { throw PostgresTestDatabaseError(message: missing) }
+        print("skipping: \(missing)")
+        return nil
+    }
+
+    /// Creates a new database in the cluster at `admin`.
+    public init(cluster admin: String) throws {
+        guard var components = URLComponents(string: admin) else {
+            throw PostgresTestDatabaseError(message: "SECTIONAL_TEST_DATABASE_URL is not a URL: \(admin)")
+        }
+        adminURL = admin
+        name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        components.path = "/" + name
+        guard let url = components.string else { throw PostgresTestDatabaseError(message: "cannot build a URL from \(admin)") }
+        self.url = url
+        try Self.run("CREATE DATABASE \(name)", url: admin)
+    }
+
+    /// Drops the database, ending any connection still open to it.
+    public func drop() {
+        try? Self.run("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", url: adminURL)
+    }
+
+    /// Runs statements in the test database and returns the last one's rows, values as text.
+    @discardableResult
+    public func query(_ sql: String) throws -> [[String?]] { try Self.run(sql, url: url) }
+
+    @discardableResult
+    private static func run(_ sql: String, url: String) throws -> [[String?]] {
+        guard let connection = PQconnectdb(url) else { throw PostgresTestDatabaseError(message: "out of memory") }
+        defer { PQfinish(connection) }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresTestDatabaseError(message: "cannot connect to \(url): \(String(cString: PQerrorMessage(connection)))")
+        }
+        guard let result = PQexec(connection, sql) else {
+            throw PostgresTestDatabaseError(message: String(cString: PQerrorMessage(connection)))
+        }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+            throw PostgresTestDatabaseError(message: "\(sql): \(String(cString: PQresultErrorMessage(result)))")
+        }
+        return (0..<PQntuples(result)).map { row in
+            (0..<PQnfields(result)).map { column in
+                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+            }
+        }
+    }
+}
+
+public struct PostgresTestDatabaseError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
