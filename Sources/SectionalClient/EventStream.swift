@@ -1,0 +1,144 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One connection to an event stream: the body's bytes as they arrive, through a data delegate
+/// (so it works where `URLSession.bytes` does not). A non-200 answer ends it with its problem.
+final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let continuation: AsyncThrowingStream<Data, Error>.Continuation
+    /// The body's chunks; ends when the connection does.
+    let chunks: AsyncThrowingStream<Data, Error>
+    private var status = 0
+    private var problemBody = Data()
+    private var session: URLSession?
+
+    init(request: URLRequest) {
+        let (chunks, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
+        self.chunks = chunks
+        self.continuation = continuation
+        super.init()
+        let configuration = URLSessionConfiguration.default
+        configuration.timeoutIntervalForRequest = 60   // keep-alive comments come every 15 s
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
+        self.session = session
+        continuation.onTermination = { _ in session.invalidateAndCancel() }
+        session.dataTask(with: request).resume()
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
+        status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if status == 200 { continuation.yield(data) } else { problemBody.append(data) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        if let error { continuation.finish(throwing: error) }
+        else if status != 200 { continuation.finish(throwing: SectionalError.from(status: status, body: problemBody)) }
+        else { continuation.finish() }
+        session.finishTasksAndInvalidate()
+    }
+}
+
+/// Reads Server-Sent Events out of a byte stream (the fields Sectional sends: id, event, data, retry).
+struct EventParser {
+    struct Event {
+        var id: String?
+        var name: String
+        var data: String
+    }
+    private var buffer = Data()
+    private var id: String?, name = "", data: [String] = []
+    /// The last `retry:` value, in milliseconds.
+    private(set) var retryMilliseconds: Int?
+
+    /// The events completed by `chunk`.
+    mutating func feed(_ chunk: Data) -> [Event] {
+        buffer.append(chunk)
+        var events: [Event] = []
+        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+            var line = buffer[buffer.startIndex..<newline]
+            buffer = Data(buffer[buffer.index(after: newline)...])
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            let text = String(decoding: line, as: UTF8.self)
+            if text.isEmpty {
+                if !data.isEmpty { events.append(Event(id: id, name: name.isEmpty ? "message" : name, data: data.joined(separator: "\n"))) }
+                name = ""
+                data = []
+                continue
+            }
+            if text.hasPrefix(":") { continue }
+            let field: Substring, value: Substring
+            if let colon = text.firstIndex(of: ":") {
+                field = text[..<colon]
+                let rest = text[text.index(after: colon)...]
+                value = rest.hasPrefix(" ") ? rest.dropFirst() : rest
+            } else {
+                field = Substring(text)
+                value = ""
+            }
+            switch field {
+            case "id": id = String(value)
+            case "event": name = String(value)
+            case "data": data.append(String(value))
+            case "retry": retryMilliseconds = Int(value) ?? retryMilliseconds
+            default: break
+            }
+        }
+        return events
+    }
+}
+
+/// A list's versions from its event stream, reconnecting with `Last-Event-ID` when it drops.
+public struct VersionEvents: AsyncSequence, Sendable {
+    public typealias Element = VersionEvent
+    let list: SectionalList
+    let reconnectDelay: Double?
+
+    /// Starts the first connection.
+    public func makeAsyncIterator() -> AsyncThrowingStream<VersionEvent, Error>.Iterator {
+        let list = self.list, fixedDelay = reconnectDelay
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: VersionEvent.self)
+        let task = Task {
+            var lastEventID: String?
+            var retry = 2.0
+            var failures = 0
+            while !Task.isCancelled {
+                do {
+                    var request = try await list.client.request("GET", list.client.url(["v1", "lists", list.name, "events"]))
+                    request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
+                    if let lastEventID { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
+                    let connection = EventConnection(request: request)
+                    var parser = EventParser()
+                    for try await chunk in connection.chunks {
+                        for event in parser.feed(chunk) where event.name == "version" {
+                            if let id = event.id { lastEventID = id }
+                            if let version = try? JSONDecoder().decode(VersionEvent.self, from: Data(event.data.utf8)) {
+                                continuation.yield(version)
+                            }
+                        }
+                        failures = 0
+                        if let ms = parser.retryMilliseconds { retry = Double(ms) / 1000 }
+                    }
+                } catch let problem as SectionalError where problem.status != 503 && problem.status != 0 {
+                    continuation.finish(throwing: problem)
+                    return
+                } catch {
+                    failures += 1
+                }
+                if Task.isCancelled { break }
+                // Reconnect after the server's delay, backing off (to 30 s) while it stays away.
+                let delay = Swift.min(fixedDelay ?? retry * Double(1 << Swift.min(failures, 4)), 30)
+                try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream.makeAsyncIterator()
+    }
+}

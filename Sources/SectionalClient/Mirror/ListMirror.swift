@@ -1,0 +1,274 @@
+/// A client-side copy of a list: its outline plus the rows loaded so far, placeholders for the rest.
+///
+/// ``sync()`` brings it to the list's current version with the server's batch update and returns
+/// that update (to animate) with the new snapshot; rows it holds keep their positional fields
+/// (index path, tag location, accessibility identifier) right. ``updates()`` syncs whenever the
+/// list's event stream announces a newer version. Operations run one at a time, in call order.
+public actor ListMirror {
+    /// The list's API.
+    public nonisolated let list: SectionalList
+    /// Rows per page, and per on-demand load.
+    public nonisolated let pageSize: Int
+    /// The view the mirror reads through (created on the first section toggle when `nil`).
+    public private(set) var view: String?
+    /// What the mirror holds now (`nil` before the first load).
+    public private(set) var snapshot: ListSnapshot?
+
+    private var tail: Task<Void, Never>?
+
+    /// A change the mirror made: the batch update to animate and the snapshot after it.
+    public struct Update: Sendable {
+        /// The batch update from the previous snapshot to `snapshot` (`reload`: redraw everything).
+        public let changes: Changes
+        /// The mirror's new contents.
+        public let snapshot: ListSnapshot
+    }
+
+    /// A load by index path found the list at another version than the mirror: sync first.
+    public struct Stale: Error, Sendable {
+        /// The mirror's version and the server's.
+        public let mirror: Int64, server: Int64
+    }
+
+    /// A mirror of `list` seen through `view`; nothing is loaded until ``reload(rows:)`` or ``sync()``.
+    public init(list: SectionalList, view: String? = nil, pageSize: Int = 50) {
+        self.list = list
+        self.view = view
+        self.pageSize = max(1, min(pageSize, 500))
+    }
+
+    // MARK: Operations
+
+    /// Fetches the outline and the first `rows` visible rows (default: as many as are loaded now,
+    /// at least a page) afresh.
+    @discardableResult
+    public func reload(rows: Int? = nil) async throws -> Update {
+        try await serially { try await $0.reloadNow(rows: rows) }
+    }
+
+    /// Brings the mirror to the current version: applies the server's `changes` since its version
+    /// (or reloads when the server says `reload`) and returns the batch update to animate.
+    @discardableResult
+    public func sync() async throws -> Update {
+        try await serially { try await $0.syncNow() }
+    }
+
+    /// The row at `path`, loading the page of its section that holds it when it is a placeholder.
+    /// Throws ``Stale`` when the list has moved on (call ``sync()``), nothing stored.
+    public func row(at path: ListIndexPath) async throws -> ListRow? {
+        try await serially { try await $0.loadNow(path) }
+    }
+
+    /// Loads the next rows after the loaded beginning of the list (up to a page from the first
+    /// placeholder, within its section); `false` when every row is loaded already. Throws ``Stale``
+    /// when the list has moved on (call ``sync()``), nothing stored.
+    @discardableResult
+    public func loadNext() async throws -> Bool {
+        try await serially { mirror in
+            guard let snapshot = await mirror.snapshot else { return false }
+            for (n, section) in snapshot.sections.enumerated() {
+                if let r = section.slots.firstIndex(where: { $0.row == nil }) {
+                    try await mirror.loadRange(section: n, start: r, count: Swift.min(mirror.pageSize, section.slots.count - r))
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
+    /// Hides or shows section `index` (by its key in the mirror) and returns the batch update:
+    /// its rows deleted, or inserted as placeholders (the first page loaded when the list has not moved on).
+    @discardableResult
+    public func setHidden(_ hidden: Bool, section index: Int) async throws -> Update {
+        try await serially { try await $0.setHiddenNow(hidden, index) }
+    }
+
+    /// Flips section `index`; see ``setHidden(_:section:)``.
+    @discardableResult
+    public func toggle(section index: Int) async throws -> Update {
+        try await serially { mirror in
+            guard let snapshot = await mirror.snapshot, snapshot.sections.indices.contains(index) else {
+                throw SectionalError(slug: "section-not-found", status: 404, detail: "The mirror has no section \(index).")
+            }
+            return try await mirror.setHiddenNow(!snapshot.sections[index].section.hidden, index)
+        }
+    }
+
+    /// Every later sync, run when the list's event stream announces a version newer than the
+    /// mirror's. The stream reconnects (with `Last-Event-ID`) when it drops.
+    public nonisolated func updates() -> AsyncThrowingStream<Update, Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self)
+        let task = Task {
+            do {
+                for try await event in list.events() {
+                    if let current = await snapshot?.version, event.version <= current { continue }
+                    continuation.yield(try await sync())
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    // MARK: One at a time
+
+    private func serially<T: Sendable>(_ operation: @escaping @Sendable (ListMirror) async throws -> T) async throws -> T {
+        let previous = tail
+        let task = Task {
+            await previous?.value
+            return try await operation(self)
+        }
+        tail = Task { _ = try? await task.value }
+        return try await task.value
+    }
+
+    // MARK: Work
+
+    private func reloadNow(rows wanted: Int?) async throws -> Update {
+        let from = snapshot?.version ?? 0
+        let target = max(wanted ?? snapshot?.loadedRowCount ?? 0, wanted == nil ? pageSize : 0)
+        var attempt = 0
+        while true {
+            attempt += 1
+            let outline = try await list.outline(view: view)
+            var next = ListSnapshot(list: outline.list, title: outline.title, version: outline.version, view: view,
+                                    sections: outline.sections.map { .init(section: $0, slots: Array(repeating: .init(), count: $0.rowCount)) })
+            var loaded = 0, consistent = true
+            if target > 0 {
+                for try await page in list.pages(size: pageSize, view: view) {
+                    guard page.version == outline.version else { consistent = false; break }
+                    for part in page.sections where next.sections.indices.contains(part.section.index) {
+                        for (i, row) in part.rows.enumerated() where next.sections[part.section.index].slots.indices.contains(part.rowOffset + i) {
+                            next.sections[part.section.index].slots[part.rowOffset + i].row = row
+                            loaded += 1
+                        }
+                    }
+                    if loaded >= target { break }
+                }
+            }
+            if consistent || attempt >= 5 {
+                snapshot = next
+                return Update(changes: Changes(list: list.name, from: from, to: next.version, reload: true), snapshot: next)
+            }
+        }
+    }
+
+    private func syncNow() async throws -> Update {
+        guard let old = snapshot else { return try await reloadNow(rows: nil) }
+        for _ in 0..<3 {
+            let changes = try await list.changes(since: old.version, view: view)
+            if changes.reload { break }
+            if changes.to == old.version { return Update(changes: changes, snapshot: old) }
+            let outline = try await list.outline(view: view)
+            guard outline.version == changes.to else { continue }
+            guard let applied = try? SnapshotApplier(pageSize: pageSize).apply(changes, to: old, outline: outline) else { break }
+            var next = applied.snapshot
+            guard let fresh = try await fetchMarked(&next) else { continue }
+            SnapshotApplier.reposition(&next, fresh: fresh)
+            snapshot = next
+            return Update(changes: announcing(applied.waiting, in: changes), snapshot: next)
+        }
+        return try await reloadNow(rows: nil)
+    }
+
+    /// The server's update, plus the placeholders this sync loaded (shown before as placeholders,
+    /// now as rows): updated where they stay, moves flagged `updated`.
+    private func announcing(_ waiting: [ListIndexPath: (from: ListIndexPath, moved: Bool)], in changes: Changes) -> Changes {
+        var changes = changes
+        for (to, origin) in waiting.sorted(by: { $0.key < $1.key }) {
+            if origin.moved {
+                if let i = changes.rows.moved.firstIndex(where: { $0.to == to }) { changes.rows.moved[i].updated = true }
+            } else if !changes.rows.updated.contains(origin.from) {
+                changes.rows.updated.append(origin.from)
+            }
+        }
+        return changes
+    }
+
+    /// Loads the rows marked `fetch`, in runs; `nil` when an answer is at another version.
+    private func fetchMarked(_ next: inout ListSnapshot) async throws -> Set<ListIndexPath>? {
+        var fresh = Set<ListIndexPath>()
+        for n in next.sections.indices {
+            let marked = next.sections[n].slots.indices.filter { next.sections[n].slots[$0].fetch }
+            var i = 0
+            while i < marked.count {
+                var end = i
+                while end + 1 < marked.count, marked[end + 1] == marked[end] + 1, end - i < 499 { end += 1 }
+                let start = marked[i], count = marked[end] - start + 1
+                let range = try await list.rows(inSection: n, start: start, count: count, view: view)
+                guard range.version == next.version, range.section.section.key == next.sections[n].section.key,
+                      range.section.rows.count == count else { return nil }
+                for (offset, row) in range.section.rows.enumerated() {
+                    next.sections[n].slots[start + offset] = .init(row: row, fetch: false)
+                    fresh.insert(ListIndexPath(section: n, row: start + offset))
+                }
+                i = end + 1
+            }
+        }
+        return fresh
+    }
+
+    private func loadNow(_ path: ListIndexPath) async throws -> ListRow? {
+        guard let current = snapshot, current.sections.indices.contains(path.section),
+              current.sections[path.section].slots.indices.contains(path.row) else { return nil }
+        if let row = current.row(at: path) { return row }
+        let start = path.row - path.row % pageSize
+        try await loadRange(section: path.section, start: start, count: min(pageSize, current.sections[path.section].slots.count - start))
+        return snapshot?.row(at: path)
+    }
+
+    /// Loads rows `[start, start + count)` of a section at the mirror's version.
+    private func loadRange(section n: Int, start: Int, count: Int) async throws {
+        guard var current = snapshot else { return }
+        let range = try await list.rows(inSection: n, start: start, count: count, view: view)
+        guard range.version == current.version else { throw Stale(mirror: current.version, server: range.version) }
+        for (offset, row) in range.section.rows.enumerated() where current.sections[n].slots.indices.contains(start + offset) {
+            current.sections[n].slots[start + offset] = .init(row: row, fetch: false)
+        }
+        snapshot = current
+    }
+
+    private func setHiddenNow(_ hidden: Bool, _ index: Int) async throws -> Update {
+        if snapshot == nil { _ = try await reloadNow(rows: nil) }
+        guard var next = snapshot, next.sections.indices.contains(index) else {
+            throw SectionalError(slug: "section-not-found", status: 404, detail: "The mirror has no section \(index).")
+        }
+        let before = next.sections[index]
+        var changes = Changes(list: list.name, from: next.version, to: next.version, reload: false)
+        guard before.section.hidden != hidden else { return Update(changes: changes, snapshot: next) }
+        if view == nil { view = try await list.createView(hidden: next.hiddenKeys).view }
+        guard let view else { throw SectionalError(slug: "view-not-found", status: 404, detail: "No view.") }
+        let answer = try await list.toggle(section: index, view: view)
+        guard answer.section.key == before.section.key else {
+            // The list has moved on and that index is another section now: flip it back.
+            _ = try await list.toggle(section: index, view: view)
+            throw Stale(mirror: next.version, server: answer.version)
+        }
+        var section = before.section
+        section.hidden = hidden
+        if hidden {
+            section.rowCount = 0
+            changes.rows.deleted = before.slots.indices.map { ListIndexPath(section: index, row: $0) }
+            next.sections[index] = .init(section: section, slots: [])
+        } else {
+            // Shown: its rows at the mirror's version, the first page loaded when the list has not moved on.
+            section.rowCount = section.totalRowCount
+            var slots = (0..<section.rowCount).map { ListSnapshot.Slot(row: nil, fetch: $0 < pageSize) }
+            changes.rows.inserted = slots.indices.map { ListIndexPath(section: index, row: $0) }
+            if !slots.isEmpty {
+                let range = try await list.rows(inSection: index, start: 0, count: min(pageSize, slots.count), view: view)
+                if range.version == next.version {
+                    for (offset, row) in range.section.rows.enumerated() where slots.indices.contains(offset) {
+                        slots[offset] = .init(row: row, fetch: false)
+                    }
+                }
+            }
+            next.sections[index] = .init(section: section, slots: slots)
+        }
+        snapshot = next
+        return Update(changes: changes, snapshot: next)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A client of a Sectional server: lists (``list(_:)``) and record collections (``collection(_:)``).
+///
+/// Every request carries `Authorization: Bearer <token>` when the token provider gives a token;
+/// it is asked again for each request, so an app can refresh its user's token. Problem answers
+/// are thrown as ``SectionalError``.
+public struct SectionalClient: Sendable {
+    /// Gives the bearer token for the next request (`nil`: send none).
+    public typealias TokenProvider = @Sendable () async throws -> String?
+
+    /// The server's base URL (`https://lists.example.com`).
+    public let baseURL: URL
+    let session: URLSession
+    let tokenProvider: TokenProvider
+
+    /// A client with a fixed token (or none).
+    public init(baseURL: URL, token: String? = nil, session: URLSession = .shared) {
+        self.init(baseURL: baseURL, session: session, tokenProvider: { token })
+    }
+
+    /// A client that asks `tokenProvider` for the token before every request.
+    public init(baseURL: URL, session: URLSession = .shared, tokenProvider: @escaping TokenProvider) {
+        self.baseURL = baseURL
+        self.session = session
+        self.tokenProvider = tokenProvider
+    }
+
+    /// One list's API.
+    public func list(_ name: String) -> SectionalList { SectionalList(client: self, name: name) }
+
+    /// One record collection's API.
+    public func collection(_ name: String) -> SectionalCollection { SectionalCollection(client: self, name: name) }
+
+    /// `GET /v1/lists`: the lists the caller may read.
+    public func lists() async throws -> ListsIndex {
+        try await get(["v1", "lists"])
+    }
+
+    // MARK: Requests
+
+    /// A URL under `baseURL`: path segments (each percent-encoded) and a query.
+    func url(_ segments: [String], query: [(String, String)] = []) -> URL {
+        var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) ?? URLComponents()
+        let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+        components.percentEncodedPath = base + segments.map { "/" + ($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0) }.joined()
+        if !query.isEmpty {
+            components.percentEncodedQuery = query.map { name, value in
+                "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)"
+            }.joined(separator: "&")
+        }
+        return components.url ?? baseURL
+    }
+
+    /// A request with the token, if any.
+    func request(_ method: String, _ url: URL, body: Data? = nil) async throws -> URLRequest {
+        // Fresh answers always: a mirror must never apply a cached one.
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
+        request.httpMethod = method
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let token = try await tokenProvider() {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        return request
+    }
+
+    /// Sends a request; a non-2xx answer is thrown as its problem.
+    func send(_ method: String, _ segments: [String], query: [(String, String)] = [], body: Data? = nil) async throws -> (Data, Int) {
+        let request = try await request(method, url(segments, query: query), body: body)
+        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
+            session.dataTask(with: request) { data, response, error in
+                if let error { continuation.resume(throwing: error) }
+                else if let response { continuation.resume(returning: (data ?? Data(), response)) }
+                else { continuation.resume(throwing: URLError(.badServerResponse)) }
+            }.resume()
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else { throw SectionalError.from(status: status, body: data) }
+        return (data, status)
+    }
+
+    /// Sends a request and decodes its JSON answer.
+    func send<T: Decodable>(_ method: String, _ segments: [String], query: [(String, String)] = [], body: Data? = nil) async throws -> T {
+        let (data, status) = try await send(method, segments, query: query, body: body)
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw SectionalError.unreadable("\(T.self): \(error)", status: status)
+        }
+    }
+
+    /// `GET` and decode.
+    func get<T: Decodable>(_ segments: [String], query: [(String, String)] = []) async throws -> T {
+        try await send("GET", segments, query: query)
+    }
+
+    /// JSON text of a value.
+    static func json<T: Encodable>(_ value: T) throws -> Data { try JSONEncoder().encode(value) }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// One record collection's API (writes need the service token when the server has one).
+public struct SectionalCollection: Sendable {
+    /// The client it uses.
+    public let client: SectionalClient
+    /// The collection's name.
+    public let name: String
+
+    private var base: [String] { ["v1", "collections", name] }
+
+    /// What a record write answers.
+    public struct Written: Decodable, Sendable {
+        /// The collection, the id and the record as stored.
+        public var collection: String, id: String, record: JSON
+    }
+
+    /// A page of records, by id.
+    public struct RecordPage: Decodable, Sendable {
+        /// The records.
+        public var records: [JSON]
+        /// The next page's token; `nil` on the last page.
+        public var nextPageToken: String?
+    }
+
+    /// What a batch answers.
+    public struct BatchResult: Decodable, Sendable {
+        /// How many records were upserted and deleted.
+        public var upserted: Int, deleted: Int
+    }
+
+    /// Stores `record` (a JSON object) under `id`; `created` tells a new record from a replaced one.
+    @discardableResult
+    public func put(_ id: String, _ record: JSON) async throws -> (written: Written, created: Bool) {
+        let (data, status) = try await client.send("PUT", base + ["records", id], body: try SectionalClient.json(record))
+        do {
+            return (try JSONDecoder().decode(Written.self, from: data), status == 201)
+        } catch {
+            throw SectionalError.unreadable("record write: \(error)", status: status)
+        }
+    }
+
+    /// The record stored under `id`.
+    public func get(_ id: String) async throws -> JSON {
+        try await client.get(base + ["records", id])
+    }
+
+    /// Deletes the record stored under `id`.
+    public func delete(_ id: String) async throws {
+        _ = try await client.send("DELETE", base + ["records", id]) as (Data, Int)
+    }
+
+    /// One page of records, by id.
+    public func records(pageSize: Int = 0, token: String? = nil) async throws -> RecordPage {
+        var query: [(String, String)] = []
+        if pageSize != 0 { query.append(("pageSize", String(pageSize))) }
+        if let token { query.append(("pageToken", token)) }
+        return try await client.get(base + ["records"], query: query)
+    }
+
+    /// Upserts and deletes atomically.
+    @discardableResult
+    public func batch(upsert: [JSON] = [], delete: [String] = []) async throws -> BatchResult {
+        struct Body: Encodable { let upsert: [JSON], delete: [String] }
+        return try await client.send("POST", base + ["batch"], body: try SectionalClient.json(Body(upsert: upsert, delete: delete)))
+    }
+}

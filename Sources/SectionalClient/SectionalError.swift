@@ -1,0 +1,41 @@
+import Foundation
+
+/// A problem answer (RFC 9457) from the server, or an answer the client could not read.
+public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The problem's slug (`list-not-found`, `invalid-page-token`, …): the last part of its `type`.
+    /// `unreadable-answer` when the server's answer was not what the API promises.
+    public let slug: String
+    /// The HTTP status.
+    public let status: Int
+    /// The problem's title.
+    public let title: String
+    /// What went wrong, for people.
+    public let detail: String
+
+    /// A problem from its parts.
+    public init(slug: String, status: Int, title: String = "", detail: String) {
+        self.slug = slug
+        self.status = status
+        self.title = title
+        self.detail = detail
+    }
+
+    /// `status slug: detail`.
+    public var description: String { "\(status) \(slug): \(detail)" }
+
+    /// The problem a non-2xx answer carries; a body that is no problem document still gives its status.
+    static func from(status: Int, body: Data) -> SectionalError {
+        struct Problem: Decodable { let type: String?, title: String?, detail: String? }
+        guard let problem = try? JSONDecoder().decode(Problem.self, from: body), let type = problem.type else {
+            let text = String(decoding: body.prefix(300), as: UTF8.self)
+            return SectionalError(slug: "http-\(status)", status: status, detail: text)
+        }
+        let slug = type.split(separator: "/").last.map(String.init) ?? type
+        return SectionalError(slug: slug, status: status, title: problem.title ?? "", detail: problem.detail ?? "")
+    }
+
+    /// An answer that could not be decoded.
+    static func unreadable(_ what: String, status: Int) -> SectionalError {
+        SectionalError(slug: "unreadable-answer", status: status, title: "Unreadable answer", detail: what)
+    }
+}

@@ -1,0 +1,33 @@
+/// A ready-to-draw row, as the server serves it.
+public struct ListRow: Codable, Hashable, Sendable {
+    /// Unique within the list: a literal row id or a record id.
+    public var id: String
+    /// The row type (cell identifier).
+    public var type: String
+    /// Where the row is (positional: shifts when neighbours change).
+    public var indexPath: ListIndexPath
+    /// The row's tag range (positional: its location shifts when rows before it change).
+    public var tag: TagRange
+    /// Always present; may be empty.
+    public var title: String
+    /// Optional texts and links; absent when their template renders empty.
+    public var subtitle: String?, detail: String?, icon: String?, badge: String?, action: String?
+    /// The row height (44 unless the definition says otherwise).
+    public var height: Double
+    /// The accessibility identifier, when the section has one (positional: it may carry the index path).
+    public var accessibilityIdentifier: String?
+}
+
+/// A tag range: a row occupies `length` consecutive tags from `location`.
+public struct TagRange: Codable, Hashable, Sendable {
+    /// The first tag.
+    public var location: Int
+    /// How many tags (0 allowed).
+    public var length: Int
+
+    /// A range from its parts.
+    public init(location: Int, length: Int) {
+        self.location = location
+        self.length = length
+    }
+}

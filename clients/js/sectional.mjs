@@ -1,0 +1,899 @@
+// Sectional's JavaScript client: an ES module without dependencies, for browsers and Node 18+.
+// The same surface as the Swift package: a client, one list's API, record collections, and
+// ListMirror (a client-side copy of a list that applies the server's batch updates).
+// Types are JSDoc, checked with `tsc --noEmit --allowJs --checkJs`.
+
+/** @typedef {{section: number, row: number}} IndexPath */
+/** @typedef {{location: number, length: number}} TagRange */
+/**
+ * @typedef {{id: string, type: string, indexPath: IndexPath, tag: TagRange, title: string,
+ *   subtitle?: string, detail?: string, icon?: string, badge?: string, action?: string,
+ *   height: number, accessibilityIdentifier?: string}} Row
+ */
+/** @typedef {{title?: string, height?: number, accessibilityIdentifier?: string}} Supplementary */
+/**
+ * @typedef {{index: number, key: string, type: string, title: string, icon?: string,
+ *   header: Supplementary|null, footer: Supplementary|null,
+ *   insets?: {top: number, left: number, bottom: number, right: number}, lineSpacing?: number,
+ *   hidden: boolean, rowCount: number, totalRowCount: number, firstTag: number,
+ *   accessibility?: {identifier: string, options: string[]}}} Section
+ */
+/** @typedef {Section & {rows: Row[], rowOffset?: number}} SectionWithRows */
+/**
+ * @typedef {{list: string, title: string, version: number, sectionCount: number, rowCount: number,
+ *   totalRowCount: number, tagCount: number, sections: Section[]}} Outline
+ */
+/**
+ * @typedef {{list: string, version: number, sections: SectionWithRows[], nextPageToken?: string,
+ *   itemsBefore: number, itemsAfter: number}} Page
+ */
+/** @typedef {{list: string, version: number, section: SectionWithRows}} SectionRange */
+/** @typedef {{list: string, version: number, sections: number[]}} SectionIndexes */
+/** @typedef {{list: string, version: number, tag?: number, indexPath: IndexPath, hidden: boolean, row: Row}} RowLookUp */
+/** @typedef {{view: string, list: string, hidden: string[]}} ViewState */
+/** @typedef {{list: string, version: number, view: string, section: Section}} ViewSection */
+/** @typedef {{list: string, version: number}} VersionEvent */
+/** @typedef {{from: number, to: number}} SectionMove */
+/** @typedef {{from: IndexPath, to: IndexPath, updated?: boolean}} RowMove */
+/**
+ * A batch update with UIKit `performBatchUpdates` semantics: `deleted`/`updated` use from-version
+ * indexes, `inserted` to-version ones, moves go old → new. With `reload`, nothing is listed.
+ * @typedef {{list: string, from: number, to: number, reload: boolean,
+ *   sections: {deleted: number[], inserted: number[], moved: SectionMove[], updated: number[]},
+ *   rows: {deleted: IndexPath[], inserted: IndexPath[], moved: RowMove[], updated: IndexPath[]}}} Changes
+ */
+/** @typedef {{name: string, title: string, version: number, sectionCount: number, rowCount: number}} ListSummary */
+/** @typedef {() => (string|null|undefined|Promise<string|null|undefined>)} TokenProvider */
+
+/** A problem answer (RFC 9457): `slug`, `status`, `title`, `detail`. */
+export class SectionalError extends Error {
+  /**
+   * @param {string} slug
+   * @param {number} status
+   * @param {string} title
+   * @param {string} detail
+   */
+  constructor(slug, status, title, detail) {
+    super(`${status} ${slug}: ${detail}`);
+    this.name = 'SectionalError';
+    this.slug = slug;
+    this.status = status;
+    this.title = title;
+    this.detail = detail;
+  }
+
+  /**
+   * The problem a non-2xx answer carries (a body that is no problem still gives its status).
+   * @param {number} status
+   * @param {string} text
+   */
+  static from(status, text) {
+    try {
+      const body = JSON.parse(text);
+      if (body && typeof body.type === 'string') {
+        return new SectionalError(body.type.split('/').pop() || body.type, status, body.title || '', body.detail || '');
+      }
+    } catch (_) { /* not JSON */ }
+    return new SectionalError(`http-${status}`, status, '', text.slice(0, 300));
+  }
+}
+
+/** A load found the list at another version than the mirror's: sync first. */
+export class StaleError extends Error {
+  /**
+   * @param {number} mirror
+   * @param {number} server
+   */
+  constructor(mirror, server) {
+    super(`the mirror is at version ${mirror}, the list at ${server}: sync first`);
+    this.name = 'StaleError';
+    this.mirror = mirror;
+    this.server = server;
+  }
+}
+
+/**
+ * @param {number} ms
+ * @param {AbortSignal} [signal]
+ */
+const sleep = (ms, signal) => new Promise((resolve) => {
+  const timer = setTimeout(resolve, ms);
+  if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(undefined); }, { once: true });
+});
+
+/**
+ * A client of a Sectional server. Every request carries `Authorization: Bearer <token>` when the
+ * token (or the token provider, asked before each request so an app can refresh it) gives one.
+ */
+export class SectionalClient {
+  /**
+   * @param {string} baseURL the server, e.g. `https://lists.example.com` (`''`: this page's origin)
+   * @param {{token?: string, tokenProvider?: TokenProvider, fetch?: typeof fetch}} [options]
+   */
+  constructor(baseURL, options = {}) {
+    this.baseURL = baseURL.replace(/\/+$/, '');
+    const token = options.token;
+    /** @type {TokenProvider} */
+    this.tokenProvider = options.tokenProvider || (() => token);
+    /** @type {typeof fetch} */
+    this.fetch = options.fetch || ((input, init) => fetch(input, init));
+  }
+
+  /**
+   * One list's API.
+   * @param {string} name
+   */
+  list(name) { return new SectionalList(this, name); }
+
+  /**
+   * One record collection's API.
+   * @param {string} name
+   */
+  collection(name) { return new SectionalCollection(this, name); }
+
+  /**
+   * The lists the caller may read.
+   * @returns {Promise<{lists: ListSummary[]}>}
+   */
+  lists() { return this.request('GET', ['v1', 'lists']); }
+
+  /**
+   * A URL under the base: path segments (each encoded) and a query (undefined values left out).
+   * @param {string[]} segments
+   * @param {Record<string, string|number|undefined|null>} [query]
+   */
+  url(segments, query = {}) {
+    const pairs = Object.entries(query).filter(([, v]) => v !== undefined && v !== null)
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+    return `${this.baseURL}/${segments.map(encodeURIComponent).join('/')}${pairs.length ? `?${pairs.join('&')}` : ''}`;
+  }
+
+  /**
+   * Headers with the token, if any.
+   * @param {Record<string, string>} [extra]
+   */
+  async headers(extra = {}) {
+    /** @type {Record<string, string>} */
+    const headers = { Accept: 'application/json', ...extra };
+    const token = await this.tokenProvider();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    return headers;
+  }
+
+  /**
+   * Sends a request; a non-2xx answer is thrown as a SectionalError; 204 gives `null`.
+   * @param {string} method
+   * @param {string[]} segments
+   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown}} [options]
+   * @returns {Promise<any>}
+   */
+  async request(method, segments, options = {}) {
+    const init = /** @type {RequestInit} */ ({ method, cache: 'no-cache' });
+    if (options.body !== undefined) {
+      init.body = JSON.stringify(options.body);
+      init.headers = await this.headers({ 'Content-Type': 'application/json' });
+    } else {
+      init.headers = await this.headers();
+    }
+    const response = await this.fetch(this.url(segments, options.query), init);
+    const text = await response.text();
+    if (!response.ok) throw SectionalError.from(response.status, text);
+    if (response.status === 204 || text === '') return null;
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new SectionalError('unreadable-answer', response.status, 'Unreadable answer', String(e));
+    }
+  }
+}
+
+/** One list's API. Every read takes an optional view id. */
+export class SectionalList {
+  /**
+   * @param {SectionalClient} client
+   * @param {string} name
+   */
+  constructor(client, name) {
+    this.client = client;
+    this.name = name;
+  }
+
+  /**
+   * @param {string[]} [more]
+   */
+  path(more = []) { return ['v1', 'lists', this.name, ...more]; }
+
+  /**
+   * The outline: every section, no rows.
+   * @param {{view?: string}} [o]
+   * @returns {Promise<Outline>}
+   */
+  outline(o = {}) { return this.client.request('GET', this.path(), { query: { view: o.view } }); }
+
+  /**
+   * One page of visible rows (`size` 0 or absent: the server's default).
+   * @param {{size?: number, token?: string, view?: string}} [o] @returns {Promise<Page>}
+   */
+  page(o = {}) {
+    return this.client.request('GET', this.path(['rows']),
+      { query: { pageSize: o.size || undefined, pageToken: o.token, view: o.view } });
+  }
+
+  /**
+   * Every page, first to last, fetched as they are iterated.
+   * @param {{size?: number, view?: string}} [o] @returns {AsyncGenerator<Page, void, void>}
+   */
+  async *pages(o = {}) {
+    /** @type {string|undefined} */
+    let token;
+    do {
+      const page = await this.page({ ...o, token });
+      token = page.nextPageToken;
+      yield page;
+    } while (token);
+  }
+
+  /**
+   * Visible rows [start, start + count) of one section.
+   * @param {number} index @param {{start?: number, count?: number, view?: string}} [o]
+   * @returns {Promise<SectionRange>}
+   */
+  rows(index, o = {}) {
+    return this.client.request('GET', this.path(['sections', String(index), 'rows']),
+      { query: { start: o.start || 0, count: o.count, view: o.view } });
+  }
+
+  /**
+   * The indexes of every section of a type.
+   * @param {string} type
+   * @param {{view?: string}} [o]
+   * @returns {Promise<SectionIndexes>}
+   */
+  sectionsOfType(type, o = {}) { return this.client.request('GET', this.path(['sections']), { query: { type, view: o.view } }); }
+
+  /**
+   * The first row of `rowType` in a section of `sectionType`.
+   * @param {string} sectionType @param {string} rowType @param {{view?: string}} [o] @returns {Promise<RowLookUp>}
+   */
+  indexPath(sectionType, rowType, o = {}) {
+    return this.client.request('GET', this.path(['index-path']), { query: { sectionType, rowType, view: o.view } });
+  }
+
+  /**
+   * The row whose tag range holds `tag`.
+   * @param {number} tag
+   * @param {{view?: string}} [o]
+   * @returns {Promise<RowLookUp>}
+   */
+  rowByTag(tag, o = {}) { return this.client.request('GET', this.path(['tags', String(tag)]), { query: { view: o.view } }); }
+
+  /**
+   * The row with an id.
+   * @param {string} id
+   * @param {{view?: string}} [o]
+   * @returns {Promise<RowLookUp>}
+   */
+  rowById(id, o = {}) { return this.client.request('GET', this.path(['rows', id]), { query: { view: o.view } }); }
+
+  /**
+   * The batch update from version `since` to the current one.
+   * @param {number} since @param {{view?: string, maxChanges?: number}} [o] @returns {Promise<Changes>}
+   */
+  async changes(since, o = {}) {
+    const answer = await this.client.request('GET', this.path(['changes']),
+      { query: { since, view: o.view, maxChanges: o.maxChanges } });
+    return { ...answer, ...(answer.reload ? emptyChanges(answer.list, answer.from, answer.to, true) : {}), reload: !!answer.reload };
+  }
+
+  /**
+   * Creates a view hiding `hidden` (section keys); without them, the definition's default hidden sections.
+   * @param {string[]} [hidden]
+   * @returns {Promise<ViewState>}
+   */
+  createView(hidden) { return this.client.request('POST', this.path(['views']), { body: hidden ? { hidden } : {} }); }
+
+  /**
+   * A view's state.
+   * @param {string} id
+   * @returns {Promise<ViewState>}
+   */
+  view(id) { return this.client.request('GET', this.path(['views', id])); }
+
+  /**
+   * Hides or shows a section in a view.
+   * @param {boolean} hidden
+   * @param {number} index
+   * @param {string} view
+   * @returns {Promise<ViewSection>}
+   */
+  setHidden(hidden, index, view) {
+    return this.client.request('PUT', this.path(['views', view, 'sections', String(index)]), { body: { hidden } });
+  }
+
+  /**
+   * Flips a section in a view.
+   * @param {number} index
+   * @param {string} view
+   * @returns {Promise<ViewSection>}
+   */
+  toggle(index, view) { return this.client.request('POST', this.path(['views', view, 'sections', String(index), 'toggle'])); }
+
+  /**
+   * Deletes a view.
+   * @param {string} id
+   * @returns {Promise<void>}
+   */
+  async deleteView(id) { await this.client.request('DELETE', this.path(['views', id])); }
+
+  /**
+   * The list's versions as they happen, from its event stream (read with fetch, so the token is
+   * sent). Reconnects with `Last-Event-ID` when the stream drops, after the server's `retry:`
+   * (or `reconnectDelay` ms); ends when `signal` aborts, or throws a problem other than 503.
+   * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o]
+   * @returns {AsyncGenerator<VersionEvent, void, void>}
+   */
+  async *events(o = {}) {
+    /** @type {string|undefined} */
+    let lastEventID;
+    let retry = 2000, failures = 0;
+    while (!(o.signal && o.signal.aborted)) {
+      try {
+        /** @type {Record<string, string>} */
+        const extra = { Accept: 'text/event-stream' };
+        if (lastEventID !== undefined) extra['Last-Event-ID'] = lastEventID;
+        const response = await this.client.fetch(this.client.url(this.path(['events'])),
+          { headers: await this.client.headers(extra), signal: o.signal, cache: 'no-store' });
+        if (!response.ok) {
+          const problem = SectionalError.from(response.status, await response.text());
+          if (problem.status !== 503) throw problem;
+          failures++;
+        } else if (response.body) {
+          const reader = response.body.getReader();
+          const decoder = new TextDecoder();
+          let buffer = '', id = /** @type {string|undefined} */ (undefined), name = '', data = /** @type {string[]} */ ([]);
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            failures = 0;
+            buffer += decoder.decode(value, { stream: true });
+            let newline;
+            while ((newline = buffer.indexOf('\n')) >= 0) {
+              const line = buffer.slice(0, newline).replace(/\r$/, '');
+              buffer = buffer.slice(newline + 1);
+              if (line === '') {
+                if (data.length && (name || 'message') === 'version') {
+                  if (id !== undefined) lastEventID = id;
+                  yield /** @type {VersionEvent} */ (JSON.parse(data.join('\n')));
+                }
+                name = '';
+                data = [];
+                continue;
+              }
+              if (line.startsWith(':')) continue;
+              const colon = line.indexOf(':');
+              const field = colon < 0 ? line : line.slice(0, colon);
+              const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+              if (field === 'id') id = value;
+              else if (field === 'event') name = value;
+              else if (field === 'data') data.push(value);
+              else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
+            }
+          }
+        }
+      } catch (e) {
+        if (e instanceof SectionalError) throw e;
+        if (o.signal && o.signal.aborted) return;
+        failures++;
+      }
+      await sleep(Math.min(o.reconnectDelay ?? retry * 2 ** Math.min(failures, 4), 30000), o.signal);
+    }
+  }
+
+  /**
+   * A mirror of this list (nothing loaded until `reload()` or `sync()`).
+   * @param {{view?: string, pageSize?: number}} [o]
+   */
+  mirror(o = {}) { return new ListMirror(this, o); }
+}
+
+/** One record collection's API (writes need the service token when the server has one). */
+export class SectionalCollection {
+  /**
+   * @param {SectionalClient} client
+   * @param {string} name
+   */
+  constructor(client, name) {
+    this.client = client;
+    this.name = name;
+  }
+
+  /**
+   * @param {string[]} more
+   */
+  path(more) { return ['v1', 'collections', this.name, ...more]; }
+
+  /**
+   * Stores a record (a JSON object) under `id`.
+   * @param {string} id @param {Record<string, unknown>} record
+   * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>}>}
+   */
+  put(id, record) { return this.client.request('PUT', this.path(['records', id]), { body: record }); }
+
+  /**
+   * The record stored under `id`.
+   * @param {string} id
+   * @returns {Promise<Record<string, unknown>>}
+   */
+  get(id) { return this.client.request('GET', this.path(['records', id])); }
+
+  /**
+   * Deletes the record stored under `id`.
+   * @param {string} id
+   * @returns {Promise<void>}
+   */
+  async delete(id) { await this.client.request('DELETE', this.path(['records', id])); }
+
+  /**
+   * One page of records, by id.
+   * @param {{pageSize?: number, token?: string}} [o]
+   * @returns {Promise<{records: Record<string, unknown>[], nextPageToken?: string}>}
+   */
+  records(o = {}) {
+    return this.client.request('GET', this.path(['records']), { query: { pageSize: o.pageSize || undefined, pageToken: o.token } });
+  }
+
+  /**
+   * Upserts and deletes atomically.
+   * @param {{upsert?: Record<string, unknown>[], delete?: string[]}} ops
+   * @returns {Promise<{upserted: number, deleted: number}>}
+   */
+  batch(ops) { return this.client.request('POST', this.path(['batch']), { body: { upsert: ops.upsert || [], delete: ops.delete || [] } }); }
+}
+
+/**
+ * @param {string} list @param {number} from @param {number} to @param {boolean} reload
+ * @returns {Changes}
+ */
+function emptyChanges(list, from, to, reload) {
+  return { list, from, to, reload,
+    sections: { deleted: [], inserted: [], moved: [], updated: [] },
+    rows: { deleted: [], inserted: [], moved: [], updated: [] } };
+}
+
+/**
+ * One section of a mirror: the section, and for each visible row the row or `null` (a
+ * placeholder). `pending` holds the row indexes the next sync loads.
+ * @typedef {{section: Section, rows: (Row|null)[], pending: Set<number>}} MirrorSection
+ */
+/**
+ * What a mirror holds at one version.
+ * @typedef {{list: string, title: string, version: number, view: string|undefined, sections: MirrorSection[]}} Snapshot
+ */
+/**
+ * A change a mirror made: the batch update to animate and the snapshot after it.
+ * @typedef {{changes: Changes, snapshot: Snapshot}} MirrorUpdate
+ */
+
+/**
+ * @param {IndexPath} p
+ */
+const pathKey = (p) => `${p.section}:${p.row}`;
+
+/**
+ * A client-side copy of a list: the outline plus the rows loaded so far, placeholders (`null`)
+ * for the rest. `sync()` applies the server's batch update (or reloads) and returns it to animate,
+ * keeping the held rows' positional fields (index path, tag location, accessibility id) right.
+ * Operations run one at a time, in call order.
+ */
+export class ListMirror {
+  /**
+   * @param {SectionalList} list
+   * @param {{view?: string, pageSize?: number}} [o]
+   */
+  constructor(list, o = {}) {
+    this.list = list;
+    /** @type {string|undefined} */
+    this.view = o.view;
+    this.pageSize = Math.max(1, Math.min(o.pageSize || 50, 500));
+    /** @type {Snapshot|null} */
+    this.snapshot = null;
+    /** @type {Promise<unknown>} */
+    this.queue = Promise.resolve();
+  }
+
+  /**
+   * @template T
+   * @param {() => Promise<T>} job
+   * @returns {Promise<T>}
+   */
+  serially(job) {
+    const run = this.queue.then(job, job);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Visible rows before `path`, in all sections.
+   * @param {IndexPath} path
+   */
+  itemsBefore(path) {
+    const s = this.snapshot;
+    return s ? s.sections.slice(0, path.section).reduce((a, x) => a + x.rows.length, 0) + path.row : 0;
+  }
+
+  /**
+   * Fetches the outline and the first `rows` visible rows (default: as many as are loaded now,
+   * at least a page) afresh.
+   * @param {{rows?: number}} [o] @returns {Promise<MirrorUpdate>}
+   */
+  reload(o = {}) { return this.serially(() => this.reloadNow(o.rows)); }
+
+  /**
+   * Brings the mirror to the current version; returns the batch update to animate.
+   * @returns {Promise<MirrorUpdate>}
+   */
+  sync() { return this.serially(() => this.syncNow()); }
+
+  /**
+   * The row at `path`, loading its page of the section when it is a placeholder. Throws
+   * StaleError when the list has moved on (nothing stored: sync first).
+   * @param {IndexPath} path @returns {Promise<Row|null>}
+   */
+  row(path) { return this.serially(() => this.loadNow(path)); }
+
+  /**
+   * Loads the next rows after the loaded beginning of the list (up to a page, from the first
+   * placeholder, within its section). Resolves `false` when every row is loaded already. Throws
+   * StaleError when the list has moved on (nothing stored: sync first).
+   * @returns {Promise<boolean>}
+   */
+  loadNext() {
+    return this.serially(async () => {
+      const s = this.snapshot;
+      if (!s) return false;
+      for (const [n, own] of s.sections.entries()) {
+        const r = own.rows.indexOf(null);
+        if (r >= 0) {
+          await this.loadRange(n, r, Math.min(this.pageSize, own.rows.length - r));
+          return true;
+        }
+      }
+      return false;
+    });
+  }
+
+  /**
+   * Hides or shows a section; returns the batch update.
+   * @param {boolean} hidden
+   * @param {number} index
+   * @returns {Promise<MirrorUpdate>}
+   */
+  setHidden(hidden, index) { return this.serially(() => this.setHiddenNow(hidden, index)); }
+
+  /**
+   * Flips a section.
+   * @param {number} index
+   * @returns {Promise<MirrorUpdate>}
+   */
+  toggle(index) {
+    return this.serially(async () => {
+      const s = this.snapshot;
+      if (!s || !s.sections[index]) throw new SectionalError('section-not-found', 404, '', `The mirror has no section ${index}.`);
+      return this.setHiddenNow(!s.sections[index].section.hidden, index);
+    });
+  }
+
+  /**
+   * Every later sync, run when the event stream announces a version newer than the mirror's.
+   * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o] @returns {AsyncGenerator<MirrorUpdate, void, void>}
+   */
+  async *updates(o = {}) {
+    for await (const event of this.list.events(o)) {
+      if (this.snapshot && event.version <= this.snapshot.version) continue;
+      yield await this.sync();
+    }
+  }
+
+  /**
+   * @param {number|undefined} wanted
+   * @returns {Promise<MirrorUpdate>}
+   */
+  async reloadNow(wanted) {
+    const old = this.snapshot;
+    const loadedBefore = old ? old.sections.reduce((a, s) => a + s.rows.filter((r) => r).length, 0) : 0;
+    const target = wanted ?? Math.max(loadedBefore, this.pageSize);
+    for (let attempt = 1; ; attempt++) {
+      const outline = await this.list.outline({ view: this.view });
+      /** @type {Snapshot} */
+      const next = { list: outline.list, title: outline.title, version: outline.version, view: this.view,
+        sections: outline.sections.map((section) => ({ section, rows: new Array(section.rowCount).fill(null), pending: new Set() })) };
+      let loaded = 0, consistent = true;
+      if (target > 0) {
+        for await (const page of this.list.pages({ size: this.pageSize, view: this.view })) {
+          if (page.version !== outline.version) { consistent = false; break; }
+          for (const part of page.sections) {
+            const own = next.sections[part.index];
+            if (!own) continue;
+            part.rows.forEach((row, i) => {
+              const r = (part.rowOffset || 0) + i;
+              if (r < own.rows.length) { own.rows[r] = row; loaded++; }
+            });
+          }
+          if (loaded >= target) break;
+        }
+      }
+      if (consistent || attempt >= 5) {
+        this.snapshot = next;
+        return { changes: emptyChanges(this.list.name, old ? old.version : 0, next.version, true), snapshot: next };
+      }
+    }
+  }
+
+  /**
+   * @returns {Promise<MirrorUpdate>}
+   */
+  async syncNow() {
+    const old = this.snapshot;
+    if (!old) return this.reloadNow(undefined);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const changes = await this.list.changes(old.version, { view: this.view });
+      if (changes.reload) break;
+      if (changes.to === old.version) return { changes, snapshot: old };
+      const outline = await this.list.outline({ view: this.view });
+      if (outline.version !== changes.to) continue;
+      let applied;
+      try { applied = applyToSnapshot(changes, old, outline, this.pageSize); } catch (_) { break; }
+      const fresh = await this.fetchPending(applied.snapshot);
+      if (!fresh) continue;
+      reposition(applied.snapshot, fresh);
+      this.snapshot = applied.snapshot;
+      return { changes: announce(changes, applied.waiting), snapshot: applied.snapshot };
+    }
+    return this.reloadNow(undefined);
+  }
+
+  /**
+   * Loads every pending row, in runs; `null` when an answer is at another version.
+   * @param {Snapshot} next @returns {Promise<Set<string>|null>}
+   */
+  async fetchPending(next) {
+    const fresh = new Set();
+    for (let n = 0; n < next.sections.length; n++) {
+      const own = next.sections[n];
+      const marked = [...own.pending].sort((a, b) => a - b);
+      for (let i = 0; i < marked.length;) {
+        let end = i;
+        while (end + 1 < marked.length && marked[end + 1] === marked[end] + 1 && end - i < 499) end++;
+        const start = marked[i], count = marked[end] - start + 1;
+        const range = await this.list.rows(n, { start, count, view: this.view });
+        if (range.version !== next.version || range.section.key !== own.section.key || range.section.rows.length !== count) return null;
+        range.section.rows.forEach((row, k) => {
+          own.rows[start + k] = row;
+          fresh.add(pathKey({ section: n, row: start + k }));
+        });
+        i = end + 1;
+      }
+      own.pending.clear();
+    }
+    return fresh;
+  }
+
+  /**
+   * @param {IndexPath} path
+   * @returns {Promise<Row|null>}
+   */
+  async loadNow(path) {
+    const s = this.snapshot;
+    const own = s && s.sections[path.section];
+    if (!s || !own || path.row < 0 || path.row >= own.rows.length) return null;
+    const have = own.rows[path.row];
+    if (have) return have;
+    const start = path.row - (path.row % this.pageSize);
+    await this.loadRange(path.section, start, Math.min(this.pageSize, own.rows.length - start));
+    return this.snapshot ? this.snapshot.sections[path.section].rows[path.row] : null;
+  }
+
+  /**
+   * Loads rows [start, start + count) of section `n` at the mirror's version.
+   * @param {number} n @param {number} start @param {number} count
+   */
+  async loadRange(n, start, count) {
+    const s = /** @type {Snapshot} */ (this.snapshot);
+    const own = s.sections[n];
+    const range = await this.list.rows(n, { start, count, view: this.view });
+    if (range.version !== s.version) throw new StaleError(s.version, range.version);
+    const copy = { section: own.section, rows: [...own.rows], pending: new Set(own.pending) };
+    range.section.rows.forEach((row, k) => {
+      if (start + k < copy.rows.length) { copy.rows[start + k] = row; copy.pending.delete(start + k); }
+    });
+    const sections = [...s.sections];
+    sections[n] = copy;
+    this.snapshot = { ...s, sections };      // earlier snapshots stay as they were
+  }
+
+  /**
+   * @param {boolean} hidden
+   * @param {number} index
+   * @returns {Promise<MirrorUpdate>}
+   */
+  async setHiddenNow(hidden, index) {
+    if (!this.snapshot) await this.reloadNow(undefined);
+    const current = /** @type {Snapshot} */ (this.snapshot);
+    const s = { ...current, sections: [...current.sections] };   // earlier snapshots stay as they were
+    const own = s.sections[index];
+    if (!own) throw new SectionalError('section-not-found', 404, '', `The mirror has no section ${index}.`);
+    const changes = emptyChanges(this.list.name, s.version, s.version, false);
+    if (own.section.hidden === hidden) return { changes, snapshot: current };
+    if (!this.view) {
+      this.view = (await this.list.createView(s.sections.filter((x) => x.section.hidden).map((x) => x.section.key))).view;
+      s.view = this.view;
+    }
+    const answer = await this.list.toggle(index, this.view);
+    if (answer.section.key !== own.section.key) {
+      await this.list.toggle(index, this.view);      // another section has that index now: flip it back
+      throw new StaleError(s.version, answer.version);
+    }
+    const section = { ...own.section, hidden };
+    if (hidden) {
+      section.rowCount = 0;
+      changes.rows.deleted = own.rows.map((_, row) => ({ section: index, row }));
+      s.sections[index] = { section, rows: [], pending: new Set() };
+    } else {
+      section.rowCount = section.totalRowCount;
+      const rows = /** @type {(Row|null)[]} */ (new Array(section.rowCount).fill(null));
+      const pending = new Set(rows.map((_, r) => r).filter((r) => r < this.pageSize));
+      changes.rows.inserted = rows.map((_, row) => ({ section: index, row }));
+      if (rows.length) {
+        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view });
+        if (range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
+      }
+      s.sections[index] = { section, rows, pending };
+    }
+    this.snapshot = s;
+    return { changes, snapshot: s };
+  }
+}
+
+/**
+ * Applies a batch update to a snapshot (UIKit semantics), taking the sections from the outline
+ * at the update's `to` version. Rows it cannot know (inserted, updated, or whose positional fields
+ * cannot be derived) become pending. Throws when the update does not fit (the caller reloads).
+ * @param {Changes} changes @param {Snapshot} old @param {Outline} outline @param {number} pageSize
+ * @returns {{snapshot: Snapshot, waiting: Map<string, {from: IndexPath, moved: boolean}>}}
+ */
+export function applyToSnapshot(changes, old, outline, pageSize) {
+  const { sections: secs, rows } = changes;
+  const sDel = new Set(secs.deleted);
+  const sMoves = new Map(secs.moved.map((m) => [m.from, m.to]));
+  /** @type {Map<number, number|null>} */
+  const placed = new Map(secs.moved.map((m) => [m.to, m.from]));
+  for (const i of secs.inserted) placed.set(i, null);
+  const survivors = old.sections.map((_, i) => i).filter((i) => !sDel.has(i) && !sMoves.has(i));
+  const count = survivors.length + sMoves.size + secs.inserted.length;
+  if (count !== outline.sections.length) throw new Error(`section count ${count} != ${outline.sections.length}`);
+  /** @type {(number|null)[]} */
+  const layout = [];
+  for (let n = 0, k = 0; n < count; n++) {
+    const o = placed.has(n) ? placed.get(n) : survivors[k++];
+    if (o === undefined) throw new Error('section layout');
+    layout.push(o);
+  }
+  /**
+   * @param {IndexPath} p
+   */
+  const oldRowExists = (p) => !sDel.has(p.section) && old.sections[p.section] && p.row >= 0 && p.row < old.sections[p.section].rows.length;
+  for (const p of [...rows.deleted, ...rows.updated, ...rows.moved.map((m) => m.from)]) {
+    if (!oldRowExists(p)) throw new Error(`old row ${pathKey(p)} out of range`);
+  }
+  const removed = new Set([...rows.deleted, ...rows.moved.map((m) => m.from)].map(pathKey));
+  if (removed.size !== rows.deleted.length + rows.moved.length) throw new Error('a row is removed twice');
+  const updated = new Set(rows.updated.map(pathKey));
+  /** @typedef {{row: Row|null, pending: boolean}} Slot */
+  /** @type {Map<string, {slot: Slot|null, from?: IndexPath}>} */
+  const arriving = new Map(rows.inserted.map((p) => [pathKey(p), { slot: null }]));
+  for (const m of rows.moved) {
+    if (arriving.has(pathKey(m.to))) throw new Error(`new row ${pathKey(m.to)} filled twice`);
+    const from = old.sections[m.from.section];
+    arriving.set(pathKey(m.to), { slot: { row: from.rows[m.from.row], pending: from.pending.has(m.from.row) || !!m.updated }, from: m.from });
+  }
+  /** @type {Map<string, {from: IndexPath, moved: boolean}>} */
+  const waiting = new Map();
+  const sections = layout.map((o, n) => {
+    const section = outline.sections[n];
+    if (o === null) {
+      const pending = new Set([...Array(Math.min(section.rowCount, pageSize)).keys()]);
+      return { section, rows: /** @type {(Row|null)[]} */ (new Array(section.rowCount).fill(null)), pending };
+    }
+    const before = old.sections[o];
+    if (before.section.key !== section.key) throw new Error(`section ${n} is ${section.key}, not ${before.section.key}`);
+    if (before.section.hidden !== section.hidden) throw new Error(`section ${section.key} was shown or hidden elsewhere`);
+    /** @type {{slot: Slot, oldIndex: number}[]} */
+    const keep = [];
+    before.rows.forEach((row, r) => {
+      if (removed.has(pathKey({ section: o, row: r }))) return;
+      keep.push({ slot: { row, pending: before.pending.has(r) || updated.has(pathKey({ section: o, row: r })) }, oldIndex: r });
+    });
+    const incoming = [...arriving.keys()].filter((k) => k.startsWith(`${n}:`)).length;
+    const size = keep.length + incoming;
+    if (size !== section.rowCount) throw new Error(`section ${section.key} has ${size} rows, not ${section.rowCount}`);
+    /** @type {Slot[]} */
+    const slots = [];
+    /** @type {boolean[]} */
+    const clean = [];
+    let stillClean = true, k = 0;
+    for (let r = 0; r < size; r++) {
+      const arrival = arriving.get(pathKey({ section: n, row: r }));
+      if (arrival) {
+        stillClean = false;
+        const slot = arrival.slot || { row: null, pending: true };
+        if (arrival.from && !slot.row && slot.pending) waiting.set(pathKey({ section: n, row: r }), { from: arrival.from, moved: true });
+        slots.push(slot);
+      } else {
+        const kept = keep[k++];
+        if (!kept) throw new Error(`section ${n} ran out of rows`);
+        stillClean = stillClean && kept.oldIndex === r;
+        const slot = kept.slot;
+        // A clean row (nothing changed before it) moves its tag with the section's first tag.
+        if (stillClean && slot.row) slot.row = { ...slot.row, tag: { ...slot.row.tag, location: slot.row.tag.location + section.firstTag - before.section.firstTag } };
+        if (!slot.row && slot.pending) waiting.set(pathKey({ section: n, row: r }), { from: { section: o, row: kept.oldIndex }, moved: false });
+        slots.push(slot);
+      }
+      clean.push(stillClean);
+    }
+    // Loaded rows whose tag or accessibility id cannot be worked out here are fetched again:
+    // after a placeholder (unknown tag length), or whose id carries an index path that changed.
+    let anchored = true;
+    slots.forEach((slot, r) => {
+      if (slot.pending) { anchored = true; return; }
+      if (!slot.row) { anchored = false; return; }
+      const moved = slot.row.indexPath.section !== n || slot.row.indexPath.row !== r;
+      const needsTemplate = moved && slot.row.accessibilityIdentifier !== undefined && !section.accessibility;
+      if (clean[r]) { anchored = true; if (needsTemplate) slot.pending = true; return; }
+      if (!anchored || needsTemplate) { slot.pending = true; anchored = true; }
+    });
+    return { section, rows: slots.map((s) => s.row), pending: new Set(slots.flatMap((s, r) => (s.pending ? [r] : []))) };
+  });
+  return { snapshot: { list: old.list, title: outline.title, version: outline.version, view: old.view, sections }, waiting };
+}
+
+/**
+ * Sets every held row's positional fields from its place (rows just fetched are right already).
+ * @param {Snapshot} snapshot @param {Set<string>} fresh
+ */
+function reposition(snapshot, fresh) {
+  snapshot.sections.forEach((own, n) => {
+    /** @type {number|null} */
+    let location = own.section.firstTag;
+    own.rows.forEach((row, r) => {
+      if (!row) { location = null; return; }
+      const path = { section: n, row: r };
+      if (!fresh.has(pathKey(path))) {
+        const next = { ...row, indexPath: path, tag: { ...row.tag, location: location ?? row.tag.location } };
+        const acc = own.section.accessibility;
+        if (acc && row.accessibilityIdentifier !== undefined && (row.indexPath.section !== n || row.indexPath.row !== r)) {
+          next.accessibilityIdentifier = [acc.identifier, ...(acc.options.includes('section') ? [String(n)] : []),
+            ...(acc.options.includes('row') ? [String(r)] : [])].join('_');
+        }
+        own.rows[r] = row = next;
+      }
+      location = row.tag.location + row.tag.length;
+    });
+  });
+}
+
+/**
+ * The server's update plus the placeholders a sync loaded: updated where they stay, moves flagged.
+ * @param {Changes} changes @param {Map<string, {from: IndexPath, moved: boolean}>} waiting @returns {Changes}
+ */
+function announce(changes, waiting) {
+  const out = { ...changes, rows: { ...changes.rows, updated: [...changes.rows.updated], moved: changes.rows.moved.map((m) => ({ ...m })) } };
+  for (const [to, origin] of waiting) {
+    if (origin.moved) {
+      const move = out.rows.moved.find((m) => pathKey(m.to) === to);
+      if (move) move.updated = true;
+    } else if (!out.rows.updated.some((p) => pathKey(p) === pathKey(origin.from))) {
+      out.rows.updated.push(origin.from);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,214 @@
+// The JavaScript client against a live server (SECTIONAL_URL, started by scripts/js-client-test.sh
+// with clients/js/test/config.json): the mirror property test, endpoints, typed problems, events.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { SectionalClient, SectionalError, StaleError } from '../sectional.mjs';
+import { applyChanges } from './apply-changes.mjs';
+
+const base = process.env.SECTIONAL_URL;
+if (!base) throw new Error('SECTIONAL_URL is not set: run scripts/js-client-test.sh');
+const client = new SectionalClient(base);
+const people = client.collection('people');
+const list = client.list('people');
+const TEAMS = ['Design', 'Eng', 'Ops', 'Archived', 'Sales'];
+const NAMES = ['Ada', 'Bob', 'Cy', 'Dee', 'Eve', 'Fay', 'bot-a', 'bot-b', 'Gus', 'Hal'];
+
+const person = (id, name, team) => ({ id, name, team, email: `${id}@example.com`, ...(name.startsWith('bot') ? { kind: 'bot' } : {}) });
+
+// SplitMix64, as the Swift tests use: the same seed gives the same run.
+function random(seed) {
+  let state = BigInt(seed);
+  const mask = (1n << 64n) - 1n;
+  return (bound) => {
+    state = (state + 0x9E3779B97F4A7C15n) & mask;
+    let z = state;
+    z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & mask;
+    z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & mask;
+    return Number((z ^ (z >> 31n)) % BigInt(bound));
+  };
+}
+
+async function reset() {
+  const ids = Array.from({ length: 18 }, (_, i) => `p${i}`);
+  await people.batch({ delete: ids });
+}
+
+// "id|content" per row (null: a placeholder), as the reference applier's content mode wants.
+const outline = (snapshot) => snapshot.sections.map((s) => ({
+  key: s.section.key,
+  rows: s.rows.map((r) => (r ? `${r.id}|${r.type}|${r.title}|${r.subtitle ?? ''}|${r.tag.length}|${r.height}` : null)),
+}));
+
+function checkApplies(update, before, context) {
+  try {
+    applyChanges(outline(before), update.changes, outline(update.snapshot), true);
+  } catch (e) {
+    assert.fail(`${context}: ${e.message}\nchanges: ${JSON.stringify(update.changes)}`);
+  }
+}
+
+const shape = (snapshot) => ({ version: snapshot.version, sections: snapshot.sections.map((s) => ({ section: s.section, rows: s.rows })) });
+
+test('a synced mirror equals a fresh fetch, and its batch update applies', async () => {
+  for (const seed of [1, 2, 3]) {
+    await reset();
+    const next = random(seed);
+    const ids = new Set();
+    for (let i = 0; i < 12; i++) {
+      ids.add(`p${i}`);
+      await people.put(`p${i}`, person(`p${i}`, NAMES[next(NAMES.length)], TEAMS[next(TEAMS.length)]));
+    }
+    const full = list.mirror({ pageSize: 4 });
+    await full.reload({ rows: Infinity });
+    const partial = list.mirror({ pageSize: 3 });
+    await partial.reload();
+    let toggles = 0, loads = 0;
+    for (let round = 0; round < 30; round++) {
+      const context = `seed ${seed} round ${round}`;
+      if (next(4) === 0) {
+        const count = () => partial.snapshot.sections.reduce((a, s) => a + s.rows.filter((r) => r).length, 0);
+        const before = count();
+        const more = await partial.loadNext();
+        assert.equal(more, count() > before, `${context}: loadNext loads rows while there are placeholders`);
+      }
+      const p = partial.snapshot;
+      if (next(3) === 0 && p) {
+        const total = p.sections.reduce((a, s) => a + s.rows.length, 0);
+        if (total > 0) {
+          let n = next(total);
+          for (const [s, sec] of p.sections.entries()) {
+            if (n < sec.rows.length) { assert.ok(await partial.row({ section: s, row: n }), context); loads++; break; }
+            n -= sec.rows.length;
+          }
+        }
+      }
+      const ops = 1 + next(3);
+      for (let op = 0; op < ops; op++) {
+        const kind = next(10);
+        const sorted = [...ids].sort();
+        if (kind < 5) {
+          const id = `p${next(18)}`;
+          ids.add(id);
+          await people.put(id, person(id, NAMES[next(NAMES.length)], TEAMS[next(TEAMS.length)]));
+        } else if (kind < 7) {
+          if (!sorted.length) continue;
+          const id = sorted[next(sorted.length)];
+          ids.delete(id);
+          await people.delete(id);
+        } else if (kind === 7) {
+          const moving = sorted.slice(0, 3).map((id) => person(id, NAMES[next(NAMES.length)], TEAMS[next(TEAMS.length)]));
+          await people.batch({ upsert: moving });
+        } else {
+          const before = full.snapshot;
+          if (!before || !before.sections.length) continue;
+          try {
+            const update = await full.toggle(next(before.sections.length));
+            checkApplies(update, before, `${context} toggle`);
+            toggles++;
+          } catch (e) {
+            // The writes before it moved that index to another section: nothing changed.
+            if (!(e instanceof StaleError)) throw e;
+            assert.equal(full.snapshot, before, context);
+          }
+        }
+      }
+      const before = full.snapshot;
+      const update = await full.sync();
+      assert.equal(update.changes.reload, false, `${context}: a small change is animated, not reloaded`);
+      checkApplies(update, before, context);
+      while (await full.loadNext());     // sections shown by a toggle come with a page of rows; load the rest
+      const fresh = await list.mirror({ view: full.view, pageSize: 50 }).reload({ rows: Infinity });
+      assert.deepEqual(shape(full.snapshot), shape(fresh.snapshot), context);
+
+      const partialUpdate = await partial.sync();
+      const all = await list.mirror({ pageSize: 50 }).reload({ rows: Infinity });
+      assert.deepEqual(partialUpdate.snapshot.sections.map((s) => s.section), all.snapshot.sections.map((s) => s.section), context);
+      partialUpdate.snapshot.sections.forEach((s, n) => {
+        assert.equal(s.rows.length, all.snapshot.sections[n].rows.length, context);
+        s.rows.forEach((row, r) => { if (row) assert.deepEqual(row, all.snapshot.sections[n].rows[r], `${context} partial ${s.section.key} row ${r}`); });
+      });
+    }
+    assert.ok(toggles > 0 && loads > 0, `seed ${seed}: toggles ${toggles}, loads ${loads}`);
+  }
+});
+
+test('every endpoint, and problems as SectionalError', async () => {
+  await reset();
+  await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Bob', 'Design'), person('p3', 'Cy', 'Eng'), person('p4', 'bot-1', 'Eng')] });
+  const { lists } = await client.lists();
+  assert.deepEqual(lists.map((l) => l.name), ['people']);
+  const o = await list.outline();
+  assert.deepEqual(o.sections.map((s) => s.key), ['pinned', 'Design', 'Eng']);
+  const ids = [];
+  for await (const page of list.pages({ size: 2 })) ids.push(...page.sections.flatMap((s) => s.rows.map((r) => r.id)));
+  assert.deepEqual(ids, ['me', 'p1', 'p2', 'p3', 'p4']);
+  const range = await list.rows(2, { start: 1, count: 3 });
+  assert.deepEqual(range.section.rows.map((r) => r.accessibilityIdentifier), ['cell_2_1']);
+  assert.deepEqual((await list.sectionsOfType('team')).sections, [1, 2]);
+  assert.equal((await list.indexPath('team', 'bot')).row.id, 'p4');
+  assert.equal((await list.rowByTag(3)).row.id, 'p1');
+  assert.deepEqual((await list.rowById('p2')).indexPath, { section: 1, row: 1 });
+  assert.deepEqual((await list.createView()).hidden, ['Archived'], "a view made without keys starts from the definition's defaults");
+  const view = await list.createView(['Eng']);
+  assert.deepEqual((await list.view(view.view)).hidden, ['Eng']);
+  assert.equal((await list.setHidden(false, 2, view.view)).section.hidden, false);
+  assert.equal((await list.toggle(2, view.view)).section.hidden, true);
+  const since = o.version;
+  await people.put('p5', person('p5', 'Dee', 'Design'));
+  const changes = await list.changes(since);
+  assert.deepEqual(changes.rows.inserted, [{ section: 1, row: 2 }]);
+  assert.equal(changes.reload, false);
+  assert.equal((await people.get('p5')).name, 'Dee');
+  assert.equal((await people.records({ pageSize: 2 })).records.length, 2);
+  await list.deleteView(view.view);
+
+  const problems = [
+    [() => client.list('nope').outline(), 'list-not-found', 404],
+    [() => list.rowByTag(999), 'tag-not-found', 404],
+    [() => list.rowById('nobody'), 'row-not-found', 404],
+    [() => list.page({ token: 'garbage' }), 'invalid-page-token', 400],
+    [() => list.changes(2 ** 40), 'invalid-version', 400],
+    [() => list.view(view.view), 'view-not-found', 404],
+    [() => people.get('nobody'), 'record-not-found', 404],
+  ];
+  for (const [call, slug, status] of problems) {
+    await assert.rejects(call, (e) => e instanceof SectionalError && e.slug === slug && e.status === status && e.detail !== '', slug);
+  }
+});
+
+test('updates() sees every version', async () => {
+  await reset();
+  const mirror = list.mirror();
+  await mirror.reload();
+  const controller = new AbortController();
+  const seen = [];
+  const reading = (async () => {
+    for await (const update of mirror.updates({ signal: controller.signal, reconnectDelay: 200 })) seen.push(update.changes.to);
+  })().catch((e) => { if (!controller.signal.aborted) throw e; });
+  try {
+    for (const [i, team] of ['Eng', 'Ops', 'Eng'].entries()) {
+      await people.put(`p${i}`, person(`p${i}`, `Bo${i}`, team));
+      const { version } = await list.outline();
+      const deadline = Date.now() + 20000;
+      while (!seen.includes(version)) {
+        assert.ok(Date.now() < deadline, `no update to version ${version}; saw ${seen}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  } finally {
+    controller.abort();
+    await reading;
+  }
+});
+
+test('the server serves this module at /sectional.mjs', async () => {
+  const response = await fetch(`${base}/sectional.mjs`);
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type') || '', /^text\/javascript/);
+  assert.equal(await response.text(), await readFile(new URL('../sectional.mjs', import.meta.url), 'utf8'));
+  const tag = response.headers.get('etag');
+  assert.ok(tag, 'the module carries an entity tag');
+  const again = await fetch(`${base}/sectional.mjs`, { headers: { 'If-None-Match': tag } });
+  assert.equal(again.status, 304);
+});
