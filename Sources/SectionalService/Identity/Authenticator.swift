@@ -10,6 +10,8 @@ struct Authenticator: Sendable {
     let verifier: JWTVerifier?
     /// The current time, injected so tests can move it.
     let now: @Sendable () -> Date
+    /// Tokens verified before (until their `exp`).
+    let verified = VerifiedTokens()
 
     init(service: BearerAuth, verifier: JWTVerifier? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.service = service
@@ -26,16 +28,20 @@ struct Authenticator: Sendable {
         let token = header.dropFirst(7)
         if let expected = service.token, BearerAuth.constantTimeEquals(Array(token.utf8), expected) { return .service }
         guard let verifier else { throw Self.invalidToken("The token is not accepted.") }
+        let time = now()
+        if let known = verified.caller(for: Substring(token), now: time.timeIntervalSince1970) { return known }
         let claims: VerifiedClaims
         do {
-            claims = try verifier.verify(token, now: now())
+            claims = try verifier.verify(token, now: time)
         } catch {
             throw HTTPError(error.status, error.slug, detail: error.detail, headers: ["WWW-Authenticate": error.wwwAuthenticate])
         }
         guard case .object(let payload)? = try? JSONParser.parse(claims.payload) else {
             throw Self.invalidToken("The token's payload is not a JSON object.")
         }
-        return .user(subject: claims.subject, claims: payload)
+        let caller = Caller.user(subject: claims.subject, claims: payload)
+        verified.remember(Substring(token), caller: caller, expiresAt: claims.expiresAt.timeIntervalSince1970)
+        return caller
     }
 
     /// `401` with `WWW-Authenticate: Bearer`: a read that needs a token came without one.
