@@ -14,6 +14,11 @@ public typealias Responder = @Sendable (inout Request) -> Response
 /// on the request path. The answer is queued on the handler's second call, never the first, so
 /// libmicrohttpd keeps connections alive (answering on the first call makes it send
 /// `Connection: close`: measured here 20k req/s against 90k with keep-alive).
+///
+/// Why `@unchecked Sendable` is safe: `daemon`, `logger`, `watchdog` and `port` are written only
+/// by ``start()`` (before libmicrohttpd's threads exist) and ``stop(gracePeriod:)`` (after
+/// `MHD_stop_daemon` has joined them), which the owner calls from one thread in order; the
+/// handler threads read only `let`s and the `Mutex`/`Atomic` members.
 public final class Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let responder: Responder

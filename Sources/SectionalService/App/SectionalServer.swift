@@ -13,6 +13,11 @@ import Synchronization
 /// `start()` binds first (so `/healthz` and `/readyz` answer at once, `/readyz` with 503), then
 /// opens the store, seeds empty collections, builds every list and turns ready. `stop()` turns
 /// `/readyz` to 503, stops accepting, lets in-flight requests finish (≤ 10 s) and closes the store.
+///
+/// Why `@unchecked Sendable` is safe: the mutable members (`server`, `recordStore`, `views`,
+/// `events`, `sweeper`, `router`) are written only by `start()` and `stop()`, which the owner
+/// calls from one thread, one after the other. Request threads read only `router`, written once
+/// before `readiness` turns ready (its release/acquire ordering publishes it), and the `let`s.
 public final class SectionalServer: @unchecked Sendable {
     public let configuration: Configuration
     public let readiness = Readiness()
