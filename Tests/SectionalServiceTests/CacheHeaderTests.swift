@@ -28,6 +28,18 @@ final class CacheHeaderTests: XCTestCase {
         XCTAssertTrue(vary(revalidated).contains("Accept-Encoding"), "a 304 varies as its 200 does")
     }
 
+    func testEventStreamsAreNeverStored() throws {
+        let app = try TestApp()
+        let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
+        try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = try client.readUntil(": connected")
+        XCTAssertTrue(head.contains("Cache-Control: no-store\r\n"), head)
+        let p = try PartitionApp()
+        let stream = try HTTPTestClient(port: p.app.port, timeoutSeconds: 5)
+        try stream.send("GET /v1/lists/orders/events?user=ann HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(PartitionApp.serviceToken)\r\n\r\n")
+        XCTAssertTrue(try stream.readUntil(": connected").contains("Cache-Control: private, no-store\r\n"))
+    }
+
     func testProblemsAndWriteAnswersAreNeverStored() throws {
         let app = try TestApp()
         XCTAssertEqual(try app.get("/v1/lists/nothing").header("Cache-Control"), "no-store")
