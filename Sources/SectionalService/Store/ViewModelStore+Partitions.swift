@@ -13,8 +13,8 @@ extension ViewModelStore {
     ///
     /// Consistency: the records and the partition's version are read under the writer's lock,
     /// so they belong together; the snapshot is then built without it and installed only if no
-    /// write has moved the partition meanwhile (else it is built again). A write never waits
-    /// for a build; a build waits at most for one commit in progress.
+    /// write has moved the partition meanwhile (else it is built again). A write waits at most
+    /// for one partition's storage read, and a build at most for one commit in progress.
     ///
     /// Cost: one indexed read per source collection plus a build of the user's rows — O(k log k)
     /// for k records, independent of the other users' records.
