@@ -3,8 +3,7 @@ import Foundation
 
 /// A fresh PostgreSQL database for one test, made in the cluster `scripts/with-postgres.sh` runs
 /// (`SECTIONAL_TEST_DATABASE_URL`) and dropped by ``drop()``. Without that variable
-/// ``clusterURL()`` fails under CI (`CI=true`), where the cluster is part of the suite, and
-/// elsewhere answers nil after printing why, so the test can skip (`XCTSkip(PostgresTestDatabase.missing)`).
+/// ``clusterURL()`` throws, so the test fails rather than skip: the cluster is part of the suite.
 public final class PostgresTestDatabase {
     /// The URL of the new database.
     public let url: String
@@ -14,13 +13,12 @@ public final class PostgresTestDatabase {
     /// Why a PostgreSQL test cannot run here.
     public static let missing = "SECTIONAL_TEST_DATABASE_URL is not set: run the tests through scripts/with-postgres.sh (make test does)"
 
-    /// The cluster's URL; nil (after printing why) when there is none outside CI; an error under CI.
-    public static func clusterURL() throws -> String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let url = environment["SECTIONAL_TEST_DATABASE_URL"], !url.isEmpty { return url }
-        if environment["CI"] == "true" { throw PostgresTestDatabaseError(message: missing) }
-        print("skipping: \(missing)")
-        return nil
+    /// The cluster's URL; an error (the test fails, it never skips) when there is none.
+    public static func clusterURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["SECTIONAL_TEST_DATABASE_URL"], !url.isEmpty else {
+            throw PostgresTestDatabaseError(message: missing)
+        }
+        return url
     }
 
     /// Creates a new database in the cluster at `admin`.

@@ -5,27 +5,21 @@ import ListModel
 /// Each has an entity tag from its bytes, so a cache revalidates it with a `304`.
 struct DocumentRoutes {
     func register(on router: inout Router) {
-        let openAPI = PackageResources.openapi_json
-        let openAPITag = Self.tag(openAPI)
-        router.get("/openapi.json") { request in EntityTag.answer(request, tag: openAPITag) { .json(openAPI) } }
-        let page = PackageResources.index_html
-        let pageTag = Self.tag(page)
-        router.get("/") { request in
-            EntityTag.answer(request, tag: pageTag) {
-                var headers = HTTPHeaders()
-                headers.add("Content-Type", "text/html; charset=utf-8")
-                headers.add("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:")
-                return Response(status: 200, headers: headers, body: page)
-            }
-        }
-        let client = PackageResources.sectional_mjs
-        let clientTag = Self.tag(client)
-        router.get("/sectional.mjs") { request in
-            EntityTag.answer(request, tag: clientTag) {
-                var headers = HTTPHeaders()
-                headers.add("Content-Type", "text/javascript; charset=utf-8")
-                return Response(status: 200, headers: headers, body: client)
-            }
+        serve(PackageResources.openapi_json, at: "/openapi.json", type: "application/json; charset=utf-8", on: &router)
+        serve(PackageResources.index_html, at: "/", type: "text/html; charset=utf-8", on: &router, extra: [
+            ("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:"),
+        ])
+        serve(PackageResources.sectional_mjs, at: "/sectional.mjs", type: "text/javascript; charset=utf-8", on: &router)
+    }
+
+    /// `GET path` answers `document` (tagged, `304` to a matching `If-None-Match`).
+    private func serve(_ document: [UInt8], at path: String, type: String, on router: inout Router, extra: [(String, String)] = []) {
+        let tag = Self.tag(document)
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", type)
+        for (name, value) in extra { headers.add(name, value) }
+        router.get(path) { [headers] request in
+            EntityTag.answer(request, tag: tag) { Response(status: 200, headers: headers, body: document) }
         }
     }
 
