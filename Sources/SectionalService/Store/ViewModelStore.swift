@@ -145,6 +145,9 @@ public final class ViewModelStore: Sendable {
     public enum Write: Sendable {
         case upsert(collection: String, record: IncomingRecord)
         case delete(collection: String, id: String)
+        /// A merge patch of a stored record, merged when the commit runs (a missing record
+        /// refuses its group, naming it in the conflicts).
+        case patch(RecordPatch)
     }
 
     /// A write waiting for the writer thread.
@@ -200,6 +203,8 @@ public final class ViewModelStore: Sendable {
             var conflicts: [Int: [String]] = [:]
             var accepted: [[Write]] = []
             var written: [WriteCondition.Key: Bool] = [:]
+            var latest: [WriteCondition.Key: IncomingRecord?] = [:]
+            let merging = groups.contains { $0.writes.contains(where: \.isPatch) }
             for (index, group) in groups.enumerated() {
                 var failed: [WriteCondition] = []
                 for condition in group.conditions where !(try holds(condition, after: written)) { failed.append(condition) }
@@ -207,7 +212,13 @@ public final class ViewModelStore: Sendable {
                     conflicts[index] = failed.map(\.id)
                     continue
                 }
-                accepted.append(group.writes)
+                switch merging ? try resolvePatches(group.writes, latest: &latest) : .success(group.writes) {
+                case .failure(let missing):
+                    conflicts[index] = missing.ids
+                    continue
+                case .success(let writes):
+                    accepted.append(writes)
+                }
                 for write in group.writes { written[write.key] = write.isUpsert }
             }
             let storeGroups = accepted.map { writes in
@@ -217,6 +228,8 @@ public final class ViewModelStore: Sendable {
                         .upsert(collection: collection, id: record.id, json: record.json)
                     case .delete(let collection, let id):
                         .delete(collection: collection, id: id)
+                    case .patch:
+                        preconditionFailure("patches are merged before the commit")
                     }
                 }
             }
@@ -271,6 +284,8 @@ public final class ViewModelStore: Sendable {
                 guard result.existed[index] else { continue }
                 applied.append(AppliedWrite(collection: collection, id: id, change: .delete(id: id), record: nil,
                                             previous: result.previous[index]))
+            case .patch:
+                preconditionFailure("patches are merged before the commit")
             }
         }
         for definition in definitions where applied.contains(where: { definition.reads(collection: $0.collection) }) {
