@@ -1,6 +1,8 @@
 /// Validating decoder of list definitions; collects every error with its JSON path.
 struct DefinitionDecoder {
     var errors: [DefinitionError] = []
+    /// The `keyLabels` of the section spec being decoded (for templates' `label`).
+    var keyLabels: [String: String] = [:]
 
     mutating func error(_ path: String, _ message: String) {
         errors.append(DefinitionError(path: path, message: message))
@@ -56,7 +58,7 @@ struct DefinitionDecoder {
     mutating func template(_ obj: JSONObject, _ key: String, _ path: String, scope: Template.Scope) -> Template? {
         guard let s = string(obj, key, path) else { return nil }
         do throws(TemplateError) {
-            return try Template(parsing: s, scope: scope)
+            return try Template(parsing: s, scope: scope, labels: keyLabels)
         } catch {
             self.error("\(path).\(key)", "bad template: \(error.message)")
             return nil
@@ -138,7 +140,7 @@ struct DefinitionDecoder {
 
     // MARK: Section
 
-    static let commonKeys: Set<String> = ["key", "type", "title", "icon", "header", "footer", "insets", "lineSpacing", "hidden", "accessibility"]
+    static let commonKeys: Set<String> = ["key", "type", "title", "icon", "header", "footer", "insets", "lineSpacing", "hidden", "accessibility", "keyLabels"]
     static let literalOnly: Set<String> = ["rows"]
     static let dataOnly: Set<String> = ["source", "where", "groupBy", "sectionOrder", "hiddenByDefault", "sortBy", "row", "typeField", "rowTypes"]
 
@@ -166,6 +168,8 @@ struct DefinitionDecoder {
         if let k = key, !ctx.keys.insert(CodePointKey(k)).inserted {
             error("\(path).key", "duplicate section key \"\(k)\" (section keys are unique within a list)")
         }
+        keyLabels = labels(obj, path)
+        defer { keyLabels = [:] }
         let type = string(obj, "type", path) ?? ""
         let title = template(obj, "title", path, scope: .section) ?? Template(literal: "")
         let icon = template(obj, "icon", path, scope: .section)

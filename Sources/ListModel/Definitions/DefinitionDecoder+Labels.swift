@@ -1,0 +1,18 @@
+extension DefinitionDecoder {
+    /// A section spec's `keyLabels`: an object of key → display text, which the `label`
+    /// formatter maps values through (`{"open": "Open orders"}`).
+    mutating func labels(_ obj: JSONObject, _ path: String) -> [String: String] {
+        guard let v = obj["keyLabels"] else { return [:] }
+        let p = "\(path).keyLabels"
+        guard let o = object(v, p) else { return [:] }
+        var labels: [String: String] = [:]
+        for m in o.members {
+            guard case .string(let text) = m.value else {
+                error("\(p).\(m.key)", "expected a string, got \(m.value.typeName)")
+                continue
+            }
+            labels[m.key] = text
+        }
+        return labels
+    }
+}
