@@ -296,7 +296,7 @@ struct DefinitionDecoder {
                 for (i, e) in arr.enumerated() {
                     let p = "\(path).sortBy[\(i)]"
                     guard let o = object(e, p) else { continue }
-                    checkKeys(o, ["field", "order"], p)
+                    checkKeys(o, ["field", "order", "as"], p)
                     let f = fieldPath(o, "field", p)
                     if o["field"] == nil { error("\(p).field", "missing (required)") }
                     var desc = false
@@ -307,7 +307,8 @@ struct DefinitionDecoder {
                         default: error("\(p).order", "expected \"asc\" or \"desc\"")
                         }
                     }
-                    if let f { sortBy.append(SortField(path: f, descending: desc)) }
+                    let type = sortType(o, p)
+                    if let f { sortBy.append(SortField(path: f, descending: desc, type: type)) }
                 }
             } else {
                 error("\(path).sortBy", "expected an array of {\"field\", \"order\"}")

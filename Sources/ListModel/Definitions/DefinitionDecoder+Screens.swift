@@ -16,3 +16,15 @@ extension DefinitionDecoder {
         return labels
     }
 }
+
+extension DefinitionDecoder {
+    /// A `sortBy` rule's `as`: `"number"`, `"string"` or `"date"`.
+    mutating func sortType(_ obj: JSONObject, _ path: String) -> SortType? {
+        guard let v = obj["as"] else { return nil }
+        guard case .string(let name) = v, let type = SortType(rawValue: name) else {
+            error("\(path).as", "expected \"number\", \"string\" or \"date\"")
+            return nil
+        }
+        return type
+    }
+}
