@@ -46,6 +46,7 @@ final class PostgresStoreTests: RecordStoreContract {
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
+    func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 

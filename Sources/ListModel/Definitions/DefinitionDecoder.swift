@@ -114,7 +114,8 @@ struct DefinitionDecoder {
         var h = FNV1a()
         h.combine(name)
         h.combine(canonicalJSON(json))
-        return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope)
+        return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope,
+                              source: json)
     }
 
     /// `scope: {"field": "owner", "claim": "sub"}`; `claim` defaults to `sub`.

@@ -21,6 +21,9 @@ public struct ListDefinition: Sendable {
     /// every `hiddenByDefault` key.
     public let defaultHidden: Set<String>
 
+    /// The definition as written (the JSON it was decoded from).
+    public let source: JSONValue
+
     /// The view a read without `?view=` sees.
     public var defaultView: ViewState { ViewState(hidden: defaultHidden) }
 
@@ -35,8 +38,9 @@ public struct ListDefinition: Sendable {
     let bindings: [DataBinding?]
 
     init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64,
-         access: ListAccess = .public, scope: ListScope? = nil) {
+         access: ListAccess = .public, scope: ListScope? = nil, source: JSONValue = .null) {
         self.name = name
+        self.source = source
         self.access = access
         self.scope = scope
         self.title = title

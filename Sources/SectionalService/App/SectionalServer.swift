@@ -191,7 +191,8 @@ public final class SectionalServer: @unchecked Sendable {
         listRoutes.register(on: &router)
         ChangeRoutes(context: context, lists: listRoutes).register(on: &router)
         ViewRoutes(context: context).register(on: &router)
-        RecordRoutes(context: context, definitions: configuration.lists).register(on: &router)
+        RecordRoutes(context: context).register(on: &router)
+        DefinitionRoutes(context: context).register(on: &router)
         EventRoutes(context: context).register(on: &router)
         let server = server
         OperationRoutes.registerMetrics(on: &router, metrics: metrics, context: context) {
