@@ -209,7 +209,7 @@ final class PostgresStoreTests: RecordStoreContract {
         stores += opened.withLock { $0 }
         XCTAssertEqual(failures.withLock { $0 }, [])
         XCTAssertEqual(stores.count, 4)
-        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [["1"]])
+        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [[String(PostgresSchema.currentVersion)]])
         XCTAssertEqual(try stores[0].commit([.upsert(collection: "x", id: "1", json: Array("{}".utf8))]).sequence, 1)
     }
 
