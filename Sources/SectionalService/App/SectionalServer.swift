@@ -24,7 +24,7 @@ public final class SectionalServer: @unchecked Sendable {
     public let metrics = Metrics()
     /// Store failures met by writes: answers, counts, the fault in force.
     public let storageFaults = StorageFaults()
-    private let log: Log
+    let log: Log
     private var server: Server?
     private var recordStore: RecordStore?
     private var views: ViewRegistry?
