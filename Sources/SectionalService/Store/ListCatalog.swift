@@ -39,8 +39,7 @@ struct ListCatalog: Sendable {
 
     /// The definition in force for `name`, or nil.
     func definition(_ name: String) -> ListDefinition? {
-        if let runtime = runtime[name] { return runtime.definition }
-        return config.first { $0.name == name }
+        definitions.first { $0.name == name }
     }
 
     /// Where the definition in force comes from, and its revision (0 for the config's).
@@ -68,13 +67,17 @@ struct ListCatalog: Sendable {
 
     /// Notes that `name`'s definition changed at `sequence`.
     mutating func settle(_ name: String, before: ListDefinition?, at sequence: Int64) {
+        rebuild()
         if let before, before.fingerprint != definition(name)?.fingerprint {
+            // In every language it was served in (tokens are bound to the language's definition).
             retired[name, default: []].append(before.fingerprint)
-            if retired[name]!.count > Self.retiredKept { retired[name]!.removeFirst() }
+            for language in before.languages where language != before.language {
+                retired[name]!.append(before.localized(language, formats: Localization.formats(for: language)).fingerprint)
+            }
+            if retired[name]!.count > Self.retiredKept * 4 { retired[name]!.removeFirst(retired[name]!.count - Self.retiredKept * 4) }
         }
         floors[name] = sequence
         changed[name] = sequence
-        rebuild()
     }
 
     /// Sets the version floor of a list (at start).
@@ -85,7 +88,8 @@ struct ListCatalog: Sendable {
         let configNames = Set(config.map(\.name))
         list += runtime.keys.filter { !configNames.contains($0) }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             .compactMap { runtime[$0]?.definition }
-        definitions = list
+        // Served in their first language (its strings and formats).
+        definitions = list.map(Localization.base)
         scopedCollections = Set(list.filter { $0.scope != nil }.flatMap(\.sources))
         privateCollections = Set(list.filter { $0.access == .users }.flatMap(\.sources))
     }

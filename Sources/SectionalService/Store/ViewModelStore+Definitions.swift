@@ -69,7 +69,7 @@ extension ViewModelStore {
     func changeDefinition(_ name: String, to definition: ListDefinition?) throws(StoreError) -> (DefinitionChange?, [VersionEvent]) {
         try writer.withLock { _ throws(StoreError) -> (DefinitionChange?, [VersionEvent]) in
             let (existed, configured) = catalog.withLock { ($0.definition(name) != nil, $0.config.first { $0.name == name }) }
-            let after = definition ?? configured
+            let after = (definition ?? configured).map(Localization.base)
             let snapshot = try after.flatMap { definition throws(StoreError) in try build(definition) }
             var json: [UInt8]?
             if let definition {

@@ -89,6 +89,8 @@ extension ViewModelStore {
         for partition in order {
             let key = MaterializationKey(list: definition.name, partition: partition)
             partitionVersions[key] = sequence
+            advanceLanguages(of: definition, partition: partition, by: routed[partition]!, sequence: sequence, next: &next,
+                             partitionVersions: &partitionVersions)
             guard let state = next[key] ?? cache.peek(key) else { continue }
             next[key] = state.next(apply(routed[partition]!, to: state, key: key, sequence: sequence), version: sequence)
         }

@@ -115,7 +115,7 @@ public final class ViewModelStore: Sendable {
 
     /// The recent versions of a list or partition (for `changes`).
     func history(of state: ListState) -> ListHistory? {
-        cache.history(MaterializationKey(list: state.name, partition: state.partition))
+        cache.history(state.key)
     }
 
     /// The current state of every list that is the same for everyone, in definition order.
@@ -239,8 +239,9 @@ public final class ViewModelStore: Sendable {
             defer { if let last = committed.map(\.sequence).max() { applied.advance(to: last) } }
             guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
             cache.publish(next, partitionVersions: partitionVersions)
-            var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
-            for (key, version) in partitionVersions where next[key] == nil {
+            // A language's rows move with the list (or partition) they translate: no events of their own.
+            var events = next.filter { $0.key.language == nil }.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
+            for (key, version) in partitionVersions where next[key] == nil && key.language == nil {
                 events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
             }
             return (results, events)
@@ -288,6 +289,7 @@ public final class ViewModelStore: Sendable {
                 logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
             }
             next[key] = state.next(snapshot, version: result.sequence)
+            advanceLanguages(of: definition, partition: nil, by: applied, sequence: result.sequence, next: &next, partitionVersions: &partitionVersions)
         }
     }
 
