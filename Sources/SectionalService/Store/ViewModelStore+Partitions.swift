@@ -42,7 +42,8 @@ extension ViewModelStore {
                         version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
                     }
                 }
-                return (stored, seen, max(version ?? floor, floor), epoch, definition)
+                // Never below the list's last definition change (its partitions were rebuilt then).
+                return (stored, seen, max(version ?? floor, changed), epoch, definition)
             }
             let definition = current
             guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
