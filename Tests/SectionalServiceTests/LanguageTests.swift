@@ -1,5 +1,7 @@
 import Foundation
 import TestSupport
+import ListModel
+import SectionalService
 import XCTest
 
 /// Lists in several languages: `Accept-Language` picks the language, strings fall back per
@@ -126,5 +128,53 @@ final class LanguageTests: XCTestCase {
         let paths = Set(try errors.map { try $0.value("path", as: String.self) })
         XCTAssertEqual(paths, ["$.languages[2]", "$.languages[3]", "$.title", "$.sections[0].title.it", "$.sections[0].rows[0].title.en",
                                "$.sections[1].row.title"], "\(errors)")
+    }
+
+    func testTheConfigCheckReportsBadLanguageMapsWithTheirPaths() throws {
+        let config = """
+        { "lists": { "shop": { "languages": ["en", "fr"], "sections": [
+            { "key": "a", "title": { "fr": "Sans anglais" }, "footer": { "title": { "en": "x", "de": "y" } } } ] } } }
+        """
+        XCTAssertThrowsError(try Configuration.parse(try JSONParser.parse(config), folder: "/")) { error in
+            let paths = (error as? ConfigError)?.issues.map(\.path) ?? []
+            XCTAssertEqual(Set(paths), ["lists.shop.sections[0].title", "lists.shop.sections[0].footer.title.de"], "\(error)")
+        }
+        let demo = try Configuration.load(path: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../config/sectional.json").standardized.path, environment: [:])
+        let directory = try XCTUnwrap(demo.lists.first { $0.name == "directory" }, "the demo config has a list in several languages")
+        XCTAssertEqual(directory.languages, ["en", "de", "fr"])
+    }
+
+    /// A per-user list in several languages: each user's German rows are their own partition's,
+    /// materialized on first read and kept current by writes.
+    func testAPartitionIsServedInEachLanguage() throws {
+        let config = """
+        { "lists": { "orders": { "scope": { "field": "owner" }, "languages": ["en", "de"],
+            "title": { "en": "Orders", "de": "Bestellungen" },
+            "sections": [ { "key": "all", "source": "orders", "title": { "en": "All", "de": "Alle" },
+                            "row": { "type": "order", "title": "{title}", "detail": "{total|currency:EUR}" } } ] } } }
+        """
+        let app = try TestApp(config: config, token: "t")
+        let service = [("Authorization", "Bearer t")]
+        for (id, owner, total) in [("o1", "ann", "12.5"), ("o2", "bob", "99"), ("o3", "ann", "1500")] {
+            try app.request("PUT", "/v1/collections/orders/records/\(id)", json: "{\"title\":\"\(id)\",\"owner\":\"\(owner)\",\"total\":\(total)}",
+                            headers: service).expect(201)
+        }
+        func details(_ user: String, _ language: String) throws -> [String] {
+            let page = try app.request("GET", "/v1/lists/orders/rows?user=\(user)", headers: service + [("Accept-Language", language)])
+            XCTAssertEqual(page.header("Content-Language"), language)
+            let sections: [[String: Any]] = try page.json.value("sections")
+            return try sections.flatMap { try $0.value("rows", as: [[String: Any]].self) }.map { try $0.value("detail") }
+        }
+        XCTAssertEqual(try details("ann", "de"), ["12,50\u{A0}€", "1.500,00\u{A0}€"])
+        XCTAssertEqual(try details("ann", "en"), ["€12.50", "€1,500.00"])
+        XCTAssertEqual(try details("bob", "de"), ["99,00\u{A0}€"])
+        let before = try app.request("GET", "/v1/lists/orders?user=ann", headers: service + [("Accept-Language", "de")]).json
+        XCTAssertEqual(try before.value("title", as: String.self), "Bestellungen")
+        try app.request("PUT", "/v1/collections/orders/records/o2", json: #"{"title":"o2","owner":"ann","total":7}"#, headers: service).expect(200)
+        XCTAssertEqual(try details("ann", "de"), ["12,50\u{A0}€", "7,00\u{A0}€", "1.500,00\u{A0}€"], "a record moving in reaches ann's German rows")
+        XCTAssertEqual(try details("bob", "de"), [], "and leaves bob's")
+        let after = try app.request("GET", "/v1/lists/orders?user=ann", headers: service + [("Accept-Language", "de")]).json
+        XCTAssertGreaterThan(try after.value("version", as: Int.self), try before.value("version", as: Int.self))
     }
 }
