@@ -50,6 +50,20 @@ final class PostgresStoreTests: RecordStoreContract {
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+    /// A definition change and a config reload take numbers of the one sequence: the change log
+    /// holds a row for each, so a follower never sees a gap there.
+    func testDefinitionChangesLeaveNoGapInTheChangeLog() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
+        _ = try store.saveDefinition(list: "inbox", json: bytes(#"{"sections":[]}"#))
+        _ = try store.takeSequence()
+        _ = try store.saveDefinition(list: "inbox", json: nil)
+        let logged = try store.changes(after: 0, limit: 100)
+        XCTAssertEqual(logged.map(\.sequence), [1, 2, 3, 4])
+        XCTAssertEqual(logged.dropFirst().map(\.collection), Array(repeating: PostgresSchema.definitionsLog, count: 3))
+        XCTAssertEqual(logged.dropFirst().map(\.id), ["inbox", "", "inbox"])
+    }
+
     func testEverythingSurvivesReopening() throws {
         let store = try openStore()
         _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"id":"a"}"#))])

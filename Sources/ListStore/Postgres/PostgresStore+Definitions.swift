@@ -1,5 +1,7 @@
 /// Run-time list definitions in PostgreSQL: one row per list, each change a commit of its own
-/// that takes the next number of the one sequence (under the same row lock as record commits).
+/// that takes the next number of the one sequence (under the same row lock as record commits)
+/// and is logged in `changes` under collection ``PostgresSchema/definitionsLog`` (id: the list;
+/// a config reload: the empty id), so the change log has no gap where it took its number.
 extension PostgresStore {
     public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> StoredDefinition? {
         try writing { connection throws(PostgresError) in
@@ -16,6 +18,7 @@ extension PostgresStore {
                     INSERT INTO definitions (list, json, revision, sequence) VALUES ($1, $2::json, $3::bigint, $4::bigint)
                     ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
                     """, .text(list), json.map { .bytes($0) } ?? .null, .int(revision + 1), .int(sequence))
+                try Self.logDefinition(list, sequence: sequence, on: connection)
                 try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
                 return StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence)
             }
@@ -24,9 +27,13 @@ extension PostgresStore {
 
     public func takeSequence() throws(StoreError) -> Int64 {
         try writing { connection throws(PostgresError) in
-            let result = try connection.execute("UPDATE state SET value = value + 1 WHERE key = 'sequence' RETURNING value")
-            guard result.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
-            return try result.int(0, 0)
+            try connection.transaction { () throws(PostgresError) -> Int64 in
+                let result = try connection.execute("UPDATE state SET value = value + 1 WHERE key = 'sequence' RETURNING value")
+                guard result.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
+                let sequence = try result.int(0, 0)
+                try Self.logDefinition("", sequence: sequence, on: connection)
+                return sequence
+            }
         }
     }
 
@@ -41,4 +48,15 @@ extension PostgresStore {
             return definitions
         }
     }
+
+    /// Logs a definition change of `list` (the empty name: a config reload) under `sequence`.
+    private static func logDefinition(_ list: String, sequence: Int64, on connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("INSERT INTO changes (sequence, position, collection, id, json) VALUES ($1::bigint, 0, $2, $3, NULL)",
+                               .int(sequence), .text(PostgresSchema.definitionsLog), .text(list))
+    }
+}
+
+extension PostgresSchema {
+    /// The change log's collection for definition changes: not a valid collection name.
+    static let definitionsLog = "#definitions"
 }
