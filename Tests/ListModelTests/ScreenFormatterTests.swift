@@ -70,6 +70,21 @@ final class ScreenFormatterTests: XCTestCase {
         XCTAssertEqual(p.outline()["sections"]?.arrayValue?.first?["title"], "x")
     }
 
+    func testLabelsMayBeLanguageMaps() {
+        let d = definition(#"""
+        {"languages":["en","de"],"sections":[{"source":"o","groupBy":"status",
+          "keyLabels":{"open":{"en":"Open orders","de":"Offene Bestellungen"},"done":"Done"},
+          "title":"{$key|label}","row":{}}]}
+        """#)
+        let recs: [String: [JSONValue]] = ["o": records(#"[{"id":"1","status":"open"},{"id":"2","status":"done"}]"#)]
+        let en = ListSnapshot.build(definition: d, records: recs)
+        XCTAssertEqual(en.outline()["sections"]?.arrayValue?.map { $0["title"] }, ["Done", "Open orders"])
+        let de = ListSnapshot.build(definition: d.localized("de", formats: .english), records: recs)
+        XCTAssertEqual(de.outline()["sections"]?.arrayValue?.map { $0["title"] }, ["Done", "Offene Bestellungen"])
+        let errors = definitionErrors(#"{"l":{"languages":["en","de"],"sections":[{"source":"o","groupBy":"s","keyLabels":{"a":{"de":"A"}},"row":{}}]}}"#)
+        XCTAssertEqual(errors.map(\.path), ["lists.l.sections[0].keyLabels.a"], "a map without the fallback language")
+    }
+
     func testBadUsesAreDefinitionErrorsWithTheirPaths() {
         let errors = definitionErrors(#"""
         {"l":{"sections":[{"source":"c","groupBy":"g","keyLabels":{"a":1},"keyLabel":{},
