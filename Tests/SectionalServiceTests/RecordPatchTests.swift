@@ -116,7 +116,20 @@ final class RecordPatchTests: XCTestCase {
     /// Concurrent patches of different members of one record: none is lost (each merges into the
     /// record as the one before it left it).
     func testConcurrentPatchesLoseNothing() throws {
-        let app = try TestApp()
+        try assertConcurrentPatchesLand(try TestApp())
+    }
+
+    func testConcurrentPatchesLoseNothingOnSQLite() throws {
+        try assertConcurrentPatchesLand(try TestApp(sqlite: true))
+    }
+
+    func testConcurrentPatchesLoseNothingOnPostgres() throws {
+        let database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
+        defer { database.drop() }
+        try assertConcurrentPatchesLand(try TestApp(postgres: database.url))
+    }
+
+    private func assertConcurrentPatchesLand(_ app: TestApp, file: StaticString = #filePath, line: UInt = #line) throws {
         try app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).expect(201)
         let writers = 16, each = 8
         let failures = Counter()
@@ -135,11 +148,11 @@ final class RecordPatchTests: XCTestCase {
                 done.leave()
             }
         }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
-        XCTAssertEqual(failures.value, 0)
-        let count = writers * each
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, file: file, line: line)
+        XCTAssertEqual(failures.value, 0, file: file, line: line)
         let stored = try record(app, "p1")
-        for index in 0..<count { XCTAssertEqual(stored["f\(index)"] as? Int, index, "f\(index) in \(stored)") }
+        let lost = (0..<writers * each).filter { stored["f\($0)"] as? Int != $0 }
+        XCTAssertEqual(lost, [], "patches lost: \(stored)", file: file, line: line)
     }
 
     func testEveryWriteAnswerCarriesItsVersion() throws {
