@@ -58,6 +58,7 @@ enum RequestFraming {
     /// The target in origin form: an absolute-form target (`http://host/path?query`) loses its
     /// scheme and authority (RFC 9112 §3.2.2); any other is returned as is.
     static func originForm(_ target: String) -> String {
+        if target.utf8.first == UInt8(ascii: "/") { return target }  // the usual origin form
         guard let rest = absoluteFormRest(target) else { return target }
         guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
         let path = String(rest[slash...])
@@ -89,10 +90,13 @@ enum RequestFraming {
     /// `tchar` of RFC 9110 §5.6.2.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
             return true
         default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            return false
         }
     }
 }
