@@ -81,7 +81,7 @@ config["server"]["maxEventStreams"] = 2000
 json.dump(config, open(f"{work}/config.json", "w"))
 PY
 sed "s|$work/db.sqlite|$work/quiet.sqlite|" "$work/config.json" > "$work/quiet.json"
-.build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pids+=($!)
 SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/quiet.json" --port $port_q 2>"$work/quiet.log" &
 pids+=($!)
@@ -179,13 +179,13 @@ kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
 python3 scripts/generate-people.py "$large" > "$work/people-large.json"
 rm -f "$work"/db.sqlite*
 kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
-.build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pid=$!
 wait_ready "$base/readyz"
 import=$(python3 Benchmarks/load-people.py "$base" "$large")
 kill -TERM $pid; wait $pid 2>/dev/null || true
 start_ns=$(date +%s%N)
-.build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pid=$!; pids+=($pid)
 wait_ready "$base/readyz"
 cold=$(( ($(date +%s%N) - start_ns) / 1000000 ))

@@ -17,10 +17,10 @@ enum RequestFraming {
         var encodingFields = 0
         var hosts = 0
         for (name, value) in headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            guard !name.isEmpty, bytes(of: name, allSatisfy: isTokenByte) else {
                 return invalid("The header field name \(JSONText.quote(name)) is not a token.")
             }
-            guard !value.utf8.contains(where: { $0 == 0 || $0 == 13 }) else {
+            guard bytes(of: value, allSatisfy: { $0 != 0 && $0 != 13 }) else {
                 return invalid("The header field \(name) holds a CR or NUL byte.")
             }
             if name.caseInsensitiveEquals("Content-Length") {
@@ -66,7 +66,7 @@ enum RequestFraming {
     }
 
     private static func targetProblem(method: String, target: String) -> HTTPError? {
-        guard !target.isEmpty, target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard !target.isEmpty, bytes(of: target, allSatisfy: { $0 > 0x20 && $0 < 0x7F }) else {
             return invalid("The request target must be visible ASCII without spaces.")
         }
         if target.hasPrefix("/") || (target == "*" && method == "OPTIONS") { return nil }
@@ -81,6 +81,14 @@ enum RequestFraming {
             if prefix.caseInsensitiveEquals(scheme) { return target.dropFirst(scheme.count) }
         }
         return nil
+    }
+
+    /// Whether every UTF-8 byte of `text` passes `test`, read from its contiguous storage (the
+    /// generic `utf8.allSatisfy` goes through the view's iterator byte by byte: a few percent of
+    /// a request carrying a bearer token, perf under `make bench-peruser`).
+    private static func bytes(of text: String, allSatisfy test: (UInt8) -> Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.allSatisfy(test) }
     }
 
     private static func invalid(_ detail: String) -> HTTPError {
