@@ -129,10 +129,19 @@ first_row=$(head -1 "$work/rows.txt")
 first_range=$(head -1 "$work/ranges.txt")
 
 echo "== scenarios (wrk -t1 -c32 -d${seconds}s)" >&2
-# The cost of request logs: the same answers from the server with them off, measured in turn.
-scenario "/healthz, logs at info" "/healthz" "-" "/healthz"
-scenario "/healthz, logs off" "/healthz" "-" "/healthz" "$quiet"
-scenario "first page, logs off" "/v1/lists/contacts/rows?pageSize=50" "-" "/v1/lists/contacts/rows?pageSize=50" "$quiet"
+# The cost of request logs: the same answers from the server with them off, measured in turn,
+# each twice (on, off, on, off), the better run of each kept: one noisy run says little.
+log_cost() {
+  local path=$1 on off on2 off2
+  on=$(measure "$base$path"); off=$(measure "$quiet$path"); on2=$(measure "$base$path"); off2=$(measure "$quiet$path")
+  [ "${on2%% *}" -gt "${on%% *}" ] && on=$on2
+  [ "${off2%% *}" -gt "${off%% *}" ] && off=$off2
+  python3 -c "print(f'{100 * (1 - ${on%% *} / ${off%% *}):.1f}% on $path ({${on%% *}:,} req/s at info, {${off%% *}:,} off)')"
+}
+log_healthz=$(log_cost /healthz)
+log_page=$(log_cost "/v1/lists/contacts/rows?pageSize=50")
+echo "  request logs cost $log_healthz; $log_page" >&2
+scenario "/healthz (HTTP layer)" "/healthz" "-" "/healthz"
 scenario "outline" "/v1/lists/contacts" "/outline" "/v1/lists/contacts"
 scenario "first page (50 rows)" "/v1/lists/contacts/rows?pageSize=50" "/page?pageSize=50" "/v1/lists/contacts/rows?pageSize=50"
 scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"
@@ -201,14 +210,11 @@ print("| scenario | bytes | req/s | p50 ms | p99 ms | C req/s | Go req/s | Node 
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 number = lambda v: "—" if v == "-" else f"{float(v):,.0f}"
 ratio = lambda a, b: "—" if b == "-" else f"{float(a) / float(b):.2f}×"
-measured = {}
 for name, size, s, c, g, n in rows:
     rps, p50, p99 = s.split(); crps = c.split()[0]; grps = g.split()[0]; nrps = n.split()[0]
-    measured[name] = float(rps)
     print(f"| {name} | {size} | {float(rps):,.0f} | {p50} | {p99} | {number(crps)} | {number(grps)} | {number(nrps)} | {ratio(rps, crps)} | {ratio(rps, grps)} | {ratio(rps, nrps)} |")
 print()
-cost = lambda on, off: f"{100 * (1 - measured[on] / measured[off]):+.1f}%"
-print(f"- request logs at info cost {cost('/healthz, logs at info', '/healthz, logs off')} on /healthz, {cost('first page (50 rows)', 'first page, logs off')} on the first page (req/s against logs off)")
+print(f"- request logs at info (req/s against logs off, best of two runs each, in turn): cost $log_healthz; $log_page")
 print(f"- mixed run, server-side times: $mixed")
 print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
 print(f"- event streams: $sse")
