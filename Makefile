@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-languages soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -85,6 +85,12 @@ bench-service: release Benchmarks/bin/mhd-fixed Benchmarks/bin/go-peer
 bench-peruser: release Benchmarks/bin/mhd-fixed
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/peruser.sh
+
+# Languages: the first German read of a 100,000-row list (materialization), and warm first pages
+# with Accept-Language: de against English (BENCH_RECORDS, BENCH_SECONDS).
+bench-languages: release
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/languages.sh
 
 # The service against the C baseline and the Go and Node peers, at the default log level: one
 # table (request-log cost, the HTTP layer on /healthz and the mixed run's reads and writes
