@@ -14,7 +14,7 @@ final class ServerTests: XCTestCase {
         var router = Router()
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.post("/echo") { request in
-            Response(status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]), body: request.body)
+            Response(status: .ok, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]), body: request.body)
         }
         router.get("/items/{name}") { request in
             let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
@@ -26,7 +26,7 @@ final class ServerTests: XCTestCase {
             releaseSlow.wait()
             return .json(#"{"slow":true}"#)
         }
-        router.get("/fail") { _ in throw HTTPError(409, "conflict-here", detail: "a \"quoted\" detail") }
+        router.get("/fail") { _ in throw HTTPError(.conflict, "conflict-here", detail: "a \"quoted\" detail") }
         let frozen = router
         server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 4, maxBodyBytes: 1000)) {
             frozen.respond(to: &$0)

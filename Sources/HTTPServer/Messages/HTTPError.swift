@@ -3,7 +3,7 @@
 /// Handlers throw it; the server turns it into `application/problem+json` with
 /// `"type": "/problems/<slug>"`. Any other error thrown becomes `500 internal` with no internals leaked.
 public struct HTTPError: Error, Sendable, Equatable {
-    public let status: Int
+    public let status: HTTPStatus
     public let slug: String
     public let title: String
     public let detail: String
@@ -12,7 +12,7 @@ public struct HTTPError: Error, Sendable, Equatable {
     /// Extension members of the problem object; values are JSON text.
     public var extensions: [(name: String, json: String)]
 
-    public init(_ status: Int, _ slug: String, title: String? = nil, detail: String,
+    public init(_ status: HTTPStatus, _ slug: String, title: String? = nil, detail: String,
                 headers: [String: String] = [:], extensions: [(name: String, json: String)] = []) {
         self.status = status
         self.slug = slug
@@ -28,7 +28,7 @@ public struct HTTPError: Error, Sendable, Equatable {
 
     /// The problem+json answer for this error.
     public var response: Response {
-        var text = "{\"type\":\"/problems/\(slug)\",\"title\":\(JSONText.quote(title)),\"status\":\(status),\"detail\":\(JSONText.quote(detail))"
+        var text = "{\"type\":\"/problems/\(slug)\",\"title\":\(JSONText.quote(title)),\"status\":\(status.code),\"detail\":\(JSONText.quote(detail))"
         for (name, json) in extensions { text += ",\(JSONText.quote(name)):\(json)" }
         text += "}"
         var answer = Response(status: status, body: Array(text.utf8))
@@ -52,19 +52,20 @@ public struct HTTPError: Error, Sendable, Equatable {
     }
 
     public static func notFound(_ path: String) -> HTTPError {
-        HTTPError(404, "not-found", detail: "No route matches \(echo(path)).")
+        HTTPError(.notFound, "not-found", detail: "No route matches \(echo(path)).")
     }
 
-    public static func methodNotAllowed(_ method: String, allowed: [String]) -> HTTPError {
-        HTTPError(405, "method-not-allowed", detail: "\(echo(method)) is not allowed here; use \(allowed.joined(separator: ", ")).",
-                  headers: ["Allow": allowed.joined(separator: ", ")])
+    public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        return HTTPError(.methodNotAllowed, "method-not-allowed", detail: "\(echo(method.rawValue)) is not allowed here; use \(list).",
+                         headers: ["Allow": list])
     }
 
     public static func bodyTooLarge(limit: Int) -> HTTPError {
-        HTTPError(413, "body-too-large", detail: "The request body is larger than \(limit) bytes.")
+        HTTPError(.contentTooLarge, "body-too-large", detail: "The request body is larger than \(limit) bytes.")
     }
 
-    public static let internalError = HTTPError(500, "internal", detail: "The server could not answer this request.")
+    public static let internalError = HTTPError(.internalServerError, "internal", detail: "The server could not answer this request.")
 }
 
 /// Minimal JSON text helpers for the server's own answers.

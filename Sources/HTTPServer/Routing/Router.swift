@@ -17,8 +17,8 @@ public struct Router: Sendable {
     private struct Node: Sendable {
         var literals: [String: Int] = [:]
         var parameter: (name: String, node: Int)?
-        var handlers: [String: Handler] = [:]
-        var guards: [String: Guard] = [:]
+        var handlers: [HTTPMethod: Handler] = [:]
+        var guards: [HTTPMethod: Guard] = [:]
         var template = ""
     }
 
@@ -29,7 +29,7 @@ public struct Router: Sendable {
     public init() {}
 
     /// Adds a handler for `method` on `template`. Adding the same method and template twice replaces it.
-    public mutating func add(_ method: String, _ template: String, _ handler: @escaping Handler) {
+    public mutating func add(_ method: HTTPMethod, _ template: String, _ handler: @escaping Handler) {
         var current = 0
         for segment in template.split(separator: "/") {
             if segment.hasPrefix("{") && segment.hasSuffix("}") {
@@ -71,30 +71,30 @@ public struct Router: Sendable {
         }
     }
 
-    public mutating func get(_ template: String, _ handler: @escaping Handler) { add("GET", template, handler) }
-    public mutating func post(_ template: String, _ handler: @escaping Handler) { add("POST", template, handler) }
-    public mutating func put(_ template: String, _ handler: @escaping Handler) { add("PUT", template, handler) }
-    public mutating func delete(_ template: String, _ handler: @escaping Handler) { add("DELETE", template, handler) }
+    public mutating func get(_ template: String, _ handler: @escaping Handler) { add(.get, template, handler) }
+    public mutating func post(_ template: String, _ handler: @escaping Handler) { add(.post, template, handler) }
+    public mutating func put(_ template: String, _ handler: @escaping Handler) { add(.put, template, handler) }
+    public mutating func delete(_ template: String, _ handler: @escaping Handler) { add(.delete, template, handler) }
 
     /// The result of matching a path: the node's handlers and template, and the parameters.
     public struct Match: Sendable {
         public let template: String
         public let parameters: [String: String]
-        fileprivate let handlers: [String: Handler]
-        fileprivate let guards: [String: Guard]
+        fileprivate let handlers: [HTTPMethod: Handler]
+        fileprivate let guards: [HTTPMethod: Guard]
 
         /// Runs the guard of the route for the request's method (`HEAD` as `GET`), if it has one.
         /// Needs only the request head, so a refusal can be sent before the body is read.
         public func admit(_ request: Request) throws(HTTPError) {
-            let method = handlers[request.method] == nil && request.method == "HEAD" ? "GET" : request.method
+            let method: HTTPMethod = handlers[request.method] == nil && request.method == .head ? .get : request.method
             try guards[method]?(request)
         }
 
         /// Methods with a handler here, `HEAD` included where `GET` is, sorted.
-        public var allowedMethods: [String] {
+        public var allowedMethods: [HTTPMethod] {
             var methods = Set(handlers.keys)
-            if methods.contains("GET") { methods.insert("HEAD") }
-            return methods.sorted()
+            if methods.contains(.get) { methods.insert(.head) }
+            return methods.sorted { $0.rawValue < $1.rawValue }
         }
     }
 
@@ -126,7 +126,7 @@ public struct Router: Sendable {
         request.route = match.template
         request.parameters = match.parameters
         guard let handler = match.handlers[request.method]
-                ?? (request.method == "HEAD" ? match.handlers["GET"] : nil) else {
+                ?? (request.method == .head ? match.handlers[.get] : nil) else {
             return HTTPError.methodNotAllowed(request.method, allowed: match.allowedMethods).response
         }
         do {

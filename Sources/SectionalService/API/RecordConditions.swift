@@ -43,7 +43,7 @@ enum RecordConditions {
     /// `412 precondition-failed`, naming the records whose expectation did not hold.
     static func failed(_ ids: [String]) -> HTTPError {
         let list = ids.map { JSONText.quote($0) }.joined(separator: ",")
-        return HTTPError(412, "precondition-failed", title: "Precondition failed",
+        return HTTPError(.preconditionFailed, "precondition-failed", title: "Precondition failed",
                          detail: ids.count == 1 ? "Record '\(HTTPError.echo(ids[0]))' is not in the state the request expected (it changed)."
                                                 : "\(ids.count) records are not in the state the batch expected; nothing was written.",
                          extensions: [("ids", "[\(list)]")])

@@ -104,7 +104,7 @@ public final class SectionalServer: @unchecked Sendable {
     /// headers (once, for both), then gzip.
     private func respond(to request: inout Request) -> Response {
         var response: Response
-        if request.method == "OPTIONS", let match = router.match(request.pathSegments) {
+        if request.method == .options, let match = router.match(request.pathSegments) {
             request.route = match.template
             response = crossOrigin.answerOptions(request, allowedMethods: match.allowedMethods)
         } else {
@@ -255,7 +255,7 @@ extension Router {
     /// While data loads, only operations answer; everything else is `503` with `Retry-After`.
     func respondWhileStarting(to request: inout Request) -> Response {
         if match(request.pathSegments) != nil { return respond(to: &request) }
-        return HTTPError(503, "not-ready", title: "Not ready", detail: "The server is still loading its data; try again shortly.",
+        return HTTPError(.serviceUnavailable, "not-ready", title: "Not ready", detail: "The server is still loading its data; try again shortly.",
                          headers: ["Retry-After": "1"]).response
     }
 }
