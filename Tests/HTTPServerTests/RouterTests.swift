@@ -27,15 +27,18 @@ final class RouterTests: XCTestCase {
             guard request.headers["X-Key"] == "k" else { throw HTTPError(.unauthorized, "unauthorized", detail: "no key") }
         }
         let ran = Counter()
-        router.guarded(by: refuse) { router in
+        router.guarded("key", by: refuse) { router in
             router.put("/v1/things/{id}") { _ in ran.increment(); return .empty() }
-            router.guarded(by: { request throws(HTTPError) in
+            router.guarded("admin", by: { request throws(HTTPError) in
                 guard request.headers["X-Admin"] != nil else { throw HTTPError(.forbidden, "forbidden", detail: "not admin") }
             }) { router in
                 router.delete("/v1/things/{id}") { _ in ran.increment(); return .empty() }
             }
         }
         router.get("/v1/things/{id}") { _ in .json("1") }
+        XCTAssertEqual(router.routes.map { "\($0.method) \($0.template) \($0.guards)" },
+                       ["PUT /v1/things/{id} [\"key\"]", "DELETE /v1/things/{id} [\"key\", \"admin\"]", "GET /v1/things/{id} []"],
+                       "routes are listed with the names of their guards, outermost first")
 
         var open = Request(method: .get, uri: "/v1/things/a")
         XCTAssertEqual(router.respond(to: &open).status, .ok, "outside the group: no guard")

@@ -5,9 +5,10 @@
 /// with an `Allow` header. `HEAD` is answered by the `GET` handler (libmicrohttpd drops the body).
 /// Build the router once, then hand it to the server: it is immutable while serving.
 ///
-/// Routes added inside ``guarded(by:_:)`` carry that guard: it runs before their handler, and
+/// Routes added inside ``guarded(_:by:_:)`` carry that guard: it runs before their handler, and
 /// ``Match/admit(_:)`` runs it from the request head alone (before a body is read), so a route
-/// of a guarded group cannot forget its check.
+/// of a guarded group cannot forget its check. ``routes`` lists every route with the names of
+/// its guards, so a test can hold that every route of a kind (e.g. every write) is guarded.
 public struct Router: Sendable {
     /// A route handler: plain synchronous code on a server thread. Throw ``HTTPError`` for problems.
     public typealias Handler = @Sendable (Request) throws -> Response
@@ -22,9 +23,18 @@ public struct Router: Sendable {
         var template = ""
     }
 
+    /// One registered route: its method, template and the names of its guards, outermost first.
+    public struct Route: Sendable, Equatable {
+        public let method: HTTPMethod
+        public let template: String
+        public let guards: [String]
+    }
+
     private var nodes = [Node()]
     /// The guards of the groups being registered, outermost first.
-    private var activeGuards: [Guard] = []
+    private var activeGuards: [(name: String, check: Guard)] = []
+    /// Every route added, in the order added (a replaced route keeps its first place).
+    public private(set) var routes: [Route] = []
 
     public init() {}
 
@@ -51,14 +61,20 @@ public struct Router: Sendable {
             }
         }
         nodes[current].handlers[method] = handler
-        nodes[current].guards[method] = Self.combined(activeGuards)
+        nodes[current].guards[method] = Self.combined(activeGuards.map(\.check))
         nodes[current].template = template
+        let route = Route(method: method, template: template, guards: activeGuards.map(\.name))
+        if let index = routes.firstIndex(where: { $0.method == method && $0.template == template }) {
+            routes[index] = route
+        } else {
+            routes.append(route)
+        }
     }
 
     /// Registers the routes `register` adds with `check` as their guard (after any guard of an
-    /// enclosing group).
-    public mutating func guarded(by check: @escaping Guard, _ register: (inout Router) -> Void) {
-        activeGuards.append(check)
+    /// enclosing group); `name` names the guard in ``routes``.
+    public mutating func guarded(_ name: String, by check: @escaping Guard, _ register: (inout Router) -> Void) {
+        activeGuards.append((name, check))
         register(&self)
         activeGuards.removeLast()
     }

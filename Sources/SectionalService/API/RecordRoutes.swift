@@ -18,7 +18,7 @@ struct RecordRoutes {
     private var serviceOnly: ServiceTokenGuard { ServiceTokenGuard(authenticator: context.authenticator) }
 
     func register(on router: inout Router) {
-        router.guarded(by: serviceOnly.check) { router in
+        router.guarded(ServiceTokenGuard.name, by: serviceOnly.check) { router in
             registerWrites(on: &router)
         }
         router.get("/v1/collections/{c}/records/{id}") { request in

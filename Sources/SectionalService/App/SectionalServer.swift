@@ -57,6 +57,9 @@ public final class SectionalServer: @unchecked Sendable {
     /// The lists being served, once ready.
     public private(set) var lists: ViewModelStore?
 
+    /// Every route the server answers, with the names of the guards of its group (empty until started).
+    public var routes: [Router.Route] { router.routes }
+
     /// Refuses an exposed address without a token unless explicitly allowed.
     public static func checkBindSafety(_ configuration: Configuration, allowUnauthenticatedWrites: Bool) throws(ConfigError) {
         let host = configuration.server.host
