@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPServer
+import JSONOutput
 import Synchronization
 import TestSupport
 import XCTest
@@ -18,7 +19,7 @@ final class ServerTests: XCTestCase {
         }
         router.get("/items/{name}") { request in
             let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-            return .json("{\"name\":\(JSONText.quote(request.parameter("name"))),\"query\":\(JSONText.quote(query)),\"path\":\(JSONText.quote(request.path))}")
+            return .json("{\"name\":\(JSONWriter.quoted(request.parameter("name"))),\"query\":\(JSONWriter.quoted(query)),\"path\":\(JSONWriter.quoted(request.path))}")
         }
         router.delete("/items/{name}") { _ in .empty() }
         router.get("/slow") { [releaseSlow, slowStarted] _ in

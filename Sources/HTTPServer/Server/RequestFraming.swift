@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// Judges a request's head before any of its body is read (RFC 9112 §3, §6.1, §6.3), so a
 /// request whose body length is ambiguous is refused instead of being read one way here and
 /// another way by a proxy in front (request smuggling).
@@ -18,7 +20,7 @@ enum RequestFraming {
         var hosts = 0
         for (name, value) in headers {
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
-                return invalid("The header field name \(JSONText.quote(name)) is not a token.")
+                return invalid("The header field name \(JSONWriter.quoted(name)) is not a token.")
             }
             guard !value.utf8.contains(where: { $0 == 0 || $0 == 13 }) else {
                 return invalid("The header field \(name) holds a CR or NUL byte.")

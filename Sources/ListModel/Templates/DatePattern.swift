@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A Unicode (CLDR/ICU) date pattern parsed once, rendered in UTC with English names.
 ///
 /// Supported letters: `G` (AD/BC), `y`/`Y` (year; `yy` two digits), `M`/`L` (1 `3`, 2 `03`,

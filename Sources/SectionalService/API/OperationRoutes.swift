@@ -1,4 +1,5 @@
 import HTTPServer
+import ListModel
 
 /// Health, readiness and metrics.
 struct OperationRoutes {
@@ -11,8 +12,12 @@ struct OperationRoutes {
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.get("/readyz") { _ in
             let phase = readiness.phase
-            let fault = faults.current.map { ",\"storageFault\":\"\($0.rawValue)\"" } ?? ""
-            return .json("{\"status\":\"\(phase.name)\"\(fault)}", status: phase == .ready ? .ok : .serviceUnavailable)
+            return jsonAnswer(status: phase == .ready ? .ok : .serviceUnavailable, capacity: 64) { w in
+                w.beginObject()
+                w.key("status"); w.string(phase.name)
+                if let fault = faults.current { w.key("storageFault"); w.string(fault.rawValue) }
+                w.endObject()
+            }
         }
     }
 
