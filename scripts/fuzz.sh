@@ -53,7 +53,8 @@ dep_libraries() {
   for dep in $(deps_of "$1"); do echo "$out/lib$dep.a"; done
 }
 
-swiftc_fuzz=(swiftc -sanitize=fuzzer,address -O -g -parse-as-library)
+# `-package-name`: modules share `package` declarations (JSONOutput's, with ListModel), as under SwiftPM.
+swiftc_fuzz=(swiftc -sanitize=fuzzer,address -O -g -parse-as-library -package-name sectional)
 
 build_module() {
   local module="$1" library="$out/lib$1.a" dep
