@@ -5,8 +5,8 @@
 #
 # Builds everything (tests and the `sectional` binary the integration tests start) instrumented, in
 # its own scratch path (.build-asan, .build-tsan), so the normal .build is left alone, then runs the
-# suite with a throwaway PostgreSQL cluster (scripts/with-postgres.sh), as `make test` does. A sanitizer report fails the test process (halt_on_error), so a finding cannot pass
-# unnoticed. Suppressions, each with its reason, are in scripts/sanitizers/ (TSan: accesses inside
+# suite with a throwaway PostgreSQL cluster (scripts/with-postgres.sh), as `make test` does. A
+# sanitizer report fails the test process (halt_on_error), so a finding cannot pass unnoticed. Suppressions, each with its reason, are in scripts/sanitizers/ (TSan: accesses inside
 # `Mutex.withLock`, whose contended futex path TSan cannot see). LeakSanitizer is off
 # (`detect_leaks=0`; set ASAN_OPTIONS to try it): these runs look for memory errors, not leaks,
 # which `make soak` watches.
