@@ -17,6 +17,7 @@
 ///   Other instances read it to follow this one's writes.
 /// - `prepared_fields` and `field_versions`: the last commit that touched each value of a
 ///   prepared field (a per-user partition's version), kept by every instance's commits.
+/// - `definitions`: list definitions changed at run time, each change a commit of its own.
 enum PostgresSchema {
     /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
     static let migrations: [String] = [
@@ -63,6 +64,16 @@ enum PostgresSchema {
             key        text COLLATE "C" NOT NULL,
             sequence   bigint NOT NULL,
             PRIMARY KEY (collection, field, key)
+        );
+        """,
+        // List definitions changed at run time; a removed one keeps its row (json NULL) so its
+        // revision keeps counting.
+        """
+        CREATE TABLE definitions (
+            list     text COLLATE "C" PRIMARY KEY,
+            json     json,
+            revision bigint NOT NULL,
+            sequence bigint NOT NULL
         );
         """,
     ]

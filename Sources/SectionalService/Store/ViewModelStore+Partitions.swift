@@ -21,13 +21,19 @@ extension ViewModelStore {
     public func partition(_ partition: PartitionKey, of definition: ListDefinition) throws(StoreError) -> ListState {
         let key = MaterializationKey(list: definition.name, partition: partition)
         if let state = cache.read(key) { return state }
-        guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
-        let floor = startVersions[definition.name] ?? 0
         while true {
             let started = ContinuousClock.now
-            let (stored, seen, version) = try writer.withLock { _ throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64) in
+            let (stored, seen, version, epoch, current) = try writer.withLock {
+                _ throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64, Int64?, ListDefinition) in
                 let seen = cache.writtenVersion(of: key)
-                guard partition != .nobody else { return ([:], seen, 0) }
+                let epoch = cache.epoch(of: definition.name)
+                // The definition in force now (a definition change may have come since the caller looked).
+                let (found, floor, changed) = catalog.withLock {
+                    ($0.definition(definition.name), $0.floors[definition.name] ?? 0, $0.changed[definition.name] ?? 0)
+                }
+                let definition = found?.scope != nil ? found! : definition
+                guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
+                guard partition != .nobody else { return ([:], seen, changed, epoch, definition) }
                 var stored: [String: [StoredRecord]] = [:]
                 var version = seen
                 for source in definition.sources {
@@ -36,15 +42,18 @@ extension ViewModelStore {
                         version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
                     }
                 }
-                return (stored, seen, version ?? floor)
+                // Never below the list's last definition change (its partitions were rebuilt then).
+                return (stored, seen, max(version ?? floor, changed), epoch, definition)
             }
+            let definition = current
+            guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
             var records: [String: [JSONValue]] = [:]
             for (source, list) in stored {
                 records[source] = try Self.parseAll(list, collection: source, log: log).filter { Self.owner(of: $0, scope: scope) == partition }
             }
             let snapshot = ListSnapshot.build(definition: definition, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: partition)
-            if let installed = cache.install(key, state: state, seen: seen) {
+            if let installed = cache.install(key, state: state, seen: seen, epoch: epoch) {
                 metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
                 return installed
             }
@@ -81,6 +90,8 @@ extension ViewModelStore {
         for partition in order {
             let key = MaterializationKey(list: definition.name, partition: partition)
             partitionVersions[key] = sequence
+            advanceLanguages(of: definition, partition: partition, by: routed[partition]!, sequence: sequence, next: &next,
+                             partitionVersions: &partitionVersions)
             guard let state = next[key] ?? cache.peek(key) else { continue }
             next[key] = state.next(apply(routed[partition]!, to: state, key: key, sequence: sequence), version: sequence)
         }

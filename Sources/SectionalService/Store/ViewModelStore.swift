@@ -18,18 +18,20 @@ public final class ViewModelStore: Sendable {
     /// Largest number of writes in one batch.
     public static let maxBatchOperations = 10_000
 
-    public let definitions: [ListDefinition]
+    /// The lists in force: the config's, with run-time definitions laid over them (changed
+    /// only under ``writer``; see `ViewModelStore+Definitions.swift`).
+    let catalog: Mutex<ListCatalog>
+    /// The definitions in force, in serving order.
+    public var definitions: [ListDefinition] { catalog.withLock { $0.definitions } }
     public let store: RecordStore
     let cache: MaterializationCache
-    /// Each list's version at start: a partition not written since is at it.
-    let startVersions: [String: Int64]
     /// Collections some per-user list reads (a write to them must say whose records it moved).
-    let scopedCollections: Set<String>
+    var scopedCollections: Set<String> { catalog.withLock { $0.scopedCollections } }
     let writer = Mutex<Void>(())
     /// The one thread that runs HTTP writes, so a server thread never waits on an fsync.
-    private let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
+    let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
     let log: Log
-    private let onChange: @Sendable ([VersionEvent]) -> Void
+    let onChange: @Sendable ([VersionEvent]) -> Void
     let metrics: Metrics
     private let duplicateLog = DuplicateLogLimiter()
     /// The last commit applied to the lists (read-your-writes: `minVersion`).
@@ -41,7 +43,6 @@ public final class ViewModelStore: Sendable {
     public init(definitions: [ListDefinition], store: RecordStore, log: Log, metrics: Metrics = Metrics(),
                 maxResidentRows: Int = 2_000_000,
                 onChange: @escaping @Sendable ([VersionEvent]) -> Void = { _ in }) throws(StoreError) {
-        self.definitions = definitions
         self.store = store
         self.log = log
         self.metrics = metrics
@@ -49,15 +50,16 @@ public final class ViewModelStore: Sendable {
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
         applied = AppliedVersion(try store.lastSequence())
         let sequences = try store.collectionSequences()
+        var catalog = ListCatalog(config: definitions)
+        for (list, errors) in catalog.load(try store.allDefinitions()) {
+            log.error("skipping a stored run-time definition that does not decode", ["list": .text(list), "errors": .text(errors.description)])
+        }
         var parsed: [String: [JSONValue]] = [:]
-        var startVersions: [String: Int64] = [:]
-        var scoped: Set<String> = []
-        for definition in definitions {
-            let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
-            startVersions[definition.name] = version
+        for definition in catalog.definitions {
+            let version = max(definition.sources.compactMap { sequences[$0] }.max() ?? 0, catalog.floors[definition.name] ?? 0)
+            catalog.setFloor(definition.name, version)
             if let scope = definition.scope {
                 for source in definition.sources {
-                    scoped.insert(source)
                     try store.prepareField(scope.field, in: source)
                 }
                 continue
@@ -69,8 +71,7 @@ public final class ViewModelStore: Sendable {
             cache.pin(MaterializationKey(list: definition.name, partition: nil), state: ListState(snapshot: snapshot, version: version))
             metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         }
-        self.startVersions = startVersions
-        scopedCollections = scoped
+        self.catalog = Mutex(catalog)
         for (key, state) in cache.pinnedStates() {
             logDuplicates(list: key.list, count: state.snapshot.duplicateRowCount)
         }
@@ -103,7 +104,7 @@ public final class ViewModelStore: Sendable {
 
     /// The definition of a list, or nil when there is no such list.
     public func definition(_ name: String) -> ListDefinition? {
-        definitions.first { $0.name == name }
+        catalog.withLock { $0.definition(name) }
     }
 
     /// The current state of a list that is the same for everyone, or nil when there is no such
@@ -114,7 +115,7 @@ public final class ViewModelStore: Sendable {
 
     /// The recent versions of a list or partition (for `changes`).
     func history(of state: ListState) -> ListHistory? {
-        cache.history(MaterializationKey(list: state.name, partition: state.partition))
+        cache.history(state.key)
     }
 
     /// The current state of every list that is the same for everyone, in definition order.
@@ -124,7 +125,7 @@ public final class ViewModelStore: Sendable {
     }
 
     /// Logs a list's count of dropped duplicate rows when it changed, at most once a minute.
-    private func logDuplicates(list: String, count: Int) {
+    func logDuplicates(list: String, count: Int) {
         guard log.level <= .warn, duplicateLog.shouldLog(list: list, count: count) else { return }
         log.warn("duplicate rows dropped", ["list": .text(list), "count": .number(Double(count))])
     }
@@ -238,8 +239,9 @@ public final class ViewModelStore: Sendable {
             defer { if let last = committed.map(\.sequence).max() { applied.advance(to: last) } }
             guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
             cache.publish(next, partitionVersions: partitionVersions)
-            var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
-            for (key, version) in partitionVersions where next[key] == nil {
+            // A language's rows move with the list (or partition) they translate: no events of their own.
+            var events = next.filter { $0.key.language == nil }.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
+            for (key, version) in partitionVersions where next[key] == nil && key.language == nil {
                 events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
             }
             return (results, events)
@@ -287,6 +289,7 @@ public final class ViewModelStore: Sendable {
                 logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
             }
             next[key] = state.next(snapshot, version: result.sequence)
+            advanceLanguages(of: definition, partition: nil, by: applied, sequence: result.sequence, next: &next, partitionVersions: &partitionVersions)
         }
     }
 
