@@ -120,9 +120,11 @@ fuzz: deps
 # The XCTest suite under a sanitizer, in its own scratch path so the normal build stays valid.
 # Heavy (a full build with instrumentation): run it when touching threads or unsafe code.
 asan: deps
+	@scripts/ensure-packages.sh $(TEST_PKGS)
 	scripts/sanitize.sh address
 
 tsan: deps
+	@scripts/ensure-packages.sh $(TEST_PKGS)
 	scripts/sanitize.sh thread
 
 clean:

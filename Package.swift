@@ -45,11 +45,16 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
-        // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib"]),
+        // The project's one JSON writer (JSONWriter) and locale-free number text. Its own module
+        // because both the HTTP server (problem answers) and the view-model core (rows, pages)
+        // write JSON, and the server must not depend on the core. Pure, no dependencies.
+        .target(name: "JSONOutput"),
 
-        // The pure view-model core: no I/O, no clocks, no globals.
-        .target(name: "ListModel", linkerSettings: [.linkedLibrary("m")]),
+        // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSONOutput"]),
+
+        // The pure view-model core: no I/O, no clocks, no globals. Re-exports JSONOutput.
+        .target(name: "ListModel", dependencies: ["JSONOutput"], linkerSettings: [.linkedLibrary("m")]),
 
         // Persistence of records, views and the change sequence: SQLite (default), PostgreSQL or memory.
         .target(name: "ListStore", dependencies: ["CSQLite", "CPostgres", "ListModel"]),
@@ -74,7 +79,7 @@ let package = Package(
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline, PostgreSQL databases.
         .target(name: "TestSupport", dependencies: ["CZlib", "CPostgres"], path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONOutput", "TestSupport"]),
         // Keys libcrypto generates for a test run, and tokens signed with them (any header, any claims).
         .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),

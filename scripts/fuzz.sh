@@ -42,20 +42,34 @@ link_flags() {
   esac
 }
 
-swiftc_fuzz=(swiftc -sanitize=fuzzer,address -O -g -parse-as-library)
+# Modules of this package a module imports: compiled before it, linked after it.
+deps_of() {
+  case "$1" in
+    ListModel|HTTPServer) echo JSONOutput ;;
+  esac
+}
+dep_libraries() {
+  local dep
+  for dep in $(deps_of "$1"); do echo "$out/lib$dep.a"; done
+}
+
+# `-package-name`: modules share `package` declarations (JSONOutput's, with ListModel), as under SwiftPM.
+swiftc_fuzz=(swiftc -sanitize=fuzzer,address -O -g -parse-as-library -package-name sectional)
 
 build_module() {
-  local module="$1" library="$out/lib$1.a"
+  local module="$1" library="$out/lib$1.a" dep
+  for dep in $(deps_of "$module"); do build_module "$dep"; done
   local sources
   mapfile -t sources < <(find "Sources/$module" -name '*.swift' | sort)
-  # Rebuild only when a source is newer than the library.
-  if [ -f "$library" ] && [ -z "$(find "Sources/$module" -name '*.swift' -newer "$library" | head -n 1)" ]; then
+  # Rebuild only when a source, or a dependency's library, is newer than the library.
+  if [ -f "$library" ] && [ -z "$(find "Sources/$module" -name '*.swift' -newer "$library" | head -n 1)" ] \
+     && [ -z "$(for dep in $(dep_libraries "$module"); do find "$dep" -newer "$library"; done)" ]; then
     return
   fi
   echo "== compiling $module for fuzzing (${#sources[@]} files)"
   # shellcheck disable=SC2046
   "${swiftc_fuzz[@]}" -module-name "$module" -enable-testing -emit-library -static \
-    -emit-module -emit-module-path "$out/modules/$module.swiftmodule" $(c_flags "$module") \
+    -emit-module -emit-module-path "$out/modules/$module.swiftmodule" -I "$out/modules" $(c_flags "$module") \
     "${sources[@]}" -o "$library"
 }
 
@@ -66,7 +80,7 @@ build_harness() {
   echo "== linking the $target harness"
   # shellcheck disable=SC2046
   "${swiftc_fuzz[@]}" -use-ld=lld -I "$out/modules" $(c_flags "$module") "Fuzz/$target/Harness.swift" \
-    "$out/lib$module.a" $(link_flags "$module") -o "$out/fuzz-$target"
+    "$out/lib$module.a" $(dep_libraries "$module") $(link_flags "$module") -o "$out/fuzz-$target"
 }
 
 targets=("$@")

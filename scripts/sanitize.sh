@@ -5,8 +5,8 @@
 #
 # Builds everything (tests and the `sectional` binary the integration tests start) instrumented, in
 # its own scratch path (.build-asan, .build-tsan), so the normal .build is left alone, then runs the
-# suite. A sanitizer report fails the test process (halt_on_error), so a finding cannot pass
-# unnoticed. Suppressions, each with its reason, are in scripts/sanitizers/ (TSan: accesses inside
+# suite with a throwaway PostgreSQL cluster (scripts/with-postgres.sh), as `make test` does. A
+# sanitizer report fails the test process (halt_on_error), so a finding cannot pass unnoticed. Suppressions, each with its reason, are in scripts/sanitizers/ (TSan: accesses inside
 # `Mutex.withLock`, whose contended futex path TSan cannot see). LeakSanitizer is off
 # (`detect_leaks=0`; set ASAN_OPTIONS to try it): these runs look for memory errors, not leaks,
 # which `make soak` watches.
@@ -26,4 +26,4 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0:abort_on_err
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/sanitizers/tsan.supp}"
 
 swift build --build-tests --scratch-path "$scratch" --sanitize="$sanitizer"
-swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" --disable-swift-testing "$@"
+scripts/with-postgres.sh swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" --disable-swift-testing "$@"

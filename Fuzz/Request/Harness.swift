@@ -26,12 +26,12 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces)
     }
 
-    if let problem = RequestFraming.problem(method: method, version: version, target: target, headers: headers) {
-        precondition(problem.status >= 400 && problem.status < 600, "a refusal with status \(problem.status)")
+    if let problem = RequestFraming.problem(method: HTTPMethod(method), version: version, target: target, headers: headers) {
+        precondition(problem.status.code >= 400 && problem.status.code < 600, "a refusal with status \(problem.status)")
         return 0
     }
     let uri = RequestFraming.originForm(target)
-    var request = Request(method: method, uri: uri, headers: headers)
+    var request = Request(method: HTTPMethod(method), uri: uri, headers: headers)
     for name in ["pageSize", "pageToken", "view", "since", "types", "keys", ""] { _ = request.query(name) }
     _ = request.path
     if let match = router.match(request.pathSegments) {
@@ -42,7 +42,7 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let cors = CrossOrigin(origins: ["https://app.example", "http://127.0.0.1:8080"])
     _ = cors.allowedOrigin(request)
     if CrossOrigin.isPreflight(request) {
-        _ = cors.answerOptions(request, allowedMethods: ["GET", "PUT"])
+        _ = cors.answerOptions(request, allowedMethods: [.get, .put])
     } else {
         var response = Response(body: Array(repeating: UInt8(ascii: "a"), count: 2048))
         cors.decorate(&response, for: request)
@@ -57,7 +57,7 @@ private let router: Router = {
     for template in ["/v1/lists", "/v1/lists/{list}", "/v1/lists/{list}/rows", "/v1/lists/{list}/sections/{index}/rows",
                      "/v1/lists/{list}/views/{view}/sections/{index}", "/v1/collections/{c}/records/{id}", "/healthz"] {
         router.get(template) { request in Response(body: Array(request.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&").utf8)) }
-        router.put(template) { _ in throw HTTPError(400, "invalid-request", detail: "refused") }
+        router.put(template) { _ in throw HTTPError(.badRequest, "invalid-request", detail: "refused") }
     }
     return router
 }()

@@ -68,12 +68,6 @@ static inline uint16_t sectional_mhd_bound_port(struct MHD_Daemon *daemon) {
     return info ? info->port : 0;
 }
 
-/// Connections currently open on the daemon.
-static inline unsigned int sectional_mhd_connection_count(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-    return info ? info->num_connections : 0;
-}
-
 /// The peer address of a connection (for logs and per-client limits), or NULL.
 static inline const struct sockaddr *sectional_mhd_client_address(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);

@@ -26,10 +26,10 @@ final class AnswerTests: XCTestCase {
         router.put("/guarded") { request in .json("{\"bytes\":\(request.body.count)}") }
         let frozen = router
         server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
-                        onCompleted: { [completed] done in completed.append((String(done.path), done.status)) },
+                        onCompleted: { [completed] done in completed.append((String(done.path), done.status.code)) },
                         onLibraryMessage: { [messages] message in messages.append(message) },
                         beforeContinue: { request in
-                            request.headers["Authorization"] == "yes" ? nil : HTTPError(401, "unauthorized", detail: "no").response
+                            request.headers["Authorization"] == "yes" ? nil : HTTPError(.unauthorized, "unauthorized", detail: "no").response
                         },
                         responder: { frozen.respond(to: &$0) })
         try server.start()

@@ -4,7 +4,7 @@ import XCTest
 final class CompressionTests: XCTestCase {
     /// Whether a large JSON answer is gzipped for this `Accept-Encoding`.
     private func gzipped(_ acceptEncoding: String) -> Bool {
-        let request = Request(method: "GET", uri: "/", headers: HTTPHeaders([("Accept-Encoding", acceptEncoding)]))
+        let request = Request(method: .get, uri: "/", headers: HTTPHeaders([("Accept-Encoding", acceptEncoding)]))
         var response = Response.json(String(repeating: #"{"a":1},"#, count: 400))
         Compression.apply(to: &response, for: request)
         return response.headers["Content-Encoding"] == "gzip"

@@ -13,7 +13,7 @@ final class FramingTests: XCTestCase {
     override func setUpWithError() throws {
         var router = Router()
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
-        router.post("/echo") { request in Response(status: 200, body: request.body) }
+        router.post("/echo") { request in Response(status: .ok, body: request.body) }
         router.get("/smuggled") { [smuggled] _ in
             smuggled.increment()
             return .json("{}")

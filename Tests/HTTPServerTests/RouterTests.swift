@@ -10,49 +10,52 @@ final class RouterTests: XCTestCase {
         router.get("/v1/lists/{list}/rows/{rowId}") { request in
             .json("\"\(request.parameter("list"))/\(request.parameter("rowId"))\"")
         }
-        var a = Request(method: "GET", uri: "/v1/lists/special")
+        var a = Request(method: .get, uri: "/v1/lists/special")
         XCTAssertEqual(String(decoding: router.respond(to: &a).body, as: UTF8.self), "\"literal\"")
-        var b = Request(method: "GET", uri: "/v1/lists/contacts")
+        var b = Request(method: .get, uri: "/v1/lists/contacts")
         XCTAssertEqual(String(decoding: router.respond(to: &b).body, as: UTF8.self), "\"param:contacts\"")
         XCTAssertEqual(b.route, "/v1/lists/{list}")
-        var c = Request(method: "GET", uri: "/v1/lists/c/rows/p-1?x=1")
+        var c = Request(method: .get, uri: "/v1/lists/c/rows/p-1?x=1")
         XCTAssertEqual(String(decoding: router.respond(to: &c).body, as: UTF8.self), "\"c/p-1\"")
-        var d = Request(method: "GET", uri: "/v1/lists/c/rows")
-        XCTAssertEqual(router.respond(to: &d).status, 404)
+        var d = Request(method: .get, uri: "/v1/lists/c/rows")
+        XCTAssertEqual(router.respond(to: &d).status, .notFound)
     }
 
     func testAGroupGuardRunsBeforeEveryRouteOfTheGroupAndOnlyThose() {
         var router = Router()
         let refuse: Router.Guard = { request throws(HTTPError) in
-            guard request.headers["X-Key"] == "k" else { throw HTTPError(401, "unauthorized", detail: "no key") }
+            guard request.headers["X-Key"] == "k" else { throw HTTPError(.unauthorized, "unauthorized", detail: "no key") }
         }
         let ran = Counter()
-        router.guarded(by: refuse) { router in
+        router.guarded("key", by: refuse) { router in
             router.put("/v1/things/{id}") { _ in ran.increment(); return .empty() }
-            router.guarded(by: { request throws(HTTPError) in
-                guard request.headers["X-Admin"] != nil else { throw HTTPError(403, "forbidden", detail: "not admin") }
+            router.guarded("admin", by: { request throws(HTTPError) in
+                guard request.headers["X-Admin"] != nil else { throw HTTPError(.forbidden, "forbidden", detail: "not admin") }
             }) { router in
                 router.delete("/v1/things/{id}") { _ in ran.increment(); return .empty() }
             }
         }
         router.get("/v1/things/{id}") { _ in .json("1") }
+        XCTAssertEqual(router.routes.map { "\($0.method) \($0.template) \($0.guards)" },
+                       ["PUT /v1/things/{id} [\"key\"]", "DELETE /v1/things/{id} [\"key\", \"admin\"]", "GET /v1/things/{id} []"],
+                       "routes are listed with the names of their guards, outermost first")
 
-        var open = Request(method: "GET", uri: "/v1/things/a")
-        XCTAssertEqual(router.respond(to: &open).status, 200, "outside the group: no guard")
-        var head = Request(method: "HEAD", uri: "/v1/things/a")
-        XCTAssertEqual(router.respond(to: &head).status, 200)
-        var put = Request(method: "PUT", uri: "/v1/things/a")
-        XCTAssertEqual(router.respond(to: &put).status, 401)
-        var delete = Request(method: "DELETE", uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))
-        XCTAssertEqual(router.respond(to: &delete).status, 403, "an inner group adds its guard to the outer one")
+        var open = Request(method: .get, uri: "/v1/things/a")
+        XCTAssertEqual(router.respond(to: &open).status, .ok, "outside the group: no guard")
+        var head = Request(method: .head, uri: "/v1/things/a")
+        XCTAssertEqual(router.respond(to: &head).status, .ok)
+        var put = Request(method: .put, uri: "/v1/things/a")
+        XCTAssertEqual(router.respond(to: &put).status, .unauthorized)
+        var delete = Request(method: .delete, uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))
+        XCTAssertEqual(router.respond(to: &delete).status, .forbidden, "an inner group adds its guard to the outer one")
         XCTAssertEqual(ran.value, 0, "no handler ran for a refused request")
 
         let match = router.match(["v1", "things", "a"])
-        XCTAssertThrowsError(try match?.admit(Request(method: "PUT", uri: "/v1/things/a")), "admit runs the guard from the head alone")
-        XCTAssertNoThrow(try match?.admit(Request(method: "PUT", uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))))
-        XCTAssertNoThrow(try match?.admit(Request(method: "GET", uri: "/v1/things/a")))
-        var allowed = Request(method: "PUT", uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))
-        XCTAssertEqual(router.respond(to: &allowed).status, 204)
+        XCTAssertThrowsError(try match?.admit(Request(method: .put, uri: "/v1/things/a")), "admit runs the guard from the head alone")
+        XCTAssertNoThrow(try match?.admit(Request(method: .put, uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))))
+        XCTAssertNoThrow(try match?.admit(Request(method: .get, uri: "/v1/things/a")))
+        var allowed = Request(method: .put, uri: "/v1/things/a", headers: HTTPHeaders([("X-Key", "k")]))
+        XCTAssertEqual(router.respond(to: &allowed).status, .noContent)
         XCTAssertEqual(ran.value, 1)
     }
 
@@ -60,9 +63,9 @@ final class RouterTests: XCTestCase {
         struct Secret: Error {}
         var router = Router()
         router.get("/boom") { _ in throw Secret() }
-        var request = Request(method: "GET", uri: "/boom")
+        var request = Request(method: .get, uri: "/boom")
         let response = router.respond(to: &request)
-        XCTAssertEqual(response.status, 500)
+        XCTAssertEqual(response.status, .internalServerError)
         let text = String(decoding: response.body, as: UTF8.self)
         XCTAssertTrue(text.contains("/problems/internal"))
         XCTAssertFalse(text.contains("Secret"))

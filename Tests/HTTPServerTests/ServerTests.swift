@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPServer
+import JSONOutput
 import Synchronization
 import TestSupport
 import XCTest
@@ -14,11 +15,11 @@ final class ServerTests: XCTestCase {
         var router = Router()
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.post("/echo") { request in
-            Response(status: 200, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]), body: request.body)
+            Response(status: .ok, headers: HTTPHeaders([("Content-Type", "application/octet-stream")]), body: request.body)
         }
         router.get("/items/{name}") { request in
             let query = request.query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-            return .json("{\"name\":\(JSONText.quote(request.parameter("name"))),\"query\":\(JSONText.quote(query)),\"path\":\(JSONText.quote(request.path))}")
+            return .json("{\"name\":\(JSONWriter.quoted(request.parameter("name"))),\"query\":\(JSONWriter.quoted(query)),\"path\":\(JSONWriter.quoted(request.path))}")
         }
         router.delete("/items/{name}") { _ in .empty() }
         router.get("/slow") { [releaseSlow, slowStarted] _ in
@@ -26,7 +27,7 @@ final class ServerTests: XCTestCase {
             releaseSlow.wait()
             return .json(#"{"slow":true}"#)
         }
-        router.get("/fail") { _ in throw HTTPError(409, "conflict-here", detail: "a \"quoted\" detail") }
+        router.get("/fail") { _ in throw HTTPError(.conflict, "conflict-here", detail: "a \"quoted\" detail") }
         let frozen = router
         server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 4, maxBodyBytes: 1000)) {
             frozen.respond(to: &$0)

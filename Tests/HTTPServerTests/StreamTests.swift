@@ -18,7 +18,7 @@ final class StreamTests: XCTestCase {
             let stream = StreamBody(maxBufferedBytes: 1024)
             streams.all.withLock { $0.append(stream) }
             stream.send(Array(": hello\n\n".utf8))
-            return Response(status: 200, headers: HTTPHeaders([("Content-Type", "text/event-stream")]), stream: stream)
+            return Response(status: .ok, headers: HTTPHeaders([("Content-Type", "text/event-stream")]), stream: stream)
         }
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         let frozen = router

@@ -1,9 +1,11 @@
+import JSONOutput
+
 /// An error that is also an HTTP answer: an RFC 9457 problem with a slug, a status and a detail.
 ///
 /// Handlers throw it; the server turns it into `application/problem+json` with
 /// `"type": "/problems/<slug>"`. Any other error thrown becomes `500 internal` with no internals leaked.
 public struct HTTPError: Error, Sendable, Equatable {
-    public let status: Int
+    public let status: HTTPStatus
     public let slug: String
     public let title: String
     public let detail: String
@@ -12,7 +14,7 @@ public struct HTTPError: Error, Sendable, Equatable {
     /// Extension members of the problem object; values are JSON text.
     public var extensions: [(name: String, json: String)]
 
-    public init(_ status: Int, _ slug: String, title: String? = nil, detail: String,
+    public init(_ status: HTTPStatus, _ slug: String, title: String? = nil, detail: String,
                 headers: [String: String] = [:], extensions: [(name: String, json: String)] = []) {
         self.status = status
         self.slug = slug
@@ -28,10 +30,15 @@ public struct HTTPError: Error, Sendable, Equatable {
 
     /// The problem+json answer for this error.
     public var response: Response {
-        var text = "{\"type\":\"/problems/\(slug)\",\"title\":\(JSONText.quote(title)),\"status\":\(status),\"detail\":\(JSONText.quote(detail))"
-        for (name, json) in extensions { text += ",\(JSONText.quote(name)):\(json)" }
-        text += "}"
-        var answer = Response(status: status, body: Array(text.utf8))
+        var w = JSONWriter(capacity: 96 + slug.utf8.count + title.utf8.count + detail.utf8.count)
+        w.beginObject()
+        w.key("type"); w.string("/problems/" + slug)
+        w.key("title"); w.string(title)
+        w.key("status"); w.int(status.code)
+        w.key("detail"); w.string(detail)
+        for (name, json) in extensions { w.key(name); w.rawValue(Array(json.utf8)) }
+        w.endObject()
+        var answer = Response(status: status, body: w.bytes)
         answer.headers.add("Content-Type", "application/problem+json")
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { answer.headers.add(name, value) }
         return answer
@@ -52,39 +59,18 @@ public struct HTTPError: Error, Sendable, Equatable {
     }
 
     public static func notFound(_ path: String) -> HTTPError {
-        HTTPError(404, "not-found", detail: "No route matches \(echo(path)).")
+        HTTPError(.notFound, "not-found", detail: "No route matches \(echo(path)).")
     }
 
-    public static func methodNotAllowed(_ method: String, allowed: [String]) -> HTTPError {
-        HTTPError(405, "method-not-allowed", detail: "\(echo(method)) is not allowed here; use \(allowed.joined(separator: ", ")).",
-                  headers: ["Allow": allowed.joined(separator: ", ")])
+    public static func methodNotAllowed(_ method: HTTPMethod, allowed: [HTTPMethod]) -> HTTPError {
+        let list = allowed.map(\.rawValue).joined(separator: ", ")
+        return HTTPError(.methodNotAllowed, "method-not-allowed", detail: "\(echo(method.rawValue)) is not allowed here; use \(list).",
+                         headers: ["Allow": list])
     }
 
     public static func bodyTooLarge(limit: Int) -> HTTPError {
-        HTTPError(413, "body-too-large", detail: "The request body is larger than \(limit) bytes.")
+        HTTPError(.contentTooLarge, "body-too-large", detail: "The request body is larger than \(limit) bytes.")
     }
 
-    public static let internalError = HTTPError(500, "internal", detail: "The server could not answer this request.")
-}
-
-/// Minimal JSON text helpers for the server's own answers.
-public enum JSONText {
-    /// `text` as a JSON string literal (RFC 8259 §7).
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    public static let internalError = HTTPError(.internalServerError, "internal", detail: "The server could not answer this request.")
 }

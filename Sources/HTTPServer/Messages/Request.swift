@@ -1,7 +1,7 @@
 /// One HTTP request, complete with its body, as handed to a route handler.
 public struct Request: Sendable {
-    /// The method as sent, e.g. `GET`.
-    public let method: String
+    /// The method as sent, e.g. ``HTTPMethod/get``.
+    public let method: HTTPMethod
     /// The request target as sent: path and query, still percent-encoded.
     public let rawURI: String
     /// The path part of ``rawURI``, still percent-encoded.
@@ -22,7 +22,7 @@ public struct Request: Sendable {
     /// The matched route template, e.g. `/v1/lists/{list}`; empty when none matched.
     public var route: String = ""
 
-    public init(method: String, uri: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+    public init(method: HTTPMethod, uri: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method
         self.rawURI = uri
         self.headers = headers

@@ -13,10 +13,10 @@ public enum Compression {
     /// keeps only the plain one); a `304` says what its `200` would have (RFC 9110 §15.4.5).
     public static func apply(to response: inout Response, for request: Request) {
         guard response.stream == nil, response.headers["Content-Encoding"] == nil,
-              response.status == 304 || !response.body.isEmpty else { return }
+              response.status == .notModified || !response.body.isEmpty else { return }
         response.headers.add("Vary", "Accept-Encoding")
         guard acceptsGzip(request) else { return }
-        if response.status == 304 {
+        if response.status == .notModified {
             tagGzip(&response)
             return
         }

@@ -24,15 +24,15 @@ public struct CrossOrigin: Sendable {
 
     /// True for a CORS preflight: `OPTIONS` with `Access-Control-Request-Method`.
     static func isPreflight(_ request: Request) -> Bool {
-        request.method == "OPTIONS" && request.headers["Access-Control-Request-Method"] != nil
+        request.method == .options && request.headers["Access-Control-Request-Method"] != nil
     }
 
     /// The answer to `OPTIONS` on a path whose routes take `allowedMethods`: 204 with `Allow`
     /// and, for a preflight from an allowed origin, the methods and request headers allowed.
     /// The origin fields are added by `decorate`, as for every other answer.
-    public func answerOptions(_ request: Request, allowedMethods: [String]) -> Response {
-        let methods = (allowedMethods + ["OPTIONS"]).joined(separator: ", ")
-        var response = Response(status: 204)
+    public func answerOptions(_ request: Request, allowedMethods: [HTTPMethod]) -> Response {
+        let methods = (allowedMethods + [.options]).map(\.rawValue).joined(separator: ", ")
+        var response = Response(status: .noContent)
         response.headers.add("Allow", methods)
         if Self.isPreflight(request), allowedOrigin(request) != nil {
             response.headers.add("Access-Control-Allow-Methods", methods)

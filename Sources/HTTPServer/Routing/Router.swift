@@ -5,9 +5,10 @@
 /// with an `Allow` header. `HEAD` is answered by the `GET` handler (libmicrohttpd drops the body).
 /// Build the router once, then hand it to the server: it is immutable while serving.
 ///
-/// Routes added inside ``guarded(by:_:)`` carry that guard: it runs before their handler, and
+/// Routes added inside ``guarded(_:by:_:)`` carry that guard: it runs before their handler, and
 /// ``Match/admit(_:)`` runs it from the request head alone (before a body is read), so a route
-/// of a guarded group cannot forget its check.
+/// of a guarded group cannot forget its check. ``routes`` lists every route with the names of
+/// its guards, so a test can hold that every route of a kind (e.g. every write) is guarded.
 public struct Router: Sendable {
     /// A route handler: plain synchronous code on a server thread. Throw ``HTTPError`` for problems.
     public typealias Handler = @Sendable (Request) throws -> Response
@@ -17,19 +18,28 @@ public struct Router: Sendable {
     private struct Node: Sendable {
         var literals: [String: Int] = [:]
         var parameter: (name: String, node: Int)?
-        var handlers: [String: Handler] = [:]
-        var guards: [String: Guard] = [:]
+        var handlers: [HTTPMethod: Handler] = [:]
+        var guards: [HTTPMethod: Guard] = [:]
         var template = ""
+    }
+
+    /// One registered route: its method, template and the names of its guards, outermost first.
+    public struct Route: Sendable, Equatable {
+        public let method: HTTPMethod
+        public let template: String
+        public let guards: [String]
     }
 
     private var nodes = [Node()]
     /// The guards of the groups being registered, outermost first.
-    private var activeGuards: [Guard] = []
+    private var activeGuards: [(name: String, check: Guard)] = []
+    /// Every route added, in the order added (a replaced route keeps its first place).
+    public private(set) var routes: [Route] = []
 
     public init() {}
 
     /// Adds a handler for `method` on `template`. Adding the same method and template twice replaces it.
-    public mutating func add(_ method: String, _ template: String, _ handler: @escaping Handler) {
+    public mutating func add(_ method: HTTPMethod, _ template: String, _ handler: @escaping Handler) {
         var current = 0
         for segment in template.split(separator: "/") {
             if segment.hasPrefix("{") && segment.hasSuffix("}") {
@@ -51,14 +61,20 @@ public struct Router: Sendable {
             }
         }
         nodes[current].handlers[method] = handler
-        nodes[current].guards[method] = Self.combined(activeGuards)
+        nodes[current].guards[method] = Self.combined(activeGuards.map(\.check))
         nodes[current].template = template
+        let route = Route(method: method, template: template, guards: activeGuards.map(\.name))
+        if let index = routes.firstIndex(where: { $0.method == method && $0.template == template }) {
+            routes[index] = route
+        } else {
+            routes.append(route)
+        }
     }
 
     /// Registers the routes `register` adds with `check` as their guard (after any guard of an
-    /// enclosing group).
-    public mutating func guarded(by check: @escaping Guard, _ register: (inout Router) -> Void) {
-        activeGuards.append(check)
+    /// enclosing group); `name` names the guard in ``routes``.
+    public mutating func guarded(_ name: String, by check: @escaping Guard, _ register: (inout Router) -> Void) {
+        activeGuards.append((name, check))
         register(&self)
         activeGuards.removeLast()
     }
@@ -71,31 +87,31 @@ public struct Router: Sendable {
         }
     }
 
-    public mutating func get(_ template: String, _ handler: @escaping Handler) { add("GET", template, handler) }
-    public mutating func post(_ template: String, _ handler: @escaping Handler) { add("POST", template, handler) }
-    public mutating func put(_ template: String, _ handler: @escaping Handler) { add("PUT", template, handler) }
-    public mutating func delete(_ template: String, _ handler: @escaping Handler) { add("DELETE", template, handler) }
-    public mutating func patch(_ template: String, _ handler: @escaping Handler) { add("PATCH", template, handler) }
+    public mutating func get(_ template: String, _ handler: @escaping Handler) { add(.get, template, handler) }
+    public mutating func post(_ template: String, _ handler: @escaping Handler) { add(.post, template, handler) }
+    public mutating func put(_ template: String, _ handler: @escaping Handler) { add(.put, template, handler) }
+    public mutating func delete(_ template: String, _ handler: @escaping Handler) { add(.delete, template, handler) }
+    public mutating func patch(_ template: String, _ handler: @escaping Handler) { add(.patch, template, handler) }
 
     /// The result of matching a path: the node's handlers and template, and the parameters.
     public struct Match: Sendable {
         public let template: String
         public let parameters: [String: String]
-        fileprivate let handlers: [String: Handler]
-        fileprivate let guards: [String: Guard]
+        fileprivate let handlers: [HTTPMethod: Handler]
+        fileprivate let guards: [HTTPMethod: Guard]
 
         /// Runs the guard of the route for the request's method (`HEAD` as `GET`), if it has one.
         /// Needs only the request head, so a refusal can be sent before the body is read.
         public func admit(_ request: Request) throws(HTTPError) {
-            let method = handlers[request.method] == nil && request.method == "HEAD" ? "GET" : request.method
+            let method: HTTPMethod = handlers[request.method] == nil && request.method == .head ? .get : request.method
             try guards[method]?(request)
         }
 
         /// Methods with a handler here, `HEAD` included where `GET` is, sorted.
-        public var allowedMethods: [String] {
+        public var allowedMethods: [HTTPMethod] {
             var methods = Set(handlers.keys)
-            if methods.contains("GET") { methods.insert("HEAD") }
-            return methods.sorted()
+            if methods.contains(.get) { methods.insert(.head) }
+            return methods.sorted { $0.rawValue < $1.rawValue }
         }
     }
 
@@ -127,7 +143,7 @@ public struct Router: Sendable {
         request.route = match.template
         request.parameters = match.parameters
         guard let handler = match.handlers[request.method]
-                ?? (request.method == "HEAD" ? match.handlers["GET"] : nil) else {
+                ?? (request.method == .head ? match.handlers[.get] : nil) else {
             return HTTPError.methodNotAllowed(request.method, allowed: match.allowedMethods).response
         }
         do {

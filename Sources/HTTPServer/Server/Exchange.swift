@@ -11,7 +11,7 @@ final class Exchange {
     /// The request target: as sent, then in origin form once the head has been checked.
     var target: String
     let startNanos: UInt64
-    var method = ""
+    var method = HTTPMethod.get
     var headers = HTTPHeaders()
     var body: [UInt8] = []
     /// Set once the first handler call has looked at the request head.
@@ -23,7 +23,7 @@ final class Exchange {
     var route = ""
     /// Set while the answer is being completed on another thread (connection suspended).
     var deferred: DeferredResponse?
-    var status = 0
+    var status = HTTPStatus.unanswered
     var bytes = 0
 
     init(rawURI: String) {

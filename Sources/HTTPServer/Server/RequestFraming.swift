@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// Judges a request's head before any of its body is read (RFC 9112 §3, §6.1, §6.3), so a
 /// request whose body length is ambiguous is refused instead of being read one way here and
 /// another way by a proxy in front (request smuggling).
@@ -10,7 +12,7 @@ enum RequestFraming {
     /// - Parameters:
     ///   - version: the HTTP version as sent, e.g. `HTTP/1.1`.
     ///   - target: the request target as sent.
-    static func problem(method: String, version: String, target: String, headers: HTTPHeaders) -> HTTPError? {
+    static func problem(method: HTTPMethod, version: String, target: String, headers: HTTPHeaders) -> HTTPError? {
         if let problem = targetProblem(method: method, target: target) { return problem }
         var lengths: [String] = []
         var codings: [String] = []
@@ -18,7 +20,7 @@ enum RequestFraming {
         var hosts = 0
         for (name, value) in headers {
             guard !name.isEmpty, bytes(of: name, allSatisfy: isTokenByte) else {
-                return invalid("The header field name \(JSONText.quote(name)) is not a token.")
+                return invalid("The header field name \(JSONWriter.quoted(name)) is not a token.")
             }
             guard bytes(of: value, allSatisfy: { $0 != 0 && $0 != 13 }) else {
                 return invalid("The header field \(name) holds a CR or NUL byte.")
@@ -45,7 +47,7 @@ enum RequestFraming {
             if codings.last != "chunked" || codings.filter({ $0 == "chunked" }).count > 1 {
                 return invalid("Transfer-Encoding must end with chunked, once; the body length cannot be determined.")
             }
-            return HTTPError(501, "not-implemented", detail: "Only the chunked transfer coding is supported.")
+            return HTTPError(.notImplemented, "not-implemented", detail: "Only the chunked transfer coding is supported.")
         }
         if let first = lengths.first {
             guard !first.isEmpty, first.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), lengths.allSatisfy({ $0 == first }) else {
@@ -65,11 +67,11 @@ enum RequestFraming {
         return path.hasPrefix("?") ? "/" + path : path
     }
 
-    private static func targetProblem(method: String, target: String) -> HTTPError? {
+    private static func targetProblem(method: HTTPMethod, target: String) -> HTTPError? {
         guard !target.isEmpty, bytes(of: target, allSatisfy: { $0 > 0x20 && $0 < 0x7F }) else {
             return invalid("The request target must be visible ASCII without spaces.")
         }
-        if target.hasPrefix("/") || (target == "*" && method == "OPTIONS") { return nil }
+        if target.hasPrefix("/") || (target == "*" && method == .options) { return nil }
         if let rest = absoluteFormRest(target), !rest.isEmpty, !rest.hasPrefix("/") { return nil }
         return invalid("The request target must be a path starting with / or an absolute http(s) URI.")
     }
@@ -92,7 +94,7 @@ enum RequestFraming {
     }
 
     private static func invalid(_ detail: String) -> HTTPError {
-        HTTPError(400, "invalid-request", detail: detail)
+        HTTPError(.badRequest, "invalid-request", detail: detail)
     }
 
     /// `tchar` of RFC 9110 §5.6.2.

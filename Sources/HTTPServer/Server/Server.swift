@@ -146,7 +146,7 @@ public final class Server: @unchecked Sendable {
             // First call: only the head has arrived. Answer on a later call to keep the connection alive.
             exchange.started = true
             inFlight.add(1, ordering: .relaxed)
-            exchange.method = String(cString: method)
+            exchange.method = HTTPMethod(String(cString: method))
             exchange.headers = Self.headers(of: connection)
             if let problem = headProblem(connection, method: method, version: version, exchange: exchange) {
                 return queue(problem, on: connection, for: exchange)
@@ -210,9 +210,9 @@ public final class Server: @unchecked Sendable {
         if exchange.started { inFlight.subtract(1, ordering: .releasing) }
         if let deferred = exchange.deferred { deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) } }
         guard let onCompleted else { return }
-        if exchange.status == 0, let connection {
+        if exchange.status == .unanswered, let connection {
             // libmicrohttpd answered by itself (e.g. 400 for a malformed Content-Length, 431).
-            exchange.status = Int(sectional_mhd_queued_status(connection))
+            exchange.status = HTTPStatus(code: Int(sectional_mhd_queued_status(connection)))
         }
         let seconds = Double(Clock.nanoseconds() - exchange.startNanos) / 1e9
         onCompleted(CompletedRequest(method: exchange.method, target: exchange.target, route: exchange.route,
@@ -232,7 +232,7 @@ public final class Server: @unchecked Sendable {
         }
         exchange.answered = true
         exchange.status = response.status
-        exchange.bytes = exchange.method == "HEAD" ? 0 : response.body.count
+        exchange.bytes = exchange.method == .head ? 0 : response.body.count
         let answer: OpaquePointer?
         if let stream = response.stream {
             stream.attach(connection)
@@ -258,7 +258,7 @@ public final class Server: @unchecked Sendable {
                 return fallback()
             }
         }
-        let result = MHD_queue_response(connection, UInt32(response.status), answer)
+        let result = MHD_queue_response(connection, UInt32(response.status.code), answer)
         MHD_destroy_response(answer)
         return result
     }
@@ -274,7 +274,7 @@ public final class Server: @unchecked Sendable {
         var problem = RequestFraming.problem(method: exchange.method, version: version.map { String(cString: $0) } ?? "",
                                              target: exchange.target, headers: exchange.headers)
         if problem == nil, !sectional_mhd_head_is_intact(connection, method) {
-            problem = HTTPError(400, "invalid-request", detail: "A header field holds a NUL byte or is folded over lines.")
+            problem = HTTPError(.badRequest, "invalid-request", detail: "A header field holds a NUL byte or is folded over lines.")
         }
         guard var answer = problem?.response else { return nil }
         answer.headers.set("Connection", "close")

@@ -35,7 +35,7 @@ public struct ServerConfiguration: Sendable {
 
 /// What the server tells about one finished request, for access logs and metrics.
 public struct CompletedRequest: Sendable {
-    public let method: String
+    public let method: HTTPMethod
     /// The request target as sent (path and query).
     public let target: String
     /// The path of the target, still percent-encoded.
@@ -45,8 +45,8 @@ public struct CompletedRequest: Sendable {
     }
     /// The route template that matched, or empty.
     public let route: String
-    /// 0 when the client went away before an answer was queued.
-    public let status: Int
+    /// ``HTTPStatus/unanswered`` when the client went away before an answer was queued.
+    public let status: HTTPStatus
     public let bytes: Int
     public let durationSeconds: Double
 }

@@ -24,13 +24,4 @@ struct SocketAddress {
             target.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
         }
     }
-
-    /// The numeric form, e.g. `127.0.0.1` or `::1`.
-    static func numericHost(_ address: UnsafePointer<sockaddr>) -> String {
-        var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        let length = address.pointee.sa_family == sa_family_t(AF_INET6)
-            ? socklen_t(MemoryLayout<sockaddr_in6>.size) : socklen_t(MemoryLayout<sockaddr_in>.size)
-        guard getnameinfo(address, length, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST) == 0 else { return "" }
-        return String(cString: buffer)
-    }
 }

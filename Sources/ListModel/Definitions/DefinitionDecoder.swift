@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// Validating decoder of list definitions; collects every error with its JSON path.
 struct DefinitionDecoder {
     var errors: [DefinitionError] = []

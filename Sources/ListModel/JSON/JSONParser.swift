@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A strict RFC 8259 JSON parser over UTF-8 bytes.
 ///
 /// Rejects invalid UTF-8 (including overlong forms, surrogates and lone `\u` surrogate escapes),

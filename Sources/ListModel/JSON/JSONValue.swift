@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A JSON value.
 ///
 /// Numbers are kept exactly as written: an integer literal that fits in `Int64` parses as

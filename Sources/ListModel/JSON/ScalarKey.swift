@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A JSON scalar as a canonical text, so that equal values (by JSON value: `42` and `42.0`
 /// alike) give equal keys and different ones different keys: `s:` and the string, `n:` and the
 /// number, `b:true` / `b:false`. What per-user lists key their partitions by.

@@ -38,9 +38,6 @@ public struct ListChangeLog: Sendable {
     /// The newest version.
     public var latest: Entry { entries[entries.count - 1] }
 
-    /// The oldest version still answerable.
-    public var oldestVersion: Int64 { entries[0].version }
-
     /// Versions kept and the written ids they name.
     public var size: (versions: Int, writtenRows: Int) { (entries.count, writtenRows) }
 

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A built row: its identity, its position key, and its JSON pre-encoded in pieces.
 ///
 /// Everything but the index path, tag and accessibility identifier (which depend on position)

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// One built section: which spec made it, its keys and its rows. Header texts are rendered
 /// when served (they may depend on the row count).
 struct SectionNode: Sendable {

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A batch update's members in the `changes` answer, written with ``JSONWriter`` in the
 /// documented order.
 extension BatchUpdate {

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// JSON output in the API shapes, written with ``JSONWriter``: the pieces answers are made of —
 /// sections (``writeSection(_:view:into:)``, ``writeSectionWithRows(_:view:start:count:rowOffset:into:)``)
 /// and rows (``writeRow(_:into:)``). The answers' envelopes (list name, version, paging members)

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// Writes row objects in the API shape: a row's pre-encoded bytes (see ``Row``) with the
 /// members that depend on its position spliced in.
 ///

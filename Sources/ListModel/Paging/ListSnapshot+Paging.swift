@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// One page of visible rows.
 public struct Page: Sendable {
     /// A section on the page: the rows `rowOffset ..< rowOffset+rowCount` of section `index`

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A Unicode (CLDR/ICU) date pattern parsed once, rendered in UTC with the names of one
 /// language (``DateNames``; English by default).
 ///

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A dotted path into a record (`address.city`), split once at load.
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The member names, outermost first.

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// One row as an app shows it: the row object of the list's JSON answers, typed.
 ///
 /// The server writes rows from pre-encoded bytes; an app (or a client library) reads them

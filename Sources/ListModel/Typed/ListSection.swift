@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// One section as an app shows it: the section object of the list's JSON answers (outline,
 /// pages, section ranges) without its rows, typed.
 public struct ListSection: Sendable, Hashable {

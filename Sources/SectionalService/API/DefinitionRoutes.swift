@@ -15,7 +15,7 @@ struct DefinitionRoutes {
 
     func register(on router: inout Router) {
         router.get("/v1/lists/{list}/definition") { request in try read(request) }
-        router.guarded(by: serviceOnly.check) { router in
+        router.guarded(ServiceTokenGuard.name, by: serviceOnly.check) { router in
             router.put("/v1/lists/{list}/definition") { request in try put(request) }
             router.delete("/v1/lists/{list}/definition") { request in try delete(request) }
         }
@@ -44,7 +44,7 @@ struct DefinitionRoutes {
         return change(name, to: definition) { change throws(HTTPError) in
             guard let change else { throw Problem.listNotFound(name) }
             var response = Self.answer(name: name, definition: definition, runtime: true, revision: change.stored.revision,
-                                       status: change.created ? 201 : 200)
+                                       status: change.created ? .created : .ok)
             if change.created { response.headers.add("Location", "/v1/lists/\(name)") }
             return response
         }
@@ -53,11 +53,11 @@ struct DefinitionRoutes {
     private func delete(_ request: Request) throws(HTTPError) -> Response {
         let name = try request.name("list", kind: "list")
         guard let found = lists.definitionOrigin(name), found.runtime else {
-            throw HTTPError(404, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
+            throw HTTPError(.notFound, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
         }
         return change(name, to: nil) { change throws(HTTPError) in
             guard change != nil else {
-                throw HTTPError(404, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
+                throw HTTPError(.notFound, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
             }
             return .empty()
         }
@@ -86,7 +86,7 @@ struct DefinitionRoutes {
     }
 
     /// `{"list","revision","source","definition"}`.
-    static func answer(name: String, definition: ListDefinition, runtime: Bool, revision: Int64, status: Int = 200) -> Response {
+    static func answer(name: String, definition: ListDefinition, runtime: Bool, revision: Int64, status: HTTPStatus = .ok) -> Response {
         jsonAnswer(status: status) { w in
             w.beginObject()
             w.key("list"); w.string(name)
@@ -109,7 +109,7 @@ struct DefinitionRoutes {
         }
         w.endArray()
         let count = errors.errors.count
-        return HTTPError(400, "invalid-definition", title: "Invalid definition",
+        return HTTPError(.badRequest, "invalid-definition", title: "Invalid definition",
                          detail: "The definition has \(count) problem\(count == 1 ? "" : "s"); see errors.",
                          extensions: [("errors", String(decoding: w.bytes, as: UTF8.self))])
     }

@@ -19,7 +19,7 @@ struct DocumentRoutes {
         headers.add("Content-Type", type)
         for (name, value) in extra { headers.add(name, value) }
         router.get(path) { [headers] request in
-            EntityTag.answer(request, tag: tag) { Response(status: 200, headers: headers, body: document) }
+            EntityTag.answer(request, tag: tag) { Response(status: .ok, headers: headers, body: document) }
         }
     }
 

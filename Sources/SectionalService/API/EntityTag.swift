@@ -22,7 +22,7 @@ enum EntityTag {
     /// answer and tags it.
     static func answer(_ request: Request, tag: String, _ build: () throws -> Response) rethrows -> Response {
         if let condition = request.headers["If-None-Match"], matches(condition, tag) {
-            var response = Response(status: 304)
+            var response = Response(status: .notModified)
             response.headers.add("ETag", tag)
             return response
         }

@@ -18,7 +18,7 @@ struct EventRoutes {
             headers.add("Content-Type", "text/event-stream")
             headers.add("Cache-Control", state.definition.access == .users ? "private, no-store" : "no-store")
             headers.add("X-Accel-Buffering", "no")
-            return Response(status: 200, headers: headers, stream: stream)
+            return Response(status: .ok, headers: headers, stream: stream)
         }
     }
 }

@@ -98,7 +98,7 @@ extension ServiceContext {
             throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
         }
         guard lists.applied.wait(for: version, timeout: Self.minVersionWaitSeconds) else {
-            throw HTTPError(503, "not-caught-up", title: "Not caught up",
+            throw HTTPError(.serviceUnavailable, "not-caught-up", title: "Not caught up",
                             detail: "This instance has not applied version \(version) yet (it is at \(lists.applied.current)); try again.",
                             headers: ["Retry-After": "1"])
         }

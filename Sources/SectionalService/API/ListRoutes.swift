@@ -156,7 +156,7 @@ struct ListRoutes {
                 page = try t.snapshot.page(size: size, token: token, view: t.view, binding: t.pageBinding)
             } catch let error as PageTokenError {
                 if error == .wrongBinding, let token, staleDefinition(token, t) {
-                    throw HTTPError(400, "invalid-page-token",
+                    throw HTTPError(.badRequest, "invalid-page-token",
                                     detail: "The list's definition changed since this walk began: reload the list from its first page.",
                                     extensions: [("reload", "true")])
                 }

@@ -1,4 +1,5 @@
 import HTTPServer
+import ListModel
 
 /// Health, readiness and metrics.
 struct OperationRoutes {
@@ -11,8 +12,12 @@ struct OperationRoutes {
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.get("/readyz") { _ in
             let phase = readiness.phase
-            let fault = faults.current.map { ",\"storageFault\":\"\($0.rawValue)\"" } ?? ""
-            return .json("{\"status\":\"\(phase.name)\"\(fault)}", status: phase == .ready ? 200 : 503)
+            return jsonAnswer(status: phase == .ready ? .ok : .serviceUnavailable, capacity: 64) { w in
+                w.beginObject()
+                w.key("status"); w.string(phase.name)
+                if let fault = faults.current { w.key("storageFault"); w.string(fault.rawValue) }
+                w.endObject()
+            }
         }
     }
 
@@ -25,7 +30,7 @@ struct OperationRoutes {
             let cached = states.map(\.answers.usage).reduce((entries: 0, bytes: 0)) { ($0.entries + $1.entries, $0.bytes + $1.bytes) }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-            return Response(status: 200, headers: headers,
+            return Response(status: .ok, headers: headers,
                             body: Array(metrics.render(lists: lists, connections: connections(),
                                                        streams: (open: context.events.count, refused: context.events.refused),
                                                        views: (count: context.views.count, evicted: context.views.evictions),

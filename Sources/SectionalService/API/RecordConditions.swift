@@ -1,4 +1,5 @@
 import HTTPServer
+import ListModel
 import ListStore
 
 /// Records as HTTP resources with validators: a record's entity tag is its version (the number
@@ -42,8 +43,8 @@ enum RecordConditions {
 
     /// `412 precondition-failed`, naming the records whose expectation did not hold.
     static func failed(_ ids: [String]) -> HTTPError {
-        let list = ids.map { JSONText.quote($0) }.joined(separator: ",")
-        return HTTPError(412, "precondition-failed", title: "Precondition failed",
+        let list = ids.map { JSONWriter.quoted($0) }.joined(separator: ",")
+        return HTTPError(.preconditionFailed, "precondition-failed", title: "Precondition failed",
                          detail: ids.count == 1 ? "Record '\(HTTPError.echo(ids[0]))' is not in the state the request expected (it changed)."
                                                 : "\(ids.count) records are not in the state the batch expected; nothing was written.",
                          extensions: [("ids", "[\(list)]")])

@@ -13,7 +13,7 @@ struct RecordRoutes {
     private var serviceOnly: ServiceTokenGuard { ServiceTokenGuard(authenticator: context.authenticator) }
 
     func register(on router: inout Router) {
-        router.guarded(by: serviceOnly.check) { router in
+        router.guarded(ServiceTokenGuard.name, by: serviceOnly.check) { router in
             registerWrites(on: &router)
         }
         router.get("/v1/collections/{c}/records/{id}") { request in
@@ -40,7 +40,7 @@ struct RecordRoutes {
             return context.write([.upsert(collection: collection, record: record)],
                                  conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
                 guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
-                var response = jsonAnswer(status: result.existed[0] ? 200 : 201) { w in
+                var response = jsonAnswer(status: result.existed[0] ? .ok : .created) { w in
                     w.beginObject()
                     w.key("collection"); w.string(collection)
                     w.key("id"); w.string(id)

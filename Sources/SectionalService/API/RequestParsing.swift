@@ -78,7 +78,7 @@ extension Request {
 }
 
 /// A JSON answer written by the hot-path writer.
-func jsonAnswer(status: Int = 200, capacity: Int = 1024, _ write: (inout JSONWriter) -> Void) -> Response {
+func jsonAnswer(status: HTTPStatus = .ok, capacity: Int = 1024, _ write: (inout JSONWriter) -> Void) -> Response {
     var writer = JSONWriter(capacity: capacity)
     write(&writer)
     return .json(writer.bytes, status: status)

@@ -27,7 +27,7 @@ struct ViewRoutes {
             guard let view = try context.storing({ () throws(StoreError) in try views.create(list: state.name, owner: readable.viewOwner, hidden: hidden) }) else {
                 throw Problem.tooManyHiddenKeys()
             }
-            var response = viewAnswer(view, status: 201)
+            var response = viewAnswer(view, status: .created)
             response.headers.add("Location", "/v1/lists/\(state.name)/views/\(view.id)")
             return response
         }
@@ -35,7 +35,7 @@ struct ViewRoutes {
             let readable = try context.readableList(request)
             let id = request.parameter("view")
             guard let view = views.use(id, list: readable.state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(id) }
-            return readable.state.restrict(viewAnswer(view, status: 200))
+            return readable.state.restrict(viewAnswer(view, status: .ok))
         }
         router.delete("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
@@ -85,7 +85,7 @@ struct ViewRoutes {
         }
     }
 
-    private func viewAnswer(_ view: ViewRegistry.View, status: Int) -> Response {
+    private func viewAnswer(_ view: ViewRegistry.View, status: HTTPStatus) -> Response {
         jsonAnswer(status: status) { w in
             w.beginObject()
             w.key("view"); w.string(view.id)

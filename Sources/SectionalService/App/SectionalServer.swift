@@ -57,6 +57,9 @@ public final class SectionalServer: @unchecked Sendable {
     /// The lists being served, once ready.
     public private(set) var lists: ViewModelStore?
 
+    /// Every route the server answers, with the names of the guards of its group (empty until started).
+    public var routes: [Router.Route] { router.routes }
+
     /// Refuses an exposed address without a token unless explicitly allowed.
     public static func checkBindSafety(_ configuration: Configuration, allowUnauthenticatedWrites: Bool) throws(ConfigError) {
         let host = configuration.server.host
@@ -104,7 +107,7 @@ public final class SectionalServer: @unchecked Sendable {
     /// headers (once, for both), then gzip.
     private func respond(to request: inout Request) -> Response {
         var response: Response
-        if request.method == "OPTIONS", let match = router.match(request.pathSegments) {
+        if request.method == .options, let match = router.match(request.pathSegments) {
             request.route = match.template
             response = crossOrigin.answerOptions(request, allowedMethods: match.allowedMethods)
         } else {
@@ -256,7 +259,7 @@ extension Router {
     /// While data loads, only operations answer; everything else is `503` with `Retry-After`.
     func respondWhileStarting(to request: inout Request) -> Response {
         if match(request.pathSegments) != nil { return respond(to: &request) }
-        return HTTPError(503, "not-ready", title: "Not ready", detail: "The server is still loading its data; try again shortly.",
+        return HTTPError(.serviceUnavailable, "not-ready", title: "Not ready", detail: "The server is still loading its data; try again shortly.",
                          headers: ["Retry-After": "1"]).response
     }
 }

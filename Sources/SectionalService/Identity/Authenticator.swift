@@ -39,7 +39,7 @@ struct Authenticator: Sendable {
         do {
             claims = try verifier.verify(token, now: time)
         } catch {
-            throw HTTPError(error.status, error.slug, detail: error.detail, headers: ["WWW-Authenticate": error.wwwAuthenticate])
+            throw HTTPError(HTTPStatus(code: error.status), error.slug, detail: error.detail, headers: ["WWW-Authenticate": error.wwwAuthenticate])
         }
         guard case .object(let payload)? = try? JSONParser.parse(claims.payload) else {
             throw Self.invalidToken("The token's payload is not a JSON object.")
@@ -51,11 +51,11 @@ struct Authenticator: Sendable {
 
     /// `401` with `WWW-Authenticate: Bearer`: a read that needs a token came without one.
     static func tokenNeeded(_ list: String) -> HTTPError {
-        HTTPError(401, "unauthorized", detail: "The list '\(HTTPError.echo(list))' needs Authorization: Bearer <user token>.",
+        HTTPError(.unauthorized, "unauthorized", detail: "The list '\(HTTPError.echo(list))' needs Authorization: Bearer <user token>.",
                   headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
     }
 
     static func invalidToken(_ detail: String) -> HTTPError {
-        HTTPError(401, "unauthorized", detail: detail, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+        HTTPError(.unauthorized, "unauthorized", detail: detail, headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
     }
 }

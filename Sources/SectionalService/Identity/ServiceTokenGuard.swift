@@ -6,6 +6,9 @@ import HTTPServer
 /// `error="invalid_token"`; a valid user token → `403 forbidden`. With no service token
 /// configured everything passes (a loopback server's writes stay open, as in v1).
 struct ServiceTokenGuard: Sendable {
+    /// The guard's name in ``Router/routes``.
+    static let name = "service-token"
+
     let authenticator: Authenticator
 
     func check(_ request: Request) throws(HTTPError) {

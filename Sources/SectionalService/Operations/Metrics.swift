@@ -42,15 +42,14 @@ public final class Metrics: Sendable {
 
     public init() {}
 
-    /// Methods counted by name; any other is counted as `other`, so made-up methods cannot grow the label set.
-    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT", "TRACE"]
-
     /// Counts one finished request (route template, or `unmatched`).
     func record(_ request: CompletedRequest) {
         let route = request.route.isEmpty ? "unmatched" : request.route
-        let method = Self.knownMethods.contains(request.method) ? request.method : "other"
+        // Methods are counted by name; any other is counted as `other`, so made-up methods cannot grow the label set.
+        let method: String
+        if case .other = request.method { method = "other" } else { method = request.method.rawValue }
         state.withLock { state in
-            state.requests[RequestKey(route: route, method: method, status: request.status), default: 0] += 1
+            state.requests[RequestKey(route: route, method: method, status: request.status.code), default: 0] += 1
             state.latency[route, default: Histogram()].observe(request.durationSeconds)
         }
     }

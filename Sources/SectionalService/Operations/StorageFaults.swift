@@ -54,7 +54,7 @@ public final class StorageFaults: Sendable {
             if began { log.warn("storage fault: writes refused until it clears", ["fault": .text(fault.rawValue), "error": .text(error.description)]) }
         }
         let seconds = Self.retryAfterSeconds(fault)
-        return HTTPError(503, "storage-unavailable", title: "Storage unavailable",
+        return HTTPError(.serviceUnavailable, "storage-unavailable", title: "Storage unavailable",
                          detail: "The store cannot take this now (\(fault.rawValue)); nothing was changed. Try again in \(seconds) s.",
                          headers: ["Retry-After": "\(seconds)"])
     }

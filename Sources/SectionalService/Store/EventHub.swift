@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPServer
+import ListModel
 import Synchronization
 
 /// Server-Sent Events of list versions: one stream per subscriber, fed off the writer's path on
@@ -110,6 +111,6 @@ final class EventHub: @unchecked Sendable {
     }
 
     static func event(list: String, version: Int64) -> String {
-        "id: \(version)\nevent: version\ndata: {\"list\":\(JSONText.quote(list)),\"version\":\(version)}\n\n"
+        "id: \(version)\nevent: version\ndata: {\"list\":\(JSONWriter.quoted(list)),\"version\":\(version)}\n\n"
     }
 }

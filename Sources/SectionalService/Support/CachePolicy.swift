@@ -13,8 +13,8 @@ import HTTPServer
 enum CachePolicy {
     static func apply(to response: inout Response, for request: Request) {
         guard response.headers["Cache-Control"] == nil else { return }
-        let read = request.method == "GET" || request.method == "HEAD"
-        response.headers.add("Cache-Control", read && response.status < 400 ? "no-cache" : "no-store")
+        let read = request.method.isRead
+        response.headers.add("Cache-Control", read && !response.status.isError ? "no-cache" : "no-store")
     }
 }
 
@@ -28,7 +28,7 @@ extension ListState {
         response.headers.add("Content-Language", definition.language)
         if definition.languages.count > 1 { response.headers.add("Vary", "Accept-Language") }
         guard definition.access == .users else { return response }
-        if response.status < 400 { response.headers.set("Cache-Control", "private, no-cache") }
+        if !response.status.isError { response.headers.set("Cache-Control", "private, no-cache") }
         response.headers.add("Vary", "Authorization")
         return response
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import ListModel
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -61,7 +62,16 @@ final class LogSink: Sendable {
             return (pending.bytes, pending.dropped)
         }
         write(bytes)
-        if dropped > 0 { write(Array("{\"level\":\"warn\",\"msg\":\"log lines dropped\",\"count\":\(dropped)}\n".utf8)) }
+        if dropped > 0 {
+            var line = JSONWriter(capacity: 64)
+            line.beginObject()
+            line.key("level"); line.string("warn")
+            line.key("msg"); line.string("log lines dropped")
+            line.key("count"); line.int(dropped)
+            line.endObject()
+            line.bytes.append(UInt8(ascii: "\n"))
+            write(line.bytes)
+        }
     }
 
     private func write(_ bytes: [UInt8]) {

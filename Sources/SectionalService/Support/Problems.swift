@@ -6,51 +6,51 @@ enum Problem {
     /// Client input as quoted in a detail: at most 64 characters, then "…".
     static func echo(_ input: some StringProtocol) -> String { HTTPError.echo(input) }
 
-    static func invalidRequest(_ detail: String) -> HTTPError { HTTPError(400, "invalid-request", detail: detail) }
-    static func invalidJSON(_ detail: String) -> HTTPError { HTTPError(400, "invalid-json", title: "Invalid JSON", detail: detail) }
+    static func invalidRequest(_ detail: String) -> HTTPError { HTTPError(.badRequest, "invalid-request", detail: detail) }
+    static func invalidJSON(_ detail: String) -> HTTPError { HTTPError(.badRequest, "invalid-json", title: "Invalid JSON", detail: detail) }
     static func invalidName(_ what: String, _ name: String) -> HTTPError {
-        HTTPError(400, "invalid-name", detail: "'\(echo(name))' is not a valid \(what) name: use 1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit.")
+        HTTPError(.badRequest, "invalid-name", detail: "'\(echo(name))' is not a valid \(what) name: use 1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit.")
     }
     static func unsupportedMediaType(_ mediaTypes: [String] = ["application/json"]) -> HTTPError {
-        HTTPError(415, "unsupported-media-type",
+        HTTPError(.unsupportedMediaType, "unsupported-media-type",
                   detail: "Send the body as Content-Type: \(mediaTypes.joined(separator: " or ")).")
     }
     static func unsupportedCharset(_ charset: String) -> HTTPError {
-        HTTPError(415, "unsupported-media-type",
+        HTTPError(.unsupportedMediaType, "unsupported-media-type",
                   detail: "Bodies are UTF-8: send charset=utf-8 or no charset, not '\(echo(charset))'.")
     }
     static func tooManyHiddenKeys() -> HTTPError {
         invalidRequest("A view hides at most \(ViewRegistry.maxHiddenKeys) section keys, \(ViewRegistry.maxHiddenBytes / 1024) KiB of them in all.")
     }
     static func unauthorized() -> HTTPError {
-        HTTPError(401, "unauthorized", detail: "This write needs Authorization: Bearer <token>.",
+        HTTPError(.unauthorized, "unauthorized", detail: "This write needs Authorization: Bearer <token>.",
                   headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
     }
     /// A valid token that may not do this (a user token on a write or admin route).
-    static func forbidden(_ detail: String) -> HTTPError { HTTPError(403, "forbidden", detail: detail) }
-    static func listNotFound(_ list: String) -> HTTPError { HTTPError(404, "list-not-found", detail: "There is no list named '\(echo(list))'.") }
+    static func forbidden(_ detail: String) -> HTTPError { HTTPError(.forbidden, "forbidden", detail: detail) }
+    static func listNotFound(_ list: String) -> HTTPError { HTTPError(.notFound, "list-not-found", detail: "There is no list named '\(echo(list))'.") }
     static func recordNotFound(_ collection: String, _ id: String) -> HTTPError {
-        HTTPError(404, "record-not-found", detail: "There is no record '\(echo(id))' in collection '\(echo(collection))'.")
+        HTTPError(.notFound, "record-not-found", detail: "There is no record '\(echo(id))' in collection '\(echo(collection))'.")
     }
     static func viewNotFound(_ view: String) -> HTTPError {
-        HTTPError(404, "view-not-found", detail: "There is no view '\(echo(view))' of this list (views expire when unused).")
+        HTTPError(.notFound, "view-not-found", detail: "There is no view '\(echo(view))' of this list (views expire when unused).")
     }
     static func sectionNotFound(_ index: Int, count: Int) -> HTTPError {
-        HTTPError(404, "section-not-found", detail: "Section \(index) does not exist; the list has \(count) sections.")
+        HTTPError(.notFound, "section-not-found", detail: "Section \(index) does not exist; the list has \(count) sections.")
     }
-    static func tagNotFound(_ tag: Int) -> HTTPError { HTTPError(404, "tag-not-found", detail: "No row holds tag \(tag).") }
-    static func rowNotFound(_ id: String) -> HTTPError { HTTPError(404, "row-not-found", detail: "No row has id '\(echo(id))'.") }
+    static func tagNotFound(_ tag: Int) -> HTTPError { HTTPError(.notFound, "tag-not-found", detail: "No row holds tag \(tag).") }
+    static func rowNotFound(_ id: String) -> HTTPError { HTTPError(.notFound, "row-not-found", detail: "No row has id '\(echo(id))'.") }
     static func indexPathNotFound(_ sectionType: String, _ rowType: String) -> HTTPError {
-        HTTPError(404, "index-path-not-found", detail: "No row of type '\(echo(rowType))' in a section of type '\(echo(sectionType))'.")
+        HTTPError(.notFound, "index-path-not-found", detail: "No row of type '\(echo(rowType))' in a section of type '\(echo(sectionType))'.")
     }
     static func invalidPageSize(_ text: String) -> HTTPError {
-        HTTPError(400, "invalid-page-size", detail: "pageSize must be a whole number from 0 to 500 (0 means the default, 50); got '\(echo(text))'.")
+        HTTPError(.badRequest, "invalid-page-size", detail: "pageSize must be a whole number from 0 to 500 (0 means the default, 50); got '\(echo(text))'.")
     }
-    static func invalidPageToken(_ detail: String) -> HTTPError { HTTPError(400, "invalid-page-token", detail: detail) }
-    static func invalidVersion(_ detail: String) -> HTTPError { HTTPError(400, "invalid-version", detail: detail) }
+    static func invalidPageToken(_ detail: String) -> HTTPError { HTTPError(.badRequest, "invalid-page-token", detail: detail) }
+    static func invalidVersion(_ detail: String) -> HTTPError { HTTPError(.badRequest, "invalid-version", detail: detail) }
     /// `server.maxEventStreams` are open; the client may try again after `Retry-After` seconds.
     static func tooManyEventStreams(limit: Int) -> HTTPError {
-        HTTPError(503, "too-many-event-streams", title: "Too many event streams",
+        HTTPError(.serviceUnavailable, "too-many-event-streams", title: "Too many event streams",
                   detail: "The server already holds its limit of \(limit) event streams; try again later.",
                   headers: ["Retry-After": "5"])
     }

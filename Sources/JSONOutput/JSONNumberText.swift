@@ -1,8 +1,8 @@
 /// Locale-free number text: shortest round-trip form, no `.0` on integral values.
-enum JSONNumberText {
+@usableFromInline package enum JSONNumberText {
     /// Appends the decimal digits of `v`.
-    @inline(__always)
-    static func appendInt(_ v: Int64, to out: inout [UInt8]) {
+    @inlinable @inline(__always)
+    package static func appendInt(_ v: Int64, to out: inout [UInt8]) {
         if v >= 0 && v < 10 { out.append(UInt8(truncatingIfNeeded: v) &+ 0x30); return }
         var buf: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes of stack
         var n = v.magnitude
@@ -19,8 +19,8 @@ enum JSONNumberText {
     }
 
     /// Writes the decimal digits of `v` at `p`; returns how many bytes were written (≤ 20).
-    @inline(__always)
-    static func write(_ v: UInt, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable @inline(__always)
+    package static func write(_ v: UInt, to p: UnsafeMutablePointer<UInt8>) -> Int {
         if v < 10 { p[0] = UInt8(truncatingIfNeeded: v) &+ 0x30; return 1 }
         var len = 1
         var t = v / 10
@@ -36,22 +36,23 @@ enum JSONNumberText {
     }
 
     /// Writes a static string's bytes at `p`; returns how many bytes were written.
-    @inline(__always)
-    static func write(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    @inlinable @inline(__always)
+    package static func write(_ s: StaticString, to p: UnsafeMutablePointer<UInt8>) -> Int {
         p.initialize(from: s.utf8Start, count: s.utf8CodeUnitCount)
         return s.utf8CodeUnitCount
     }
 
     /// Appends a static string's bytes.
-    @inline(__always)
-    static func append(_ s: StaticString, to out: inout [UInt8]) {
+    @inlinable @inline(__always)
+    package static func append(_ s: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
     /// Appends the shortest JSON text that reads back as `d`: integral values below 1e16 print
     /// as integers (`56`), others use Swift's shortest round-trip digits with a JSON exponent
     /// (`1e-7`, `1.5e+300`). Non-finite values print `null` (JSON has no NaN/Infinity).
-    static func appendDouble(_ d: Double, to out: inout [UInt8]) {
+    @inlinable
+    package static func appendDouble(_ d: Double, to out: inout [UInt8]) {
         guard d.isFinite else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
         if abs(d) < 1e16, Double(Int64(d)) == d {
             if d == 0 && d.sign == .minus { out.append(contentsOf: [0x2D, 0x30]); return }
@@ -63,7 +64,8 @@ enum JSONNumberText {
 
     /// Swift's shortest description, normalised to JSON: drop `.0` before an exponent or at the
     /// end, drop leading zeros of the exponent.
-    static func shortest(_ d: Double) -> String {
+    @inlinable
+    package static func shortest(_ d: Double) -> String {
         var s = d.description                     // e.g. "1234.5", "1e-05", "1.5e+300"
         if let e = s.firstIndex(where: { $0 == "e" || $0 == "E" }) {
             var mant = String(s[..<e])
@@ -87,7 +89,8 @@ enum JSONNumberText {
     /// digits reads back from its nearest double (15 = `DBL_DIG`), so it is that double's
     /// shortest text, which the writer prints in this plain form in that range. Anything else
     /// is formatted and compared.
-    static func writesBack(_ d: Double, as text: UnsafeBufferPointer<UInt8>) -> Bool {
+    @inlinable
+    package static func writesBack(_ d: Double, as text: UnsafeBufferPointer<UInt8>) -> Bool {
         var k = 0
         let n = text.count
         if k < n && text[k] == UInt8(ascii: "-") { k += 1 }
@@ -112,31 +115,5 @@ enum JSONNumberText {
         out.reserveCapacity(24)
         appendDouble(d, to: &out)
         return out.elementsEqual(text)
-    }
-
-    /// Appends the text a template or group key uses for a kept number: like an `Int64` when it
-    /// is an integer in range, like its nearest `Double` when that double's shortest text has
-    /// the same value, else the shortest text of the exact value (``DecimalText/jsonText``).
-    static func appendNumber(_ n: JSONNumber, to out: inout [UInt8]) {
-        if let i = JSONValue.number(n).intValue { appendInt(i, to: &out); return }
-        let d = n.doubleValue
-        let exact = n.decimal
-        if let nearest = DecimalText(.double(d)), DecimalText.compare(nearest, exact) == 0 {
-            appendDouble(d, to: &out)
-        } else {
-            out.append(contentsOf: exact.jsonText.utf8)
-        }
-    }
-
-    /// The text a template or group key uses for a number.
-    static func text(_ v: JSONValue) -> String {
-        var out: [UInt8] = []
-        switch v {
-        case .int(let i): appendInt(i, to: &out)
-        case .double(let d): appendDouble(d, to: &out)
-        case .number(let n): appendNumber(n, to: &out)
-        default: break
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -5,27 +5,34 @@
 /// characters pass through as UTF-8). Numbers never depend on a locale.
 ///
 /// ``rawValue(_:)`` inserts a pre-encoded value (e.g. a cached row object) with comma handling.
+///
+/// The one JSON writer of the project: answers, problems, events, logs and stored records are
+/// all written with it. It lives in its own small module, not in ListModel, because the HTTP
+/// server writes JSON too (its problem answers) and must not depend on the view-model core;
+/// ListModel re-exports this module, since its output functions take a writer. Every member is
+/// `@inlinable`, so writing from another module (the core's row encoder, the service's answers)
+/// costs what it did inside one.
 public struct JSONWriter: Sendable {
     /// The JSON text written so far.
     public var bytes: [UInt8]
     /// Per open container: whether it already holds an element (bit `depth-1`), for depth ≤ 64;
     /// deeper levels use `deepStack`.
-    private var hasElements: UInt64 = 0
-    private var deepStack: [Bool] = []
-    private var depth = 0
-    private var afterKey = false
+    @usableFromInline var hasElements: UInt64 = 0
+    @usableFromInline var deepStack: [Bool] = []
+    @usableFromInline var depth = 0
+    @usableFromInline var afterKey = false
 
     /// A writer with an empty buffer of the given capacity.
-    public init(capacity: Int = 1024) {
+    @inlinable public init(capacity: Int = 1024) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// A writer that appends to existing bytes (treated as a complete top-level context).
-    public init(appendingTo bytes: [UInt8]) { self.bytes = bytes }
+    @inlinable public init(appendingTo bytes: [UInt8]) { self.bytes = bytes }
 
-    @inline(__always)
-    private mutating func prepareValue() {
+    @inlinable @inline(__always)
+    mutating func prepareValue() {
         if afterKey { afterKey = false; return }
         if depth == 0 { return }
         if depth <= 64 {
@@ -36,29 +43,29 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    @inline(__always)
-    private mutating func push() {
+    @inlinable @inline(__always)
+    mutating func push() {
         depth += 1
         if depth <= 64 { hasElements &= ~(1 << UInt64(depth - 1)) } else { deepStack.append(false) }
     }
 
-    @inline(__always)
-    private mutating func pop() {
+    @inlinable @inline(__always)
+    mutating func pop() {
         if depth > 64 { deepStack.removeLast() }
         depth -= 1
     }
 
     /// Writes `{`.
-    @inline(__always) public mutating func beginObject() { prepareValue(); bytes.append(0x7B); push() }
+    @inlinable @inline(__always) public mutating func beginObject() { prepareValue(); bytes.append(0x7B); push() }
     /// Writes `}`.
-    @inline(__always) public mutating func endObject() { pop(); bytes.append(0x7D) }
+    @inlinable @inline(__always) public mutating func endObject() { pop(); bytes.append(0x7D) }
     /// Writes `[`.
-    @inline(__always) public mutating func beginArray() { prepareValue(); bytes.append(0x5B); push() }
+    @inlinable @inline(__always) public mutating func beginArray() { prepareValue(); bytes.append(0x5B); push() }
     /// Writes `]`.
-    @inline(__always) public mutating func endArray() { pop(); bytes.append(0x5D) }
+    @inlinable @inline(__always) public mutating func endArray() { pop(); bytes.append(0x5D) }
 
     /// Writes a member name known to need no escaping (ASCII letters, digits), then `:`.
-    @inline(__always)
+    @inlinable @inline(__always)
     public mutating func key(_ name: StaticString) {
         prepareValue()
         bytes.append(0x22)
@@ -70,7 +77,7 @@ public struct JSONWriter: Sendable {
 
     /// Writes an arbitrary member name (escaped), then `:`. (Disfavoured, so a literal
     /// `key("x")` takes the `StaticString` overload and skips escaping.)
-    @_disfavoredOverload
+    @inlinable @_disfavoredOverload
     public mutating func key(_ name: String) {
         prepareValue()
         appendEscaped(name)
@@ -79,71 +86,50 @@ public struct JSONWriter: Sendable {
     }
 
     /// Writes a string value.
-    @inline(__always) public mutating func string(_ s: String) { prepareValue(); appendEscaped(s) }
+    @inlinable @inline(__always) public mutating func string(_ s: String) { prepareValue(); appendEscaped(s) }
 
     /// Writes a string value from UTF-8 bytes (assumed valid UTF-8).
-    public mutating func string(utf8 s: UnsafeBufferPointer<UInt8>) { prepareValue(); appendEscaped(s) }
+    @inlinable public mutating func string(utf8 s: UnsafeBufferPointer<UInt8>) { prepareValue(); appendEscaped(s) }
 
     /// Writes an integer.
-    @inline(__always) public mutating func int(_ v: Int) { prepareValue(); JSONNumberText.appendInt(Int64(v), to: &bytes) }
+    @inlinable @inline(__always) public mutating func int(_ v: Int) { prepareValue(); JSONNumberText.appendInt(Int64(v), to: &bytes) }
     /// Writes an integer.
-    @inline(__always) public mutating func int64(_ v: Int64) { prepareValue(); JSONNumberText.appendInt(v, to: &bytes) }
+    @inlinable @inline(__always) public mutating func int64(_ v: Int64) { prepareValue(); JSONNumberText.appendInt(v, to: &bytes) }
     /// Writes a number in its shortest form (`56`, `0.1`, `1e-7`); non-finite values as `null`.
-    public mutating func double(_ v: Double) { prepareValue(); JSONNumberText.appendDouble(v, to: &bytes) }
+    @inlinable public mutating func double(_ v: Double) { prepareValue(); JSONNumberText.appendDouble(v, to: &bytes) }
     /// Writes `true` or `false`.
-    @inline(__always) public mutating func bool(_ v: Bool) {
+    @inlinable @inline(__always) public mutating func bool(_ v: Bool) {
         prepareValue()
         if v { bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65]) } else { bytes.append(contentsOf: [0x66, 0x61, 0x6C, 0x73, 0x65]) }
     }
     /// Writes `null`.
-    @inline(__always) public mutating func null() { prepareValue(); bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+    @inlinable @inline(__always) public mutating func null() { prepareValue(); bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
 
     /// Writes a complete pre-encoded JSON value (not checked).
-    @inline(__always) public mutating func rawValue(_ json: [UInt8]) { prepareValue(); bytes.append(contentsOf: json) }
+    @inlinable @inline(__always) public mutating func rawValue(_ json: [UInt8]) { prepareValue(); bytes.append(contentsOf: json) }
 
     /// Appends bytes with no comma handling (for callers that write a value in several pieces
     /// after one ``rawValueBegin()``).
-    @inline(__always) mutating func raw(_ json: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: json) }
+    @inlinable @inline(__always) package mutating func raw(_ json: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: json) }
 
     /// Announces a value that will be written with ``raw(_:)`` pieces.
-    @inline(__always) mutating func rawValueBegin() { prepareValue() }
-
-    /// Writes any JSON value (object members in their stored order).
-    public mutating func value(_ v: JSONValue) {
-        switch v {
-        case .null: null()
-        case .bool(let b): bool(b)
-        case .int(let i): int64(i)
-        case .double(let d): double(d)
-        case .number(let n):
-            prepareValue()
-            var t = n.text
-            t.withUTF8 { bytes.append(contentsOf: $0) }
-        case .string(let s): string(s)
-        case .array(let a):
-            beginArray()
-            for e in a { value(e) }
-            endArray()
-        case .object(let o):
-            beginObject()
-            for m in o.members { key(m.key); value(m.value) }
-            endObject()
-        }
-    }
+    @inlinable @inline(__always) package mutating func rawValueBegin() { prepareValue() }
 
     /// Appends `"…"` with RFC 8259 escaping.
-    @inline(__always)
-    mutating func appendEscaped(_ s: String) {
+    @inlinable @inline(__always)
+    package mutating func appendEscaped(_ s: String) {
         var s = s
         s.withUTF8 { appendEscaped($0) }
     }
 
-    mutating func appendEscaped(_ u: UnsafeBufferPointer<UInt8>) {
+    @inlinable
+    package mutating func appendEscaped(_ u: UnsafeBufferPointer<UInt8>) {
         JSONWriter.appendEscaped(u, to: &bytes)
     }
 
     /// Appends `"…"` with RFC 8259 escaping to a byte array.
-    static func appendEscaped(_ u: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    @inlinable
+    package static func appendEscaped(_ u: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         bytes.append(0x22)
         var runStart = 0
         var k = 0
@@ -181,8 +167,8 @@ public struct JSONWriter: Sendable {
 
     /// `true` when one of the 8 bytes is below 0x20, a quote or a backslash (exact for "any";
     /// the byte loop then finds which).
-    @inline(__always)
-    static func needsEscape(_ x: UInt64) -> Bool {
+    @inlinable @inline(__always)
+    package static func needsEscape(_ x: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         let below20 = (x &- ones &* 0x20) & ~x & high
@@ -194,8 +180,18 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends `"…"` for a `String` to a byte array.
-    static func appendEscaped(_ s: String, to bytes: inout [UInt8]) {
+    @inlinable
+    package static func appendEscaped(_ s: String, to bytes: inout [UInt8]) {
         var s = s
         s.withUTF8 { appendEscaped($0, to: &bytes) }
+    }
+
+    /// `text` as a JSON string literal (quotes included), for a value spliced into JSON text
+    /// or quoted in a message.
+    public static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 2)
+        appendEscaped(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
