@@ -70,8 +70,10 @@ final class MultiInstanceFaultTests: FolderTestCase {
 
         try cluster.stop()
         for port in [a, b] {
-            XCTAssertTrue(eventually(within: 15) { (try? HTTPTestClient(port: port).request("GET", "/readyz").status) == 503 },
-                          "/readyz on port \(port) says the database is gone")
+            XCTAssertTrue(eventually(within: 15) {
+                (try? HTTPTestClient(port: port).request("GET", "/readyz").text) == #"{"status":"unavailable","storageFault":"unreachable"}"#
+            }, "/readyz on port \(port) answers 503 while the database is gone")
+            XCTAssertEqual(try HTTPTestClient(port: port).request("GET", "/readyz").status, 503)
         }
         XCTAssertTrue(eventually(within: 15) { stream.answers.refused.count >= 3 }, "writes are refused while it is down")
         let refused = try MultiInstance.request(b, "PUT", "/v1/collections/people/records/x", json: #"{"name":"X"}"#)
