@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-languages soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -80,9 +80,15 @@ bench-peruser: release Benchmarks/bin/mhd-fixed
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/peruser.sh
 
+# Languages: the first German read of a 100,000-row list (materialization), and warm first pages
+# with Accept-Language: de against English (BENCH_RECORDS, BENCH_SECONDS).
+bench-languages: release
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/languages.sh
+
 # Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both
 # baselines, per-user lists.
-bench: bench-http bench-model bench-service bench-peruser
+bench: bench-http bench-model bench-service bench-peruser bench-languages
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.
