@@ -23,7 +23,7 @@ final class CrossOriginTests: XCTestCase {
         let preflight = try app.request("OPTIONS", record, headers: [
             ("Origin", origin), ("Access-Control-Request-Method", "PUT"), ("Access-Control-Request-Headers", "content-type")])
         XCTAssertEqual(preflight.status, 204)
-        assertOnce(preflight, ["Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "DELETE, GET, HEAD, PUT, OPTIONS",
+        assertOnce(preflight, ["Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "DELETE, GET, HEAD, PATCH, PUT, OPTIONS",
                                "Access-Control-Allow-Headers": Self.allowedHeaders, "Access-Control-Max-Age": "600"],
                    absent: ["Access-Control-Expose-Headers"], "preflight")
         XCTAssertEqual(varyValues(preflight).filter { $0 == "origin" }, [], "`*` does not vary by origin")
@@ -52,7 +52,7 @@ final class CrossOriginTests: XCTestCase {
         try app.seed((1...40).map { ("p\($0)", "Person \($0)", "Team") })
         let preflight = try app.request("OPTIONS", record, headers: [("Origin", origin), ("Access-Control-Request-Method", "PUT")])
         XCTAssertEqual(preflight.status, 204)
-        assertOnce(preflight, ["Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "DELETE, GET, HEAD, PUT, OPTIONS",
+        assertOnce(preflight, ["Access-Control-Allow-Origin": origin, "Access-Control-Allow-Methods": "DELETE, GET, HEAD, PATCH, PUT, OPTIONS",
                                "Access-Control-Allow-Headers": Self.allowedHeaders, "Access-Control-Max-Age": "600"],
                    absent: ["Access-Control-Expose-Headers"], "preflight")
         XCTAssertEqual(varyValues(preflight), ["origin"], "preflight Vary")

@@ -9,7 +9,7 @@ final class OperationsTests: XCTestCase {
                                         headers: [("Origin", "https://app.example"), ("Access-Control-Request-Method", "PUT")])
         XCTAssertEqual(preflight.status, 204)
         XCTAssertEqual(preflight.header("Access-Control-Allow-Origin"), "*")
-        XCTAssertEqual(preflight.header("Access-Control-Allow-Methods"), "DELETE, GET, HEAD, PUT, OPTIONS")
+        XCTAssertEqual(preflight.header("Access-Control-Allow-Methods"), "DELETE, GET, HEAD, PATCH, PUT, OPTIONS")
         XCTAssertTrue(preflight.header("Access-Control-Allow-Headers")?.contains("If-None-Match") == true)
         let read = try app.request("GET", "/v1/lists/people", headers: [("Origin", "https://app.example")])
         XCTAssertEqual(read.header("Access-Control-Allow-Origin"), "*")

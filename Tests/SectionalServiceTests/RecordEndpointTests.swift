@@ -76,7 +76,7 @@ final class RecordEndpointTests: XCTestCase {
         let good = try app.request("POST", "/v1/collections/people/batch",
                                    json: #"{"upsert":[{"id":"p3","name":"Cy","team":"Design"}],"delete":["p1","missing"]}"#)
         XCTAssertEqual(good.status, 200)
-        XCTAssertEqual(good.text, #"{"upserted":1,"deleted":1}"#)
+        XCTAssertEqual(good.text, #"{"upserted":1,"patched":0,"deleted":1,"version":\#(try app.version())}"#)
         XCTAssertEqual(try app.get("/v1/lists/people").json["totalRowCount"] as? Int, 3)
 
         let tooMany = "{\"delete\":[" + Array(repeating: "\"x\"", count: 10_001).joined(separator: ",") + "]}"

@@ -75,6 +75,7 @@ public struct Router: Sendable {
     public mutating func post(_ template: String, _ handler: @escaping Handler) { add("POST", template, handler) }
     public mutating func put(_ template: String, _ handler: @escaping Handler) { add("PUT", template, handler) }
     public mutating func delete(_ template: String, _ handler: @escaping Handler) { add("DELETE", template, handler) }
+    public mutating func patch(_ template: String, _ handler: @escaping Handler) { add("PATCH", template, handler) }
 
     /// The result of matching a path: the node's handlers and template, and the parameters.
     public struct Match: Sendable {

@@ -52,6 +52,10 @@ extension DefinitionDecoder {
                 resolve(&supplementary, "title", "\(p).\(key)", languages, language, validate)
                 section[key] = .object(supplementary)
             }
+            if case .object(var labels)? = section["keyLabels"] {
+                for key in labels.keys { resolve(&labels, key, "\(p).keyLabels", languages, language, validate) }
+                section["keyLabels"] = .object(labels)
+            }
             if case .array(var rows)? = section["rows"] {
                 for j in rows.indices {
                     guard case .object(var row) = rows[j] else { continue }

@@ -1,6 +1,8 @@
 /// Validating decoder of list definitions; collects every error with its JSON path.
 struct DefinitionDecoder {
     var errors: [DefinitionError] = []
+    /// The `keyLabels` of the section spec being decoded (for templates' `label`).
+    var keyLabels: [String: String] = [:]
     /// How `number`, `currency` and `date` formatters write (the language decoded for).
     var formats: LocaleFormats = .english
 
@@ -58,7 +60,7 @@ struct DefinitionDecoder {
     mutating func template(_ obj: JSONObject, _ key: String, _ path: String, scope: Template.Scope) -> Template? {
         guard let s = string(obj, key, path) else { return nil }
         do throws(TemplateError) {
-            return try Template(parsing: s, scope: scope, formats: formats)
+            return try Template(parsing: s, scope: scope, formats: formats, labels: keyLabels)
         } catch {
             self.error("\(path).\(key)", "bad template: \(error.message)")
             return nil
@@ -147,7 +149,7 @@ struct DefinitionDecoder {
 
     // MARK: Section
 
-    static let commonKeys: Set<String> = ["key", "type", "title", "icon", "header", "footer", "insets", "lineSpacing", "hidden", "accessibility"]
+    static let commonKeys: Set<String> = ["key", "type", "title", "icon", "header", "footer", "insets", "lineSpacing", "hidden", "accessibility", "keyLabels"]
     static let literalOnly: Set<String> = ["rows"]
     static let dataOnly: Set<String> = ["source", "where", "groupBy", "sectionOrder", "hiddenByDefault", "sortBy", "row", "typeField", "rowTypes"]
 
@@ -175,6 +177,8 @@ struct DefinitionDecoder {
         if let k = key, !ctx.keys.insert(CodePointKey(k)).inserted {
             error("\(path).key", "duplicate section key \"\(k)\" (section keys are unique within a list)")
         }
+        keyLabels = labels(obj, path)
+        defer { keyLabels = [:] }
         let type = string(obj, "type", path) ?? ""
         let title = template(obj, "title", path, scope: .section) ?? Template(literal: "")
         let icon = template(obj, "icon", path, scope: .section)
@@ -301,7 +305,7 @@ struct DefinitionDecoder {
                 for (i, e) in arr.enumerated() {
                     let p = "\(path).sortBy[\(i)]"
                     guard let o = object(e, p) else { continue }
-                    checkKeys(o, ["field", "order"], p)
+                    checkKeys(o, ["field", "order", "as"], p)
                     let f = fieldPath(o, "field", p)
                     if o["field"] == nil { error("\(p).field", "missing (required)") }
                     var desc = false
@@ -312,7 +316,8 @@ struct DefinitionDecoder {
                         default: error("\(p).order", "expected \"asc\" or \"desc\"")
                         }
                     }
-                    if let f { sortBy.append(SortField(path: f, descending: desc)) }
+                    let type = sortType(o, p)
+                    if let f { sortBy.append(SortField(path: f, descending: desc, type: type)) }
                 }
             } else {
                 error("\(path).sortBy", "expected an array of {\"field\", \"order\"}")

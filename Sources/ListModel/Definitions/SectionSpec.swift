@@ -51,6 +51,16 @@ public struct SortField: Sendable, Equatable {
     public let path: FieldPath
     /// `order: "desc"`.
     public let descending: Bool
+    /// `as`: what the value is read as (nil: as it is, by the default order of ``SortValue``).
+    public var type: SortType? = nil
+
+    /// The row's sort value for this rule.
+    @inline(__always)
+    func value(in record: JSONObject) -> SortValue {
+        let v = path.lookup(in: record)
+        guard let type else { return SortValue(v) }
+        return type.sortValue(v)
+    }
 }
 
 /// The row template of a data-bound spec (after a `rowTypes` entry is merged over `row`).

@@ -92,8 +92,8 @@ struct RowFactory {
         let sortKey: SortKey
         switch binding.sortBy.count {
         case 0: sortKey = .none
-        case 1: sortKey = .one(SortValue(binding.sortBy[0].path.lookup(in: record)))
-        default: sortKey = .many(binding.sortBy.map { SortValue($0.path.lookup(in: record)) })
+        case 1: sortKey = .one(binding.sortBy[0].value(in: record))
+        default: sortKey = .many(binding.sortBy.map { $0.value(in: record) })
         }
         return json.withUnsafeBufferPointer {
             Row(id: id, type: type ?? tpl.type, groupKey: groupKey, sortKey: sortKey, tagLength: tpl.tagLength,

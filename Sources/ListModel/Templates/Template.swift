@@ -38,8 +38,9 @@ public struct Template: Sendable, Equatable {
         try self.init(parsing: text, scope: scope, formats: .english)
     }
 
-    /// Parses `text`; its `number`, `currency` and `date` formatters write as `formats` says.
-    public init(parsing text: String, scope: Scope, formats: LocaleFormats) throws(TemplateError) {
+    /// Parses `text`; its `number`, `currency` and `date` formatters write as `formats` says, and
+    /// `label` maps values through `labels` (a spec's `keyLabels`).
+    public init(parsing text: String, scope: Scope, formats: LocaleFormats, labels: [String: String] = [:]) throws(TemplateError) {
         source = text
         var segs: [Segment] = []
         var lit: [UInt8] = []
@@ -55,7 +56,7 @@ public struct Template: Sendable, Equatable {
                 let inner = u[(i + 1)..<close]
                 if inner.contains(UInt8(ascii: "{")) { throw TemplateError("'{' inside a placeholder at character \(i)") }
                 if !lit.isEmpty { segs.append(.literal(lit)); lit = [] }
-                segs.append(try Template.placeholder(Substring(String(decoding: inner, as: UTF8.self)), scope: scope, formats: formats))
+                segs.append(try Template.placeholder(Substring(String(decoding: inner, as: UTF8.self)), scope: scope, formats: formats, labels: labels))
                 i = close + 1
             } else if c == UInt8(ascii: "}") {
                 guard i + 1 < u.count, u[i + 1] == UInt8(ascii: "}") else {
@@ -70,13 +71,13 @@ public struct Template: Sendable, Equatable {
         segments = segs
     }
 
-    private static func placeholder(_ inner: Substring, scope: Scope, formats: LocaleFormats) throws(TemplateError) -> Segment {
+    private static func placeholder(_ inner: Substring, scope: Scope, formats: LocaleFormats, labels: [String: String]) throws(TemplateError) -> Segment {
         let pieces = inner.split(separator: "|", omittingEmptySubsequences: false)
         let head = pieces[0]
         var formatters: [TemplateFormatter] = []
         for p in pieces.dropFirst() {
             if p.isEmpty { throw TemplateError("empty formatter in '{\(inner)}'") }
-            formatters.append(try TemplateFormatter.parse(p, formats: formats))
+            formatters.append(try TemplateFormatter.parse(p, formats: formats, labels: labels))
         }
         if head.hasPrefix("$") {
             guard scope == .section else { throw TemplateError("'{\(head)}' is only available in section templates") }

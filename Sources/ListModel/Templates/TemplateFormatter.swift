@@ -11,9 +11,18 @@ enum TemplateFormatter: Sendable, Equatable {
     case number(Int?, NumberMarks)
     case currency(CurrencyStyle)
     case date(DatePattern)
+    /// `prefix:TEXT`: TEXT before the value, only when it renders non-empty.
+    case prefix(String)
+    /// `suffix:TEXT`: TEXT after the value, only when it renders non-empty.
+    case suffix(String)
+    /// `nonzero`: `""` for a zero number (so a badge of 0 disappears).
+    case nonzero
+    /// `label`: the text the spec's `keyLabels` gives the value, else the value itself.
+    case label([String: String])
 
-    /// Parses `name` or `name:argument`; `number`, `currency` and `date` write as `formats` says.
-    static func parse(_ text: Substring, formats: LocaleFormats = .english) throws(TemplateError) -> TemplateFormatter {
+    /// Parses `name` or `name:argument`; `number`, `currency` and `date` write as `formats` says,
+    /// and `labels` is the spec's `keyLabels` (for `label`).
+    static func parse(_ text: Substring, formats: LocaleFormats = .english, labels: [String: String] = [:]) throws(TemplateError) -> TemplateFormatter {
         let name: Substring
         let arg: Substring?
         if let colon = text.firstIndex(of: ":") {
@@ -44,6 +53,12 @@ enum TemplateFormatter: Sendable, Equatable {
         case "date":
             guard let arg, !arg.isEmpty else { throw TemplateError("formatter 'date:PATTERN' needs a pattern") }
             return .date(try DatePattern.parse(String(arg), names: DateNames(formats)))
+        case "prefix", "suffix":
+            guard let arg, !arg.isEmpty else { throw TemplateError("formatter '\(name):TEXT' needs a text") }
+            return name == "prefix" ? .prefix(String(arg)) : .suffix(String(arg))
+        case "nonzero", "label":
+            if arg != nil { throw TemplateError("formatter '\(name)' takes no argument") }
+            return name == "nonzero" ? .nonzero : .label(labels)
         default:
             throw TemplateError("unknown formatter '\(name)'")
         }
@@ -76,6 +91,12 @@ enum TemplateFormatter: Sendable, Equatable {
                 return text
             }
             return pattern.format(time)
+        case .prefix(let t): return text.isEmpty ? text : t + text
+        case .suffix(let t): return text.isEmpty ? text : text + t
+        case .nonzero:
+            guard let d = TemplateFormatter.decimal(value, text), d.isZero else { return text }
+            return ""
+        case .label(let labels): return labels[text] ?? text
         }
     }
 

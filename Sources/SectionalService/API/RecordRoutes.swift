@@ -45,12 +45,14 @@ struct RecordRoutes {
                     w.key("collection"); w.string(collection)
                     w.key("id"); w.string(id)
                     w.key("record"); w.rawValue(record.json)
+                    w.key("version"); w.int64(result.sequence)
                     w.endObject()
                 }
                 response.headers.add("ETag", RecordConditions.tag(result.sequence))
                 return response
             }
         }
+        router.patch("/v1/collections/{c}/records/{id}") { request in try patch(request) }
         router.delete("/v1/collections/{c}/records/{id}") { request in
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
@@ -108,18 +110,21 @@ struct RecordRoutes {
     private func batch(_ request: Request) throws(HTTPError) -> Response {
         let collection = try request.name("c", kind: "collection")
         guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
-        for member in body where !["upsert", "delete", "expectedVersions"].contains(member.key) {
-            throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a batch is {\"upsert\": [records], \"delete\": [ids], \"expectedVersions\": {id: version}}.")
+        for member in body where !["upsert", "patch", "delete", "expectedVersions"].contains(member.key) {
+            throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a batch is {\"upsert\": [records], \"patch\": [merge patches with \"id\"], \"delete\": [ids], \"expectedVersions\": {id: version}}.")
         }
         let conditions = try Self.expectedVersions(body["expectedVersions"], collection: collection)
         let upserts = body["upsert"].map { $0.arrayValue } ?? []
+        let patchValues = body["patch"].map { $0.arrayValue } ?? []
         let deletes = body["delete"].map { $0.arrayValue } ?? []
-        guard let upserts, let deletes else {
-            throw Problem.invalidRequest("'upsert' and 'delete' must be arrays.")
+        guard let upserts, let patchValues, let deletes else {
+            throw Problem.invalidRequest("'upsert', 'patch' and 'delete' must be arrays.")
         }
-        guard upserts.count + deletes.count <= ViewModelStore.maxBatchOperations else {
-            throw Problem.invalidRequest("A batch holds at most \(ViewModelStore.maxBatchOperations) operations; this one has \(upserts.count + deletes.count).")
+        let operations = upserts.count + patchValues.count + deletes.count
+        guard operations <= ViewModelStore.maxBatchOperations else {
+            throw Problem.invalidRequest("A batch holds at most \(ViewModelStore.maxBatchOperations) operations; this one has \(operations).")
         }
+        let patches = try Self.patches(patchValues, collection: collection)
         var writes: [ViewModelStore.Write] = []
         writes.reserveCapacity(upserts.count + deletes.count)
         for (index, value) in upserts.enumerated() {
@@ -139,9 +144,11 @@ struct RecordRoutes {
             if case .upsert(_, let record) = write { return record.id }
             return nil
         }).count
+        writes.insert(contentsOf: patches.map { .patch($0) }, at: writes.firstIndex { !$0.isUpsert } ?? writes.endIndex)
+        let patched = Set(patches.map(\.id)).count
         let committed = writes
         return context.write(committed, conditions: conditions) { result throws(HTTPError) in
-            guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
+            try Self.refusal(result, patches: patches, collection: collection)
             let deleted = zip(committed, result.existed).filter { write, existed in
                 if case .delete = write { return existed }
                 return false
@@ -149,7 +156,9 @@ struct RecordRoutes {
             return jsonAnswer { w in
                 w.beginObject()
                 w.key("upserted"); w.int(upserted)
+                w.key("patched"); w.int(patched)
                 w.key("deleted"); w.int(deleted)
+                w.key("version"); w.int64(result.sequence)
                 w.endObject()
             }
         }

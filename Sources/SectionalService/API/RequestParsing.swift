@@ -47,14 +47,14 @@ extension Request {
         }
     }
 
-    /// The body as a JSON value, after the content-type check: `application/json`, UTF-8
-    /// (`415` otherwise), then `400 invalid-json`.
-    func jsonBody(optional: Bool = false) throws(HTTPError) -> JSONValue? {
+    /// The body as a JSON value, after the content-type check: one of `mediaTypes`
+    /// (`application/json` unless told), UTF-8 (`415` otherwise), then `400 invalid-json`.
+    func jsonBody(optional: Bool = false, mediaTypes: [String] = ["application/json"]) throws(HTTPError) -> JSONValue? {
         if optional && body.isEmpty { return nil }
-        guard let type = headers["Content-Type"] else { throw Problem.unsupportedMediaType() }
+        guard let type = headers["Content-Type"] else { throw Problem.unsupportedMediaType(mediaTypes) }
         let parts = type.split(separator: ";", omittingEmptySubsequences: false)
-        guard parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
-            throw Problem.unsupportedMediaType()
+        guard mediaTypes.contains(parts[0].trimmingCharacters(in: .whitespaces).lowercased()) else {
+            throw Problem.unsupportedMediaType(mediaTypes)
         }
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
@@ -70,8 +70,8 @@ extension Request {
     }
 
     /// The body as a JSON object (`400 invalid-json` when it is another JSON value).
-    func jsonObjectBody(optional: Bool = false) throws(HTTPError) -> JSONObject? {
-        guard let value = try jsonBody(optional: optional) else { return nil }
+    func jsonObjectBody(optional: Bool = false, mediaTypes: [String] = ["application/json"]) throws(HTTPError) -> JSONObject? {
+        guard let value = try jsonBody(optional: optional, mediaTypes: mediaTypes) else { return nil }
         guard let object = value.objectValue else { throw Problem.invalidJSON("The body must be a JSON object.") }
         return object
     }

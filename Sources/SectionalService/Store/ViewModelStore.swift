@@ -159,6 +159,9 @@ public final class ViewModelStore: Sendable {
     public enum Write: Sendable {
         case upsert(collection: String, record: IncomingRecord)
         case delete(collection: String, id: String)
+        /// A merge patch of a stored record, merged when the commit runs (a missing record
+        /// refuses its group, naming it in the conflicts).
+        case patch(RecordPatch)
     }
 
     /// A write waiting for the writer thread.
@@ -212,24 +215,48 @@ public final class ViewModelStore: Sendable {
     private func commit(groups: [(writes: [Write], conditions: [WriteCondition])]) throws(StoreError) -> (results: [CommitResult], events: [VersionEvent]) {
         try writer.withLock { _ throws(StoreError) -> ([CommitResult], [VersionEvent]) in
             var conflicts: [Int: [String]] = [:]
-            let storeGroups = groups.map { group in
-                group.writes.map { write -> RecordWrite in
-                    switch write {
-                    case .upsert(let collection, let record):
-                        .upsert(collection: collection, id: record.id, json: record.json)
-                    case .delete(let collection, let id):
-                        .delete(collection: collection, id: id)
-                    }
-                }
-            }
             let started = ContinuousClock.now
             let outcomes: [CommitResult?]
-            if groups.allSatisfy({ $0.conditions.isEmpty }) {
-                outcomes = try store.commit(groups: storeGroups, previousIn: scopedCollections)
+            let accepted: [[Write]]
+            if groups.contains(where: { $0.writes.contains(where: \.isPatch) }) {
+                // Patches are merged with the records as stored before the commit, and their
+                // groups' conditions checked then too (by this instance: see docs/postgres.md).
+                var chosen: [[Write]] = []
+                var go: [Bool] = []
+                var written: [WriteCondition.Key: Bool] = [:]
+                var latest: [WriteCondition.Key: IncomingRecord?] = [:]
+                let stored: RecordLookup = { collection, id throws(StoreError) in try self.store.record(in: collection, id: id) }
+                for (index, group) in groups.enumerated() {
+                    var failed: [WriteCondition] = []
+                    for condition in group.conditions where !(try holds(condition, after: written, lookup: stored)) { failed.append(condition) }
+                    guard failed.isEmpty else {
+                        conflicts[index] = failed.map(\.id)
+                        go.append(false)
+                        continue
+                    }
+                    switch try resolvePatches(group.writes, latest: &latest) {
+                    case .failure(let missing):
+                        conflicts[index] = missing.ids
+                        go.append(false)
+                        continue
+                    case .success(let writes):
+                        chosen.append(writes)
+                        go.append(true)
+                    }
+                    for write in group.writes { written[write.key] = write.isUpsert }
+                }
+                let committed = chosen.isEmpty ? [] : try store.commit(groups: chosen.map(Self.recordWrites), previousIn: scopedCollections)
+                var next = committed.makeIterator()
+                outcomes = go.map { $0 ? next.next() : nil }
+                accepted = chosen
+            } else if groups.allSatisfy({ $0.conditions.isEmpty }) {
+                outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections)
+                accepted = groups.map(\.writes)
             } else {
                 // Conditions are checked by the store while no other writer — of any instance —
                 // can commit, against the records as committed.
-                outcomes = try store.commit(groups: storeGroups, previousIn: scopedCollections) { lookup throws(StoreError) -> [Bool] in
+                outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections) {
+                    lookup throws(StoreError) -> [Bool] in
                     conflicts = [:]
                     var written: [WriteCondition.Key: Bool] = [:]
                     var go: [Bool] = []
@@ -247,8 +274,8 @@ public final class ViewModelStore: Sendable {
                     }
                     return go
                 }
+                accepted = zip(groups, outcomes).compactMap { $1 == nil ? nil : $0.writes }
             }
-            let accepted = zip(groups, outcomes).compactMap { $1 == nil ? nil : $0.writes }
             let committed = outcomes.compactMap { $0 }
             metrics.recordStoreWrite(seconds: (ContinuousClock.now - started).seconds)
             var next: [MaterializationKey: ListState] = [:]
@@ -283,6 +310,20 @@ public final class ViewModelStore: Sendable {
             applied.advance(to: reached)
             if !views.isEmpty { viewsChanged(views) }
             return (results, events)
+        }
+    }
+
+    /// A group's writes as the store takes them (patches are merged into upserts before).
+    static func recordWrites(_ writes: [Write]) -> [RecordWrite] {
+        writes.map { write -> RecordWrite in
+            switch write {
+            case .upsert(let collection, let record):
+                .upsert(collection: collection, id: record.id, json: record.json)
+            case .delete(let collection, let id):
+                .delete(collection: collection, id: id)
+            case .patch:
+                preconditionFailure("patches are merged before the commit")
+            }
         }
     }
 
@@ -323,6 +364,8 @@ public final class ViewModelStore: Sendable {
                 guard result.existed[index] else { continue }
                 applied.append(AppliedWrite(collection: collection, id: id, change: .delete(id: id), record: nil,
                                             previous: result.previous[index]))
+            case .patch:
+                preconditionFailure("patches are merged before the commit")
             }
         }
         for definition in definitions where applied.contains(where: { definition.reads(collection: $0.collection) }) {

@@ -36,12 +36,25 @@ extension ViewModelStore.Write {
         switch self {
         case .upsert(let collection, let record): WriteCondition.Key(collection: collection, id: record.id)
         case .delete(let collection, let id): WriteCondition.Key(collection: collection, id: id)
+        case .patch(let patch): WriteCondition.Key(collection: patch.collection, id: patch.id)
         }
     }
 
+    /// Whether the record exists after this write.
     var isUpsert: Bool {
-        if case .upsert = self { return true }
+        if case .delete = self { return false }
+        return true
+    }
+
+    var isPatch: Bool {
+        if case .patch = self { return true }
         return false
+    }
+
+    /// The record an upsert writes; nil for a delete (and a patch not yet merged).
+    var upserted: IncomingRecord? {
+        if case .upsert(_, let record) = self { return record }
+        return nil
     }
 }
 

@@ -11,8 +11,9 @@ enum Problem {
     static func invalidName(_ what: String, _ name: String) -> HTTPError {
         HTTPError(400, "invalid-name", detail: "'\(echo(name))' is not a valid \(what) name: use 1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit.")
     }
-    static func unsupportedMediaType() -> HTTPError {
-        HTTPError(415, "unsupported-media-type", detail: "Send the body as Content-Type: application/json.")
+    static func unsupportedMediaType(_ mediaTypes: [String] = ["application/json"]) -> HTTPError {
+        HTTPError(415, "unsupported-media-type",
+                  detail: "Send the body as Content-Type: \(mediaTypes.joined(separator: " or ")).")
     }
     static func unsupportedCharset(_ charset: String) -> HTTPError {
         HTTPError(415, "unsupported-media-type",

@@ -1,0 +1,40 @@
+import ListModel
+import XCTest
+
+final class MergePatchTests: XCTestCase {
+    private func merge(_ patch: String, into target: String) throws -> JSONValue {
+        MergePatch.apply(try JSONParser.parse(patch), to: try JSONParser.parse(target))
+    }
+
+    func testNestedObjectsMergeNullRemovesArraysReplace() throws {
+        let merged = try merge(#"{"a":{"c":3,"b":null},"tags":["x"],"n":null,"new":1}"#,
+                               into: #"{"id":"r","a":{"b":1,"keep":2},"tags":["p","q"],"n":5}"#)
+        XCTAssertEqual(merged, try JSONParser.parse(#"{"id":"r","a":{"keep":2,"c":3},"tags":["x"],"new":1}"#))
+        // Members keep their order; new ones are appended.
+        XCTAssertEqual(merged.objectValue?.keys, ["id", "a", "tags", "new"])
+    }
+
+    /// The examples of RFC 7396 appendix A.
+    func testTheRFCExamples() throws {
+        let cases: [(String, String, String)] = [
+            (#"{"a":"b"}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"b"}"#, #"{"b":"c"}"#, #"{"a":"b","b":"c"}"#),
+            (#"{"a":"b"}"#, #"{"a":null}"#, #"{}"#),
+            (#"{"a":"b","b":"c"}"#, #"{"a":null}"#, #"{"b":"c"}"#),
+            (#"{"a":["b"]}"#, #"{"a":"c"}"#, #"{"a":"c"}"#),
+            (#"{"a":"c"}"#, #"{"a":["b"]}"#, #"{"a":["b"]}"#),
+            (#"{"a":{"b":"c"}}"#, #"{"a":{"b":"d","c":null}}"#, #"{"a":{"b":"d"}}"#),
+            (#"{"a":[{"b":"c"}]}"#, #"{"a":[1]}"#, #"{"a":[1]}"#),
+            (#"["a","b"]"#, #"["c","d"]"#, #"["c","d"]"#),
+            (#"{"a":"b"}"#, #"["c"]"#, #"["c"]"#),
+            (#"{"a":"foo"}"#, "null", "null"),
+            (#"{"a":"foo"}"#, #""bar""#, #""bar""#),
+            (#"{"e":null}"#, #"{"a":1}"#, #"{"e":null,"a":1}"#),
+            (#"[1,2]"#, #"{"a":"b","c":null}"#, #"{"a":"b"}"#),
+            ("{}", #"{"a":{"bb":{"ccc":null}}}"#, #"{"a":{"bb":{}}}"#),
+        ]
+        for (target, patch, expected) in cases {
+            XCTAssertEqual(try merge(patch, into: target), try JSONParser.parse(expected), "\(patch) into \(target)")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import XCTest
+@testable import ListModel
+
+/// `prefix:`, `suffix:`, `nonzero` and `label` (with a spec's `keyLabels`).
+final class ScreenFormatterTests: XCTestCase {
+    func r(_ t: String, _ json: String, file: StaticString = #filePath, line: UInt = #line) -> String {
+        guard let record = parse(json, file: file, line: line).objectValue else {
+            XCTFail("not an object", file: file, line: line)
+            return ""
+        }
+        do { return try Template(parsing: t, scope: .row).render(record: record) } catch {
+            XCTFail("\(error)", file: file, line: line)
+            return ""
+        }
+    }
+
+    func testPrefixAndSuffixOnlyAroundNonEmptyValues() {
+        let t = "{name}{email|prefix: · }"
+        XCTAssertEqual(r(t, #"{"name":"Zoe","email":"zoe@example.com"}"#), "Zoe · zoe@example.com")
+        XCTAssertEqual(r(t, #"{"name":"Zoe"}"#), "Zoe", "no dangling separator when the field is missing")
+        XCTAssertEqual(r(t, #"{"name":"Zoe","email":""}"#), "Zoe")
+        XCTAssertEqual(r(t, #"{"name":"Zoe","email":null}"#), "Zoe")
+        XCTAssertEqual(r("{count|suffix: items}", #"{"count":3}"#), "3 items")
+        XCTAssertEqual(r("{count|suffix: items}", #"{}"#), "")
+        XCTAssertEqual(r("{a|prefix:(|suffix:)}", #"{"a":"x"}"#), "(x)")
+        XCTAssertEqual(r("{a|default:none|prefix:: }", #"{}"#), ": none", "default first, then the prefix")
+        XCTAssertEqual(r("{a|prefix:: |default:none}", #"{}"#), "none")
+        XCTAssertEqual(r("{n|number:2|prefix:$}", #"{"n":1234.5}"#), "$1,234.50")
+    }
+
+    func testNonzeroHidesZeroNumbersOnly() {
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":0}"#), "")
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":0.0}"#), "")
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":-0}"#), "")
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":3}"#), "3")
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":0.001}"#), "0.001")
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":"0"}"#), "", "text that is a zero number")
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":"none"}"#), "none")
+        XCTAssertEqual(r("{unread|nonzero}", #"{"unread":false}"#), "false")
+        XCTAssertEqual(r("{unread|nonzero}", #"{}"#), "")
+        XCTAssertEqual(r("{unread|nonzero|suffix: new}", #"{"unread":0}"#), "")
+        XCTAssertEqual(r("{unread|nonzero|suffix: new}", #"{"unread":2}"#), "2 new")
+    }
+
+    func testAZeroBadgeIsAbsentNotNull() throws {
+        let d = definition(#"{"sections":[{"source":"c","key":"k","row":{"title":"{id}","badge":"{unread|nonzero}"}}]}"#)
+        let l = ListSnapshot.build(definition: d, records: ["c": records(#"[{"id":"a","unread":0},{"id":"b","unread":4}]"#)])
+        let a = try XCTUnwrap(l.rowJSON(0, 0).objectValue)
+        XCTAssertNil(a["badge"], "a zero badge is left out of the row, never null")
+        XCTAssertEqual(l.rowJSON(0, 1)["badge"], "4")
+    }
+
+    func testLabelMapsKeysThroughKeyLabels() {
+        let d = definition(#"""
+        {"sections":[{"source":"orders","groupBy":"status","keyLabels":{"open":"Open orders","shipped":"Shipped"},
+          "title":"{$key|label} ({$count})","header":{"title":"{$key|label|upper}"},
+          "row":{"title":"{id}","detail":"{status|label}"}}]}
+        """#)
+        let l = ListSnapshot.build(definition: d, records: ["orders": records(#"""
+        [{"id":"1","status":"open"},{"id":"2","status":"shipped"},{"id":"3","status":"returned"},{"id":"4","status":"open"}]
+        """#)])
+        let sections = l.outline()["sections"]?.arrayValue ?? []
+        XCTAssertEqual(sections.map { $0["title"] }, ["Open orders (2)", "returned (1)", "Shipped (1)"],
+                       "a key without a label shows itself")
+        XCTAssertEqual(sections.first?["header"]?["title"], "OPEN ORDERS")
+        XCTAssertEqual(l.rowJSON(0, 0)["detail"], "Open orders", "row templates map field values the same way")
+        // Without keyLabels, label is the key itself.
+        let plain = definition(#"{"sections":[{"source":"c","groupBy":"g","title":"{$key|label}","row":{}}]}"#)
+        let p = ListSnapshot.build(definition: plain, records: ["c": records(#"[{"id":"1","g":"x"}]"#)])
+        XCTAssertEqual(p.outline()["sections"]?.arrayValue?.first?["title"], "x")
+    }
+
+    func testLabelsMayBeLanguageMaps() {
+        let d = definition(#"""
+        {"languages":["en","de"],"sections":[{"source":"o","groupBy":"status",
+          "keyLabels":{"open":{"en":"Open orders","de":"Offene Bestellungen"},"done":"Done"},
+          "title":"{$key|label}","row":{}}]}
+        """#)
+        let recs: [String: [JSONValue]] = ["o": records(#"[{"id":"1","status":"open"},{"id":"2","status":"done"}]"#)]
+        let en = ListSnapshot.build(definition: d, records: recs)
+        XCTAssertEqual(en.outline()["sections"]?.arrayValue?.map { $0["title"] }, ["Done", "Open orders"])
+        let de = ListSnapshot.build(definition: d.localized("de", formats: .english), records: recs)
+        XCTAssertEqual(de.outline()["sections"]?.arrayValue?.map { $0["title"] }, ["Done", "Offene Bestellungen"])
+        let errors = definitionErrors(#"{"l":{"languages":["en","de"],"sections":[{"source":"o","groupBy":"s","keyLabels":{"a":{"de":"A"}},"row":{}}]}}"#)
+        XCTAssertEqual(errors.map(\.path), ["lists.l.sections[0].keyLabels.a"], "a map without the fallback language")
+    }
+
+    func testBadUsesAreDefinitionErrorsWithTheirPaths() {
+        let errors = definitionErrors(#"""
+        {"l":{"sections":[{"source":"c","groupBy":"g","keyLabels":{"a":1},"keyLabel":{},
+          "title":"{$key|label:x}","row":{"title":"{a|prefix}","badge":"{n|nonzero:1}","detail":"{b|suffix:}"}}]}}
+        """#)
+        let paths = Set(errors.map(\.path))
+        XCTAssertTrue(paths.contains("lists.l.sections[0].keyLabels.a"), "\(errors)")
+        XCTAssertTrue(paths.contains("lists.l.sections[0].keyLabel"), "unknown keys are refused: \(errors)")
+        XCTAssertTrue(paths.contains("lists.l.sections[0].title"), "\(errors)")
+        XCTAssertTrue(paths.contains("lists.l.sections[0].row.title"), "\(errors)")
+        XCTAssertTrue(paths.contains("lists.l.sections[0].row.badge"), "\(errors)")
+        XCTAssertTrue(paths.contains("lists.l.sections[0].row.detail"), "\(errors)")
+    }
+}
