@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# `make bench`: Sectional against two baselines measured in the same run, so the figures are
-# ratios that survive a noisy machine.
-#   (a) Benchmarks/bin/mhd-fixed: the minimal libmicrohttpd C server answering a fixed body of
-#       the same size as the scenario's answer — the physical limit of this stack;
-#   (b) Benchmarks/node-baseline.mjs: a hand-written node:http server with the same records in
-#       memory, building each answer with JSON.stringify.
+# `make bench`: Sectional against a baseline and two peers measured in the same run, so the
+# figures are ratios that survive a noisy machine.
+#   C: Benchmarks/bin/mhd-fixed, the minimal libmicrohttpd C server answering a fixed body of
+#      the same size as the scenario's answer — the physical limit of this stack;
+#   Go: Benchmarks/bin/go-peer (Benchmarks/go-peer), net/http + encoding/json, and
+#   Node: Benchmarks/node-baseline.mjs, node:http + JSON.stringify: hand-written servers holding
+#      the same records in memory and building each answer per request.
+# Sectional runs at the default log level (info: one request line per answer, to a file); the
+# cost of those lines is measured against a second server with them off (warn).
 # Scenarios run with wrk (1 thread, 32 connections, BENCH_SECONDS each, default 10) on 100,000
-# records; then in-process figures on 1,000,000 records: batch import rate, cold start, memory.
-# Expects release builds of sectional and sectional-bench, and Benchmarks/bin/mhd-fixed.
+# records; then figures on 1,000,000 records: batch import rate, cold start, memory.
+# Expects release builds of sectional, Benchmarks/bin/mhd-fixed and Benchmarks/bin/go-peer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,10 +21,12 @@ pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 results="$work/results.tsv"
+export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}
 : > "$results"
 
-port_s=18600; port_n=18601; port_c=18602
+port_s=18600; port_n=18601; port_c=18602; port_g=18603; port_q=18604
 base="http://127.0.0.1:$port_s"
+quiet="http://127.0.0.1:$port_q"  # the same service with request logs off
 
 wait_ready() { for _ in $(seq 1200); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
 
@@ -41,21 +46,25 @@ measure_c() {
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
-# One scenario: NAME, SECTIONAL_PATH_OR_SCRIPT, NODE_PATH (or -), sample path for the body size.
+# One scenario: NAME, SECTIONAL_PATH_OR_SCRIPT, PEER_PATH (or -: the peers have no such
+# answer), sample path for the body size, and optionally the base URL (default: logs at info).
 scenario() {
-  local name=$1 target=$2 node=$3 sample=$4
-  local bytes; bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base$sample")
-  local s n="- - -" c
+  local name=$1 target=$2 peer=$3 sample=$4 url=${5:-$base}
+  local bytes; bytes=$(curl -s -o /dev/null -w '%{size_download}' "$url$sample")
+  local s g="- - -" n="- - -" c
   if [[ $target == *.lua* ]]; then
     # shellcheck disable=SC2086
-    s=$(measure -s ${target%% *} "$base" -- ${target#* })
+    s=$(measure -s ${target%% *} "$url" -- ${target#* })
   else
-    s=$(measure "$base$target")
+    s=$(measure "$url$target")
   fi
-  [ "$node" != "-" ] && n=$(measure "http://127.0.0.1:$port_n$node")
+  if [ "$peer" != "-" ]; then
+    g=$(measure "http://127.0.0.1:$port_g$peer")
+    n=$(measure "http://127.0.0.1:$port_n$peer")
+  fi
   c=$(measure_c "$bytes")
-  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$bytes" "$s" "$n" "$c" >> "$results"
-  echo "  $name: sectional $s | node $n | C $c" >&2
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$bytes" "$s" "$c" "$g" "$n" >> "$results"
+  echo "  $name: sectional $s | C $c | go $g | node $n" >&2
 }
 
 echo "== data: 100,000 people" >&2
@@ -71,13 +80,21 @@ config["server"]["perClientConnectionLimit"] = 0  # every benchmark client is 12
 config["server"]["maxEventStreams"] = 2000
 json.dump(config, open(f"{work}/config.json", "w"))
 PY
-SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+sed "s|$work/db.sqlite|$work/quiet.sqlite|" "$work/config.json" > "$work/quiet.json"
+env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+pids+=($!)
+SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/quiet.json" --port $port_q 2>"$work/quiet.log" &
 pids+=($!)
 wait_ready "$base/readyz"
+wait_ready "$quiet/readyz"
 python3 Benchmarks/load-people.py "$base" 100000 >&2
+python3 Benchmarks/load-people.py "$quiet" 100000 >&2
 node Benchmarks/node-baseline.mjs $port_n "$work/people.json" &
 pids+=($!)
+Benchmarks/bin/go-peer $port_g "$work/people.json" &
+pids+=($!)
 wait_ready "http://127.0.0.1:$port_n/outline"
+wait_ready "http://127.0.0.1:$port_g/outline"
 
 echo "== look-up targets" >&2
 python3 - "$base" "$work" <<'PY'
@@ -112,6 +129,19 @@ first_row=$(head -1 "$work/rows.txt")
 first_range=$(head -1 "$work/ranges.txt")
 
 echo "== scenarios (wrk -t1 -c32 -d${seconds}s)" >&2
+# The cost of request logs: the same answers from the server with them off, measured in turn,
+# each twice (on, off, on, off), the better run of each kept: one noisy run says little.
+log_cost() {
+  local path=$1 on off on2 off2
+  on=$(measure "$base$path"); off=$(measure "$quiet$path"); on2=$(measure "$base$path"); off2=$(measure "$quiet$path")
+  [ "${on2%% *}" -gt "${on%% *}" ] && on=$on2
+  [ "${off2%% *}" -gt "${off%% *}" ] && off=$off2
+  python3 -c "print(f'{100 * (1 - ${on%% *} / ${off%% *}):.1f}% on $path ({${on%% *}:,} req/s at info, {${off%% *}:,} off)')"
+}
+log_healthz=$(log_cost /healthz)
+log_page=$(log_cost "/v1/lists/contacts/rows?pageSize=50")
+echo "  request logs cost $log_healthz; $log_page" >&2
+scenario "/healthz (HTTP layer)" "/healthz" "-" "/healthz"
 scenario "outline" "/v1/lists/contacts" "/outline" "/v1/lists/contacts"
 scenario "first page (50 rows)" "/v1/lists/contacts/rows?pageSize=50" "/page?pageSize=50" "/v1/lists/contacts/rows?pageSize=50"
 scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"
@@ -130,7 +160,20 @@ for n in range(1000):
     r = c.getresponse(); r.read(); assert r.status in (200, 201), r.status
 PY
 scenario "changes after 1,000 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
+lines_before=$(wc -l < "$work/server.log")
 scenario "mixed 90% read / 10% write" "Benchmarks/wrk/mixed.lua $work/mixed.txt" "-" "$first_tag"
+# Reads and writes of the mixed run apart: p50/p99 of the server's own request lines (time from
+# request line to answer sent, so without the client's share of the round trip).
+mixed=$(tail -n +"$((lines_before + 1))" "$work/server.log" | python3 -c '
+import json, sys
+times = {"GET": [], "PUT": []}
+for line in sys.stdin:
+    if "\"msg\":\"request\"" not in line: continue
+    r = json.loads(line)
+    if r["method"] in times: times[r["method"]].append(r["duration_ms"])
+def p(v, q): v = sorted(v); return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
+print(", ".join(f"{name} {len(v):,} p50 {p(v, .5):.2f} ms p99 {p(v, .99):.2f} ms" for name, v in (("reads", times["GET"]), ("writes", times["PUT"]))))
+')
 
 echo "== single durable upsert (wrk -c1, 5 s)" >&2
 upsert=$(wrk -t1 -c1 -d5s --latency -s Benchmarks/wrk/upsert.lua "$base" | awk '
@@ -144,13 +187,14 @@ echo "== ${large} records: import, cold start, memory" >&2
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true
 python3 scripts/generate-people.py "$large" > "$work/people-large.json"
 rm -f "$work"/db.sqlite*
-SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
+env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pid=$!
 wait_ready "$base/readyz"
 import=$(python3 Benchmarks/load-people.py "$base" "$large")
 kill -TERM $pid; wait $pid 2>/dev/null || true
 start_ns=$(date +%s%N)
-SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pid=$!; pids+=($pid)
 wait_ready "$base/readyz"
 cold=$(( ($(date +%s%N) - start_ns) / 1000000 ))
@@ -160,17 +204,18 @@ rows=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(js
 python3 - "$results" "$seconds" <<PY
 import sys
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
-print(f"Sectional benchmark — wrk -t1 -c32 -d{sys.argv[2]}s on 100,000 records; release build; $(nproc) cores; $(date -u +%Y-%m-%d)")
+print(f"Sectional benchmark — wrk -t1 -c32 -d{sys.argv[2]}s on 100,000 records; release build; logs at info unless noted; $(nproc) cores; $(date -u +%Y-%m-%d)")
 print()
-print(f"| scenario | bytes | req/s | p50 ms | p99 ms | node (b) req/s | C (a) req/s | vs (a) | vs (b) |")
-print(f"|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-for name, size, s, n, c in rows:
-    rps, p50, p99 = s.split(); nrps = n.split()[0]; crps = c.split()[0]
-    va = f"{100 * float(rps) / float(crps):.0f}%"
-    vb = f"{float(rps) / float(nrps):.1f}×" if nrps != "-" else "—"
-    print(f"| {name} | {size} | {float(rps):,.0f} | {p50} | {p99} | {nrps if nrps == '-' else f'{float(nrps):,.0f}'} | {float(crps):,.0f} | {va} | {vb} |")
+print("| scenario | bytes | req/s | p50 ms | p99 ms | C req/s | Go req/s | Node req/s | vs C | vs Go | vs Node |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+number = lambda v: "—" if v == "-" else f"{float(v):,.0f}"
+ratio = lambda a, b: "—" if b == "-" else f"{float(a) / float(b):.2f}×"
+for name, size, s, c, g, n in rows:
+    rps, p50, p99 = s.split(); crps = c.split()[0]; grps = g.split()[0]; nrps = n.split()[0]
+    print(f"| {name} | {size} | {float(rps):,.0f} | {p50} | {p99} | {number(crps)} | {number(grps)} | {number(nrps)} | {ratio(rps, crps)} | {ratio(rps, grps)} | {ratio(rps, nrps)} |")
 print()
-print("In-process and end-to-end figures:")
+print(f"- request logs at info (req/s against logs off, best of two runs each, in turn): cost $log_healthz; $log_page")
+print(f"- mixed run, server-side times: $mixed")
 print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
 print(f"- event streams: $sse")
 print(f"- batch import of $large records through POST …/batch: ${import#loaded }")

@@ -25,6 +25,18 @@ final class AnswerCacheTests: XCTestCase {
         XCTAssertEqual(renders.value, 21, "an old one was dropped and is rendered again")
     }
 
+    func testAFullCacheKeepsTheLatestAnswersThatFit() {
+        let cache = AnswerCache()
+        let renders = Counter()
+        let page = 1 << 20
+        for i in 0..<20 { _ = answer(cache, "page\(i)", size: page, renders: renders) }
+        // 1 MiB bodies and their keys: 7 fit in 8 MiB. Evicting the oldest one at a time keeps 7;
+        // starting over when full would keep 6 here (pages 14 to 19).
+        XCTAssertEqual(cache.usage.entries, 7)
+        for i in 13..<20 { _ = answer(cache, "page\(i)", size: page, renders: renders) }
+        XCTAssertEqual(renders.value, 20, "the 7 latest answers are all still cached")
+    }
+
     func testAnAnswerLargerThanTheBudgetIsServedButNotKept() {
         let cache = AnswerCache()
         let renders = Counter()

@@ -17,10 +17,10 @@ enum RequestFraming {
         var encodingFields = 0
         var hosts = 0
         for (name, value) in headers {
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+            guard !name.isEmpty, bytes(of: name, allSatisfy: isTokenByte) else {
                 return invalid("The header field name \(JSONText.quote(name)) is not a token.")
             }
-            guard !value.utf8.contains(where: { $0 == 0 || $0 == 13 }) else {
+            guard bytes(of: value, allSatisfy: { $0 != 0 && $0 != 13 }) else {
                 return invalid("The header field \(name) holds a CR or NUL byte.")
             }
             if name.caseInsensitiveEquals("Content-Length") {
@@ -58,6 +58,7 @@ enum RequestFraming {
     /// The target in origin form: an absolute-form target (`http://host/path?query`) loses its
     /// scheme and authority (RFC 9112 §3.2.2); any other is returned as is.
     static func originForm(_ target: String) -> String {
+        if target.utf8.first == UInt8(ascii: "/") { return target }  // the usual origin form
         guard let rest = absoluteFormRest(target) else { return target }
         guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
         let path = String(rest[slash...])
@@ -65,7 +66,7 @@ enum RequestFraming {
     }
 
     private static func targetProblem(method: String, target: String) -> HTTPError? {
-        guard !target.isEmpty, target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard !target.isEmpty, bytes(of: target, allSatisfy: { $0 > 0x20 && $0 < 0x7F }) else {
             return invalid("The request target must be visible ASCII without spaces.")
         }
         if target.hasPrefix("/") || (target == "*" && method == "OPTIONS") { return nil }
@@ -82,6 +83,14 @@ enum RequestFraming {
         return nil
     }
 
+    /// Whether every UTF-8 byte of `text` passes `test`, read from its contiguous storage (the
+    /// generic `utf8.allSatisfy` goes through the view's iterator byte by byte: a few percent of
+    /// a request carrying a bearer token, perf under `make bench-peruser`).
+    private static func bytes(of text: String, allSatisfy test: (UInt8) -> Bool) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.allSatisfy(test) }
+    }
+
     private static func invalid(_ detail: String) -> HTTPError {
         HTTPError(400, "invalid-request", detail: detail)
     }
@@ -89,10 +98,13 @@ enum RequestFraming {
     /// `tchar` of RFC 9110 §5.6.2.
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
             return true
         default:
-            return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            return false
         }
     }
 }

@@ -249,9 +249,14 @@ public final class Server: @unchecked Sendable {
                 box.bytes.count, bytes, releaseBody, Unmanaged.passRetained(box).toOpaque())
         }
         guard let answer else { return fallback() }
-        for (name, value) in response.headers where MHD_add_response_header(answer, name, value) == MHD_Result.NO {
-            MHD_destroy_response(answer)
-            return fallback()
+        for (name, value) in response.headers {
+            // `withCString` lends a native string's own bytes; passing the strings directly made a
+            // C copy of each (`utf8CString`).
+            let added = name.withCString { name in value.withCString { MHD_add_response_header(answer, name, $0) } }
+            if added == MHD_Result.NO {
+                MHD_destroy_response(answer)
+                return fallback()
+            }
         }
         let result = MHD_queue_response(connection, UInt32(response.status), answer)
         MHD_destroy_response(answer)
@@ -282,12 +287,20 @@ public final class Server: @unchecked Sendable {
     /// `Date`, `Content-Length` and `Connection`).
     private func headersFit(_ headers: HTTPHeaders, on connection: OpaquePointer, for exchange: Exchange) -> Bool {
         var bytes = 1024 + sectional_mhd_head_size(connection)
-        bytes += 64 * (exchange.headers.count + 1 + exchange.target.utf8.count(where: { $0 == UInt8(ascii: "&") }))
+        var target = exchange.target
+        bytes += 64 * (exchange.headers.count + 1 + target.withUTF8 { $0.count(where: { $0 == UInt8(ascii: "&") }) })
         for (name, value) in headers {
-            if name.utf8.contains(0) || value.utf8.contains(0) { return false }
+            if Self.holdsNUL(name) || Self.holdsNUL(value) { return false }
             bytes += name.utf8.count + value.utf8.count + 4
         }
         return bytes <= configuration.connectionMemoryBytes
+    }
+
+    /// Whether `text` holds a NUL byte: `memchr` over its contiguous UTF-8 (the generic
+    /// `utf8.contains` walked it byte by byte through the view's iterator).
+    private static func holdsNUL(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.isEmpty ? false : memchr($0.baseAddress!, 0, $0.count) != nil }
     }
 
     /// The request's header fields, names and values read with their lengths.

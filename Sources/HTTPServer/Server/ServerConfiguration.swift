@@ -39,7 +39,10 @@ public struct CompletedRequest: Sendable {
     /// The request target as sent (path and query).
     public let target: String
     /// The path of the target, still percent-encoded.
-    public var path: Substring { target.prefix { $0 != "?" } }
+    public var path: Substring {
+        let utf8 = target.utf8
+        return Substring(utf8[..<(utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex)])
+    }
     /// The route template that matched, or empty.
     public let route: String
     /// 0 when the client went away before an answer was queued.

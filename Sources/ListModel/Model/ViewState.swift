@@ -13,6 +13,7 @@ public struct ViewState: Sendable, Hashable {
     /// A deterministic fingerprint of the hidden set (for ETags).
     public var fingerprint: UInt64 {
         var h = FNV1a()
+        if hidden.isEmpty { return h.value }  // the default view: no sort, no allocation
         for k in hidden.sorted(by: codePointLess) { h.combine(k) }
         return h.value
     }

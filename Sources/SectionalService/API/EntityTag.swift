@@ -5,8 +5,17 @@ import HTTPServer
 /// a stale `304`, and one user's tag never matches another's answer.
 enum EntityTag {
     static func of(version: Int64, definition: UInt64, view: UInt64, partition: UInt64? = nil) -> String {
-        guard let partition else { return "\"\(version)-\(hex(definition))-\(hex(view))\"" }
-        return "\"\(version)-\(hex(definition))-\(hex(view))-\(hex(partition))\""
+        // Written byte by byte: interpolation with `String(_:radix:)` and padding was a few
+        // percent of a cached first page (perf, `make bench`).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(2 + 20 + 3 * 17)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: String(version).utf8)
+        appendHex(definition, to: &bytes)
+        appendHex(view, to: &bytes)
+        if let partition { appendHex(partition, to: &bytes) }
+        bytes.append(UInt8(ascii: "\""))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Answers `304 Not Modified` when `If-None-Match` names `tag` (or `*`); otherwise builds the
@@ -33,8 +42,12 @@ enum EntityTag {
         }
     }
 
-    private static func hex(_ value: UInt64) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    /// A dash and sixteen lowercase hex digits.
+    private static func appendHex(_ value: UInt64, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "-"))
+        for shift in stride(from: 60, through: 0, by: -4) {
+            let digit = UInt8((value >> UInt64(shift)) & 0xF)
+            bytes.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+        }
     }
 }

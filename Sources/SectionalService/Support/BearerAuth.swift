@@ -8,12 +8,17 @@ struct BearerAuth: Sendable {
     init(token: String?) { self.token = token.map { Array($0.utf8) } }
 
     /// Compares without returning early, so the time taken tells nothing of where bytes differ.
-    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    /// `a` is read in place (a request's header bytes, not copied into an array first).
+    static func constantTimeEquals(_ a: some Collection<UInt8>, _ b: [UInt8]) -> Bool {
         var difference: UInt8 = a.count == b.count ? 0 : 1
-        for i in 0..<max(a.count, b.count) {
-            let x = i < a.count ? a[i] : 0
-            let y = i < b.count ? b[i] : 0
-            difference |= x ^ y
+        var i = 0
+        for x in a {
+            difference |= x ^ (i < b.count ? b[i] : 0)
+            i += 1
+        }
+        while i < b.count {
+            difference |= b[i]
+            i += 1
         }
         return difference == 0
     }

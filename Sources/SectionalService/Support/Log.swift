@@ -104,9 +104,8 @@ public final class Log: Sendable {
 
     private func finish(_ w: inout JSONWriter) {
         w.endObject()
-        var line = w.bytes
-        line.append(0x0A)
-        sink.append(line)
+        w.bytes.append(0x0A)  // in place: a copy of the bytes first would copy the whole line
+        sink.append(w.bytes)
     }
 
     /// An RFC 3339 UTC timestamp with milliseconds, quoted: `"2026-11-30T12:00:00.000Z"`.
