@@ -53,10 +53,11 @@ extension PostgresStore {
     private static func logDefinition(_ list: String, sequence: Int64, on connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("INSERT INTO changes (sequence, position, collection, id, json) VALUES ($1::bigint, 0, $2, $3, NULL)",
                                .int(sequence), .text(PostgresSchema.definitionsLog), .text(list))
+        try notify(sequence, on: connection)
     }
 }
 
 extension PostgresSchema {
     /// The change log's collection for definition changes: not a valid collection name.
-    static let definitionsLog = "#definitions"
+    public static let definitionsLog = "#definitions"
 }

@@ -7,14 +7,16 @@ struct OperationRoutes {
     let faults: StorageFaults
 
     /// `/readyz` stays 200 while a storage fault refuses writes (reads go on) and names the
-    /// fault in `storageFault`.
+    /// fault in `storageFault` — except a database that cannot be reached: `503` with status
+    /// `unavailable` (reads are still served from the last applied state).
     func register(on router: inout Router) {
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.get("/readyz") { _ in
             let phase = readiness.phase
-            return jsonAnswer(status: phase == .ready ? .ok : .serviceUnavailable, capacity: 64) { w in
+            let status = phase == .ready && faults.unreachable ? "unavailable" : phase.name
+            return jsonAnswer(status: status == "ready" ? .ok : .serviceUnavailable, capacity: 64) { w in
                 w.beginObject()
-                w.key("status"); w.string(phase.name)
+                w.key("status"); w.string(status)
                 if let fault = faults.current { w.key("storageFault"); w.string(fault.rawValue) }
                 w.endObject()
             }

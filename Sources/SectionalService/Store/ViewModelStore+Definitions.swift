@@ -78,10 +78,13 @@ extension ViewModelStore {
                 json = writer.bytes
             }
             guard let stored = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
+            // Other instances' commits below this change first (the list was built before them: build it again).
+            var (events, complete, moved) = catchUpBefore(stored.sequence)
+            let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
             // The catalog first: a reader holding a page token of the old definition finds it retired.
             catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
-            let events = put(name, snapshot, at: stored.sequence)
-            applied.advance(to: stored.sequence)
+            events += put(name, current, at: stored.sequence)
+            if complete { applied.advance(to: stored.sequence) }
             return (DefinitionChange(stored: stored, created: !existed), events)
         }
     }
@@ -99,11 +102,16 @@ extension ViewModelStore {
                 if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
             }
             let sequence = try store.takeSequence()
+            var (events, complete, moved) = catchUpBefore(sequence)
+            if moved {
+                for name in changed {
+                    if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
+                }
+            }
             for name in changed { next.settle(name, before: catalog.withLock { $0.definition(name) }, at: sequence) }
             catalog.withLock { $0 = next }
-            var events: [VersionEvent] = []
             for name in changed { events += put(name, snapshots[name], at: sequence) }
-            applied.advance(to: sequence)
+            if complete { applied.advance(to: sequence) }
             return (changed, events)
         }
     }
@@ -131,5 +139,25 @@ extension ViewModelStore {
         var streams = Set(dropped.map(\.streamName))
         streams.insert(name)
         return streams.sorted().map { VersionEvent(stream: $0, list: name, version: sequence) }
+    }
+
+    /// A run-time definition change another instance made (the change log's entry at
+    /// `sequence`): the stored definition is served from `sequence` on, as on the instance that
+    /// made it. A later change of the same list is left to its own entry. Under the writer's lock.
+    func followDefinition(_ name: String, at sequence: Int64) throws(StoreError) -> [VersionEvent] {
+        guard let stored = try store.allDefinitions().first(where: { $0.list == name }), stored.sequence == sequence else { return [] }
+        var definition: ListDefinition?
+        if let json = stored.json {
+            do {
+                definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$")
+            } catch {
+                log.error("skipping a stored run-time definition that does not decode", ["list": .text(name), "error": .text("\(error)")])
+                return []
+            }
+        }
+        let configured = catalog.withLock { $0.config.first { $0.name == name } }
+        let snapshot = try (definition ?? configured).map(Localization.base).flatMap { definition throws(StoreError) in try build(definition) }
+        catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: sequence) }
+        return put(name, snapshot, at: sequence)
     }
 }

@@ -14,7 +14,7 @@ extension ViewModelStore {
         let key = MaterializationKey(list: base.name, partition: base.partition, language: language)
         if let state = cache.read(key) { return state }
         while true {
-            let (stored, seen, version, epoch, definition) = try writer.withLock {
+            let (stored, _, version, epoch, definition) = try writer.withLock {
                 _ throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64, Int64?, ListDefinition) in
                 let seen = cache.writtenVersion(of: key)
                 let epoch = cache.epoch(of: base.name)
@@ -45,7 +45,7 @@ extension ViewModelStore {
             let localized = definition.localized(language, formats: Localization.formats(for: language))
             let snapshot = ListSnapshot.build(definition: localized, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: language)
-            if let installed = cache.install(key, state: state, seen: seen, epoch: epoch) {
+            if let installed = cache.install(key, state: state, epoch: epoch) {
                 metrics.recordLanguageBuild(language: language)
                 return installed
             }

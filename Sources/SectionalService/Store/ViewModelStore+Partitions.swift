@@ -11,9 +11,10 @@ extension ViewModelStore {
     /// remember it, the store keeps it for the scope field (so it survives restarts and is the
     /// same on every instance); a store that keeps none gives the list's version at start.
     ///
-    /// Consistency: the records and the partition's version are read under the writer's lock,
-    /// so they belong together; the snapshot is then built without it and installed only if no
-    /// write has moved the partition meanwhile (else it is built again). A write waits at most
+    /// Consistency: the records and the partition's version are read from one committed state
+    /// (and under the writer's lock, so no write of this process falls between); the snapshot is
+    /// then built without it and installed only if no write applied meanwhile has moved the
+    /// partition past that version (else it is built again). A write waits at most
     /// for one partition's storage read, and a build at most for one commit in progress.
     ///
     /// Cost: one indexed read per source collection plus a build of the user's rows — O(k log k)
@@ -23,9 +24,8 @@ extension ViewModelStore {
         if let state = cache.read(key) { return state }
         while true {
             let started = ContinuousClock.now
-            let (stored, seen, version, epoch, current) = try writer.withLock {
-                _ throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64, Int64?, ListDefinition) in
-                let seen = cache.writtenVersion(of: key)
+            let (stored, version, epoch, current) = try writer.withLock {
+                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
                 let epoch = cache.epoch(of: definition.name)
                 // The definition in force now (a definition change may have come since the caller looked).
                 let (found, floor, changed) = catalog.withLock {
@@ -33,17 +33,23 @@ extension ViewModelStore {
                 }
                 let definition = found?.scope != nil ? found! : definition
                 guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
-                guard partition != .nobody else { return ([:], seen, changed, epoch, definition) }
-                var stored: [String: [StoredRecord]] = [:]
-                var version = seen
-                for source in definition.sources {
-                    stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                    if seen == nil, store.tracksFieldVersions, let key = ScalarKey(partition.value) {
-                        version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                guard partition != .nobody else { return ([:], changed, epoch, definition) }
+                // The records and the version from one committed state: with other instances
+                // writing, it may be ahead of what this one has applied (the log's commits up to
+                // it are then already in the partition, and skipped when they come).
+                let (stored, version) = try store.readConsistently { () throws(StoreError) -> ([String: [StoredRecord]], Int64?) in
+                    var stored: [String: [StoredRecord]] = [:]
+                    var version: Int64?
+                    for source in definition.sources {
+                        stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                        if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                            version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                        }
                     }
+                    return (stored, version)
                 }
                 // Never below the list's last definition change (its partitions were rebuilt then).
-                return (stored, seen, max(version ?? floor, changed), epoch, definition)
+                return (stored, max(version ?? cache.writtenVersion(of: key) ?? floor, changed), epoch, definition)
             }
             let definition = current
             guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
@@ -53,7 +59,7 @@ extension ViewModelStore {
             }
             let snapshot = ListSnapshot.build(definition: definition, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: partition)
-            if let installed = cache.install(key, state: state, seen: seen, epoch: epoch) {
+            if let installed = cache.install(key, state: state, epoch: epoch) {
                 metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
                 return installed
             }
@@ -89,10 +95,13 @@ extension ViewModelStore {
         }
         for partition in order {
             let key = MaterializationKey(list: definition.name, partition: partition)
+            let state = next[key] ?? cache.peek(key)
+            // Built from a later committed state than this instance had applied: it holds this commit.
+            if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
             advanceLanguages(of: definition, partition: partition, by: routed[partition]!, sequence: sequence, next: &next,
                              partitionVersions: &partitionVersions)
-            guard let state = next[key] ?? cache.peek(key) else { continue }
+            guard let state = next[key] ?? state else { continue }
             next[key] = state.next(apply(routed[partition]!, to: state, key: key, sequence: sequence), version: sequence)
         }
     }

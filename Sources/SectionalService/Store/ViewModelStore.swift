@@ -36,6 +36,8 @@ public final class ViewModelStore: Sendable {
     private let duplicateLog = DuplicateLogLimiter()
     /// The last commit applied to the lists (read-your-writes: `minVersion`).
     let applied: AppliedVersion
+    /// Told the ids of views other instances changed (see ``followViews(_:)``).
+    let viewFollower = Mutex<@Sendable ([String]) -> Void>({ _ in })
 
     /// Builds every list that is the same for everyone from the store's records; per-user lists
     /// are built per partition on first read, under `maxResidentRows` rows in all. `onChange`
@@ -48,13 +50,27 @@ public final class ViewModelStore: Sendable {
         self.metrics = metrics
         self.onChange = onChange
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
-        applied = AppliedVersion(try store.lastSequence())
-        let sequences = try store.collectionSequences()
-        var catalog = ListCatalog(config: definitions)
-        for (list, errors) in catalog.load(try store.allDefinitions()) {
-            log.error("skipping a stored run-time definition that does not decode", ["list": .text(list), "errors": .text(errors.description)])
+        // One committed state for the sequence, the versions, the run-time definitions and the
+        // records, however many commits other instances make while this one loads: the change
+        // log is followed from it.
+        let (last, sequences, loaded, parsed) = try store.readConsistently {
+            () throws(StoreError) -> (Int64, [String: Int64], ListCatalog, [String: [JSONValue]]) in
+            let last = try store.lastSequence()
+            let sequences = try store.collectionSequences()
+            var catalog = ListCatalog(config: definitions)
+            for (list, errors) in catalog.load(try store.allDefinitions()) {
+                log.error("skipping a stored run-time definition that does not decode", ["list": .text(list), "errors": .text(errors.description)])
+            }
+            var parsed: [String: [JSONValue]] = [:]
+            for definition in catalog.definitions where definition.scope == nil {
+                for source in definition.sources where parsed[source] == nil {
+                    parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
+                }
+            }
+            return (last, sequences, catalog, parsed)
         }
-        var parsed: [String: [JSONValue]] = [:]
+        applied = AppliedVersion(last)
+        var catalog = loaded
         for definition in catalog.definitions {
             let version = max(definition.sources.compactMap { sequences[$0] }.max() ?? 0, catalog.floors[definition.name] ?? 0)
             catalog.setFloor(definition.name, version)
@@ -63,9 +79,6 @@ public final class ViewModelStore: Sendable {
                     try store.prepareField(scope.field, in: source)
                 }
                 continue
-            }
-            for source in definition.sources where parsed[source] == nil {
-                parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
             }
             let snapshot = ListSnapshot.build(definition: definition, records: parsed)
             cache.pin(MaterializationKey(list: definition.name, partition: nil), state: ListState(snapshot: snapshot, version: version))
@@ -202,46 +215,71 @@ public final class ViewModelStore: Sendable {
     private func commit(groups: [(writes: [Write], conditions: [WriteCondition])]) throws(StoreError) -> (results: [CommitResult], events: [VersionEvent]) {
         try writer.withLock { _ throws(StoreError) -> ([CommitResult], [VersionEvent]) in
             var conflicts: [Int: [String]] = [:]
-            var accepted: [[Write]] = []
-            var written: [WriteCondition.Key: Bool] = [:]
-            var latest: [WriteCondition.Key: IncomingRecord?] = [:]
-            let merging = groups.contains { $0.writes.contains(where: \.isPatch) }
-            for (index, group) in groups.enumerated() {
-                var failed: [WriteCondition] = []
-                for condition in group.conditions where !(try holds(condition, after: written)) { failed.append(condition) }
-                guard failed.isEmpty else {
-                    conflicts[index] = failed.map(\.id)
-                    continue
-                }
-                switch merging ? try resolvePatches(group.writes, latest: &latest) : .success(group.writes) {
-                case .failure(let missing):
-                    conflicts[index] = missing.ids
-                    continue
-                case .success(let writes):
-                    accepted.append(writes)
-                }
-                for write in group.writes { written[write.key] = write.isUpsert }
-            }
-            let storeGroups = accepted.map { writes in
-                writes.map { write -> RecordWrite in
-                    switch write {
-                    case .upsert(let collection, let record):
-                        .upsert(collection: collection, id: record.id, json: record.json)
-                    case .delete(let collection, let id):
-                        .delete(collection: collection, id: id)
-                    case .patch:
-                        preconditionFailure("patches are merged before the commit")
-                    }
-                }
-            }
             let started = ContinuousClock.now
-            let committed = storeGroups.isEmpty ? [] : try store.commit(groups: storeGroups, previousIn: scopedCollections)
+            let outcomes: [CommitResult?]
+            let accepted: [[Write]]
+            if groups.contains(where: { $0.writes.contains(where: \.isPatch) }) {
+                // Patches are merged with the records as stored before the commit, and their
+                // groups' conditions checked then too (by this instance: see docs/postgres.md).
+                var chosen: [[Write]] = []
+                var go: [Bool] = []
+                var written: [WriteCondition.Key: Bool] = [:]
+                var latest: [WriteCondition.Key: IncomingRecord?] = [:]
+                let stored: RecordLookup = { collection, id throws(StoreError) in try self.store.record(in: collection, id: id) }
+                for (index, group) in groups.enumerated() {
+                    var failed: [WriteCondition] = []
+                    for condition in group.conditions where !(try holds(condition, after: written, lookup: stored)) { failed.append(condition) }
+                    guard failed.isEmpty else {
+                        conflicts[index] = failed.map(\.id)
+                        go.append(false)
+                        continue
+                    }
+                    switch try resolvePatches(group.writes, latest: &latest) {
+                    case .failure(let missing):
+                        conflicts[index] = missing.ids
+                        go.append(false)
+                        continue
+                    case .success(let writes):
+                        chosen.append(writes)
+                        go.append(true)
+                    }
+                    for write in group.writes { written[write.key] = write.isUpsert }
+                }
+                let committed = chosen.isEmpty ? [] : try store.commit(groups: chosen.map(Self.recordWrites), previousIn: scopedCollections)
+                var next = committed.makeIterator()
+                outcomes = go.map { $0 ? next.next() : nil }
+                accepted = chosen
+            } else if groups.allSatisfy({ $0.conditions.isEmpty }) {
+                outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections)
+                accepted = groups.map(\.writes)
+            } else {
+                // Conditions are checked by the store while no other writer — of any instance —
+                // can commit, against the records as committed.
+                outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections) {
+                    lookup throws(StoreError) -> [Bool] in
+                    conflicts = [:]
+                    var written: [WriteCondition.Key: Bool] = [:]
+                    var go: [Bool] = []
+                    for (index, group) in groups.enumerated() {
+                        var failed: [WriteCondition] = []
+                        for condition in group.conditions where !(try holds(condition, after: written, lookup: lookup)) {
+                            failed.append(condition)
+                        }
+                        go.append(failed.isEmpty)
+                        guard failed.isEmpty else {
+                            conflicts[index] = failed.map(\.id)
+                            continue
+                        }
+                        for write in group.writes { written[write.key] = write.isUpsert }
+                    }
+                    return go
+                }
+                accepted = zip(groups, outcomes).compactMap { $1 == nil ? nil : $0.writes }
+            }
+            let committed = outcomes.compactMap { $0 }
             metrics.recordStoreWrite(seconds: (ContinuousClock.now - started).seconds)
             var next: [MaterializationKey: ListState] = [:]
             var partitionVersions: [MaterializationKey: Int64] = [:]
-            for (writes, result) in zip(accepted, committed) where result.changedAnything {
-                advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions)
-            }
             var remaining = committed.makeIterator()
             let results = groups.indices.map { index -> CommitResult in
                 guard let ids = conflicts[index] else { return remaining.next()! }
@@ -249,16 +287,56 @@ public final class ViewModelStore: Sendable {
                 refused.conflicts = ids
                 return refused
             }
-            defer { if let last = committed.map(\.sequence).max() { applied.advance(to: last) } }
-            guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
-            cache.publish(next, partitionVersions: partitionVersions)
-            // A language's rows move with the list (or partition) they translate: no events of their own.
-            var events = next.filter { $0.key.language == nil }.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
-            for (key, version) in partitionVersions where next[key] == nil && key.language == nil {
-                events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
+            let changed = committed.filter(\.changedAnything)
+            guard let first = changed.first?.sequence else { return (results, []) }
+            var views: [String] = []
+            var events: [VersionEvent] = []
+            // Other instances committed versions below this commit's that this one has not
+            // applied yet: they go first, in order, through the same path. When they cannot be
+            // read now (the database just went away), this commit is durable all the same and
+            // the follower applies it, after them, once it can.
+            var reached = applied.current
+            if first - 1 > reached {
+                reached = catchUpLocked(through: first - 1, next: &next, partitionVersions: &partitionVersions, views: &views,
+                                        events: &events)
             }
+            if reached == first - 1 {
+                for (writes, result) in zip(accepted, committed) where result.changedAnything {
+                    advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions)
+                }
+                reached = changed[changed.count - 1].sequence
+            }
+            events += publish(next, partitionVersions: partitionVersions)
+            applied.advance(to: reached)
+            if !views.isEmpty { viewsChanged(views) }
             return (results, events)
         }
+    }
+
+    /// A group's writes as the store takes them (patches are merged into upserts before).
+    static func recordWrites(_ writes: [Write]) -> [RecordWrite] {
+        writes.map { write -> RecordWrite in
+            switch write {
+            case .upsert(let collection, let record):
+                .upsert(collection: collection, id: record.id, json: record.json)
+            case .delete(let collection, let id):
+                .delete(collection: collection, id: id)
+            case .patch:
+                preconditionFailure("patches are merged before the commit")
+            }
+        }
+    }
+
+    /// Publishes the writer's new states and partition versions, and returns the events they make.
+    func publish(_ next: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) -> [VersionEvent] {
+        guard !next.isEmpty || !partitionVersions.isEmpty else { return [] }
+        cache.publish(next, partitionVersions: partitionVersions)
+        // A language's rows move with the list (or partition) they translate: no events of their own.
+        var events = next.filter { $0.key.language == nil }.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
+        for (key, version) in partitionVersions where next[key] == nil && key.language == nil {
+            events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
+        }
+        return events
     }
 
     /// One write of a commit as the lists see it.
@@ -273,7 +351,7 @@ public final class ViewModelStore: Sendable {
     }
 
     /// Derives the next state of every list (and resident partition) a group of writes changes.
-    private func advance(by writes: [Write], result: CommitResult, next: inout [MaterializationKey: ListState],
+    func advance(by writes: [Write], result: CommitResult, next: inout [MaterializationKey: ListState],
                          partitionVersions: inout [MaterializationKey: Int64]) {
         var applied: [AppliedWrite] = []
         applied.reserveCapacity(writes.count)

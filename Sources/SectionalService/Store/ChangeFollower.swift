@@ -1,0 +1,104 @@
+import Foundation
+import ListStore
+import Synchronization
+
+/// The thread that keeps an instance on a shared store (PostgreSQL) current with every other
+/// instance's writes: it waits for a commit's `NOTIFY` (``PostgresChangeListener``) or at most
+/// ``catchUpSeconds``, then applies the change log after the last applied version
+/// (``ViewModelStore/catchUp()``). Requests never wait for it, except a read that asks for a
+/// version (`minVersion`).
+///
+/// Faults: when the database cannot be reached, the fault is reported (``StorageFaults``:
+/// `/readyz` 503), and the follower tries again after a back-off that doubles from 0.1 s to 5 s;
+/// once it reaches the database it catches up and reports the fault cleared. Reads keep serving
+/// the last applied state meanwhile.
+final class ChangeFollower: Sendable {
+    /// The safety net's period: the log is read at least this often, notified or not.
+    static let catchUpSeconds = 1.0
+    static let firstBackOff = 0.1
+    static let longestBackOff = 5.0
+    /// The longest single wait for a notification (how long stopping may take).
+    static let slice = 0.2
+
+    private let lists: ViewModelStore
+    private let listener: PostgresChangeListener
+    private let faults: StorageFaults
+    private let log: Log
+    private let stopping = Atomic<Bool>(false)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(lists: ViewModelStore, listener: PostgresChangeListener, faults: StorageFaults, log: Log) {
+        self.lists = lists
+        self.listener = listener
+        self.faults = faults
+        self.log = log
+    }
+
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            // Closed by the thread that uses it, never from another: a connection closed twice
+            // would close a descriptor number another part of the process may have reused.
+            listener.close()
+            finished.signal()
+        }
+        thread.name = "sectional.follower"
+        thread.start()
+    }
+
+    /// Stops the thread (it notices within ``slice``, or when its read of the log ends) and
+    /// waits for it to close its connection; after 30 s the server stops without it.
+    func stop() {
+        stopping.store(true, ordering: .relaxed)
+        if finished.wait(timeout: .now() + 30) == .timedOut {
+            log.error("the change-log follower did not stop within 30 s", [:])
+        }
+    }
+
+    private func run() {
+        var backOff = Self.firstBackOff
+        var behindLogged = false
+        var nextRead = ContinuousClock.now
+        while !stopping.load(ordering: .relaxed) {
+            do throws(StoreError) {
+                // Waits in short slices, so stopping takes no longer than one.
+                let remaining = max(0, (nextRead - ContinuousClock.now).seconds)
+                let announced = try listener.wait(upTo: min(remaining, Self.slice))
+                // A notification of versions already applied (this instance's own commits) needs no read.
+                let news = announced.map { $0 > lists.applied.current } ?? false
+                guard news || ContinuousClock.now >= nextRead else { continue }
+                var period = Self.catchUpSeconds
+                switch try lists.catchUp() {
+                case .current:
+                    break
+                case .waiting:
+                    period = 0.05  // the next version is not visible yet: look again soon
+                case .tooFarBehind(let version):
+                    if !behindLogged {
+                        log.error("this instance fell behind the change log's start: restart it to load the records afresh",
+                                  ["version": .number(Double(version))])
+                        behindLogged = true
+                    }
+                }
+                nextRead = ContinuousClock.now + .seconds(period)
+                faults.following(nil, log: log)
+                backOff = Self.firstBackOff
+            } catch {
+                if let fault = error.fault {
+                    faults.following(fault, log: log)
+                } else {
+                    log.error("following the change log failed", ["error": .text(error.description)])
+                }
+                pause(backOff)
+                backOff = min(backOff * 2, Self.longestBackOff)
+                nextRead = ContinuousClock.now
+            }
+        }
+    }
+
+    /// Sleeps `seconds`, waking early when stopping.
+    private func pause(_ seconds: Double) {
+        let end = Date().addingTimeInterval(seconds)
+        while !stopping.load(ordering: .relaxed), Date() < end { Thread.sleep(forTimeInterval: 0.05) }
+    }
+}
