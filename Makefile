@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT      ?= swift
 PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev curl
-TEST_PKGS  := postgresql
+TEST_PKGS  := postgresql nginx
 BENCH_PKGS := wrk gcc
 JS_PKGS    := nodejs node-typescript
 CONFIG     ?= config/sectional.json
