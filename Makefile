@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -80,9 +80,15 @@ bench-peruser: release Benchmarks/bin/mhd-fixed
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/peruser.sh
 
+# Several instances on one PostgreSQL (a throwaway cluster with fsync on): propagation latency
+# A→B, durable writes/s with 1 and 32 clients (and SQLite's), the first page next to SQLite's.
+bench-postgres: release
+	@scripts/ensure-packages.sh $(TEST_PKGS) $(BENCH_PKGS)
+	SECTIONAL_PG_FSYNC=on scripts/with-postgres.sh Benchmarks/postgres.sh
+
 # Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both
-# baselines, per-user lists.
-bench: bench-http bench-model bench-service bench-peruser
+# baselines, per-user lists, several instances on PostgreSQL.
+bench: bench-http bench-model bench-service bench-peruser bench-postgres
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.
