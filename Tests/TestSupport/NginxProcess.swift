@@ -31,7 +31,9 @@ public final class NginxProcess {
             let config = prefix.appendingPathComponent("nginx.conf")
             try configuration(port).write(to: config, atomically: true, encoding: .utf8)
             let log = prefix.appendingPathComponent("nginx.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+                throw HTTPTestClient.Failure(description: "cannot create \(log.path)")
+            }
             let output = try FileHandle(forWritingTo: log)
             let process = Process()
             process.executableURL = Self.executable
