@@ -45,12 +45,19 @@ public protocol RecordStore: AnyObject, Sendable {
     func updateView(_ view: StoredView) throws(StoreError) -> Bool
     /// Every stored view.
     func allViews() throws(StoreError) -> [StoredView]
+    /// One stored view, or nil.
+    func view(id: String) throws(StoreError) -> StoredView?
     /// Deletes a view; false when there was none.
     func deleteView(id: String) throws(StoreError) -> Bool
     /// Records that the views were used at `time` (seconds since 1970), in one transaction.
     func touchViews(_ ids: [String], at time: Int64) throws(StoreError)
     /// Deletes the views with these ids, in one transaction; returns how many existed.
     func deleteViews(ids: [String]) throws(StoreError) -> Int
+
+    /// Runs `body` so that every read it makes sees one committed state of the store, whatever
+    /// other processes commit meanwhile (PostgreSQL: one `REPEATABLE READ` transaction). Stores
+    /// only this process writes need nothing more than the caller's lock against its own writes.
+    func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
 
     /// Closes the store; later calls fail.
     func close()
@@ -64,6 +71,10 @@ extension RecordStore {
 
     public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? { nil }
     public var tracksFieldVersions: Bool { false }
+
+    public func view(id: String) throws(StoreError) -> StoredView? { try allViews().first { $0.id == id } }
+
+    public func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try body() }
 
     /// Applies groups of writes in one transaction; see ``commit(groups:previousIn:)``.
     public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {

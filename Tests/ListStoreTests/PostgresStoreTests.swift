@@ -58,7 +58,7 @@ final class PostgresStoreTests: RecordStoreContract {
             XCTAssertEqual((error as? StoreError)?.cause, .closed)
         }
         let reopened = try openStore()
-        XCTAssertEqual(try reopened.lastSequence(), 1)
+        XCTAssertEqual(try reopened.lastSequence(), 2, "the record's commit and the view's change, which is logged too")
         XCTAssertEqual(try reopened.record(in: "people", id: "a")?.json, bytes(#"{"id":"a"}"#))
         XCTAssertEqual(try reopened.allViews(), [StoredView(id: "v", list: "l", owner: "u", hidden: ["k\"ey"], lastUsed: 7)])
     }
@@ -145,7 +145,12 @@ final class PostgresStoreTests: RecordStoreContract {
         let log = try store.changes(after: 0, limit: 100_000)
         XCTAssertEqual(log.count, commits.joined().joined().count - 1, "every write but the delete of a missing record")
         XCTAssertEqual(log.map(\.sequence), log.map(\.sequence).sorted())
-        XCTAssertEqual(log.filter { $0.json == nil }, [LoggedChange(sequence: 9, collection: "people", id: "c", json: nil)])
+        XCTAssertEqual(log.filter { $0.json == nil }, [LoggedChange(sequence: 9, collection: "people", id: "c", json: nil,
+                                                                    previous: Array(#"{"id":"c","owner":"u2"}"#.utf8))],
+                       "a delete logs the JSON it removed (people is asked about)")
+        XCTAssertEqual(log.first { $0.sequence == 4 }?.previous, Array(#"{"id":"a","owner":"u1"}"#.utf8), "an upsert logs the JSON it replaced")
+        XCTAssertEqual(log.first { $0.sequence == 8 }?.previous, Array(#"{"id":"a","owner":"u3"}"#.utf8), "also one statement per write")
+        XCTAssertEqual(log.first { $0.id == "t1" }?.previous, nil, "teams is not asked about")
         XCTAssertEqual(log.filter { $0.sequence == 2 }.map(\.id), ["b", "t1"])
     }
 
@@ -208,7 +213,7 @@ final class PostgresStoreTests: RecordStoreContract {
         stores += opened.withLock { $0 }
         XCTAssertEqual(failures.withLock { $0 }, [])
         XCTAssertEqual(stores.count, 4)
-        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [["1"]])
+        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [["2"]])
         XCTAssertEqual(try stores[0].commit([.upsert(collection: "x", id: "1", json: Array("{}".utf8))]).sequence, 1)
     }
 

@@ -6,11 +6,28 @@ public struct LoggedChange: Sendable, Equatable {
     public let id: String
     /// The record's JSON after the write; nil for a delete.
     public let json: [UInt8]?
+    /// The record's JSON before the write, kept for the collections per-user lists read (nil
+    /// when it did not exist, or is not kept).
+    public let previous: [UInt8]?
 
-    public init(sequence: Int64, collection: String, id: String, json: [UInt8]?) {
+    public init(sequence: Int64, collection: String, id: String, json: [UInt8]?, previous: [UInt8]? = nil) {
         self.sequence = sequence
         self.collection = collection
         self.id = id
         self.json = json
+        self.previous = previous
     }
+
+    /// Whether this is a change of a view (its ``id``), not of a record.
+    public var isView: Bool { collection == PostgresSchema.viewsLog }
+}
+
+/// A store whose commits other processes make too, and which logs them in order for every
+/// process to follow (PostgreSQL).
+public protocol ChangeLog: Sendable {
+    /// The logged writes after `sequence`, whole commits in version order (see
+    /// ``PostgresStore/changes(after:limit:)``).
+    func changes(after sequence: Int64, limit: Int) throws(StoreError) -> [LoggedChange]
+    /// The lowest version the log still holds, or nil when it is empty.
+    func oldestLoggedChange() throws(StoreError) -> Int64?
 }

@@ -1,4 +1,7 @@
 import CPostgres
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One libpq connection: connect with a URL, execute statements with parameters, run
 /// transactions. Not thread-safe; its owner serialises use (as ``SQLiteConnection``'s does).
@@ -120,6 +123,33 @@ final class PostgresConnection {
             throw PostgresError(sqlState: "40000", message: "the transaction was rolled back (\(tag))")
         }
         return result
+    }
+
+    /// Waits up to `timeout` seconds for notifications (after `LISTEN`) and returns their payloads,
+    /// empty on time-out. A broken connection throws (and is reset by the next statement).
+    func notifications(waitingUpTo timeout: Double) throws(PostgresError) -> [String] {
+        let connection = try open()
+        var payloads = try drainNotifications(connection)
+        guard payloads.isEmpty else { return payloads }
+        var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+        guard descriptor.fd >= 0 else { throw PostgresError(sqlState: "08006", message: "connection lost: no socket") }
+        let ready = poll(&descriptor, 1, Int32(max(0, timeout) * 1000))
+        guard ready > 0 else { return [] }
+        payloads = try drainNotifications(connection)
+        return payloads
+    }
+
+    /// Reads what the server sent and takes every notification received.
+    private func drainNotifications(_ connection: OpaquePointer) throws(PostgresError) -> [String] {
+        guard PQconsumeInput(connection) == 1 else {
+            throw PostgresError(sqlState: "08006", message: "connection lost: \(Self.message(PQerrorMessage(connection)))")
+        }
+        var payloads: [String] = []
+        while let notification = PQnotifies(connection) {
+            payloads.append(String(cString: notification.pointee.extra))
+            PQfreemem(notification)
+        }
+        return payloads
     }
 
     /// The live connection, reset once when libpq reports it broken.

@@ -15,9 +15,11 @@
 /// - `changes` is the change log: every write of every commit, in order — `(sequence, position)`,
 ///   the record's JSON after the write, NULL for a delete — written in the commit's transaction.
 ///   Other instances read it to follow this one's writes.
+///   For the collections per-user lists read it also holds the JSON before the write
+///   (`previous`). A change of a view is logged under its own number in collection ``viewsLog``.
 /// - `prepared_fields` and `field_versions`: the last commit that touched each value of a
 ///   prepared field (a per-user partition's version), kept by every instance's commits.
-enum PostgresSchema {
+public enum PostgresSchema {
     /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
     static let migrations: [String] = [
         """
@@ -65,9 +67,20 @@ enum PostgresSchema {
             PRIMARY KEY (collection, field, key)
         );
         """,
+        // 2: the change log also holds a record's JSON before the write (for collections per-user
+        // lists read: another instance needs the old owner of a record that moves), and changes
+        // of views (collection `#views`, never a collection's name) so every instance follows them.
+        """
+        ALTER TABLE changes ADD COLUMN previous json;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }
+
+    /// The change log's collection for changes of views: not a valid collection name.
+    public static let viewsLog = "#views"
+    /// The advisory lock key held while seeding empty collections.
+    static let seedLock: Int64 = 0x5345_4354_5345_4544
 
     /// The advisory lock key held while migrating (any fixed number; "Sectional schema").
     static let migrationLock: Int64 = 0x5345_4354_5343_4845

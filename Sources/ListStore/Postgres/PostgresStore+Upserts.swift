@@ -41,8 +41,9 @@ extension PostgresStore {
                 INSERT INTO records (collection, id, json, sequence) SELECT collection, id, json, sequence FROM input
                 ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence
             ), logged AS (
-                INSERT INTO changes (sequence, position, collection, id, json)
-                SELECT sequence, position, collection, id, json FROM input
+                INSERT INTO changes (sequence, position, collection, id, json, previous)
+                SELECT w.sequence, w.position, w.collection, w.id, w.json, CASE WHEN w.collection = ANY ($5::text[]) THEN r.json END
+                FROM input w LEFT JOIN records r ON r.collection = w.collection AND r.id = w.id
             )
             SELECT position, json FROM old
             """, PostgresArray.text(upserts.map(\.collection)), PostgresArray.text(upserts.map(\.id)),

@@ -1,5 +1,8 @@
 import ListModel
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The store for several instances: records, views and the change log in PostgreSQL, over libpq.
 ///
@@ -19,7 +22,7 @@ import Synchronization
 ///
 /// Writes go through one connection and reads through another, each behind its own lock, so
 /// reads never wait for a commit's flush.
-public final class PostgresStore: RecordStore, @unchecked Sendable {
+public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
     private let writer: PostgresConnection
     private let reader: PostgresConnection
     /// Held while the write connection is in use.
@@ -62,6 +65,21 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         }
     }
 
+    /// Runs `body` while holding a session advisory lock that every instance takes to seed: of
+    /// several instances starting at once on an empty database, one seeds, the others then find
+    /// the collections filled.
+    public func holdingSeedLock<T>(_ body: () throws -> T) throws -> T {
+        try writing { connection throws(PostgresError) in
+            _ = try connection.execute("SELECT pg_advisory_lock($1::bigint)", .int(PostgresSchema.seedLock))
+        }
+        defer {
+            _ = try? writing { connection throws(PostgresError) in
+                _ = try connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.seedLock))
+            }
+        }
+        return try body()
+    }
+
     /// Runs `body` with the write connection; PostgreSQL errors become store errors.
     func writing<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreError) -> T {
         do {
@@ -74,9 +92,45 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
     /// Runs `body` with the read connection; PostgreSQL errors become store errors.
     func reading<T: Sendable>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreError) -> T {
         do {
+            // Inside ``readConsistently(_:)`` on this thread: the lock is already held.
+            if consistentReader.load(ordering: .acquiring) == Self.currentThread { return try body(reader) }
             return try readLock.withLock { _ throws(PostgresError) -> T in try body(reader) }
         } catch {
             throw error.storeError
+        }
+    }
+
+    /// The thread inside ``readConsistently(_:)`` (0: none).
+    private let consistentReader = Atomic<UInt>(0)
+
+    private static var currentThread: UInt { UInt(pthread_self()) }
+
+    /// Runs `body`'s reads in one `REPEATABLE READ` transaction of the read connection, so they
+    /// all see one committed state of the database, however many commits other instances make
+    /// meanwhile (a list built at start, a partition built with its version).
+    public func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        if consistentReader.load(ordering: .acquiring) == Self.currentThread { return try body() }
+        return try readLock.withLock { _ throws(StoreError) -> T in
+            do throws(PostgresError) {
+                try reader.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            } catch {
+                throw error.storeError
+            }
+            consistentReader.store(Self.currentThread, ordering: .releasing)
+            defer { consistentReader.store(0, ordering: .releasing) }
+            let result: T
+            do throws(StoreError) {
+                result = try body()
+            } catch {
+                _ = try? reader.execute("ROLLBACK")
+                throw error
+            }
+            do throws(PostgresError) {
+                try reader.execute("COMMIT")
+            } catch {
+                throw error.storeError
+            }
+            return result
         }
     }
 
@@ -218,6 +272,8 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
                         """, .text(collection), .int(last))
                 }
                 try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
+                // Wakes the other instances once this commits (PostgreSQL delivers it at COMMIT).
+                try Self.notify(sequence, on: connection)
                 if sequence / 1_000 > first / 1_000 {
                     try connection.execute("DELETE FROM changes WHERE sequence <= $1::bigint", .int(sequence - changeLogLimit))
                 }
@@ -244,16 +300,17 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
                     WITH old AS (SELECT json FROM records WHERE collection = $1::text AND id = $2::text),
                          written AS (INSERT INTO records (collection, id, json, sequence) VALUES ($1::text, $2::text, $3::json, $4::bigint)
                                      ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence),
-                         logged AS (INSERT INTO changes (sequence, position, collection, id, json)
-                                    VALUES ($4::bigint, $5::integer, $1::text, $2::text, $3::json))
+                         logged AS (INSERT INTO changes (sequence, position, collection, id, json, previous)
+                                    VALUES ($4::bigint, $5::integer, $1::text, $2::text, $3::json,
+                                            \(wanted ? "(SELECT json FROM old)" : "NULL")))
                     SELECT \(wanted ? "json" : "NULL") FROM old
                     """, .text(collection), .text(id), .bytes(json), .int(sequence), .int(position))
                 position += 1
             case .delete(let collection, let id):
                 result = try connection.execute("""
                     WITH deleted AS (DELETE FROM records WHERE collection = $1::text AND id = $2::text RETURNING json),
-                         logged AS (INSERT INTO changes (sequence, position, collection, id, json)
-                                    SELECT $3::bigint, $4::integer, $1::text, $2::text, NULL FROM deleted)
+                         logged AS (INSERT INTO changes (sequence, position, collection, id, json, previous)
+                                    SELECT $3::bigint, $4::integer, $1::text, $2::text, NULL, \(wanted ? "json" : "NULL") FROM deleted)
                     SELECT \(wanted ? "json" : "NULL") FROM deleted
                     """, .text(collection), .text(id), .int(sequence), .int(position))
                 if result.rowCount > 0 { position += 1 }
@@ -277,7 +334,7 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         return try reading { connection throws(PostgresError) in
             // One row past the limit tells whether the last commit read is whole.
             var changes = try Self.changes(try connection.execute("""
-                SELECT sequence, collection, id, json FROM changes WHERE sequence > $1::bigint
+                SELECT sequence, collection, id, json, previous FROM changes WHERE sequence > $1::bigint
                 ORDER BY sequence, position LIMIT $2::bigint
                 """, .int(sequence), .int(Int64(limit + 1))))
             guard changes.count > limit, let cut = changes.last?.sequence else { return changes }
@@ -285,7 +342,20 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
             guard changes.isEmpty else { return changes }
             // The next commit alone is larger than the limit: it comes whole all the same.
             return try Self.changes(try connection.execute(
-                "SELECT sequence, collection, id, json FROM changes WHERE sequence = $1::bigint ORDER BY position", .int(cut)))
+                "SELECT sequence, collection, id, json, previous FROM changes WHERE sequence = $1::bigint ORDER BY position", .int(cut)))
+        }
+    }
+
+    /// `NOTIFY` of the followers' channel with the last version committed.
+    static func notify(_ sequence: Int64, on connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("SELECT pg_notify('\(PostgresChangeListener.channel)', $1::text)", .text(String(sequence)))
+    }
+
+    /// The lowest version the change log still holds, or nil when it is empty.
+    public func oldestLoggedChange() throws(StoreError) -> Int64? {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("SELECT min(sequence) FROM changes")
+            return result.rowCount > 0 && !result.isNull(0, 0) ? try result.int(0, 0) : nil
         }
     }
 
@@ -294,7 +364,8 @@ public final class PostgresStore: RecordStore, @unchecked Sendable {
         changes.reserveCapacity(result.rowCount)
         for row in 0..<result.rowCount {
             changes.append(LoggedChange(sequence: try result.int(row, 0), collection: result.string(row, 1),
-                                        id: result.string(row, 2), json: result.optionalBytes(row, 3)))
+                                        id: result.string(row, 2), json: result.optionalBytes(row, 3),
+                                        previous: result.optionalBytes(row, 4)))
         }
         return changes
     }

@@ -15,7 +15,7 @@ import Synchronization
 /// `/readyz` to 503, stops accepting, lets in-flight requests finish (≤ 10 s) and closes the store.
 ///
 /// Why `@unchecked Sendable` is safe: the mutable members (`server`, `recordStore`, `views`,
-/// `events`, `sweeper`, `router`) are written only by `start()` and `stop()`, which the owner
+/// `events`, `sweeper`, `follower`, `router`) are written only by `start()` and `stop()`, which the owner
 /// calls from one thread, one after the other. Request threads read only `router`, written once
 /// before `readiness` turns ready (its release/acquire ordering publishes it), and the `let`s.
 public final class SectionalServer: @unchecked Sendable {
@@ -30,6 +30,8 @@ public final class SectionalServer: @unchecked Sendable {
     private var views: ViewRegistry?
     private var events: EventHub?
     private var sweeper: DispatchSourceTimer?
+    /// Applies other instances' writes (PostgreSQL only).
+    private var follower: ChangeFollower?
     /// Set once before `readiness` turns ready (published by its release/acquire ordering).
     nonisolated(unsafe) private var router = Router()
 
@@ -172,7 +174,12 @@ public final class SectionalServer: @unchecked Sendable {
             log.info("storage", ["kind": "postgres", "url": .text(PostgresStore.redacting(url))])
         }
         recordStore = store
-        try Seeder.seed(configuration.seeds, into: store, log: log)
+        if let shared = store as? PostgresStore {
+            // Instances starting together on an empty database: one seeds, the others then find it done.
+            try shared.holdingSeedLock { try Seeder.seed(configuration.seeds, into: store, log: log) }
+        } else {
+            try Seeder.seed(configuration.seeds, into: store, log: log)
+        }
         let events = EventHub(maxStreams: configuration.eventStreamLimit)
         let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics,
                                        maxResidentRows: configuration.maxResidentRows) { versions in
@@ -183,6 +190,7 @@ public final class SectionalServer: @unchecked Sendable {
         let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds,
                                      maxViews: configuration.maxViews, clock: clock)
         try views.expire()
+        lists.followViews { ids in views.refresh(ids) }
         let context = ServiceContext(lists: lists, views: views, log: log, authenticator: authenticator,
                                      events: events, faults: storageFaults)
         var router = Router()
@@ -203,6 +211,11 @@ public final class SectionalServer: @unchecked Sendable {
         self.views = views
         self.events = events
         startSweeper(views)
+        if case .postgres(let url) = configuration.storage {
+            let follower = ChangeFollower(lists: lists, listener: PostgresChangeListener(url: url), faults: storageFaults, log: log)
+            follower.start()
+            self.follower = follower
+        }
         readiness.set(.ready)
         for state in lists.allLists() {
             log.info("list ready", ["list": .text(state.name), "version": .number(Double(state.version)),
@@ -241,6 +254,8 @@ public final class SectionalServer: @unchecked Sendable {
         events?.closeAll()
         server?.stop(gracePeriod: gracePeriod)
         server = nil
+        follower?.stop()
+        follower = nil
         do {
             try views?.flush()
         } catch {

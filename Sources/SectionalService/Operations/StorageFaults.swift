@@ -15,6 +15,8 @@ public final class StorageFaults: Sendable {
     private struct State {
         var refused: [String: UInt64] = [:]
         var current: StoreError.Fault?
+        /// What the change-log follower met when it last tried to read the shared store.
+        var following: StoreError.Fault?
     }
 
     private let state = Mutex(State())
@@ -72,8 +74,30 @@ public final class StorageFaults: Sendable {
         if let cleared { log.info("storage fault cleared: writes succeed again", ["fault": .text(cleared.rawValue)]) }
     }
 
+    /// The follower of a shared store could not read it (`nil`: it could again). A store it
+    /// reaches again also clears an `unreachable` fault that refused writes, so an instance a
+    /// load balancer took out of rotation comes back without needing a write first.
+    func following(_ fault: StoreError.Fault?, log: Log) {
+        let (began, cleared) = state.withLock { state -> (Bool, StoreError.Fault?) in
+            let was = state.following
+            state.following = fault
+            guard fault == nil else { return (was != fault, nil) }
+            if state.current == .unreachable {
+                state.current = nil
+                faulted.store(false, ordering: .releasing)
+            }
+            return (false, was)
+        }
+        if began, let fault { log.warn("storage fault: cannot follow the change log until it clears", ["fault": .text(fault.rawValue)]) }
+        if let cleared { log.info("storage fault cleared: following the change log again", ["fault": .text(cleared.rawValue)]) }
+    }
+
     /// The fault in force, if any.
-    var current: StoreError.Fault? { state.withLock { $0.current } }
+    var current: StoreError.Fault? { state.withLock { $0.current ?? $0.following } }
+
+    /// Whether the database is unreachable (`/readyz` answers 503: reads still serve the last
+    /// applied state, but a load balancer should prefer an instance that can write).
+    var unreachable: Bool { current == .unreachable }
 
     /// Writes refused so far, for every cause (passing faults, then `internal`), zeros included.
     var refusedWrites: [(cause: String, count: UInt64)] {

@@ -64,13 +64,13 @@ final class MaterializationCache: Sendable {
         contents.withLock { $0.versions[key] }
     }
 
-    /// Installs a partition built when ``writtenVersion(of:)`` was `seen`, unless a write has
-    /// moved it since (then nil: build again). When another reader installed it first, that
+    /// Installs a partition built at `state`'s version, unless a write applied since has moved it
+    /// past that version (then nil: build again). When another reader installed it first, that
     /// state wins. Evicts past the budget; victims are freed off the caller's path.
-    func install(_ key: MaterializationKey, state: ListState, seen: Int64?) -> ListState? {
+    func install(_ key: MaterializationKey, state: ListState) -> ListState? {
         var victims: [Entry] = []
         let installed = contents.withLock { contents -> ListState? in
-            guard contents.versions[key] == seen else { return nil }
+            guard (contents.versions[key] ?? 0) <= state.version else { return nil }
             contents.tick += 1
             if let existing = contents.entries[key] {
                 contents.entries[key]!.lastRead = contents.tick
@@ -88,14 +88,15 @@ final class MaterializationCache: Sendable {
     }
 
     /// Publishes the writer's new states and partition versions in one step. A partition the
-    /// writer found absent but a reader installed meanwhile (built before the write) is dropped,
-    /// to be rebuilt; a state for a partition evicted meanwhile is not brought back.
+    /// writer found absent but a reader installed meanwhile (built at an earlier version) is
+    /// dropped, to be rebuilt; a state for a partition evicted meanwhile is not brought back.
     func publish(_ states: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) {
         var victims: [Entry] = []
         contents.withLock { contents in
             for (key, version) in partitionVersions {
-                contents.versions[key] = version
-                if states[key] == nil, let stale = contents.entries.removeValue(forKey: key) {
+                contents.versions[key] = max(contents.versions[key] ?? 0, version)
+                if states[key] == nil, let entry = contents.entries[key], entry.state.version < version,
+                   let stale = contents.entries.removeValue(forKey: key) {
                     contents.residentRows -= stale.state.snapshot.totalRowCount
                     contents.residentPartitions -= 1
                     victims.append(stale)

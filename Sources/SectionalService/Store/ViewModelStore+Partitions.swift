@@ -11,9 +11,10 @@ extension ViewModelStore {
     /// remember it, the store keeps it for the scope field (so it survives restarts and is the
     /// same on every instance); a store that keeps none gives the list's version at start.
     ///
-    /// Consistency: the records and the partition's version are read under the writer's lock,
-    /// so they belong together; the snapshot is then built without it and installed only if no
-    /// write has moved the partition meanwhile (else it is built again). A write waits at most
+    /// Consistency: the records and the partition's version are read from one committed state
+    /// (and under the writer's lock, so no write of this process falls between); the snapshot is
+    /// then built without it and installed only if no write applied meanwhile has moved the
+    /// partition past that version (else it is built again). A write waits at most
     /// for one partition's storage read, and a build at most for one commit in progress.
     ///
     /// Cost: one indexed read per source collection plus a build of the user's rows — O(k log k)
@@ -25,18 +26,22 @@ extension ViewModelStore {
         let floor = startVersions[definition.name] ?? 0
         while true {
             let started = ContinuousClock.now
-            let (stored, seen, version) = try writer.withLock { _ throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64) in
-                let seen = cache.writtenVersion(of: key)
-                guard partition != .nobody else { return ([:], seen, 0) }
-                var stored: [String: [StoredRecord]] = [:]
-                var version = seen
-                for source in definition.sources {
-                    stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                    if seen == nil, store.tracksFieldVersions, let key = ScalarKey(partition.value) {
-                        version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+            let (stored, version) = try writer.withLock { _ throws(StoreError) -> ([String: [StoredRecord]], Int64) in
+                guard partition != .nobody else { return ([:], 0) }
+                // The records and the version from one committed state: with other instances
+                // writing, it may be ahead of what this one has applied (the log's commits up to
+                // it are then already in the partition, and skipped when they come).
+                return try store.readConsistently { () throws(StoreError) -> ([String: [StoredRecord]], Int64) in
+                    var stored: [String: [StoredRecord]] = [:]
+                    var version: Int64?
+                    for source in definition.sources {
+                        stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                        if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                            version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                        }
                     }
+                    return (stored, version ?? cache.writtenVersion(of: key) ?? floor)
                 }
-                return (stored, seen, version ?? floor)
             }
             var records: [String: [JSONValue]] = [:]
             for (source, list) in stored {
@@ -44,7 +49,7 @@ extension ViewModelStore {
             }
             let snapshot = ListSnapshot.build(definition: definition, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: partition)
-            if let installed = cache.install(key, state: state, seen: seen) {
+            if let installed = cache.install(key, state: state) {
                 metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
                 return installed
             }
@@ -80,8 +85,11 @@ extension ViewModelStore {
         }
         for partition in order {
             let key = MaterializationKey(list: definition.name, partition: partition)
+            let state = next[key] ?? cache.peek(key)
+            // Built from a later committed state than this instance had applied: it holds this commit.
+            if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
-            guard let state = next[key] ?? cache.peek(key) else { continue }
+            guard let state else { continue }
             next[key] = state.next(apply(routed[partition]!, to: state, key: key, sequence: sequence), version: sequence)
         }
     }

@@ -29,11 +29,13 @@ public final class ViewModelStore: Sendable {
     /// The one thread that runs HTTP writes, so a server thread never waits on an fsync.
     private let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
     let log: Log
-    private let onChange: @Sendable ([VersionEvent]) -> Void
+    let onChange: @Sendable ([VersionEvent]) -> Void
     let metrics: Metrics
     private let duplicateLog = DuplicateLogLimiter()
     /// The last commit applied to the lists (read-your-writes: `minVersion`).
     let applied: AppliedVersion
+    /// Told the ids of views other instances changed (see ``followViews(_:)``).
+    let viewFollower = Mutex<@Sendable ([String]) -> Void>({ _ in })
 
     /// Builds every list that is the same for everyone from the store's records; per-user lists
     /// are built per partition on first read, under `maxResidentRows` rows in all. `onChange`
@@ -47,24 +49,33 @@ public final class ViewModelStore: Sendable {
         self.metrics = metrics
         self.onChange = onChange
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
-        applied = AppliedVersion(try store.lastSequence())
-        let sequences = try store.collectionSequences()
-        var parsed: [String: [JSONValue]] = [:]
-        var startVersions: [String: Int64] = [:]
         var scoped: Set<String> = []
+        for definition in definitions {
+            guard let scope = definition.scope else { continue }
+            for source in definition.sources {
+                scoped.insert(source)
+                try store.prepareField(scope.field, in: source)
+            }
+        }
+        // One committed state for the sequence, the versions and the records, however many
+        // commits other instances make while this one loads: the change log is followed from it.
+        let (last, sequences, parsed) = try store.readConsistently { () throws(StoreError) -> (Int64, [String: Int64], [String: [JSONValue]]) in
+            var parsed: [String: [JSONValue]] = [:]
+            let last = try store.lastSequence()
+            let sequences = try store.collectionSequences()
+            for definition in definitions where definition.scope == nil {
+                for source in definition.sources where parsed[source] == nil {
+                    parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
+                }
+            }
+            return (last, sequences, parsed)
+        }
+        applied = AppliedVersion(last)
+        var startVersions: [String: Int64] = [:]
         for definition in definitions {
             let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
             startVersions[definition.name] = version
-            if let scope = definition.scope {
-                for source in definition.sources {
-                    scoped.insert(source)
-                    try store.prepareField(scope.field, in: source)
-                }
-                continue
-            }
-            for source in definition.sources where parsed[source] == nil {
-                parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
-            }
+            guard definition.scope == nil else { continue }
             let snapshot = ListSnapshot.build(definition: definition, records: parsed)
             cache.pin(MaterializationKey(list: definition.name, partition: nil), state: ListState(snapshot: snapshot, version: version))
             metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
@@ -225,9 +236,6 @@ public final class ViewModelStore: Sendable {
             metrics.recordStoreWrite(seconds: (ContinuousClock.now - started).seconds)
             var next: [MaterializationKey: ListState] = [:]
             var partitionVersions: [MaterializationKey: Int64] = [:]
-            for (writes, result) in zip(accepted, committed) where result.changedAnything {
-                advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions)
-            }
             var remaining = committed.makeIterator()
             let results = groups.indices.map { index -> CommitResult in
                 guard let ids = conflicts[index] else { return remaining.next()! }
@@ -235,15 +243,39 @@ public final class ViewModelStore: Sendable {
                 refused.conflicts = ids
                 return refused
             }
-            defer { if let last = committed.map(\.sequence).max() { applied.advance(to: last) } }
-            guard !next.isEmpty || !partitionVersions.isEmpty else { return (results, []) }
-            cache.publish(next, partitionVersions: partitionVersions)
-            var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
-            for (key, version) in partitionVersions where next[key] == nil {
-                events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
+            let changed = committed.filter(\.changedAnything)
+            guard let first = changed.first?.sequence else { return (results, []) }
+            var views: [String] = []
+            // Other instances committed versions below this commit's that this one has not
+            // applied yet: they go first, in order, through the same path. When they cannot be
+            // read now (the database just went away), this commit is durable all the same and
+            // the follower applies it, after them, once it can.
+            var reached = applied.current
+            if first - 1 > reached {
+                reached = catchUpLocked(through: first - 1, next: &next, partitionVersions: &partitionVersions, views: &views)
             }
+            if reached == first - 1 {
+                for (writes, result) in zip(accepted, committed) where result.changedAnything {
+                    advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions)
+                }
+                reached = changed[changed.count - 1].sequence
+            }
+            let events = publish(next, partitionVersions: partitionVersions)
+            applied.advance(to: reached)
+            if !views.isEmpty { viewsChanged(views) }
             return (results, events)
         }
+    }
+
+    /// Publishes the writer's new states and partition versions, and returns the events they make.
+    func publish(_ next: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) -> [VersionEvent] {
+        guard !next.isEmpty || !partitionVersions.isEmpty else { return [] }
+        cache.publish(next, partitionVersions: partitionVersions)
+        var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
+        for (key, version) in partitionVersions where next[key] == nil {
+            events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
+        }
+        return events
     }
 
     /// One write of a commit as the lists see it.
@@ -258,7 +290,7 @@ public final class ViewModelStore: Sendable {
     }
 
     /// Derives the next state of every list (and resident partition) a group of writes changes.
-    private func advance(by writes: [Write], result: CommitResult, next: inout [MaterializationKey: ListState],
+    func advance(by writes: [Write], result: CommitResult, next: inout [MaterializationKey: ListState],
                          partitionVersions: inout [MaterializationKey: Int64]) {
         var applied: [AppliedWrite] = []
         applied.reserveCapacity(writes.count)

@@ -61,6 +61,8 @@ public final class ViewRegistry: Sendable {
     }
 
     private let store: RecordStore
+    /// Whether other instances share the store (and its views).
+    private let shared: Bool
     private let ttlSeconds: Int64
     private let maxViews: Int
     private let clock: @Sendable () -> Int64
@@ -73,6 +75,7 @@ public final class ViewRegistry: Sendable {
     public init(store: RecordStore, ttlSeconds: Int, maxViews: Int = 1_000_000,
                 clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws(StoreError) {
         self.store = store
+        shared = store is ChangeLog
         self.ttlSeconds = Int64(ttlSeconds)
         self.maxViews = max(1, maxViews)
         self.clock = clock
@@ -112,8 +115,48 @@ public final class ViewRegistry: Sendable {
     }
 
     /// The view with this id if it belongs to `list` and `owner` and has not expired; records
-    /// the use. Another user's view is nil, as if it did not exist.
+    /// the use. Another user's view is nil, as if it did not exist. On a store other instances
+    /// write too, a view not in memory is looked for in the store (made on another instance a
+    /// moment ago, before the change log brought it here).
     public func use(_ id: String, list: String, owner: String? = nil) -> View? {
+        if let view = useInMemory(id, list: list, owner: owner) { return view }
+        guard shared, state.withLock({ $0.entries[id] == nil }), let stored = try? store.view(id: id) else { return nil }
+        remember(stored)
+        return useInMemory(id, list: list, owner: owner)
+    }
+
+    /// Reads the views `ids` again from the store, which another instance changed (or this one:
+    /// the change log brings back every change): each is remembered as stored, or forgotten
+    /// when deleted. Serialised with this instance's own changes, so none is undone.
+    public func refresh(_ ids: [String]) {
+        changes.withLock { _ in
+            for id in Set(ids) {
+                let found: StoredView?
+                do { found = try store.view(id: id) } catch { continue }
+                guard let stored = found else {
+                    state.withLock { _ = $0.entries.removeValue(forKey: id) }
+                    continue
+                }
+                remember(stored)
+            }
+        }
+    }
+
+    /// Puts a stored view in memory (keeping a later use this instance saw).
+    private func remember(_ stored: StoredView) {
+        let victims = state.withLock { state -> [String] in
+            let view = View(id: stored.id, list: stored.list, owner: stored.owner, hidden: stored.hidden)
+            var entry = state.entries[stored.id] ?? Entry(view: view, lastUsed: stored.lastUsed, tick: state.nextTick(), dirty: false)
+            entry.view = view
+            entry.lastUsed = max(entry.lastUsed, stored.lastUsed)
+            state.entries[stored.id] = entry
+            return Self.evict(&state, toFit: maxViews)
+        }
+        // Evicted from this instance's memory only: another instance may still be using them.
+        _ = victims
+    }
+
+    private func useInMemory(_ id: String, list: String, owner: String?) -> View? {
         let now = clock()
         return state.withLock { state -> View? in
             guard var entry = state.entries[id], entry.view.list == list, entry.view.owner == owner,
@@ -179,10 +222,16 @@ public final class ViewRegistry: Sendable {
         try changes.withLock { _ throws(StoreError) -> Int in
             try flush()
             let cutoff = clock() - ttlSeconds
-            let old = state.withLock { state -> [String] in
+            var old = state.withLock { state -> [String] in
                 let old = state.entries.filter { $0.value.lastUsed < cutoff }.map(\.key)
                 old.forEach { state.entries.removeValue(forKey: $0) }
                 return old
+            }
+            if shared {
+                // Another instance may have used them since (its uses are in the store).
+                let used = old.compactMap { id in (try? store.view(id: id)).flatMap { $0 }.flatMap { $0.lastUsed >= cutoff ? $0 : nil } }
+                used.forEach(remember)
+                old.removeAll { id in used.contains { $0.id == id } }
             }
             _ = try store.deleteViews(ids: old)
             return old.count
