@@ -9,13 +9,14 @@
 #     SQLite-backed one, same records, same wrk settings as Benchmarks/bench.sh (-t1 -c32,
 #     BENCH_SECONDS, default 10), two rounds alternating; reads are served from memory, so they
 #     should not depend on the store.
-# Expects a release build and SECTIONAL_TEST_DATABASE_URL (a cluster of its own: it writes to it).
+# Expects a release build (or SECTIONAL_BIN) and SECTIONAL_TEST_DATABASE_URL (a cluster of its own: it writes to it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${SECTIONAL_TEST_DATABASE_URL:?run it through scripts/with-postgres.sh (make bench-postgres does)}"
 seconds=${BENCH_SECONDS:-10}
 writes=${BENCH_PROPAGATION_WRITES:-2000}
 records=${BENCH_RECORDS:-100000}
+export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}  # as the Makefile
 work=$(mktemp -d /tmp/sectional-bench-pg.XXXXXX)
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
@@ -47,7 +48,7 @@ json.dump(config, open(f"{work}/config.json", "w"))
 PY
 start() {  # PORT STORE-FLAGS…
   local port=$1; shift
-  SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port "$port" "$@" 2>>"$work/server-$port.log" &
+  SECTIONAL_LOG_LEVEL=warn "${SECTIONAL_BIN:-.build/release/sectional}" --config "$work/config.json" --port "$port" "$@" 2>>"$work/server-$port.log" &
   pids+=($!)
   wait_ready "http://127.0.0.1:$port/readyz"
 }
@@ -85,17 +86,17 @@ w32_pg=$(measure -c32 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base
 w32_sqlite=$(measure -c32 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_s")
 fsync=$(psql "$SECTIONAL_TEST_DATABASE_URL" -Atc 'SHOW fsync' 2>/dev/null || echo "?")
 
-python3 - "$seconds" "$records" "$writes" "$fsync" "$propagation" "${reads_pg[*]}" "${reads_sqlite[*]}" \
+python3 - "$seconds" "$records" "$writes" "$fsync" "$propagation" "${SECTIONAL_BIN:-.build/release/sectional}" "${reads_pg[*]}" "${reads_sqlite[*]}" \
   "$w1_pg" "$w1_sqlite" "$w32_pg" "$w32_sqlite" <<'PY'
 import sys
-seconds, records, writes, fsync, propagation = sys.argv[1:6]
+seconds, records, writes, fsync, propagation, binary = sys.argv[1:7]
 def runs(text):  # "rps p50 p99 rps p50 p99 …" → [(rps, p50, p99), …]
     v = text.split(); return [(float(v[i]), v[i + 1], v[i + 2]) for i in range(0, len(v), 3)]
-reads_pg, reads_sqlite = runs(sys.argv[6]), runs(sys.argv[7])
-w = [runs(t)[0] for t in sys.argv[8:12]]
+reads_pg, reads_sqlite = runs(sys.argv[7]), runs(sys.argv[8])
+w = [runs(t)[0] for t in sys.argv[9:13]]
 cell = lambda r: f"{r[0]:,.0f} ({r[1]} / {r[2]})"
 p50, p99, top = propagation.split()
-print(f"Sectional on PostgreSQL — {int(records):,} records, release build, PostgreSQL fsync={fsync}, loopback")
+print(f"Sectional on PostgreSQL — {int(records):,} records, {binary}, PostgreSQL fsync={fsync}, loopback")
 print()
 print("| figure | PostgreSQL | SQLite |")
 print("|---|---:|---:|")
