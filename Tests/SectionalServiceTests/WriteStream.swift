@@ -17,10 +17,13 @@ final class WriteStream: Sendable {
     private let running = Atomic<Int>(0)
     let port: Int
     let prefix: String
+    /// Sent with every write (e.g. the service token).
+    let headers: [(String, String)]
 
-    init(port: Int, prefix: String) {
+    init(port: Int, prefix: String, headers: [(String, String)] = []) {
         self.port = port
         self.prefix = prefix
+        self.headers = headers
     }
 
     /// What was answered so far.
@@ -63,7 +66,7 @@ final class WriteStream: Sendable {
         for _ in 0..<2 {
             if client == nil { client = try? HTTPTestClient(port: port) }
             if let answer = try? client?.request("PUT", "/v1/collections/people/records/\(id)",
-                                                 headers: [("Content-Type", "application/json")], body: Array(Self.body(id).utf8)) {
+                                                 headers: headers + [("Content-Type", "application/json")], body: Array(Self.body(id).utf8)) {
                 return answer
             }
             client = nil

@@ -6,13 +6,15 @@ struct OperationRoutes {
     let faults: StorageFaults
 
     /// `/readyz` stays 200 while a storage fault refuses writes (reads go on) and names the
-    /// fault in `storageFault` — except a database that cannot be reached (`unreachable`), 503.
+    /// fault in `storageFault` — except a database that cannot be reached: `503` with status
+    /// `unavailable` (reads are still served from the last applied state).
     func register(on router: inout Router) {
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.get("/readyz") { _ in
             let phase = readiness.phase
             let fault = faults.current.map { ",\"storageFault\":\"\($0.rawValue)\"" } ?? ""
-            return .json("{\"status\":\"\(phase.name)\"\(fault)}", status: phase == .ready && !faults.unreachable ? 200 : 503)
+            let status = phase == .ready && faults.unreachable ? "unavailable" : phase.name
+            return .json("{\"status\":\"\(status)\"\(fault)}", status: status == "ready" ? 200 : 503)
         }
     }
 

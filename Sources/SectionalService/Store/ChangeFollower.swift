@@ -17,6 +17,8 @@ final class ChangeFollower: Sendable {
     static let catchUpSeconds = 1.0
     static let firstBackOff = 0.1
     static let longestBackOff = 5.0
+    /// The longest single wait for a notification (how long stopping may take).
+    static let slice = 0.2
 
     private let lists: ViewModelStore
     private let listener: PostgresChangeListener
@@ -44,33 +46,36 @@ final class ChangeFollower: Sendable {
     /// Stops the thread (within about ``catchUpSeconds``) and closes the listening connection.
     func stop() {
         stopping.store(true, ordering: .relaxed)
-        _ = finished.wait(timeout: .now() + Self.catchUpSeconds + Self.longestBackOff + 1)
+        _ = finished.wait(timeout: .now() + 2)
         listener.close()
     }
 
     private func run() {
         var backOff = Self.firstBackOff
         var behindLogged = false
-        var wait = 0.0
+        var nextRead = ContinuousClock.now
         while !stopping.load(ordering: .relaxed) {
             do throws(StoreError) {
+                // Waits in short slices, so stopping takes no longer than one.
+                let remaining = max(0, (nextRead - ContinuousClock.now).seconds)
+                let announced = try listener.wait(upTo: min(remaining, Self.slice))
                 // A notification of versions already applied (this instance's own commits) needs no read.
-                if let announced = try listener.wait(upTo: wait), announced <= lists.applied.current {
-                    faults.following(nil, log: log)
-                    wait = Self.catchUpSeconds
-                    continue
-                }
+                let news = announced.map { $0 > lists.applied.current } ?? false
+                guard news || ContinuousClock.now >= nextRead else { continue }
+                var period = Self.catchUpSeconds
                 switch try lists.catchUp() {
-                case .current, .waiting:
-                    wait = Self.catchUpSeconds
+                case .current:
+                    break
+                case .waiting:
+                    period = 0.05  // the next version is not visible yet: look again soon
                 case .tooFarBehind(let version):
                     if !behindLogged {
                         log.error("this instance fell behind the change log's start: restart it to load the records afresh",
                                   ["version": .number(Double(version))])
                         behindLogged = true
                     }
-                    wait = Self.catchUpSeconds
                 }
+                nextRead = ContinuousClock.now + .seconds(period)
                 faults.following(nil, log: log)
                 backOff = Self.firstBackOff
             } catch {
@@ -81,7 +86,7 @@ final class ChangeFollower: Sendable {
                 }
                 pause(backOff)
                 backOff = min(backOff * 2, Self.longestBackOff)
-                wait = 0
+                nextRead = ContinuousClock.now
             }
         }
     }

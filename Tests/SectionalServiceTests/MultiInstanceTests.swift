@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+import TestSupport
+import XCTest
+
+/// Three instances of the real server on one PostgreSQL database: writes spread over all of them
+/// reach every one, in version order, and instances at the same version answer byte for byte
+/// alike — outlines, pages and the tokens that chain them, ETags, `changes`, views, partitions.
+final class MultiInstanceTests: XCTestCase {
+    private var database: PostgresTestDatabase?
+
+    override func setUpWithError() throws {
+        database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
+    }
+
+    override func tearDown() {
+        database?.drop()
+        database = nil
+    }
+
+    private func instances(_ count: Int) throws -> [TestApp] {
+        let url = try XCTUnwrap(database).url
+        return try (0..<count).map { _ in try TestApp(config: MultiInstance.config, postgres: url, token: MultiInstance.token) }
+    }
+
+    func testInstancesConvergeToTheSameAnswersByteForByte() throws {
+        let apps = try instances(3)
+        let ports = apps.map(\.port)
+        let users = ["u1", "u2", "u3", "u4"]
+        // Every partition resident on every instance from the start, so each keeps its history.
+        for port in ports {
+            for user in users { try MultiInstance.request(port, "GET", "/v1/lists/orders?user=\(user)").expect(200) }
+        }
+        let view = try MultiInstance.request(ports[0], "POST", "/v1/lists/people/views", json: #"{"hidden":["Sales"]}"#)
+            .expect(201).json.value("view", as: String.self)
+        var generator = SplitMix64.replayable(name)
+
+        // Writers on every instance at once: commits of one instance interleave with the others'.
+        let highest = Mutex(0)
+        let failures = Mutex<[String]>([])
+        let seeds = (0..<3).map { _ in generator.next() }
+        DispatchQueue.concurrentPerform(iterations: 3) { index in
+            var local = SplitMix64(seed: seeds[index])
+            for _ in 0..<40 {
+                do {
+                    let answer = try MultiInstance.randomWrite(ports[index], using: &local)
+                    guard [200, 201, 204, 404].contains(answer.status) else { throw UnexpectedAnswer(description: "\(answer.status) \(answer.text)") }
+                    highest.withLock { $0 = max($0, MultiInstance.version(of: answer)) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+
+        // Then one write at a time on a random instance, each outline read on another one
+        // (read-your-writes through minVersion), and views changed on any of them.
+        var outlines: [(version: Int, sections: [ChangesApplier.Section])] = []
+        for step in 0..<14 {
+            let writer = ports[Int.random(in: 0..<3, using: &generator)]
+            let toggle = step == 3 || step == 7
+            if toggle {
+                let toggled = try MultiInstance.request(writer, "POST", "/v1/lists/people/views/\(view)/sections/1/toggle")
+                XCTAssertEqual(toggled.status, 200, toggled.text)
+                // Outlines seen through the view before it changed are not what `changes` diffs from.
+                outlines = []
+                let changed = try MultiInstance.request(writer, "GET", "/v1/lists/people/views/\(view)").text
+                for port in ports {
+                    XCTAssertTrue(eventually(within: 10) { (try? MultiInstance.request(port, "GET", "/v1/lists/people/views/\(view)").text) == changed })
+                }
+            } else {
+                let answer = try MultiInstance.randomWrite(writer, using: &generator)
+                XCTAssertTrue([200, 201, 204, 404].contains(answer.status), answer.text)
+                highest.withLock { $0 = max($0, MultiInstance.version(of: answer)) }
+            }
+            let reader = ports[Int.random(in: 0..<3, using: &generator)]
+            XCTAssertTrue(MultiInstance.catchUp(reader, to: highest.withLock { $0 }))
+            if !toggle { outlines.append(try MultiInstance.outline(reader, view: view)) }
+        }
+        let last = highest.withLock { $0 }
+        XCTAssertGreaterThan(last, 100, "every write took a version")
+        for port in ports { XCTAssertTrue(MultiInstance.catchUp(port, to: last), "port \(port) caught up") }
+        // A view change has no version of its own in answers: wait until every instance shows it.
+        let expectedView = try MultiInstance.request(ports[0], "GET", "/v1/lists/people/views/\(view)").text
+        for port in ports {
+            XCTAssertTrue(eventually(within: 10) { (try? MultiInstance.request(port, "GET", "/v1/lists/people/views/\(view)").text) == expectedView })
+        }
+
+        // Byte for byte, every read, with the first instance's page tokens used on the others.
+        let sinces = outlines.map(\.version)
+        let reference = try MultiInstance.answers(ports[0], views: [view], users: users, sinces: sinces)
+        XCTAssertGreaterThan(reference.count, 25)
+        for port in ports.dropFirst() {
+            for (target, expected) in reference.sorted(by: { $0.key < $1.key }) {
+                let answer = MultiInstance.describe(try MultiInstance.request(port, "GET", target))
+                XCTAssertEqual(answer, expected, "\(target) on port \(port)")
+            }
+        }
+
+        // Every retained version's diff applies to its outline and gives the current one.
+        let current = try MultiInstance.outline(ports[1], view: view)
+        for old in outlines {
+            let answer = try MultiInstance.request(ports[2], "GET", "/v1/lists/people/changes?since=\(old.version)&view=\(view)")
+            XCTAssertEqual(try answer.json["reload"] as? Bool, false, answer.text)
+            XCTAssertNoThrow(try ChangesApplier.apply(old: old.sections, changes: answer.body, new: current.sections),
+                             "since \(old.version): \(answer.text)")
+        }
+    }
+
+    func testAWriteOnOneInstanceMovesOnlyItsPartitionsOnAnother() throws {
+        let apps = try instances(2)
+        let (a, b) = (apps[0].port, apps[1].port)
+        try MultiInstance.request(a, "PUT", "/v1/collections/orders/records/o1", json: #"{"title":"T","status":"open","owner":"u1"}"#).expect(201)
+        let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/orders/records/o2",
+                                                                           json: #"{"title":"T","status":"open","owner":"u2"}"#).expect(201))
+        XCTAssertTrue(MultiInstance.catchUp(b, to: written))
+        let before = try ["u1", "u2"].map { try MultiInstance.request(b, "GET", "/v1/lists/orders?user=\($0)").expect(200) }
+        // o1 moves from u1 to u3: u1 and u3 move on the other instance, u2 keeps its version and ETag.
+        let moved = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/orders/records/o1",
+                                                                         json: #"{"title":"T","status":"open","owner":"u3"}"#).expect(200))
+        XCTAssertTrue(MultiInstance.catchUp(b, to: moved))
+        let u1 = try MultiInstance.request(b, "GET", "/v1/lists/orders?user=u1").expect(200)
+        let u2 = try MultiInstance.request(b, "GET", "/v1/lists/orders?user=u2").expect(200)
+        let u3 = try MultiInstance.request(b, "GET", "/v1/lists/orders?user=u3").expect(200)
+        XCTAssertEqual(try u1.json.value("version", as: Int.self), moved)
+        XCTAssertEqual(try u1.json.value("totalRowCount", as: Int.self), 0)
+        XCTAssertEqual(try u3.json.value("version", as: Int.self), moved)
+        XCTAssertEqual(u2.header("ETag"), before[1].header("ETag"))
+        XCTAssertEqual(u2.body, before[1].body)
+        XCTAssertEqual(try MultiInstance.request(a, "GET", "/v1/lists/orders?user=u3").body, u3.body)
+    }
+
+    func testAViewMadeOnOneInstanceWorksOnAnother() throws {
+        let apps = try instances(2)
+        let (a, b) = (apps[0].port, apps[1].port)
+        try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p1", json: #"{"name":"Ada","team":"Sales"}"#).expect(201)
+        let view = try MultiInstance.request(a, "POST", "/v1/lists/people/views", json: #"{"hidden":["Sales"]}"#)
+            .expect(201).json.value("view", as: String.self)
+        // At once, before the change log brings it: the store is asked.
+        XCTAssertEqual(try MultiInstance.request(b, "GET", "/v1/lists/people/views/\(view)").status, 200)
+        try MultiInstance.request(b, "POST", "/v1/lists/people/views/\(view)/sections/1/toggle").expect(200)
+        let shown = try MultiInstance.request(b, "GET", "/v1/lists/people/views/\(view)").text
+        XCTAssertTrue(eventually(within: 10) { (try? MultiInstance.request(a, "GET", "/v1/lists/people/views/\(view)").text) == shown },
+                      "a change on the other instance arrives")
+        try MultiInstance.request(a, "DELETE", "/v1/lists/people/views/\(view)").expect(204)
+        XCTAssertTrue(eventually(within: 10) { (try? MultiInstance.request(b, "GET", "/v1/lists/people/views/\(view)").status) == 404 },
+                      "a deleted view goes everywhere")
+    }
+
+    func testSeedsLoadOnceWhenInstancesStartTogether() throws {
+        let url = try XCTUnwrap(database).url
+        let folder = temporaryFolder()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let people = (0..<50).map { "{\"id\":\"p\($0)\",\"name\":\"N\($0)\",\"team\":\"T\($0 % 4)\"}" }
+        try ("[" + people.joined(separator: ",") + "]").write(to: folder.appendingPathComponent("people.json"), atomically: true, encoding: .utf8)
+        let config = MultiInstance.config.replacingOccurrences(of: #""lists": {"#, with: #""seed": { "people": "people.json" }, "lists": {"#)
+        let started = Started()
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            let app = Result { try TestApp(config: config, folder: folder, postgres: url, token: MultiInstance.token) }
+            started.lock.withLock { started.apps.append(app) }
+        }
+        let apps = try started.apps.map { try $0.get() }
+        XCTAssertEqual(apps.count, 3)
+        let database = try XCTUnwrap(self.database)
+        XCTAssertEqual(try database.query("SELECT count(*), max(sequence) FROM changes WHERE collection = 'people'"), [["50", "1"]],
+                       "one commit of the seed, logged once")
+        let outlines = try apps.map { try MultiInstance.request($0.port, "GET", "/v1/lists/people").expect(200) }
+        XCTAssertEqual(try outlines[0].json.value("totalRowCount", as: Int.self), 51)
+        XCTAssertEqual(Set(outlines.map(\.body)).count, 1, "every instance answers alike")
+    }
+}
+
+/// Servers started on several threads at once.
+private final class Started: @unchecked Sendable {
+    let lock = NSLock()
+    var apps: [Result<TestApp, Error>] = []
+}
