@@ -43,7 +43,10 @@ extension ViewModelStore {
         while true {
             let from = applied.current
             let changes = try log.changes(after: from, limit: Self.changeLogBatch)
-            guard let firstLogged = changes.first?.sequence else { return .current(from) }
+            guard let firstLogged = changes.first?.sequence else {
+                viewsChanged([])
+                return .current(from)
+            }
             if firstLogged > from + 1 {
                 // Commits are visible in version order, so a gap means the log was cut.
                 if let oldest = try log.oldestLoggedChange(), oldest > from + 1 { return .tooFarBehind(from) }
@@ -58,7 +61,8 @@ extension ViewModelStore {
                 applied.advance(to: reached)
                 return (events, views, reached)
             }
-            if !views.isEmpty { viewsChanged(views) }
+            // Told even of none: views it could not read before are read again.
+            viewsChanged(views)
             if !events.isEmpty { onChange(events) }
             if reached == from { return .waiting(from) }
         }

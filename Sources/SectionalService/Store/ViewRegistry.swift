@@ -53,6 +53,8 @@ public final class ViewRegistry: Sendable {
         var entries: [String: Entry] = [:]
         var tick: UInt64 = 0
         var evicted: UInt64 = 0
+        /// Views changed elsewhere that could not be read again yet (see ``refresh(_:)``).
+        var unread: Set<String> = []
 
         mutating func nextTick() -> UInt64 {
             tick += 1
@@ -128,11 +130,21 @@ public final class ViewRegistry: Sendable {
     /// Reads the views `ids` again from the store, which another instance changed (or this one:
     /// the change log brings back every change): each is remembered as stored, or forgotten
     /// when deleted. Serialised with this instance's own changes, so none is undone.
+    /// A view that could not be read (the store failed) is read again on the next call.
     public func refresh(_ ids: [String]) {
         changes.withLock { _ in
-            for id in Set(ids) {
+            let wanted = state.withLock { state -> Set<String> in
+                defer { state.unread = [] }
+                return state.unread.union(ids)
+            }
+            for id in wanted {
                 let found: StoredView?
-                do { found = try store.view(id: id) } catch { continue }
+                do {
+                    found = try store.view(id: id)
+                } catch {
+                    state.withLock { _ = $0.unread.insert(id) }
+                    continue
+                }
                 guard let stored = found else {
                     state.withLock { _ = $0.entries.removeValue(forKey: id) }
                     continue
