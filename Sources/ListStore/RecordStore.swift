@@ -23,6 +23,14 @@ public protocol RecordStore: AnyObject, Sendable {
     /// it was before the write (per-user lists need the old owner of a record that moves).
     func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult]
 
+    /// Commits the groups `accept` lets through, as ``commit(groups:previousIn:)`` does: `accept`
+    /// runs once, while no other writer of the store can commit (on PostgreSQL: no other
+    /// instance either), with a look-up of the committed records, and answers for each group
+    /// whether it goes (a write's conditions, checked against what is really committed). A group
+    /// refused writes nothing and answers nil.
+    func commit(groups: [[RecordWrite]], previousIn: Set<String>,
+                accept: (RecordLookup) throws(StoreError) -> [Bool]) throws(StoreError) -> [CommitResult?]
+
     /// Makes ``records(in:field:equals:)`` on this field fast (SQLite: an expression index,
     /// created once and kept).
     func prepareField(_ field: FieldPath, in collection: String) throws(StoreError)
@@ -72,6 +80,16 @@ extension RecordStore {
     public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? { nil }
     public var tracksFieldVersions: Bool { false }
 
+    /// Asks `accept` with ``record(in:id:)``, then commits the groups it lets through: right for a
+    /// store only this process writes, whose caller serialises its commits.
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>,
+                       accept: (RecordLookup) throws(StoreError) -> [Bool]) throws(StoreError) -> [CommitResult?] {
+        let go = try accept { collection, id throws(StoreError) in try record(in: collection, id: id) }
+        let chosen = zip(groups, go).filter(\.1).map(\.0)
+        var committed = (chosen.isEmpty ? [] : try commit(groups: chosen, previousIn: previousIn)).makeIterator()
+        return go.map { $0 ? committed.next() : nil }
+    }
+
     public func view(id: String) throws(StoreError) -> StoredView? { try allViews().first { $0.id == id } }
 
     public func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try body() }
@@ -81,6 +99,9 @@ extension RecordStore {
         try commit(groups: groups, previousIn: [])
     }
 }
+
+/// Reads one committed record (collection, id) for a commit's conditions.
+public typealias RecordLookup = (_ collection: String, _ id: String) throws(StoreError) -> StoredRecord?
 
 /// A stored record: its id, its JSON object text (UTF-8) and its version (the number of the
 /// commit that last wrote it; 0 where a read does not say).

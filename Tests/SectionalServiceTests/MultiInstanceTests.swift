@@ -133,7 +133,9 @@ final class MultiInstanceTests: XCTestCase {
     func testAViewMadeOnOneInstanceWorksOnAnother() throws {
         let apps = try instances(2)
         let (a, b) = (apps[0].port, apps[1].port)
-        try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p1", json: #"{"name":"Ada","team":"Sales"}"#).expect(201)
+        let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p1",
+                                                                           json: #"{"name":"Ada","team":"Sales"}"#).expect(201))
+        XCTAssertTrue(MultiInstance.catchUp(b, to: written), "the Sales section is there to toggle")
         let view = try MultiInstance.request(a, "POST", "/v1/lists/people/views", json: #"{"hidden":["Sales"]}"#)
             .expect(201).json.value("view", as: String.self)
         // At once, before the change log brings it: the store is asked.
@@ -145,6 +147,25 @@ final class MultiInstanceTests: XCTestCase {
         try MultiInstance.request(a, "DELETE", "/v1/lists/people/views/\(view)").expect(204)
         XCTAssertTrue(eventually(within: 10) { (try? MultiInstance.request(b, "GET", "/v1/lists/people/views/\(view)").status) == 404 },
                       "a deleted view goes everywhere")
+    }
+
+    func testOfTwoConditionalWritesOnTwoInstancesOneWins() throws {
+        let apps = try instances(2)
+        let ports = apps.map(\.port)
+        var tag = try XCTUnwrap(try MultiInstance.request(ports[0], "PUT", "/v1/collections/people/records/p1",
+                                                          json: #"{"name":"Ada","team":"Sales"}"#).expect(201).header("ETag"))
+        for round in 0..<15 {
+            let statuses = Mutex<[Int]>([])
+            let expected = tag
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let answer = try? MultiInstance.request(ports[index], "PUT", "/v1/collections/people/records/p1",
+                                                        json: "{\"name\":\"R\(round)-\(index)\",\"team\":\"Sales\"}",
+                                                        headers: [("If-Match", expected)])
+                statuses.withLock { $0.append(answer?.status ?? 0) }
+            }
+            XCTAssertEqual(statuses.withLock { $0.sorted() }, [200, 412], "round \(round): exactly one write expecting \(expected) wins")
+            tag = try XCTUnwrap(try MultiInstance.request(ports[1], "GET", "/v1/collections/people/records/p1").expect(200).header("ETag"))
+        }
     }
 
     func testSeedsLoadOnceWhenInstancesStartTogether() throws {

@@ -233,53 +233,90 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
     }
 
     public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
-        try writing { connection throws(PostgresError) in
-            try connection.transaction { () throws(PostgresError) -> [CommitResult] in
-                // The row lock that orders commits: held until this transaction ends.
-                let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
-                guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
-                let first = try current.int(0, 0)
-                let fields = try Self.trackedFields(on: connection)
-                let previousIn = previousIn.union(fields.keys)
-                var results: [CommitResult]
-                if let upserts = Self.distinctUpserts(groups) {
-                    results = try applyUpserts(groups, upserts, after: first, previousIn: previousIn, on: connection)
-                } else {
-                    results = []
-                    results.reserveCapacity(groups.count)
-                    var next = first + 1
-                    for writes in groups {
-                        let result = try apply(writes, sequence: next, previousIn: previousIn, on: connection)
-                        if result.changedAnything { next += 1 }
-                        results.append(result)
+        try commit(groups: groups, previousIn: previousIn) { _ throws(StoreError) in Array(repeating: true, count: groups.count) }
+            .map { $0! }
+    }
+
+    /// `accept` runs inside the commit's transaction, once it holds the sequence row lock, so no
+    /// commit of any instance falls between the check and the writes.
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>,
+                       accept: (RecordLookup) throws(StoreError) -> [Bool]) throws(StoreError) -> [CommitResult?] {
+        var refusal: StoreError?
+        do throws(StoreError) {
+            return try writing { connection throws(PostgresError) -> [CommitResult?] in
+                try connection.transaction { () throws(PostgresError) -> [CommitResult?] in
+                    // The row lock that orders commits: held until this transaction ends.
+                    let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+                    guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
+                    let first = try current.int(0, 0)
+                    let go: [Bool]
+                    do throws(StoreError) {
+                        go = try accept { collection, id throws(StoreError) in
+                            do throws(PostgresError) {
+                                let result = try connection.execute("SELECT json, sequence FROM records WHERE collection = $1 AND id = $2",
+                                                                    .text(collection), .text(id))
+                                return result.rowCount > 0 ? StoredRecord(id: id, json: result.bytes(0, 0), version: try result.int(0, 1)) : nil
+                            } catch {
+                                throw error.storeError
+                            }
+                        }
+                    } catch {
+                        refusal = error
+                        throw PostgresError(sqlState: "XX000", message: "the conditions could not be checked")
                     }
+                    let chosen = zip(groups, go).filter(\.1).map(\.0)
+                    var committed = try commitLocked(chosen, previousIn: previousIn, first: first, on: connection).makeIterator()
+                    return go.map { $0 ? committed.next() : nil }
                 }
-                let sequence = results.last?.sequence ?? first
-                var touched: [String: Int64] = [:]
-                for (writes, result) in zip(groups, results) where result.changedAnything {
-                    // Upserts always change their collection; deletes only when the record existed.
-                    for (write, existed) in zip(writes, result.existed) {
-                        if case .delete = write, !existed { continue }
-                        touched[write.targetCollection] = result.sequence
-                    }
-                }
-                guard sequence > first else { return results }
-                try Self.moveFieldVersions(groups, results, fields: fields, on: connection)
-                for (collection, last) in touched {
-                    try connection.execute("""
-                        INSERT INTO collections (name, sequence) VALUES ($1, $2::bigint)
-                        ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
-                        """, .text(collection), .int(last))
-                }
-                try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
-                // Wakes the other instances once this commits (PostgreSQL delivers it at COMMIT).
-                try Self.notify(sequence, on: connection)
-                if sequence / 1_000 > first / 1_000 {
-                    try connection.execute("DELETE FROM changes WHERE sequence <= $1::bigint", .int(sequence - changeLogLimit))
-                }
-                return results
+            }
+        } catch {
+            throw refusal ?? error
+        }
+    }
+
+    /// The writes of a commit, its sequence row lock held (`first`: the last number before it).
+    private func commitLocked(_ groups: [[RecordWrite]], previousIn: Set<String>, first: Int64,
+                              on connection: PostgresConnection) throws(PostgresError) -> [CommitResult] {
+        guard !groups.isEmpty else { return [] }
+        let fields = try Self.trackedFields(on: connection)
+        let previousIn = previousIn.union(fields.keys)
+        var results: [CommitResult]
+        if let upserts = Self.distinctUpserts(groups) {
+            results = try applyUpserts(groups, upserts, after: first, previousIn: previousIn, on: connection)
+        } else {
+            results = []
+            results.reserveCapacity(groups.count)
+            var next = first + 1
+            for writes in groups {
+                let result = try apply(writes, sequence: next, previousIn: previousIn, on: connection)
+                if result.changedAnything { next += 1 }
+                results.append(result)
             }
         }
+        let sequence = results.last?.sequence ?? first
+        var touched: [String: Int64] = [:]
+        for (writes, result) in zip(groups, results) where result.changedAnything {
+            // Upserts always change their collection; deletes only when the record existed.
+            for (write, existed) in zip(writes, result.existed) {
+                if case .delete = write, !existed { continue }
+                touched[write.targetCollection] = result.sequence
+            }
+        }
+        guard sequence > first else { return results }
+        try Self.moveFieldVersions(groups, results, fields: fields, on: connection)
+        for (collection, last) in touched {
+            try connection.execute("""
+                INSERT INTO collections (name, sequence) VALUES ($1, $2::bigint)
+                ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
+                """, .text(collection), .int(last))
+        }
+        try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
+        // Wakes the other instances once this commits (PostgreSQL delivers it at COMMIT).
+        try Self.notify(sequence, on: connection)
+        if sequence / 1_000 > first / 1_000 {
+            try connection.execute("DELETE FROM changes WHERE sequence <= $1::bigint", .int(sequence - changeLogLimit))
+        }
+        return results
     }
 
     /// One group of a commit under change number `sequence` (unused when nothing changes): each

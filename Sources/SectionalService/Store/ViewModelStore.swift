@@ -209,20 +209,8 @@ public final class ViewModelStore: Sendable {
     private func commit(groups: [(writes: [Write], conditions: [WriteCondition])]) throws(StoreError) -> (results: [CommitResult], events: [VersionEvent]) {
         try writer.withLock { _ throws(StoreError) -> ([CommitResult], [VersionEvent]) in
             var conflicts: [Int: [String]] = [:]
-            var accepted: [[Write]] = []
-            var written: [WriteCondition.Key: Bool] = [:]
-            for (index, group) in groups.enumerated() {
-                var failed: [WriteCondition] = []
-                for condition in group.conditions where !(try holds(condition, after: written)) { failed.append(condition) }
-                guard failed.isEmpty else {
-                    conflicts[index] = failed.map(\.id)
-                    continue
-                }
-                accepted.append(group.writes)
-                for write in group.writes { written[write.key] = write.isUpsert }
-            }
-            let storeGroups = accepted.map { writes in
-                writes.map { write -> RecordWrite in
+            let storeGroups = groups.map { group in
+                group.writes.map { write -> RecordWrite in
                     switch write {
                     case .upsert(let collection, let record):
                         .upsert(collection: collection, id: record.id, json: record.json)
@@ -232,7 +220,33 @@ public final class ViewModelStore: Sendable {
                 }
             }
             let started = ContinuousClock.now
-            let committed = storeGroups.isEmpty ? [] : try store.commit(groups: storeGroups, previousIn: scopedCollections)
+            let outcomes: [CommitResult?]
+            if groups.allSatisfy({ $0.conditions.isEmpty }) {
+                outcomes = try store.commit(groups: storeGroups, previousIn: scopedCollections)
+            } else {
+                // Conditions are checked by the store while no other writer — of any instance —
+                // can commit, against the records as committed.
+                outcomes = try store.commit(groups: storeGroups, previousIn: scopedCollections) { lookup throws(StoreError) -> [Bool] in
+                    conflicts = [:]
+                    var written: [WriteCondition.Key: Bool] = [:]
+                    var go: [Bool] = []
+                    for (index, group) in groups.enumerated() {
+                        var failed: [WriteCondition] = []
+                        for condition in group.conditions where !(try holds(condition, after: written, lookup: lookup)) {
+                            failed.append(condition)
+                        }
+                        go.append(failed.isEmpty)
+                        guard failed.isEmpty else {
+                            conflicts[index] = failed.map(\.id)
+                            continue
+                        }
+                        for write in group.writes { written[write.key] = write.isUpsert }
+                    }
+                    return go
+                }
+            }
+            let accepted = zip(groups, outcomes).compactMap { $1 == nil ? nil : $0.writes }
+            let committed = outcomes.compactMap { $0 }
             metrics.recordStoreWrite(seconds: (ContinuousClock.now - started).seconds)
             var next: [MaterializationKey: ListState] = [:]
             var partitionVersions: [MaterializationKey: Int64] = [:]

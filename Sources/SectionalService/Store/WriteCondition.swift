@@ -1,8 +1,8 @@
 import ListStore
 
 /// What a write expects of its record before it runs: HTTP `If-Match` / `If-None-Match` on a
-/// record, or a batch's `expectedVersions`. Checked on the writer's thread under its lock, just
-/// before the commit, so no other write of this process can come between.
+/// record, or a batch's `expectedVersions`. Checked by the store inside the commit, while no
+/// other write — of this process or, on PostgreSQL, of any instance — can come between.
 public struct WriteCondition: Sendable, Equatable {
     public enum Expectation: Sendable, Equatable {
         /// The record exists (`If-Match: *`).
@@ -49,13 +49,13 @@ extension ViewModelStore {
     /// Whether `condition` holds now: after the stored state, and the writes of groups accepted
     /// earlier in the same commit (`written`: exists after them; their versions are not known
     /// yet, so an expected version of such a record does not hold).
-    func holds(_ condition: WriteCondition, after written: [WriteCondition.Key: Bool]) throws(StoreError) -> Bool {
+    func holds(_ condition: WriteCondition, after written: [WriteCondition.Key: Bool], lookup: RecordLookup) throws(StoreError) -> Bool {
         let exists: Bool
         var version: Int64?
         if let pending = written[WriteCondition.Key(collection: condition.collection, id: condition.id)] {
             exists = pending
         } else {
-            let stored = try store.record(in: condition.collection, id: condition.id)
+            let stored = try lookup(condition.collection, condition.id)
             exists = stored != nil
             version = stored?.version
         }
