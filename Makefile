@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -86,9 +86,15 @@ bench-postgres: release
 	@scripts/ensure-packages.sh $(TEST_PKGS) $(BENCH_PKGS)
 	SECTIONAL_PG_FSYNC=on scripts/with-postgres.sh Benchmarks/postgres.sh
 
+# Languages: the first German read of a 100,000-row list (materialization), and warm first pages
+# with Accept-Language: de against English (BENCH_RECORDS, BENCH_SECONDS).
+bench-languages: release
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/languages.sh
+
 # Everything, on the machine as it is: HTTP layer vs C, the model in-process, the service vs both
-# baselines, per-user lists, several instances on PostgreSQL.
-bench: bench-http bench-model bench-service bench-peruser bench-postgres
+# baselines, per-user lists, several instances on PostgreSQL, languages.
+bench: bench-http bench-model bench-service bench-peruser bench-postgres bench-languages
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.

@@ -67,6 +67,18 @@ public protocol RecordStore: AnyObject, Sendable {
     /// only this process writes need nothing more than the caller's lock against its own writes.
     func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T
 
+    /// Stores a list's run-time definition (`json`), or removes it (`json` nil), as one commit
+    /// under the next change number, durable when this returns. The definition's revision grows
+    /// by one with every change, removals included, so a revision is never reused. Removing a
+    /// definition that is not stored changes nothing and answers nil.
+    func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> StoredDefinition?
+    /// Every list's run-time definition, by list name — removed ones too (with `json` nil), so
+    /// their change numbers and revisions are known.
+    func allDefinitions() throws(StoreError) -> [StoredDefinition]
+    /// Takes the next change number for a change made outside the store (the config file's
+    /// lists re-read), durably, so the lists it changes move to a version no commit shares.
+    func takeSequence() throws(StoreError) -> Int64
+
     /// Closes the store; later calls fail.
     func close()
 }
@@ -143,6 +155,24 @@ public struct CommitResult: Sendable, Equatable {
         self.existed = existed
         self.changedAnything = changedAnything
         self.previous = previous.isEmpty ? Array(repeating: nil, count: existed.count) : previous
+    }
+}
+
+/// A list definition changed at run time, as stored.
+public struct StoredDefinition: Sendable, Equatable {
+    public let list: String
+    /// The definition's JSON text; nil once removed.
+    public let json: [UInt8]?
+    /// Counts the definition's changes (1 for the first); removals count too.
+    public let revision: Int64
+    /// The number of the commit that made this change.
+    public let sequence: Int64
+
+    public init(list: String, json: [UInt8]?, revision: Int64, sequence: Int64) {
+        self.list = list
+        self.json = json
+        self.revision = revision
+        self.sequence = sequence
     }
 }
 

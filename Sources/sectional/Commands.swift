@@ -44,6 +44,10 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
     let signals = TerminationSignals()
     let log = Log(level: Log.Level(name: configuration.logLevel) ?? .info)
     let app = SectionalServer(configuration: configuration, log: log)
+    // Caught from now on (SIGHUP's default would end the process); ignored until ready.
+    let reload = ReloadSignal { [app] in
+        app.reloadLists(configPath: configPath, overrides: overrides)
+    }
     do {
         try app.start()
     } catch {
@@ -52,6 +56,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         return 1
     }
     signals.wait()
+    withExtendedLifetime(reload) {}
     log.info("stopping", ["reason": "signal"])
     app.stop(gracePeriod: 10)
     log.info("stopped")

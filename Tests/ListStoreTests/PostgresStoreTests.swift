@@ -46,8 +46,23 @@ final class PostgresStoreTests: RecordStoreContract {
     func testRecordsAreFoundByFieldValue() throws { try checkRecordsAreFoundByFieldValue() }
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
+    func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    /// A definition change and a config reload take numbers of the one sequence: the change log
+    /// holds a row for each, so a follower never sees a gap there.
+    func testDefinitionChangesLeaveNoGapInTheChangeLog() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
+        _ = try store.saveDefinition(list: "inbox", json: bytes(#"{"sections":[]}"#))
+        _ = try store.takeSequence()
+        _ = try store.saveDefinition(list: "inbox", json: nil)
+        let logged = try store.changes(after: 0, limit: 100)
+        XCTAssertEqual(logged.map(\.sequence), [1, 2, 3, 4])
+        XCTAssertEqual(logged.dropFirst().map(\.collection), Array(repeating: PostgresSchema.definitionsLog, count: 3))
+        XCTAssertEqual(logged.dropFirst().map(\.id), ["inbox", "", "inbox"])
+    }
 
     func testEverythingSurvivesReopening() throws {
         let store = try openStore()
@@ -213,7 +228,7 @@ final class PostgresStoreTests: RecordStoreContract {
         stores += opened.withLock { $0 }
         XCTAssertEqual(failures.withLock { $0 }, [])
         XCTAssertEqual(stores.count, 4)
-        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [["2"]])
+        XCTAssertEqual(try database.query("SELECT version FROM schema_version"), [[String(PostgresSchema.currentVersion)]])
         XCTAssertEqual(try stores[0].commit([.upsert(collection: "x", id: "1", json: Array("{}".utf8))]).sequence, 1)
     }
 

@@ -216,6 +216,33 @@ class RecordStoreContract: XCTestCase {
         XCTAssertTrue(try store.updateView(StoredView(id: "v1", list: "mine", owner: "user-2", hidden: [], lastUsed: 11)))
         XCTAssertEqual(try store.allViews().first?.owner, "user-2")
     }
+
+    func checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws {
+        let store = try makeStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes(#"{"id":"a"}"#))])
+        XCTAssertEqual(try store.allDefinitions(), [])
+        XCTAssertNil(try store.saveDefinition(list: "inbox", json: nil), "removing what is not stored changes nothing")
+        XCTAssertEqual(try store.lastSequence(), 1)
+        let first = try XCTUnwrap(try store.saveDefinition(list: "inbox", json: bytes(#"{"sections":[]}"#)))
+        XCTAssertEqual(first, StoredDefinition(list: "inbox", json: bytes(#"{"sections":[]}"#), revision: 1, sequence: 2))
+        let second = try XCTUnwrap(try store.saveDefinition(list: "inbox", json: bytes(#"{"title":"In","sections":[]}"#)))
+        XCTAssertEqual(second.revision, 2)
+        XCTAssertEqual(second.sequence, 3)
+        let record = try store.commit([.upsert(collection: "people", id: "b", json: bytes(#"{"id":"b"}"#))])
+        XCTAssertEqual(record.sequence, 4, "records and definitions share one sequence")
+        let removed = try XCTUnwrap(try store.saveDefinition(list: "inbox", json: nil))
+        XCTAssertEqual(removed, StoredDefinition(list: "inbox", json: nil, revision: 3, sequence: 5))
+        XCTAssertNil(try store.saveDefinition(list: "inbox", json: nil))
+        _ = try store.saveDefinition(list: "about", json: bytes(#"{"sections":[]}"#))
+        XCTAssertEqual(try store.allDefinitions().map(\.list), ["about", "inbox"], "removed ones are kept, by name")
+        XCTAssertEqual(try store.allDefinitions().last?.revision, 3)
+        XCTAssertEqual(try store.lastSequence(), 6)
+        let again = try XCTUnwrap(try store.saveDefinition(list: "inbox", json: bytes(#"{"sections":[]}"#)))
+        XCTAssertEqual(again.revision, 4, "a revision is never reused")
+        XCTAssertEqual(try store.takeSequence(), 8)
+        XCTAssertEqual(try store.lastSequence(), 8)
+        XCTAssertEqual(try store.commit([.upsert(collection: "people", id: "c", json: bytes("{}"))]).sequence, 9)
+    }
 }
 
 final class MemoryStoreTests: RecordStoreContract {
@@ -234,6 +261,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
+    func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
 }
 
 final class SQLiteStoreTests: RecordStoreContract {
@@ -264,6 +292,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testRecordsKeepTheirExactBytes() throws { try checkRecordsKeepTheirExactBytes() }
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
+    func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
 
     func testEverythingSurvivesReopening() throws {
         let path = folder.appendingPathComponent("reopen.sqlite").path
@@ -271,10 +300,12 @@ final class SQLiteStoreTests: RecordStoreContract {
             let store = try SQLiteStore(path: path)
             _ = try store.commit([.upsert(collection: "people", id: "a", json: Array(#"{"id":"a"}"#.utf8))])
             try store.saveView(StoredView(id: "v", list: "l", hidden: ["k\"ey", "é😀", "a\\b\n"], lastUsed: 7))
+            _ = try store.saveDefinition(list: "l", json: Array(#"{"sections":[]}"#.utf8))
             store.close()
         }
         let store = try SQLiteStore(path: path)
-        XCTAssertEqual(try store.lastSequence(), 1)
+        XCTAssertEqual(try store.lastSequence(), 2)
+        XCTAssertEqual(try store.allDefinitions(), [StoredDefinition(list: "l", json: Array(#"{"sections":[]}"#.utf8), revision: 1, sequence: 2)])
         XCTAssertEqual(try store.record(in: "people", id: "a")?.json, Array(#"{"id":"a"}"#.utf8))
         XCTAssertEqual(try store.allViews(), [StoredView(id: "v", list: "l", hidden: ["k\"ey", "é😀", "a\\b\n"], lastUsed: 7)])
     }

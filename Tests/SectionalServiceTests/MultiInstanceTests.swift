@@ -168,6 +168,29 @@ final class MultiInstanceTests: XCTestCase {
         }
     }
 
+    func testADefinitionChangedOnOneInstanceIsServedByTheOthers() throws {
+        let apps = try instances(2)
+        let (a, b) = (apps[0].port, apps[1].port)
+        try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p1", json: #"{"name":"Ada","team":"Sales"}"#).expect(201)
+        let definition = """
+            { "title": "Crew", "sections": [ { "key": "all", "source": "people", "title": "All", "row": { "title": "{name}" } } ] }
+            """
+        let changed = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/lists/people/definition", json: definition).expect(200))
+        // Records written on the other instance on both sides of the change.
+        let after = MultiInstance.version(of: try MultiInstance.request(b, "PUT", "/v1/collections/people/records/p2",
+                                                                         json: #"{"name":"Bea","team":"Sales"}"#).expect(201))
+        XCTAssertGreaterThan(after, changed)
+        for port in [a, b] {
+            XCTAssertTrue(MultiInstance.catchUp(port, to: after))
+            let outline = try MultiInstance.request(port, "GET", "/v1/lists/people").expect(200).json
+            XCTAssertEqual(try outline.value("title", as: String.self), "Crew", "port \(port)")
+            XCTAssertEqual(try outline.value("totalRowCount", as: Int.self), 2, "port \(port)")
+        }
+        XCTAssertEqual(try MultiInstance.request(a, "GET", "/v1/lists/people/rows").body, try MultiInstance.request(b, "GET", "/v1/lists/people/rows").body)
+        XCTAssertEqual(try MultiInstance.request(a, "GET", "/v1/lists/people/changes?since=\(changed)").body,
+                       try MultiInstance.request(b, "GET", "/v1/lists/people/changes?since=\(changed)").body)
+    }
+
     func testSeedsLoadOnceWhenInstancesStartTogether() throws {
         let url = try XCTUnwrap(database).url
         let folder = temporaryFolder()

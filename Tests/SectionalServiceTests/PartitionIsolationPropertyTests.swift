@@ -81,7 +81,8 @@ final class PartitionIsolationPropertyTests: XCTestCase {
         reference.writeOutlineAnswer(list: "orders", version: version, view: view, into: &w)
         XCTAssertEqual(outline, String(decoding: w.bytes, as: UTF8.self), "outline, \(context)")
 
-        let binding = PageBinding(list: "orders\u{1F}s:\(user)", view: nil)
+        // What the server binds tokens to: the list, its definition, the user.
+        let binding = PageBinding(list: "orders\u{1F}\(String(reference.definition.fingerprint, radix: 16))\u{1F}s:\(user)", view: nil)
         var token: String?
         repeat {
             let page = try reference.page(size: 3, token: token, view: view, binding: binding)

@@ -54,4 +54,26 @@ final class PostgresServerTests: XCTestCase {
         try app.put("people", "p5", #"{"id":"p5","name":"Barbara","team":"Design","email":"b@example.com"}"#).expect(201)
         XCTAssertGreaterThan(try app.version(), version, "numbering goes on from the stored sequence")
     }
+
+    /// A run-time definition is stored in the shared database: an instance started on it serves
+    /// it (and its language maps), at the change's version.
+    func testARunTimeDefinitionIsSharedThroughTheDatabase() throws {
+        let url = try XCTUnwrap(database).url
+        let first = try TestApp(postgres: url)
+        try first.seed([("p1", "Ada", "Design")])
+        let definition = """
+            { "title": { "en": "Crew", "de": "Mannschaft" }, "languages": ["en", "de"],
+              "sections": [ { "key": "all", "source": "people", "title": "All", "row": { "title": "{name}" } } ] }
+            """
+        let put = try first.request("PUT", "/v1/lists/people/definition", json: definition).expect(200)
+        let version = try XCTUnwrap(put.header("Sectional-Version").flatMap(Int.init))
+        let second = try TestApp(postgres: url)
+        let read = try second.get("/v1/lists/people/definition").json
+        XCTAssertEqual(try read.value("source", as: String.self), "runtime")
+        XCTAssertEqual(try read.value("revision", as: Int.self), 1)
+        XCTAssertEqual(try second.version(), version)
+        let german = try second.request("GET", "/v1/lists/people", headers: [("Accept-Language", "de")]).json
+        XCTAssertEqual(try german.value("title", as: String.self), "Mannschaft")
+        XCTAssertEqual(try second.rowTitles(), ["Ada"])
+    }
 }

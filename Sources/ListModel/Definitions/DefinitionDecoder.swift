@@ -1,6 +1,8 @@
 /// Validating decoder of list definitions; collects every error with its JSON path.
 struct DefinitionDecoder {
     var errors: [DefinitionError] = []
+    /// How `number`, `currency` and `date` formatters write (the language decoded for).
+    var formats: LocaleFormats = .english
 
     mutating func error(_ path: String, _ message: String) {
         errors.append(DefinitionError(path: path, message: message))
@@ -56,7 +58,7 @@ struct DefinitionDecoder {
     mutating func template(_ obj: JSONObject, _ key: String, _ path: String, scope: Template.Scope) -> Template? {
         guard let s = string(obj, key, path) else { return nil }
         do throws(TemplateError) {
-            return try Template(parsing: s, scope: scope)
+            return try Template(parsing: s, scope: scope, formats: formats)
         } catch {
             self.error("\(path).\(key)", "bad template: \(error.message)")
             return nil
@@ -84,11 +86,16 @@ struct DefinitionDecoder {
 
     // MARK: List
 
-    mutating func list(name: String, _ json: JSONValue, path: String) -> ListDefinition? {
+    /// Decodes list `name`. Language maps are resolved for `language` (nil: the list's first
+    /// language, and the maps are validated); a `language` also enters the fingerprint.
+    mutating func list(name: String, _ json: JSONValue, path: String, language: String? = nil) -> ListDefinition? {
         let before = errors.count
         if !Names.isValid(name) { error(path, "invalid list name (must match ^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$)") }
-        guard let obj = object(json, path) else { return nil }
-        checkKeys(obj, ["title", "sections", "access", "scope"], path)
+        guard let written = object(json, path) else { return nil }
+        let languages = self.languages(written, path)
+        let obj = resolveLanguageMaps(written, languages: languages, language: language ?? languages[0], path: path,
+                                      validate: language == nil)
+        checkKeys(obj, ["title", "sections", "access", "scope", "languages"], path)
         let title = string(obj, "title", path)
         let scope = listScope(obj, path)
         var access = ListAccess.public
@@ -114,7 +121,9 @@ struct DefinitionDecoder {
         var h = FNV1a()
         h.combine(name)
         h.combine(canonicalJSON(json))
-        return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope)
+        if let language { h.combine(language) }
+        return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope,
+                              source: json, languages: languages, language: language ?? languages[0])
     }
 
     /// `scope: {"field": "owner", "claim": "sub"}`; `claim` defaults to `sub`.

@@ -21,6 +21,13 @@ public struct ListDefinition: Sendable {
     /// every `hiddenByDefault` key.
     public let defaultHidden: Set<String>
 
+    /// The definition as written (the JSON it was decoded from).
+    public let source: JSONValue
+    /// The languages it is served in (`languages`; `["en"]` by default); the first is the fallback.
+    public let languages: [String]
+    /// The language this definition's strings and formatters are in.
+    public let language: String
+
     /// The view a read without `?view=` sees.
     public var defaultView: ViewState { ViewState(hidden: defaultHidden) }
 
@@ -35,8 +42,12 @@ public struct ListDefinition: Sendable {
     let bindings: [DataBinding?]
 
     init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64,
-         access: ListAccess = .public, scope: ListScope? = nil) {
+         access: ListAccess = .public, scope: ListScope? = nil, source: JSONValue = .null, languages: [String] = ["en"],
+         language: String = "en") {
         self.name = name
+        self.source = source
+        self.languages = languages
+        self.language = language
         self.access = access
         self.scope = scope
         self.title = title
@@ -65,6 +76,15 @@ public struct ListDefinition: Sendable {
     }
 }
 
+extension ListDefinition {
+    /// This list as served in `language` (one of ``languages``): every language map's text in
+    /// it (per string, else the first language's), formatters writing with `formats`. Its
+    /// fingerprint differs per language.
+    public func localized(_ language: String, formats: LocaleFormats) -> ListDefinition {
+        ListDefinitions.decode(name: name, source, language: language, formats: formats) ?? self
+    }
+}
+
 /// Decoding of the configuration's `lists` object.
 public enum ListDefinitions {
     /// Decodes and validates every list of a `lists` object, in the object's member order.
@@ -78,7 +98,9 @@ public enum ListDefinitions {
         }
         var result: [ListDefinition] = []
         for m in obj.members {
-            if let def = d.list(name: m.key, m.value, path: "\(path).\(m.key)") { result.append(def) }
+            let def = d.list(name: m.key, m.value, path: "\(path).\(m.key)")
+            d.checkTranslations(name: m.key, m.value, path: "\(path).\(m.key)")
+            if let def { result.append(def) }
         }
         if !d.errors.isEmpty { throw DefinitionErrors(d.errors) }
         return result
@@ -88,7 +110,17 @@ public enum ListDefinitions {
     public static func decode(name: String, _ json: JSONValue, path: String? = nil) throws(DefinitionErrors) -> ListDefinition {
         var d = DefinitionDecoder()
         let def = d.list(name: name, json, path: path ?? "lists.\(name)")
+        d.checkTranslations(name: name, json, path: path ?? "lists.\(name)")
         if let def, d.errors.isEmpty { return def }
         throw DefinitionErrors(d.errors)
+    }
+
+    /// Decodes `json` (a definition that decoded) as list `name` in `language`, its formatters
+    /// writing with `formats`; nil when it does not decode.
+    static func decode(name: String, _ json: JSONValue, language: String, formats: LocaleFormats) -> ListDefinition? {
+        var d = DefinitionDecoder()
+        d.formats = formats
+        let def = d.list(name: name, json, path: "$", language: language)
+        return d.errors.isEmpty ? def : nil
     }
 }

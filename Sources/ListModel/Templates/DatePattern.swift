@@ -1,4 +1,5 @@
-/// A Unicode (CLDR/ICU) date pattern parsed once, rendered in UTC with English names.
+/// A Unicode (CLDR/ICU) date pattern parsed once, rendered in UTC with the names of one
+/// language (``DateNames``; English by default).
 ///
 /// Supported letters: `G` (AD/BC), `y`/`Y` (year; `yy` two digits), `M`/`L` (1 `3`, 2 `03`,
 /// 3 `Mar`, 4 `March`, 5 `M`), `d`, `D` (day of year), `E` (1–3 `Wed`, 4 `Wednesday`, 5 `W`),
@@ -12,11 +13,12 @@ struct DatePattern: Sendable, Equatable {
     }
 
     let parts: [Part]
+    let names: DateNames
 
     private static let supported: Set<UInt8> = Set("GyYMLdDEahHkKmsSZXx".utf8)
 
     /// Parses `pattern`; the error message names the offending letter.
-    static func parse(_ pattern: String) throws(TemplateError) -> DatePattern {
+    static func parse(_ pattern: String, names: DateNames = .english) throws(TemplateError) -> DatePattern {
         let u = Array(pattern.utf8)
         guard !u.isEmpty else { throw TemplateError("empty date pattern") }
         var parts: [Part] = []
@@ -55,36 +57,7 @@ struct DatePattern: Sendable, Equatable {
             }
         }
         flush()
-        return DatePattern(parts: parts)
-    }
-
-    private static func monthName(_ m: Int) -> StaticString {
-        switch m {
-        case 1: return "January"
-        case 2: return "February"
-        case 3: return "March"
-        case 4: return "April"
-        case 5: return "May"
-        case 6: return "June"
-        case 7: return "July"
-        case 8: return "August"
-        case 9: return "September"
-        case 10: return "October"
-        case 11: return "November"
-        default: return "December"
-        }
-    }
-
-    private static func weekdayName(_ d: Int) -> StaticString {
-        switch d {
-        case 0: return "Sunday"
-        case 1: return "Monday"
-        case 2: return "Tuesday"
-        case 3: return "Wednesday"
-        case 4: return "Thursday"
-        case 5: return "Friday"
-        default: return "Saturday"
-        }
+        return DatePattern(parts: parts, names: names)
     }
 
     /// Renders the time; the output is plain UTF-8 text.
@@ -105,9 +78,11 @@ struct DatePattern: Sendable, Equatable {
             if digits < n { for _ in 0..<(n - digits) { out.append(0x30) } }
             JSONNumberText.appendInt(Int64(m), to: &out)
         }
-        func name(_ s: StaticString, prefix: Int) {
-            out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: min(prefix, s.utf8CodeUnitCount)))
+        func name(_ s: String) {
+            var s = s
+            s.withUTF8 { out.append(contentsOf: $0) }
         }
+        func narrow(_ s: String) { s.first.map { name(String($0)) } }
         func text(_ s: StaticString) { JSONNumberText.append(s, to: &out) }
         for p in parts {
             switch p {
@@ -122,15 +97,15 @@ struct DatePattern: Sendable, Equatable {
                 case UInt8(ascii: "M"), UInt8(ascii: "L"):
                     switch n {
                     case 1, 2: pad(t.month, n)
-                    case 3: name(DatePattern.monthName(t.month), prefix: 3)
-                    case 4: name(DatePattern.monthName(t.month), prefix: Int.max)
-                    default: name(DatePattern.monthName(t.month), prefix: 1)
+                    case 3: name(names.shortMonths[t.month - 1])
+                    case 4: name(names.months[t.month - 1])
+                    default: narrow(names.months[t.month - 1])
                     }
                 case UInt8(ascii: "d"): pad(t.day, n)
                 case UInt8(ascii: "D"): pad(t.dayOfYear, n)
                 case UInt8(ascii: "E"):
-                    name(DatePattern.weekdayName(t.weekday), prefix: n <= 3 ? 3 : (n == 4 ? Int.max : 1))
-                case UInt8(ascii: "a"): text(t.hour < 12 ? "AM" : "PM")
+                    if n <= 3 { name(names.shortWeekdays[t.weekday]) } else if n == 4 { name(names.weekdays[t.weekday]) } else { narrow(names.weekdays[t.weekday]) }
+                case UInt8(ascii: "a"): name(t.hour < 12 ? names.am : names.pm)
                 case UInt8(ascii: "h"): pad(t.hour % 12 == 0 ? 12 : t.hour % 12, n)
                 case UInt8(ascii: "H"): pad(t.hour, n)
                 case UInt8(ascii: "k"): pad(t.hour == 0 ? 24 : t.hour, n)
@@ -151,4 +126,25 @@ struct DatePattern: Sendable, Equatable {
             }
         }
     }
+}
+
+/// The names a ``DatePattern`` writes: months, weekdays, AM/PM of one language.
+struct DateNames: Sendable, Equatable {
+    let months: [String]
+    let shortMonths: [String]
+    let weekdays: [String]
+    let shortWeekdays: [String]
+    let am: String
+    let pm: String
+
+    init(_ formats: LocaleFormats) {
+        months = formats.months
+        shortMonths = formats.shortMonths
+        weekdays = formats.weekdays
+        shortWeekdays = formats.shortWeekdays
+        am = formats.am
+        pm = formats.pm
+    }
+
+    static let english = DateNames(.english)
 }

@@ -127,8 +127,8 @@ struct DecimalText {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Text with `minFraction…maxFraction` fraction digits and optional grouping.
-    func formatted(minFraction: Int, maxFraction: Int, grouping: Bool = true) -> String {
+    /// Text with `minFraction…maxFraction` fraction digits and optional grouping, with `marks`.
+    func formatted(minFraction: Int, maxFraction: Int, grouping: Bool = true, marks: NumberMarks = .english) -> String {
         var ds = digits
         var pos = pointPosition
         let keep = pos + maxFraction
@@ -161,8 +161,9 @@ struct DecimalText {
         }
         while intDigits.count > 1 && intDigits[0] == 0 { intDigits.removeFirst() }
         if intDigits.isEmpty { intDigits = [0] }
+        let grouped = grouping && intDigits.count >= 3 + marks.minimumGroupingDigits
         for (j, d) in intDigits.enumerated() {
-            if grouping && j > 0 && (intDigits.count - j) % 3 == 0 { out.append(UInt8(ascii: ",")) }
+            if grouped && j > 0 && (intDigits.count - j) % 3 == 0 { out.append(contentsOf: marks.grouping) }
             out.append(d + 0x30)
         }
         // Fraction part.
@@ -173,33 +174,50 @@ struct DecimalText {
         }
         while frac.count > minFraction && frac.last == 0 { frac.removeLast() }
         if !frac.isEmpty {
-            out.append(UInt8(ascii: "."))
+            out.append(contentsOf: marks.decimal)
             for d in frac { out.append(d + 0x30) }
         }
         return String(decoding: out, as: UTF8.self)
     }
 }
 
-/// How the `currency:CODE` formatter writes amounts: en_US conventions, no ICU data needed.
+/// The decimal and grouping marks of a language (``LocaleFormats``), as bytes.
+struct NumberMarks: Sendable, Equatable {
+    let decimal: [UInt8]
+    let grouping: [UInt8]
+    let minimumGroupingDigits: Int
+
+    init(_ formats: LocaleFormats) {
+        decimal = Array(formats.decimalSeparator.utf8)
+        grouping = Array(formats.groupingSeparator.utf8)
+        minimumGroupingDigits = formats.minimumGroupingDigits
+    }
+
+    static let english = NumberMarks(.english)
+}
+
+/// How the `currency:CODE` formatter writes amounts in one language: its marks, and the
+/// currency's symbol placed as the language places it (en_US: `$1,234.50`; de: `1.234,50 €`).
 struct CurrencyStyle: Sendable, Equatable {
     let code: String
-    /// The prefix before the digits: `$`, `€`, … or `"CHF "` for codes without a symbol.
+    /// Before the digits: `$`, `€`, … or `"CHF "` for codes without a symbol (English).
     let prefix: String
+    /// After the digits (`" €"` in German).
+    let suffix: String
+    let marks: NumberMarks
     let fractionDigits: Int
 
-    private static let symbols: [String: String] = [
-        "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "CAD": "CA$", "AUD": "A$", "NZD": "NZ$",
-        "CNY": "CN¥", "INR": "₹", "KRW": "₩", "MXN": "MX$", "BRL": "R$", "HKD": "HK$", "ILS": "₪",
-        "VND": "₫", "TWD": "NT$", "PHP": "₱", "XAF": "FCFA", "XOF": "F\u{202F}CFA",
-    ]
     private static let zeroDigit: Set<String> = ["JPY", "KRW", "VND", "CLP", "ISK", "HUF", "TWD", "XAF", "XOF", "UGX", "PYG"]
     private static let threeDigit: Set<String> = ["BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD"]
 
     /// A style for a three-letter upper-case ISO 4217 code; `nil` for anything else.
-    init?(code: String) {
+    init?(code: String, formats: LocaleFormats = .english) {
         guard code.utf8.count == 3, code.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5A }) else { return nil }
         self.code = code
-        prefix = CurrencyStyle.symbols[code] ?? (code + " ")
+        let placement = formats.currency(code)
+        prefix = placement.prefix
+        suffix = placement.suffix
+        marks = NumberMarks(formats)
         fractionDigits = CurrencyStyle.zeroDigit.contains(code) ? 0 : (CurrencyStyle.threeDigit.contains(code) ? 3 : 2)
     }
 
@@ -235,26 +253,33 @@ struct CurrencyStyle: Sendable, Equatable {
         p.withUTF8 { out.append(contentsOf: $0) }
         let whole = units / scale
         var frac = units % scale
-        // Integer part with `,` every three digits.
+        // Integer part, grouped every three digits.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
             let t = buf.baseAddress!
             var n = 0
             var w = whole
             repeat {
-                if n % 4 == 3 { t[31 - n] = 0x2C; n += 1 }
                 t[31 - n] = UInt8(truncatingIfNeeded: w % 10) &+ 0x30
                 n += 1
                 w /= 10
             } while w > 0
-            out.append(contentsOf: UnsafeBufferPointer(start: t + 32 - n, count: n))
+            let grouped = n >= 3 + marks.minimumGroupingDigits
+            for j in 0..<n {
+                if grouped && j > 0 && (n - j) % 3 == 0 { out.append(contentsOf: marks.grouping) }
+                out.append(t[32 - n + j])
+            }
             if fractionDigits > 0 {
-                t[0] = 0x2E
+                out.append(contentsOf: marks.decimal)
                 for k in stride(from: fractionDigits, to: 0, by: -1) {
                     t[k] = UInt8(truncatingIfNeeded: frac % 10) &+ 0x30
                     frac /= 10
                 }
-                out.append(contentsOf: UnsafeBufferPointer(start: t, count: fractionDigits + 1))
+                out.append(contentsOf: UnsafeBufferPointer(start: t + 1, count: fractionDigits))
             }
+        }
+        if !suffix.isEmpty {
+            var s = suffix
+            s.withUTF8 { out.append(contentsOf: $0) }
         }
         return true
     }
@@ -263,8 +288,8 @@ struct CurrencyStyle: Sendable, Equatable {
     func format(_ d: DecimalText) -> String {
         var positive = d
         positive.negative = false
-        let body = positive.formatted(minFraction: fractionDigits, maxFraction: fractionDigits)
+        let body = positive.formatted(minFraction: fractionDigits, maxFraction: fractionDigits, marks: marks)
         let zero = !body.utf8.contains { $0 >= 0x31 && $0 <= 0x39 }
-        return (d.negative && !zero ? "-" : "") + prefix + body
+        return (d.negative && !zero ? "-" : "") + prefix + body + suffix
     }
 }

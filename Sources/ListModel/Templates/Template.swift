@@ -35,6 +35,11 @@ public struct Template: Sendable, Equatable {
 
     /// Parses `text`; the error says what is wrong (unmatched brace, unknown formatter, …).
     public init(parsing text: String, scope: Scope) throws(TemplateError) {
+        try self.init(parsing: text, scope: scope, formats: .english)
+    }
+
+    /// Parses `text`; its `number`, `currency` and `date` formatters write as `formats` says.
+    public init(parsing text: String, scope: Scope, formats: LocaleFormats) throws(TemplateError) {
         source = text
         var segs: [Segment] = []
         var lit: [UInt8] = []
@@ -50,7 +55,7 @@ public struct Template: Sendable, Equatable {
                 let inner = u[(i + 1)..<close]
                 if inner.contains(UInt8(ascii: "{")) { throw TemplateError("'{' inside a placeholder at character \(i)") }
                 if !lit.isEmpty { segs.append(.literal(lit)); lit = [] }
-                segs.append(try Template.placeholder(Substring(String(decoding: inner, as: UTF8.self)), scope: scope))
+                segs.append(try Template.placeholder(Substring(String(decoding: inner, as: UTF8.self)), scope: scope, formats: formats))
                 i = close + 1
             } else if c == UInt8(ascii: "}") {
                 guard i + 1 < u.count, u[i + 1] == UInt8(ascii: "}") else {
@@ -65,13 +70,13 @@ public struct Template: Sendable, Equatable {
         segments = segs
     }
 
-    private static func placeholder(_ inner: Substring, scope: Scope) throws(TemplateError) -> Segment {
+    private static func placeholder(_ inner: Substring, scope: Scope, formats: LocaleFormats) throws(TemplateError) -> Segment {
         let pieces = inner.split(separator: "|", omittingEmptySubsequences: false)
         let head = pieces[0]
         var formatters: [TemplateFormatter] = []
         for p in pieces.dropFirst() {
             if p.isEmpty { throw TemplateError("empty formatter in '{\(inner)}'") }
-            formatters.append(try TemplateFormatter.parse(p))
+            formatters.append(try TemplateFormatter.parse(p, formats: formats))
         }
         if head.hasPrefix("$") {
             guard scope == .section else { throw TemplateError("'{\(head)}' is only available in section templates") }

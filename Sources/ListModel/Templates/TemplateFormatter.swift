@@ -8,12 +8,12 @@ enum TemplateFormatter: Sendable, Equatable {
     case lower
     case defaultText(String)
     /// `number` (0…3 fraction digits, like `NumberFormatter.decimal`) or `number:N` (exactly N).
-    case number(Int?)
+    case number(Int?, NumberMarks)
     case currency(CurrencyStyle)
     case date(DatePattern)
 
-    /// Parses `name` or `name:argument`.
-    static func parse(_ text: Substring) throws(TemplateError) -> TemplateFormatter {
+    /// Parses `name` or `name:argument`; `number`, `currency` and `date` write as `formats` says.
+    static func parse(_ text: Substring, formats: LocaleFormats = .english) throws(TemplateError) -> TemplateFormatter {
         let name: Substring
         let arg: Substring?
         if let colon = text.firstIndex(of: ":") {
@@ -31,19 +31,19 @@ enum TemplateFormatter: Sendable, Equatable {
             guard let arg else { throw TemplateError("formatter 'default' needs ':TEXT'") }
             return .defaultText(String(arg))
         case "number":
-            guard let arg else { return .number(nil) }
+            guard let arg else { return .number(nil, NumberMarks(formats)) }
             guard let n = Int(arg), n >= 0, n <= 20, arg.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
                 throw TemplateError("formatter 'number:N' needs N in 0…20, got '\(arg)'")
             }
-            return .number(n)
+            return .number(n, NumberMarks(formats))
         case "currency":
-            guard let arg, let style = CurrencyStyle(code: String(arg)) else {
+            guard let arg, let style = CurrencyStyle(code: String(arg), formats: formats) else {
                 throw TemplateError("formatter 'currency:CODE' needs a three-letter upper-case ISO 4217 code")
             }
             return .currency(style)
         case "date":
             guard let arg, !arg.isEmpty else { throw TemplateError("formatter 'date:PATTERN' needs a pattern") }
-            return .date(try DatePattern.parse(String(arg)))
+            return .date(try DatePattern.parse(String(arg), names: DateNames(formats)))
         default:
             throw TemplateError("unknown formatter '\(name)'")
         }
@@ -55,9 +55,9 @@ enum TemplateFormatter: Sendable, Equatable {
         case .upper: return text.uppercased()
         case .lower: return text.lowercased()
         case .defaultText(let t): return text.isEmpty ? t : text
-        case .number(let n):
+        case .number(let n, let marks):
             guard let d = TemplateFormatter.decimal(value, text) else { return text }
-            return d.formatted(minFraction: n ?? 0, maxFraction: n ?? 3)
+            return d.formatted(minFraction: n ?? 0, maxFraction: n ?? 3, marks: marks)
         case .currency(let style):
             guard let d = TemplateFormatter.decimal(value, text) else { return text }
             return style.format(d)

@@ -14,6 +14,7 @@ public final class MemoryStore: RecordStore, Sendable {
         /// Prepared fields by collection, and their keys' versions by "collection field key".
         var fields: [String: [FieldPath]] = [:]
         var fieldVersions: [String: Int64] = [:]
+        var definitions: [String: StoredDefinition] = [:]
     }
 
     private let state = Mutex(State())
@@ -148,6 +149,28 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func deleteViews(ids: [String]) throws(StoreError) -> Int {
         state.withLock { state in ids.reduce(0) { $0 + (state.views.removeValue(forKey: $1) != nil ? 1 : 0) } }
+    }
+
+    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> StoredDefinition? {
+        state.withLock { state in
+            let old = state.definitions[list]
+            guard json != nil || old?.json != nil else { return nil }
+            state.sequence += 1
+            let saved = StoredDefinition(list: list, json: json, revision: (old?.revision ?? 0) + 1, sequence: state.sequence)
+            state.definitions[list] = saved
+            return saved
+        }
+    }
+
+    public func takeSequence() throws(StoreError) -> Int64 {
+        state.withLock { state in
+            state.sequence += 1
+            return state.sequence
+        }
+    }
+
+    public func allDefinitions() throws(StoreError) -> [StoredDefinition] {
+        state.withLock { $0.definitions.values.sorted { $0.list.utf8.lexicographicallyPrecedes($1.list.utf8) } }
     }
 
     public func close() {}

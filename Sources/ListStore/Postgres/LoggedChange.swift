@@ -20,6 +20,10 @@ public struct LoggedChange: Sendable, Equatable {
 
     /// Whether this is a change of a view (its ``id``), not of a record.
     public var isView: Bool { collection == PostgresSchema.viewsLog }
+
+    /// Whether this is a change of a run-time definition (its ``id`` names the list; empty: a
+    /// config file re-read, which each instance does for itself).
+    public var isDefinition: Bool { collection == PostgresSchema.definitionsLog }
 }
 
 /// A store whose commits other processes make too, and which logs them in order for every

@@ -19,6 +19,7 @@
 ///   (`previous`). A change of a view is logged under its own number in collection ``viewsLog``.
 /// - `prepared_fields` and `field_versions`: the last commit that touched each value of a
 ///   prepared field (a per-user partition's version), kept by every instance's commits.
+/// - `definitions`: list definitions changed at run time, each change a commit of its own.
 public enum PostgresSchema {
     /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
     static let migrations: [String] = [
@@ -67,7 +68,17 @@ public enum PostgresSchema {
             PRIMARY KEY (collection, field, key)
         );
         """,
-        // 2: the change log also holds a record's JSON before the write (for collections per-user
+        // List definitions changed at run time; a removed one keeps its row (json NULL) so its
+        // revision keeps counting.
+        """
+        CREATE TABLE definitions (
+            list     text COLLATE "C" PRIMARY KEY,
+            json     json,
+            revision bigint NOT NULL,
+            sequence bigint NOT NULL
+        );
+        """,
+        // 3: the change log also holds a record's JSON before the write (for collections per-user
         // lists read: another instance needs the old owner of a record that moves), and changes
         // of views (collection `#views`, never a collection's name) so every instance follows them.
         """

@@ -50,6 +50,16 @@ enum SQLiteSchema {
             PRIMARY KEY (collection, field, key)
         ) WITHOUT ROWID;
         """,
+        // List definitions changed at run time; a removed one keeps its row (json NULL) so its
+        // revision keeps counting.
+        """
+        CREATE TABLE definitions (
+            list     TEXT PRIMARY KEY,
+            json     BLOB,
+            revision INTEGER NOT NULL,
+            sequence INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -8,10 +8,10 @@ import Synchronization
 /// Writes go through one connection, reads through another, each behind its own lock, so
 /// record reads never wait for a commit's fsync.
 public final class SQLiteStore: RecordStore, @unchecked Sendable {
-    private let writer: Mutex<SQLiteConnection>
+    let writer: Mutex<SQLiteConnection>
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Mutex<[String: [FieldPath]]>([:])
-    private let reader: Mutex<SQLiteConnection>
+    let reader: Mutex<SQLiteConnection>
     /// How many commits' worth of deletion tombstones to keep.
     private let changeLogLimit: Int64 = 100_000
 
@@ -58,7 +58,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     /// The last committed change number, as `connection` sees it.
-    private static func sequence(on connection: SQLiteConnection) throws(StoreError) -> Int64 {
+    static func sequence(on connection: SQLiteConnection) throws(StoreError) -> Int64 {
         var sequence: Int64 = 0
         try connection.query("SELECT value FROM state WHERE key = 'sequence'") { row in sequence = row.int(0) }
         return sequence

@@ -25,7 +25,7 @@ extension ServiceContext {
         try awaitMinVersion(request)
         let name = try request.name("list", kind: "list")
         if let state = lists.list(name), state.definition.access == .public {
-            return ReadableList(state: state, viewOwner: nil)
+            return ReadableList(state: try inLanguage(state, request), viewOwner: nil)
         }
         guard let definition = lists.definition(name) else { throw Problem.listNotFound(name) }
         let caller = try authenticator.caller(request)
@@ -43,7 +43,7 @@ extension ServiceContext {
         }
         guard let scope = definition.scope else {
             guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
-            return ReadableList(state: state, viewOwner: owner)
+            return ReadableList(state: try inLanguage(state, request), viewOwner: owner)
         }
         let value: JSONValue
         switch caller {
@@ -62,7 +62,16 @@ extension ServiceContext {
             throw Problem.forbidden("The token's '\(Problem.echo(scope.claim))' claim is not a string, number or boolean.")
         }
         let state = try reading { () throws(StoreError) in try lists.partition(partition, of: definition) }
-        return ReadableList(state: state, viewOwner: owner)
+        return ReadableList(state: try inLanguage(state, request), viewOwner: owner)
+    }
+
+    /// `state` in the language `Accept-Language` picks among the list's languages.
+    private func inLanguage(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState {
+        let languages = state.definition.languages
+        guard languages.count > 1 else { return state }
+        let language = Localization.choose(request.headers["Accept-Language"], among: languages)
+        guard language != state.definition.language else { return state }
+        return try reading { () throws(StoreError) in try lists.localized(state, language: language) }
     }
 
     /// Whether the caller of `request` may read `definition` (for `GET /v1/lists`): public lists

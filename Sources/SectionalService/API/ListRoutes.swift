@@ -21,9 +21,13 @@ struct ListRoutes {
             EntityTag.of(version: version, definition: state.definition.fingerprint, view: view.fingerprint,
                          partition: state.partition?.fingerprint)
         }
-        /// What page tokens are bound to: the list, the user's partition and the view.
-        var pageBinding: PageBinding {
-            PageBinding(list: state.partition.map { "\(name)\u{1F}\($0.text)" } ?? name, view: viewID)
+        /// What page tokens are bound to: the list, its definition, the user's partition and the view.
+        var pageBinding: PageBinding { binding(definition: state.definition.fingerprint) }
+
+        /// The binding a page token of this list and view had under the definition `fingerprint`.
+        func binding(definition fingerprint: UInt64) -> PageBinding {
+            let list = "\(name)\u{1F}\(String(fingerprint, radix: 16))"
+            return PageBinding(list: state.partition.map { "\(list)\u{1F}\($0.text)" } ?? list, view: viewID)
         }
     }
 
@@ -130,6 +134,13 @@ struct ListRoutes {
         }
     }
 
+    /// Whether `token` was written for this list and view under a definition it served before.
+    private func staleDefinition(_ token: String, _ t: Target) -> Bool {
+        lists.retiredFingerprints(t.name).contains { fingerprint in
+            (try? PageToken.decode(token, binding: t.binding(definition: fingerprint))) != nil
+        }
+    }
+
     private func page(_ request: Request, _ t: Target) throws(HTTPError) -> Response {
         let size: Int
         do {
@@ -144,6 +155,11 @@ struct ListRoutes {
             do {
                 page = try t.snapshot.page(size: size, token: token, view: t.view, binding: t.pageBinding)
             } catch let error as PageTokenError {
+                if error == .wrongBinding, let token, staleDefinition(token, t) {
+                    throw HTTPError(400, "invalid-page-token",
+                                    detail: "The list's definition changed since this walk began: reload the list from its first page.",
+                                    extensions: [("reload", "true")])
+                }
                 throw Problem.invalidPageToken(error == .malformed ? "The pageToken is not one this server wrote."
                                                                   : "The pageToken belongs to another list or view.")
             } catch {

@@ -8,12 +8,7 @@ struct RecordRoutes {
     let context: ServiceContext
     /// Collections a list with `access: users` reads: their records are private, so reading them
     /// directly needs what a write needs (the service token, when one is configured).
-    let privateCollections: Set<String>
-
-    init(context: ServiceContext, definitions: [ListDefinition]) {
-        self.context = context
-        privateCollections = Set(definitions.filter { $0.access == .users }.flatMap(\.sources))
-    }
+    var privateCollections: Set<String> { context.lists.privateCollections }
 
     private var serviceOnly: ServiceTokenGuard { ServiceTokenGuard(authenticator: context.authenticator) }
 

@@ -24,7 +24,7 @@ public final class SectionalServer: @unchecked Sendable {
     public let metrics = Metrics()
     /// Store failures met by writes: answers, counts, the fault in force.
     public let storageFaults = StorageFaults()
-    private let log: Log
+    let log: Log
     private var server: Server?
     private var recordStore: RecordStore?
     private var views: ViewRegistry?
@@ -199,7 +199,8 @@ public final class SectionalServer: @unchecked Sendable {
         listRoutes.register(on: &router)
         ChangeRoutes(context: context, lists: listRoutes).register(on: &router)
         ViewRoutes(context: context).register(on: &router)
-        RecordRoutes(context: context, definitions: configuration.lists).register(on: &router)
+        RecordRoutes(context: context).register(on: &router)
+        DefinitionRoutes(context: context).register(on: &router)
         EventRoutes(context: context).register(on: &router)
         let server = server
         OperationRoutes.registerMetrics(on: &router, metrics: metrics, context: context) {

@@ -34,6 +34,8 @@ public final class Metrics: Sendable {
         var storeWrites = Histogram()
         var partitionBuilds = Histogram()
         var duplicates: [String: UInt64] = [:]
+        /// Materializations of a list's rows in another language, by language.
+        var languageBuilds: [String: UInt64] = [:]
     }
 
     private let state = Mutex(State())
@@ -61,6 +63,11 @@ public final class Metrics: Sendable {
     /// Times one build of a user's partition of a per-user list (storage read and build).
     func recordPartitionBuild(seconds: Double) {
         state.withLock { $0.partitionBuilds.observe(seconds) }
+    }
+
+    /// Counts one materialization of a list's (or partition's) rows in `language`.
+    func recordLanguageBuild(language: String) {
+        state.withLock { $0.languageBuilds[language, default: 0] += 1 }
     }
 
     /// Adds rows dropped as duplicates in a list.
@@ -99,6 +106,9 @@ public final class Metrics: Sendable {
         out += "# HELP sectional_partition_build_seconds Time to build a user's partition of a per-user list on its first read.\n"
         out += "# TYPE sectional_partition_build_seconds histogram\n"
         out += histogramLines("sectional_partition_build_seconds", nil, snapshot.partitionBuilds)
+        out += family("sectional_language_materializations_total", "counter",
+                      "Lists' (or partitions') rows built in a language other than the list's first, on first read after start or eviction.",
+                      snapshot.languageBuilds.sorted { $0.key < $1.key }.map { ("language=\(label($0.key))", "\($0.value)") })
         out += family("sectional_partitions_resident", "gauge", "Users' partitions of per-user lists held in memory.",
                       [(nil, "\(partitions.partitions)")])
         out += family("sectional_partition_rows_resident", "gauge", "Rows of those partitions (bounded by scopes.maxResidentRows).",

@@ -37,17 +37,22 @@ final class ChangeFollower: Sendable {
     func start() {
         let thread = Thread { [self] in
             run()
+            // Closed by the thread that uses it, never from another: a connection closed twice
+            // would close a descriptor number another part of the process may have reused.
+            listener.close()
             finished.signal()
         }
         thread.name = "sectional.follower"
         thread.start()
     }
 
-    /// Stops the thread (within about ``catchUpSeconds``) and closes the listening connection.
+    /// Stops the thread (it notices within ``slice``, or when its read of the log ends) and
+    /// waits for it to close its connection; after 30 s the server stops without it.
     func stop() {
         stopping.store(true, ordering: .relaxed)
-        _ = finished.wait(timeout: .now() + 2)
-        listener.close()
+        if finished.wait(timeout: .now() + 30) == .timedOut {
+            log.error("the change-log follower did not stop within 30 s", [:])
+        }
     }
 
     private func run() {

@@ -9,21 +9,28 @@ public final class ListState: Sendable {
     public let version: Int64
     /// The user's partition this state shows; nil for a list that is the same for everyone.
     public let partition: PartitionKey?
+    /// The language this state is in when it is not the list's first (a language's rows,
+    /// materialized like a partition); nil for the first.
+    public let language: String?
     /// Answers rendered from this snapshot (it never changes, so neither do they).
     let answers: AnswerCache
 
-    init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil) {
+    init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil) {
         self.name = snapshot.definition.name
         self.snapshot = snapshot
         self.version = version
         self.partition = partition
-        answers = AnswerCache(budget: partition == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
+        self.language = language
+        answers = AnswerCache(budget: partition == nil && language == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
     }
 
     public var definition: ListDefinition { snapshot.definition }
 
+    /// Which materialization this is.
+    var key: MaterializationKey { MaterializationKey(list: name, partition: partition, language: language) }
+
     /// The same list at the next version.
     func next(_ snapshot: ListSnapshot, version: Int64) -> ListState {
-        ListState(snapshot: snapshot, version: version, partition: partition)
+        ListState(snapshot: snapshot, version: version, partition: partition, language: language)
     }
 }

@@ -25,6 +25,9 @@ final class MaterializationCache: Sendable {
         /// The version of every partition written since start (resident or not); others take
         /// theirs from the store.
         var versions: [MaterializationKey: Int64] = [:]
+        /// Per list: the change number of its last definition change (a build begun before it
+        /// is not installed).
+        var epochs: [String: Int64] = [:]
         var residentRows = 0
         var residentPartitions = 0
         var tick: UInt64 = 0
@@ -67,10 +70,10 @@ final class MaterializationCache: Sendable {
     /// Installs a partition built at `state`'s version, unless a write applied since has moved it
     /// past that version (then nil: build again). When another reader installed it first, that
     /// state wins. Evicts past the budget; victims are freed off the caller's path.
-    func install(_ key: MaterializationKey, state: ListState) -> ListState? {
+    func install(_ key: MaterializationKey, state: ListState, epoch: Int64? = nil) -> ListState? {
         var victims: [Entry] = []
         let installed = contents.withLock { contents -> ListState? in
-            guard (contents.versions[key] ?? 0) <= state.version else { return nil }
+            guard (contents.versions[key] ?? 0) <= state.version, contents.epochs[key.list] == epoch else { return nil }
             contents.tick += 1
             if let existing = contents.entries[key] {
                 contents.entries[key]!.lastRead = contents.tick
@@ -85,6 +88,37 @@ final class MaterializationCache: Sendable {
         }
         release(victims)
         return installed
+    }
+
+    /// The change number of the list's last definition change in this process, if any.
+    func epoch(of list: String) -> Int64? { contents.withLock { $0.epochs[list] } }
+
+    /// A list's definition changed at `epoch`: forgets everything held for it — its state, its
+    /// partitions, their versions and histories — and pins `state` (nil: the list is gone).
+    /// Returns the keys that were resident.
+    @discardableResult
+    func replaceList(_ list: String, with state: ListState?, epoch: Int64) -> [MaterializationKey] {
+        var victims: [Entry] = []
+        let keys = contents.withLock { contents -> [MaterializationKey] in
+            contents.epochs[list] = epoch
+            for key in contents.versions.keys where key.list == list { contents.versions.removeValue(forKey: key) }
+            let keys = contents.entries.keys.filter { $0.list == list }
+            for key in keys {
+                guard let entry = contents.entries.removeValue(forKey: key) else { continue }
+                if !entry.pinned {
+                    contents.residentRows -= entry.state.snapshot.totalRowCount
+                    contents.residentPartitions -= 1
+                }
+                victims.append(entry)
+            }
+            if let state {
+                contents.entries[MaterializationKey(list: list, partition: state.partition)] = Entry(
+                    state: state, history: ListHistory(version: state.version, snapshot: state.snapshot), lastRead: 0, pinned: true)
+            }
+            return keys
+        }
+        release(victims)
+        return keys
     }
 
     /// Publishes the writer's new states and partition versions in one step. A partition the

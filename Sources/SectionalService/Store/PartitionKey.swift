@@ -36,10 +36,13 @@ public struct PartitionKey: Hashable, Sendable {
     public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }
 
-/// Which materialization of a list: the list itself, or one partition of a per-user list.
+/// Which materialization of a list: the list itself, or one partition of a per-user list —
+/// in the list's first language, or in another of its languages.
 struct MaterializationKey: Hashable, Sendable {
     let list: String
     let partition: PartitionKey?
+    /// A language other than the list's first; nil for the first.
+    var language: String? = nil
 
     /// The name event streams are filed under.
     var streamName: String { partition.map { "\(list)\u{1F}\($0.text)" } ?? list }

@@ -56,8 +56,10 @@ extension ViewModelStore {
                 var next: [MaterializationKey: ListState] = [:]
                 var partitionVersions: [MaterializationKey: Int64] = [:]
                 var views: [String] = []
-                let reached = applyLocked(changes, through: .max, next: &next, partitionVersions: &partitionVersions, views: &views)
-                let events = publish(next, partitionVersions: partitionVersions)
+                var events: [VersionEvent] = []
+                let reached = applyLocked(changes, through: .max, next: &next, partitionVersions: &partitionVersions, views: &views,
+                                          events: &events)
+                events += publish(next, partitionVersions: partitionVersions)
                 applied.advance(to: reached)
                 return (events, views, reached)
             }
@@ -72,14 +74,15 @@ extension ViewModelStore {
     /// reading it as needed; returns the version reached (less than `target` when the log could
     /// not be read). Publishing and moving ``applied`` are the caller's.
     func catchUpLocked(through target: Int64, next: inout [MaterializationKey: ListState],
-                       partitionVersions: inout [MaterializationKey: Int64], views: inout [String]) -> Int64 {
+                       partitionVersions: inout [MaterializationKey: Int64], views: inout [String],
+                       events: inout [VersionEvent]) -> Int64 {
         var reached = applied.current
         guard let log = changeLog else { return reached }
         while reached < target {
             guard let changes = try? log.changes(after: reached, limit: Self.changeLogBatch), !changes.isEmpty else { return reached }
             let before = reached
             reached = applyLocked(changes, through: target, next: &next, partitionVersions: &partitionVersions, views: &views,
-                                  from: reached)
+                                  events: &events, from: reached)
             if reached == before { return reached }
         }
         return reached
@@ -89,7 +92,8 @@ extension ViewModelStore {
     /// applied now) up to `target`, stopping at the first gap; returns the last version applied.
     /// Commits at or below `from` are skipped (already applied).
     func applyLocked(_ changes: [LoggedChange], through target: Int64, next: inout [MaterializationKey: ListState],
-                     partitionVersions: inout [MaterializationKey: Int64], views: inout [String], from: Int64? = nil) -> Int64 {
+                     partitionVersions: inout [MaterializationKey: Int64], views: inout [String], events: inout [VersionEvent],
+                     from: Int64? = nil) -> Int64 {
         var reached = from ?? applied.current
         var index = changes.startIndex
         while index < changes.endIndex {
@@ -101,6 +105,22 @@ extension ViewModelStore {
             guard sequence == reached + 1, sequence <= target else { break }
             var writes: [Write] = []
             var previous: [[UInt8]?] = []
+            if let change = changes[index..<end].first(where: \.isDefinition) {
+                // A definition change replaces what is held for its list: what this batch applied
+                // so far is published first, so it cannot land on the list's new state.
+                events += publish(next, partitionVersions: partitionVersions)
+                next = [:]
+                partitionVersions = [:]
+                applied.advance(to: reached)
+                do {
+                    if !change.id.isEmpty { events += try followDefinition(change.id, at: sequence) }
+                } catch {
+                    self.log.error("cannot follow a definition change", ["list": .text(change.id), "error": .text("\(error)")])
+                    break
+                }
+                reached = sequence
+                continue
+            }
             for change in changes[index..<end] {
                 if change.isView {
                     views.append(change.id)
@@ -127,5 +147,23 @@ extension ViewModelStore {
             reached = sequence
         }
         return reached
+    }
+
+    /// Under the writer's lock, before a change numbered `sequence` that this instance made is
+    /// served: applies (and publishes) the versions below it that other instances made and this
+    /// one has not applied. Returns their events, whether all were applied (else `applied` must
+    /// stay below `sequence`; the follower brings the rest), and whether there were any.
+    func catchUpBefore(_ sequence: Int64) -> (events: [VersionEvent], complete: Bool, moved: Bool) {
+        let start = applied.current
+        guard start < sequence - 1 else { return ([], true, false) }
+        var next: [MaterializationKey: ListState] = [:]
+        var partitionVersions: [MaterializationKey: Int64] = [:]
+        var views: [String] = []
+        var events: [VersionEvent] = []
+        let reached = catchUpLocked(through: sequence - 1, next: &next, partitionVersions: &partitionVersions, views: &views, events: &events)
+        events += publish(next, partitionVersions: partitionVersions)
+        applied.advance(to: reached)
+        if !views.isEmpty { viewsChanged(views) }
+        return (events, reached >= sequence - 1, true)
     }
 }

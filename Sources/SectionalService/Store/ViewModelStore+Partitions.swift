@@ -22,16 +22,22 @@ extension ViewModelStore {
     public func partition(_ partition: PartitionKey, of definition: ListDefinition) throws(StoreError) -> ListState {
         let key = MaterializationKey(list: definition.name, partition: partition)
         if let state = cache.read(key) { return state }
-        guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
-        let floor = startVersions[definition.name] ?? 0
         while true {
             let started = ContinuousClock.now
-            let (stored, version) = try writer.withLock { _ throws(StoreError) -> ([String: [StoredRecord]], Int64) in
-                guard partition != .nobody else { return ([:], 0) }
+            let (stored, version, epoch, current) = try writer.withLock {
+                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+                let epoch = cache.epoch(of: definition.name)
+                // The definition in force now (a definition change may have come since the caller looked).
+                let (found, floor, changed) = catalog.withLock {
+                    ($0.definition(definition.name), $0.floors[definition.name] ?? 0, $0.changed[definition.name] ?? 0)
+                }
+                let definition = found?.scope != nil ? found! : definition
+                guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
+                guard partition != .nobody else { return ([:], changed, epoch, definition) }
                 // The records and the version from one committed state: with other instances
                 // writing, it may be ahead of what this one has applied (the log's commits up to
                 // it are then already in the partition, and skipped when they come).
-                return try store.readConsistently { () throws(StoreError) -> ([String: [StoredRecord]], Int64) in
+                let (stored, version) = try store.readConsistently { () throws(StoreError) -> ([String: [StoredRecord]], Int64?) in
                     var stored: [String: [StoredRecord]] = [:]
                     var version: Int64?
                     for source in definition.sources {
@@ -40,16 +46,20 @@ extension ViewModelStore {
                             version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
                         }
                     }
-                    return (stored, version ?? cache.writtenVersion(of: key) ?? floor)
+                    return (stored, version)
                 }
+                // Never below the list's last definition change (its partitions were rebuilt then).
+                return (stored, max(version ?? cache.writtenVersion(of: key) ?? floor, changed), epoch, definition)
             }
+            let definition = current
+            guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
             var records: [String: [JSONValue]] = [:]
             for (source, list) in stored {
                 records[source] = try Self.parseAll(list, collection: source, log: log).filter { Self.owner(of: $0, scope: scope) == partition }
             }
             let snapshot = ListSnapshot.build(definition: definition, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: partition)
-            if let installed = cache.install(key, state: state) {
+            if let installed = cache.install(key, state: state, epoch: epoch) {
                 metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
                 return installed
             }
@@ -89,7 +99,9 @@ extension ViewModelStore {
             // Built from a later committed state than this instance had applied: it holds this commit.
             if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
-            guard let state else { continue }
+            advanceLanguages(of: definition, partition: partition, by: routed[partition]!, sequence: sequence, next: &next,
+                             partitionVersions: &partitionVersions)
+            guard let state = next[key] ?? state else { continue }
             next[key] = state.next(apply(routed[partition]!, to: state, key: key, sequence: sequence), version: sequence)
         }
     }

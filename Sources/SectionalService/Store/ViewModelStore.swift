@@ -18,16 +18,18 @@ public final class ViewModelStore: Sendable {
     /// Largest number of writes in one batch.
     public static let maxBatchOperations = 10_000
 
-    public let definitions: [ListDefinition]
+    /// The lists in force: the config's, with run-time definitions laid over them (changed
+    /// only under ``writer``; see `ViewModelStore+Definitions.swift`).
+    let catalog: Mutex<ListCatalog>
+    /// The definitions in force, in serving order.
+    public var definitions: [ListDefinition] { catalog.withLock { $0.definitions } }
     public let store: RecordStore
     let cache: MaterializationCache
-    /// Each list's version at start: a partition not written since is at it.
-    let startVersions: [String: Int64]
     /// Collections some per-user list reads (a write to them must say whose records it moved).
-    let scopedCollections: Set<String>
+    var scopedCollections: Set<String> { catalog.withLock { $0.scopedCollections } }
     let writer = Mutex<Void>(())
     /// The one thread that runs HTTP writes, so a server thread never waits on an fsync.
-    private let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
+    let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
     let log: Log
     let onChange: @Sendable ([VersionEvent]) -> Void
     let metrics: Metrics
@@ -43,45 +45,46 @@ public final class ViewModelStore: Sendable {
     public init(definitions: [ListDefinition], store: RecordStore, log: Log, metrics: Metrics = Metrics(),
                 maxResidentRows: Int = 2_000_000,
                 onChange: @escaping @Sendable ([VersionEvent]) -> Void = { _ in }) throws(StoreError) {
-        self.definitions = definitions
         self.store = store
         self.log = log
         self.metrics = metrics
         self.onChange = onChange
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
-        var scoped: Set<String> = []
-        for definition in definitions {
-            guard let scope = definition.scope else { continue }
-            for source in definition.sources {
-                scoped.insert(source)
-                try store.prepareField(scope.field, in: source)
-            }
-        }
-        // One committed state for the sequence, the versions and the records, however many
-        // commits other instances make while this one loads: the change log is followed from it.
-        let (last, sequences, parsed) = try store.readConsistently { () throws(StoreError) -> (Int64, [String: Int64], [String: [JSONValue]]) in
-            var parsed: [String: [JSONValue]] = [:]
+        // One committed state for the sequence, the versions, the run-time definitions and the
+        // records, however many commits other instances make while this one loads: the change
+        // log is followed from it.
+        let (last, sequences, loaded, parsed) = try store.readConsistently {
+            () throws(StoreError) -> (Int64, [String: Int64], ListCatalog, [String: [JSONValue]]) in
             let last = try store.lastSequence()
             let sequences = try store.collectionSequences()
-            for definition in definitions where definition.scope == nil {
+            var catalog = ListCatalog(config: definitions)
+            for (list, errors) in catalog.load(try store.allDefinitions()) {
+                log.error("skipping a stored run-time definition that does not decode", ["list": .text(list), "errors": .text(errors.description)])
+            }
+            var parsed: [String: [JSONValue]] = [:]
+            for definition in catalog.definitions where definition.scope == nil {
                 for source in definition.sources where parsed[source] == nil {
                     parsed[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
                 }
             }
-            return (last, sequences, parsed)
+            return (last, sequences, catalog, parsed)
         }
         applied = AppliedVersion(last)
-        var startVersions: [String: Int64] = [:]
-        for definition in definitions {
-            let version = definition.sources.compactMap { sequences[$0] }.max() ?? 0
-            startVersions[definition.name] = version
-            guard definition.scope == nil else { continue }
+        var catalog = loaded
+        for definition in catalog.definitions {
+            let version = max(definition.sources.compactMap { sequences[$0] }.max() ?? 0, catalog.floors[definition.name] ?? 0)
+            catalog.setFloor(definition.name, version)
+            if let scope = definition.scope {
+                for source in definition.sources {
+                    try store.prepareField(scope.field, in: source)
+                }
+                continue
+            }
             let snapshot = ListSnapshot.build(definition: definition, records: parsed)
             cache.pin(MaterializationKey(list: definition.name, partition: nil), state: ListState(snapshot: snapshot, version: version))
             metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         }
-        self.startVersions = startVersions
-        scopedCollections = scoped
+        self.catalog = Mutex(catalog)
         for (key, state) in cache.pinnedStates() {
             logDuplicates(list: key.list, count: state.snapshot.duplicateRowCount)
         }
@@ -114,7 +117,7 @@ public final class ViewModelStore: Sendable {
 
     /// The definition of a list, or nil when there is no such list.
     public func definition(_ name: String) -> ListDefinition? {
-        definitions.first { $0.name == name }
+        catalog.withLock { $0.definition(name) }
     }
 
     /// The current state of a list that is the same for everyone, or nil when there is no such
@@ -125,7 +128,7 @@ public final class ViewModelStore: Sendable {
 
     /// The recent versions of a list or partition (for `changes`).
     func history(of state: ListState) -> ListHistory? {
-        cache.history(MaterializationKey(list: state.name, partition: state.partition))
+        cache.history(state.key)
     }
 
     /// The current state of every list that is the same for everyone, in definition order.
@@ -135,7 +138,7 @@ public final class ViewModelStore: Sendable {
     }
 
     /// Logs a list's count of dropped duplicate rows when it changed, at most once a minute.
-    private func logDuplicates(list: String, count: Int) {
+    func logDuplicates(list: String, count: Int) {
         guard log.level <= .warn, duplicateLog.shouldLog(list: list, count: count) else { return }
         log.warn("duplicate rows dropped", ["list": .text(list), "count": .number(Double(count))])
     }
@@ -260,13 +263,15 @@ public final class ViewModelStore: Sendable {
             let changed = committed.filter(\.changedAnything)
             guard let first = changed.first?.sequence else { return (results, []) }
             var views: [String] = []
+            var events: [VersionEvent] = []
             // Other instances committed versions below this commit's that this one has not
             // applied yet: they go first, in order, through the same path. When they cannot be
             // read now (the database just went away), this commit is durable all the same and
             // the follower applies it, after them, once it can.
             var reached = applied.current
             if first - 1 > reached {
-                reached = catchUpLocked(through: first - 1, next: &next, partitionVersions: &partitionVersions, views: &views)
+                reached = catchUpLocked(through: first - 1, next: &next, partitionVersions: &partitionVersions, views: &views,
+                                        events: &events)
             }
             if reached == first - 1 {
                 for (writes, result) in zip(accepted, committed) where result.changedAnything {
@@ -274,7 +279,7 @@ public final class ViewModelStore: Sendable {
                 }
                 reached = changed[changed.count - 1].sequence
             }
-            let events = publish(next, partitionVersions: partitionVersions)
+            events += publish(next, partitionVersions: partitionVersions)
             applied.advance(to: reached)
             if !views.isEmpty { viewsChanged(views) }
             return (results, events)
@@ -285,8 +290,9 @@ public final class ViewModelStore: Sendable {
     func publish(_ next: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) -> [VersionEvent] {
         guard !next.isEmpty || !partitionVersions.isEmpty else { return [] }
         cache.publish(next, partitionVersions: partitionVersions)
-        var events = next.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
-        for (key, version) in partitionVersions where next[key] == nil {
+        // A language's rows move with the list (or partition) they translate: no events of their own.
+        var events = next.filter { $0.key.language == nil }.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
+        for (key, version) in partitionVersions where next[key] == nil && key.language == nil {
             events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
         }
         return events
@@ -333,6 +339,7 @@ public final class ViewModelStore: Sendable {
                 logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
             }
             next[key] = state.next(snapshot, version: result.sequence)
+            advanceLanguages(of: definition, partition: nil, by: applied, sequence: result.sequence, next: &next, partitionVersions: &partitionVersions)
         }
     }
 

@@ -19,11 +19,15 @@ enum CachePolicy {
 }
 
 extension ListState {
-    /// Marks an answer of a list that needs a token: only the client's own cache may keep it,
-    /// and it differs by `Authorization`.
+    /// Marks a list's answer with its language (`Content-Language`; `Vary: Accept-Language` for
+    /// a list in several languages) and, for a list that needs a token, as one only the client's
+    /// own cache may keep, which differs by `Authorization`.
     func restrict(_ response: Response) -> Response {
-        guard definition.access == .users else { return response }
         var response = response
+        // The answer's language; a list in several languages answers by `Accept-Language`.
+        response.headers.add("Content-Language", definition.language)
+        if definition.languages.count > 1 { response.headers.add("Vary", "Accept-Language") }
+        guard definition.access == .users else { return response }
         if response.status < 400 { response.headers.set("Cache-Control", "private, no-cache") }
         response.headers.add("Vary", "Authorization")
         return response

@@ -1,0 +1,63 @@
+/// Run-time list definitions in PostgreSQL: one row per list, each change a commit of its own
+/// that takes the next number of the one sequence (under the same row lock as record commits)
+/// and is logged in `changes` under collection ``PostgresSchema/definitionsLog`` (id: the list;
+/// a config reload: the empty id), so the change log has no gap where it took its number.
+extension PostgresStore {
+    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> StoredDefinition? {
+        try writing { connection throws(PostgresError) in
+            try connection.transaction { () throws(PostgresError) -> StoredDefinition? in
+                let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+                guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
+                let old = try connection.execute("SELECT revision, json IS NOT NULL FROM definitions WHERE list = $1 FOR UPDATE",
+                                                 .text(list))
+                let revision = old.rowCount > 0 ? try old.int(0, 0) : 0
+                let live = old.rowCount > 0 && old.string(0, 1) == "t"
+                guard json != nil || live else { return nil }
+                let sequence = try current.int(0, 0) + 1
+                try connection.execute("""
+                    INSERT INTO definitions (list, json, revision, sequence) VALUES ($1, $2::json, $3::bigint, $4::bigint)
+                    ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
+                    """, .text(list), json.map { .bytes($0) } ?? .null, .int(revision + 1), .int(sequence))
+                try Self.logDefinition(list, sequence: sequence, on: connection)
+                try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
+                return StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence)
+            }
+        }
+    }
+
+    public func takeSequence() throws(StoreError) -> Int64 {
+        try writing { connection throws(PostgresError) in
+            try connection.transaction { () throws(PostgresError) -> Int64 in
+                let result = try connection.execute("UPDATE state SET value = value + 1 WHERE key = 'sequence' RETURNING value")
+                guard result.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
+                let sequence = try result.int(0, 0)
+                try Self.logDefinition("", sequence: sequence, on: connection)
+                return sequence
+            }
+        }
+    }
+
+    public func allDefinitions() throws(StoreError) -> [StoredDefinition] {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("SELECT list, json, revision, sequence FROM definitions ORDER BY list")
+            var definitions: [StoredDefinition] = []
+            for row in 0..<result.rowCount {
+                definitions.append(StoredDefinition(list: result.string(row, 0), json: result.optionalBytes(row, 1),
+                                                    revision: try result.int(row, 2), sequence: try result.int(row, 3)))
+            }
+            return definitions
+        }
+    }
+
+    /// Logs a definition change of `list` (the empty name: a config reload) under `sequence`.
+    private static func logDefinition(_ list: String, sequence: Int64, on connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("INSERT INTO changes (sequence, position, collection, id, json) VALUES ($1::bigint, 0, $2, $3, NULL)",
+                               .int(sequence), .text(PostgresSchema.definitionsLog), .text(list))
+        try notify(sequence, on: connection)
+    }
+}
+
+extension PostgresSchema {
+    /// The change log's collection for definition changes: not a valid collection name.
+    public static let definitionsLog = "#definitions"
+}

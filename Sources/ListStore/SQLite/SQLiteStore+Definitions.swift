@@ -1,0 +1,44 @@
+/// Run-time list definitions in SQLite: one row per list, written in its own commit.
+extension SQLiteStore {
+    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> StoredDefinition? {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> StoredDefinition? in
+                var revision: Int64 = 0
+                var live = false
+                try connection.query("SELECT revision, json IS NOT NULL FROM definitions WHERE list = ?", .text(list)) { row in
+                    revision = row.int(0)
+                    live = row.int(1) != 0
+                }
+                guard json != nil || live else { return nil }
+                let sequence = try Self.sequence(on: connection) + 1
+                try connection.run("""
+                    INSERT INTO definitions (list, json, revision, sequence) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
+                    """, .text(list), json.map { .blob($0) } ?? .null, .int(revision + 1), .int(sequence))
+                try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+                return StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence)
+            }
+        }
+    }
+
+    public func takeSequence() throws(StoreError) -> Int64 {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> Int64 in
+                let sequence = try Self.sequence(on: connection) + 1
+                try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+                return sequence
+            }
+        }
+    }
+
+    public func allDefinitions() throws(StoreError) -> [StoredDefinition] {
+        try reader.withLock { connection throws(StoreError) in
+            var result: [StoredDefinition] = []
+            try connection.query("SELECT list, json, revision, sequence, json IS NULL FROM definitions ORDER BY list") { row throws(StoreError) in
+                let json: [UInt8]? = row.int(4) != 0 ? nil : try row.blob(1)
+                result.append(StoredDefinition(list: try row.text(0), json: json, revision: row.int(2), sequence: row.int(3)))
+            }
+            return result
+        }
+    }
+}

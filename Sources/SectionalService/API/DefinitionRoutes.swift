@@ -1,0 +1,116 @@
+import HTTPServer
+import ListModel
+import ListStore
+
+/// `GET/PUT/DELETE /v1/lists/{list}/definition`: a list's definition, changed at run time.
+///
+/// `GET` is read like the list (a list read by users needs a user token or the service token).
+/// `PUT` and `DELETE` need the service token. A `PUT` body is a list definition as in the
+/// config file's `lists.<name>`, validated the same way: every problem answers together, as
+/// `400 invalid-definition` with `errors: [{"path", "message"}]` (paths from `$`, the body).
+struct DefinitionRoutes {
+    let context: ServiceContext
+    private var lists: ViewModelStore { context.lists }
+    private var serviceOnly: ServiceTokenGuard { ServiceTokenGuard(authenticator: context.authenticator) }
+
+    func register(on router: inout Router) {
+        router.get("/v1/lists/{list}/definition") { request in try read(request) }
+        router.guarded(by: serviceOnly.check) { router in
+            router.put("/v1/lists/{list}/definition") { request in try put(request) }
+            router.delete("/v1/lists/{list}/definition") { request in try delete(request) }
+        }
+    }
+
+    private func read(_ request: Request) throws(HTTPError) -> Response {
+        try context.awaitMinVersion(request)
+        let name = try request.name("list", kind: "list")
+        guard let found = lists.definitionOrigin(name) else { throw Problem.listNotFound(name) }
+        if found.definition.access == .users {
+            let caller = try context.authenticator.caller(request)
+            guard context.mayRead(found.definition, caller: caller) else { throw Authenticator.tokenNeeded(name) }
+        }
+        return Self.answer(name: name, definition: found.definition, runtime: found.runtime, revision: found.revision)
+    }
+
+    private func put(_ request: Request) throws(HTTPError) -> Response {
+        let name = try request.name("list", kind: "list")
+        guard let body = try request.jsonBody() else { throw Problem.invalidJSON("The body must be a list definition.") }
+        let definition: ListDefinition
+        do {
+            definition = try ListDefinitions.decode(name: name, body, path: "$")
+        } catch {
+            throw Self.invalidDefinition(error)
+        }
+        return change(name, to: definition) { change throws(HTTPError) in
+            guard let change else { throw Problem.listNotFound(name) }
+            var response = Self.answer(name: name, definition: definition, runtime: true, revision: change.stored.revision,
+                                       status: change.created ? 201 : 200)
+            if change.created { response.headers.add("Location", "/v1/lists/\(name)") }
+            return response
+        }
+    }
+
+    private func delete(_ request: Request) throws(HTTPError) -> Response {
+        let name = try request.name("list", kind: "list")
+        guard let found = lists.definitionOrigin(name), found.runtime else {
+            throw HTTPError(404, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
+        }
+        return change(name, to: nil) { change throws(HTTPError) in
+            guard change != nil else {
+                throw HTTPError(404, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
+            }
+            return .empty()
+        }
+    }
+
+    /// Runs the change on the writer thread and answers when it is stored and served.
+    private func change(_ name: String, to definition: ListDefinition?,
+                        respond: @escaping @Sendable (ViewModelStore.DefinitionChange?) throws(HTTPError) -> Response) -> Response {
+        let answer = DeferredResponse()
+        lists.changeDefinitionLater(name, to: definition) { [context] outcome in
+            switch outcome {
+            case .success(let change):
+                if change != nil { context.faults.wrote(log: context.log) }
+                do throws(HTTPError) {
+                    var response = try respond(change)
+                    if let change { response.headers.add("Sectional-Version", String(change.stored.sequence)) }
+                    answer.complete(response)
+                } catch {
+                    answer.complete(error.response)
+                }
+            case .failure(let error):
+                answer.complete(context.faults.refusal(for: error, write: true, log: context.log).response)
+            }
+        }
+        return .later(answer)
+    }
+
+    /// `{"list","revision","source","definition"}`.
+    static func answer(name: String, definition: ListDefinition, runtime: Bool, revision: Int64, status: Int = 200) -> Response {
+        jsonAnswer(status: status) { w in
+            w.beginObject()
+            w.key("list"); w.string(name)
+            w.key("revision"); w.int64(revision)
+            w.key("source"); w.string(runtime ? "runtime" : "config")
+            w.key("definition"); w.value(definition.source)
+            w.endObject()
+        }
+    }
+
+    /// `400 invalid-definition` listing every problem with its JSON path.
+    static func invalidDefinition(_ errors: DefinitionErrors) -> HTTPError {
+        var w = JSONWriter()
+        w.beginArray()
+        for error in errors.errors {
+            w.beginObject()
+            w.key("path"); w.string(error.path)
+            w.key("message"); w.string(error.message)
+            w.endObject()
+        }
+        w.endArray()
+        let count = errors.errors.count
+        return HTTPError(400, "invalid-definition", title: "Invalid definition",
+                         detail: "The definition has \(count) problem\(count == 1 ? "" : "s"); see errors.",
+                         extensions: [("errors", String(decoding: w.bytes, as: UTF8.self))])
+    }
+}

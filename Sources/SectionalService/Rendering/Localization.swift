@@ -1,0 +1,97 @@
+import Foundation
+import ListModel
+import Synchronization
+
+/// Languages for the lists: the locale data their formatters write with (from Foundation's ICU
+/// data, worked out once per language and kept), and the choice of a language for a request.
+enum Localization {
+    /// Currencies whose symbol each language's data names (others are written with their code).
+    static let currencyCodes = ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "CNY", "INR", "KRW", "MXN", "BRL",
+                                "HKD", "ILS", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "TRY", "RUB", "ZAR", "SGD", "TWD"]
+
+    private static let cache = Mutex<[String: LocaleFormats]>([:])
+
+    /// How `language` writes numbers, amounts and dates. English (`en`, `en-US`) is the built-in
+    /// ``LocaleFormats/english``, the other languages come from the platform's locale data.
+    static func formats(for language: String) -> LocaleFormats {
+        let key = language.lowercased()
+        if key == "en" || key == "en-us" { return .english }
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let built = build(language)
+        cache.withLock { $0[key] = built }
+        return built
+    }
+
+    /// `definition` as served by default: in its first language (English definitions as they are).
+    static func base(_ definition: ListDefinition) -> ListDefinition {
+        guard let first = definition.languages.first, first != definition.language || formats(for: first) != .english else {
+            return definition
+        }
+        return definition.localized(first, formats: formats(for: first))
+    }
+
+    private static func build(_ language: String) -> LocaleFormats {
+        let locale = Locale(identifier: language.replacingOccurrences(of: "-", with: "_"))
+        let decimal = NumberFormatter()
+        decimal.locale = locale
+        decimal.numberStyle = .decimal
+        let decimalMark = decimal.decimalSeparator ?? "."
+        let groupingMark = decimal.groupingSeparator ?? ","
+        let grouped = decimal.string(from: 1234)?.contains(groupingMark) ?? true
+        var currencies: [String: LocaleFormats.Currency] = [:]
+        var codeBefore = true
+        for code in currencyCodes {
+            let money = NumberFormatter()
+            money.locale = locale
+            money.numberStyle = .currency
+            money.currencyCode = code
+            let digits = decimal.copy() as? NumberFormatter ?? decimal
+            digits.minimumFractionDigits = money.minimumFractionDigits
+            digits.maximumFractionDigits = money.maximumFractionDigits
+            guard let whole = money.string(from: 1234.5), let body = digits.string(from: 1234.5),
+                  let range = whole.range(of: body) else { continue }
+            let placement = LocaleFormats.Currency(prefix: String(whole[..<range.lowerBound]), suffix: String(whole[range.upperBound...]))
+            currencies[code] = placement
+            if code == "EUR" { codeBefore = !placement.prefix.isEmpty }
+        }
+        let dates = DateFormatter()
+        dates.locale = locale
+        return LocaleFormats(decimalSeparator: decimalMark, groupingSeparator: groupingMark, minimumGroupingDigits: grouped ? 1 : 2,
+                             currencies: currencies, codeBeforeAmount: codeBefore, months: dates.monthSymbols,
+                             shortMonths: dates.shortMonthSymbols, weekdays: dates.weekdaySymbols, shortWeekdays: dates.shortWeekdaySymbols,
+                             am: dates.amSymbol, pm: dates.pmSymbol)
+    }
+
+    /// The language to answer in: RFC 4647 §3.4 lookup of the `Accept-Language` ranges (RFC 9110
+    /// §12.5.4; by weight, ties in the order given, `q=0` excluded) among `available`; the first
+    /// of `available` when nothing matches, `*` included.
+    static func choose(_ header: String?, among available: [String]) -> String {
+        guard let first = available.first else { return "en" }
+        guard available.count > 1, let header, !header.isEmpty else { return first }
+        var ranges: [(range: String, weight: Double, order: Int)] = []
+        for (order, item) in header.split(separator: ",").enumerated() {
+            let parts = item.split(separator: ";")
+            let range = parts[0].trimmingCharacters(in: .whitespaces)
+            guard !range.isEmpty else { continue }
+            var weight = 1.0
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if pair.count == 2, pair[0].lowercased() == "q" { weight = Double(pair[1]) ?? 0 }
+            }
+            guard weight > 0 else { continue }
+            ranges.append((range.lowercased(), weight, order))
+        }
+        ranges.sort { $0.weight != $1.weight ? $0.weight > $1.weight : $0.order < $1.order }
+        for entry in ranges where entry.range != "*" {
+            var range = Substring(entry.range)
+            while !range.isEmpty {
+                if let match = available.first(where: { $0.lowercased() == range }) { return match }
+                // Truncate from the end; a single-letter subtag goes with the one before it.
+                guard let dash = range.lastIndex(of: "-") else { break }
+                range = range[..<dash]
+                if let last = range.lastIndex(of: "-"), range.distance(from: last, to: range.endIndex) == 2 { range = range[..<last] }
+            }
+        }
+        return first
+    }
+}

@@ -1,0 +1,163 @@
+import ListModel
+import ListStore
+
+/// Definitions changed while serving: a run-time definition stored with the records (`PUT` /
+/// `DELETE …/definition`), and the config file's lists re-read (`SIGHUP`).
+///
+/// A change runs on the writer thread under the writer's lock, like a record commit: the new
+/// list is built from storage first (off the request path; nothing is written if that fails),
+/// then the change is stored under the next change number, which becomes the list's version.
+/// The list's state, partitions and history are replaced at once, so `changes?since` from
+/// before answers reload, and its event streams hear of the new version.
+extension ViewModelStore {
+    /// What a run-time definition change did.
+    public struct DefinitionChange: Sendable {
+        /// The change as stored (its revision and change number).
+        public let stored: StoredDefinition
+        /// Whether the list did not exist before.
+        public let created: Bool
+    }
+
+    /// Stores `definition` as list `name`'s run-time definition (nil removes it: a config list
+    /// falls back to its config definition, a run-time-only list disappears) and serves it, on
+    /// the writer thread. `completion` gets nil when there was no run-time definition to remove.
+    public func changeDefinitionLater(_ name: String, to definition: ListDefinition?,
+                                      completion: @escaping @Sendable (Result<DefinitionChange?, StoreError>) -> Void) {
+        writerQueue.async { [self] in
+            do throws(StoreError) {
+                let (change, events) = try changeDefinition(name, to: definition)
+                completion(.success(change))
+                if !events.isEmpty { onChange(events) }
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// Replaces the config file's lists with `lists` (re-read), on the writer thread; lists
+    /// whose definition in force changes are rebuilt at one new version. `completion` gets the
+    /// names of those lists.
+    public func reloadConfigLater(_ lists: [ListDefinition], completion: @escaping @Sendable (Result<[String], StoreError>) -> Void) {
+        writerQueue.async { [self] in
+            do throws(StoreError) {
+                let (names, events) = try reloadConfig(lists)
+                completion(.success(names))
+                if !events.isEmpty { onChange(events) }
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// Where list `name`'s definition comes from and its revision (0 for the config's), with the
+    /// definition; nil when there is no such list.
+    public func definitionOrigin(_ name: String) -> (definition: ListDefinition, runtime: Bool, revision: Int64)? {
+        catalog.withLock { catalog in
+            guard let definition = catalog.definition(name), let origin = catalog.origin(of: name) else { return nil }
+            return (definition, origin.runtime, origin.revision)
+        }
+    }
+
+    /// Fingerprints of the definitions list `name` served before, newest last.
+    func retiredFingerprints(_ name: String) -> [UInt64] {
+        catalog.withLock { $0.retired[name] ?? [] }
+    }
+
+    /// Collections some list with `access: users` reads (their records are private).
+    var privateCollections: Set<String> { catalog.withLock { $0.privateCollections } }
+
+    func changeDefinition(_ name: String, to definition: ListDefinition?) throws(StoreError) -> (DefinitionChange?, [VersionEvent]) {
+        try writer.withLock { _ throws(StoreError) -> (DefinitionChange?, [VersionEvent]) in
+            let (existed, configured) = catalog.withLock { ($0.definition(name) != nil, $0.config.first { $0.name == name }) }
+            let after = (definition ?? configured).map(Localization.base)
+            let snapshot = try after.flatMap { definition throws(StoreError) in try build(definition) }
+            var json: [UInt8]?
+            if let definition {
+                var writer = JSONWriter()
+                writer.value(definition.source)
+                json = writer.bytes
+            }
+            guard let stored = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
+            // Other instances' commits below this change first (the list was built before them: build it again).
+            var (events, complete, moved) = catchUpBefore(stored.sequence)
+            let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
+            // The catalog first: a reader holding a page token of the old definition finds it retired.
+            catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
+            events += put(name, current, at: stored.sequence)
+            if complete { applied.advance(to: stored.sequence) }
+            return (DefinitionChange(stored: stored, created: !existed), events)
+        }
+    }
+
+    func reloadConfig(_ lists: [ListDefinition]) throws(StoreError) -> ([String], [VersionEvent]) {
+        try writer.withLock { _ throws(StoreError) -> ([String], [VersionEvent]) in
+            var next = catalog.withLock { $0 }
+            let changed = next.setConfig(lists)
+            guard !changed.isEmpty else {
+                catalog.withLock { $0 = next }
+                return ([], [])
+            }
+            var snapshots: [String: ListSnapshot] = [:]
+            for name in changed {
+                if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
+            }
+            let sequence = try store.takeSequence()
+            var (events, complete, moved) = catchUpBefore(sequence)
+            if moved {
+                for name in changed {
+                    if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
+                }
+            }
+            for name in changed { next.settle(name, before: catalog.withLock { $0.definition(name) }, at: sequence) }
+            catalog.withLock { $0 = next }
+            for name in changed { events += put(name, snapshots[name], at: sequence) }
+            if complete { applied.advance(to: sequence) }
+            return (changed, events)
+        }
+    }
+
+    /// The list `definition` gives, built from storage; nil for a per-user list (its partitions
+    /// are built on read; this prepares the index they need). Under the writer's lock.
+    private func build(_ definition: ListDefinition) throws(StoreError) -> ListSnapshot? {
+        if let scope = definition.scope {
+            for source in definition.sources { try store.prepareField(scope.field, in: source) }
+            return nil
+        }
+        var records: [String: [JSONValue]] = [:]
+        for source in definition.sources {
+            records[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
+        }
+        let snapshot = ListSnapshot.build(definition: definition, records: records)
+        logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
+        return snapshot
+    }
+
+    /// Serves `snapshot` as list `name` from `sequence` on, in place of everything held for it
+    /// (nil: a per-user list, or none); returns the events to send.
+    private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64) -> [VersionEvent] {
+        let dropped = cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
+        var streams = Set(dropped.map(\.streamName))
+        streams.insert(name)
+        return streams.sorted().map { VersionEvent(stream: $0, list: name, version: sequence) }
+    }
+
+    /// A run-time definition change another instance made (the change log's entry at
+    /// `sequence`): the stored definition is served from `sequence` on, as on the instance that
+    /// made it. A later change of the same list is left to its own entry. Under the writer's lock.
+    func followDefinition(_ name: String, at sequence: Int64) throws(StoreError) -> [VersionEvent] {
+        guard let stored = try store.allDefinitions().first(where: { $0.list == name }), stored.sequence == sequence else { return [] }
+        var definition: ListDefinition?
+        if let json = stored.json {
+            do {
+                definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$")
+            } catch {
+                log.error("skipping a stored run-time definition that does not decode", ["list": .text(name), "error": .text("\(error)")])
+                return []
+            }
+        }
+        let configured = catalog.withLock { $0.config.first { $0.name == name } }
+        let snapshot = try (definition ?? configured).map(Localization.base).flatMap { definition throws(StoreError) in try build(definition) }
+        catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: sequence) }
+        return put(name, snapshot, at: sequence)
+    }
+}
