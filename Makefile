@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT      ?= swift
 PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev curl
-TEST_PKGS  := postgresql
+TEST_PKGS  := postgresql nginx
 BENCH_PKGS := wrk gcc golang-go
 JS_PKGS    := nodejs node-typescript
 CONFIG     ?= config/sectional.json
@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-languages soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -86,16 +86,23 @@ bench-peruser: release Benchmarks/bin/mhd-fixed
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/peruser.sh
 
+# Several instances on one PostgreSQL (a throwaway cluster with fsync on): propagation latency
+# A→B, durable writes/s with 1 and 32 clients (and SQLite's), the first page next to SQLite's.
+bench-postgres: release
+	@scripts/ensure-packages.sh $(TEST_PKGS) $(BENCH_PKGS)
+	SECTIONAL_PG_FSYNC=on scripts/with-postgres.sh Benchmarks/postgres.sh
+
 # Languages: the first German read of a 100,000-row list (materialization), and warm first pages
 # with Accept-Language: de against English (BENCH_RECORDS, BENCH_SECONDS).
 bench-languages: release
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/languages.sh
 
-# The service against the C baseline and the Go and Node peers, at the default log level: one
-# table (request-log cost, the HTTP layer on /healthz and the mixed run's reads and writes
-# included), then the 1,000,000-record figures. The other bench-* targets run on their own.
-bench: bench-service
+# Everything, on the machine as it is: first the service against the C baseline and the Go and
+# Node peers at the default log level (one table: request-log cost, the HTTP layer on /healthz and
+# the mixed run's reads and writes included, then the 1,000,000-record figures); then the model
+# in-process, per-user lists, several instances on PostgreSQL and languages, each its own table.
+bench: bench-service bench-model bench-peruser bench-postgres bench-languages
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.

@@ -41,9 +41,10 @@ port=$((20000 + RANDOM % 40000))
   || { cat "$folder/initdb.log" >&2; exit 1; }
 started=true
 # pg_ctl -w polls the server until it accepts connections, up to -t seconds, and fails after that.
-# fsync is off: the cluster is thrown away, and a crash of a test process does not need it.
+# fsync is off: the cluster is thrown away, and a crash of a test process does not need it
+# (SECTIONAL_PG_FSYNC=on turns it on, for benchmarks of durable writes).
 if ! "${as_owner[@]}" "$bin/pg_ctl" start -D "$data" -w -t 60 -l "$folder/server.log" \
-     -o "-c listen_addresses='' -k $folder -p $port -c fsync=off -c max_connections=200" >/dev/null; then
+     -o "-c listen_addresses='' -k $folder -p $port -c fsync=${SECTIONAL_PG_FSYNC:-off} -c max_connections=200" >/dev/null; then
   echo "with-postgres: the server did not start; its log:" >&2
   cat "$folder/server.log" >&2
   exit 1
