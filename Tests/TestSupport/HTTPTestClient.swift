@@ -43,7 +43,6 @@ public final class HTTPTestClient {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
             guard bound == 0 else {
-                close(fd)
                 throw Failure(description: "bind to \(source) failed: errno \(errno)")
             }
         }
@@ -55,11 +54,14 @@ public final class HTTPTestClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard result == 0 else {
-            close(fd)
             throw Failure(description: "connect failed: errno \(errno)")
         }
     }
 
+    /// The one place the socket is closed. It also runs when `init` throws (the object is whole by
+    /// then), so closing there as well would close the descriptor twice — and the second close
+    /// could hit another socket that reused the number meanwhile (a server's listening socket:
+    /// libmicrohttpd then aborts with "Failed to remove listen FD from epoll set").
     deinit { close(fd) }
 
     public func send(_ bytes: [UInt8]) throws {
