@@ -26,6 +26,8 @@ public final class Server: @unchecked Sendable {
     private let onLibraryMessage: (@Sendable (String) -> Void)?
     private let beforeContinue: (@Sendable (Request) -> Response?)?
     private var daemon: OpaquePointer?
+    /// Set once `MHD_quiesce_daemon` ran (it may run only once per daemon).
+    private var quiesced = false
     /// Where libmicrohttpd sends its messages; allocated on start, freed once the daemon is gone.
     private var logger: UnsafeMutablePointer<sectional_mhd_logger>?
     private let inFlight = Atomic<Int>(0)
@@ -105,14 +107,27 @@ public final class Server: @unchecked Sendable {
     /// Open connections and connections refused by the limits.
     public var connections: ConnectionStatistics { gate.statistics }
 
+    /// Stops accepting connections (new ones are refused); requests under way go on. Idempotent.
+    ///
+    /// Call it before anything that wakes the worker threads (ending streams, resuming answers):
+    /// in libmicrohttpd 0.9.75 `MHD_quiesce_daemon` races a worker that is awake at that moment —
+    /// both take the listening socket out of the worker's epoll set, and when the worker wins the
+    /// library aborts the process ("Failed to remove listen FD from epoll set"). Quiescing first,
+    /// while the workers sleep, makes that window as small as it can be from outside the library.
+    public func stopAccepting() {
+        guard let daemon, !quiesced else { return }
+        quiesced = true
+        watchdog?.stop()  // it resumes stalled streams, which wakes workers
+        watchdog = nil
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { close(listener) }
+    }
+
     /// Stops gracefully: stops accepting connections, ends open streams, lets in-flight requests
     /// finish for at most `gracePeriod` seconds, then closes every connection and frees the daemon.
     public func stop(gracePeriod: Double = 10) {
         guard let daemon else { return }
-        watchdog?.stop()
-        watchdog = nil
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        stopAccepting()
         streams.withLock { $0.values.forEach { $0.close() } }
         let deadline = Clock.nanoseconds() + UInt64(gracePeriod * 1e9)
         while (inFlight.load(ordering: .acquiring) > 0 || openStreams > 0) && Clock.nanoseconds() < deadline {

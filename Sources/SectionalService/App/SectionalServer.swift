@@ -255,6 +255,9 @@ public final class SectionalServer: @unchecked Sendable {
     public func stop(gracePeriod: Double = 10) {
         readiness.set(.draining)
         sweeper?.cancel()
+        // Accepting stops before the event streams end: ending them wakes libmicrohttpd's workers,
+        // which must be asleep when it stops accepting (see `Server.stopAccepting`).
+        server?.stopAccepting()
         events?.closeAll()
         server?.stop(gracePeriod: gracePeriod)
         server = nil
