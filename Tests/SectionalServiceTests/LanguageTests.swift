@@ -90,6 +90,17 @@ final class LanguageTests: XCTestCase {
         XCTAssertEqual(try help("de"), "Help")
     }
 
+    /// Found by schemathesis: `Accept-Language: ;` crashed the server (an item with no range).
+    func testMalformedAcceptLanguageFallsBackToTheFirstLanguage() throws {
+        let app = try TestApp(config: Self.config)
+        for header in [";", " ; ", ",;,", ";q=1", "de;", ";;de", "=,;q=", "de;q=x"] {
+            let outline = try app.request("GET", "/v1/lists/shop", headers: [("Accept-Language", header)])
+            XCTAssertEqual(outline.status, 200, header)
+            XCTAssertEqual(outline.header("Content-Language"), header.hasPrefix("de;") && header != "de;q=x" ? "de" : "en", header)
+        }
+        XCTAssertEqual(try app.get("/healthz").status, 200, "still serving")
+    }
+
     func testAnswersVaryByLanguageWithAnEntityTagPerLanguage() throws {
         let app = try TestApp(config: Self.config)
         try app.put("items", "p1", #"{"name":"Tea","qty":1,"price":1,"when":"2024-03-05T10:00:00Z"}"#).expect(201)

@@ -70,8 +70,10 @@ enum Localization {
         guard available.count > 1, let header, !header.isEmpty else { return first }
         var ranges: [(range: String, weight: Double, order: Int)] = []
         for (order, item) in header.split(separator: ",").enumerated() {
-            let parts = item.split(separator: ";")
-            let range = parts[0].trimmingCharacters(in: .whitespaces)
+            // `split` drops empty pieces: an item of only ";" has none at all.
+            let parts = item.split(separator: ";", omittingEmptySubsequences: false)
+            guard let head = parts.first else { continue }
+            let range = head.trimmingCharacters(in: .whitespaces)
             guard !range.isEmpty else { continue }
             var weight = 1.0
             for parameter in parts.dropFirst() {
