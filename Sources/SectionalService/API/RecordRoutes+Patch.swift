@@ -23,17 +23,23 @@ extension RecordRoutes {
         return context.write([.patch(patch)], conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
             try Self.refusal(result, patches: [patch], collection: collection)
             guard case .merged(let record) = patch.outcome else { throw HTTPError.internalError }
-            var response = jsonAnswer { w in
-                w.beginObject()
-                w.key("collection"); w.string(collection)
-                w.key("id"); w.string(id)
-                w.key("record"); w.rawValue(record.json)
-                w.key("version"); w.int64(result.sequence)
-                w.endObject()
-            }
-            response.headers.add("ETag", RecordConditions.tag(result.sequence))
-            return response
+            return RecordRoutes.recordAnswer(record, collection: collection, version: result.sequence)
         }
+    }
+
+    /// The answer to a write of one record (`PUT` or `PATCH`): the record as stored, the version
+    /// that holds it, and that version as the record's entity tag.
+    static func recordAnswer(_ record: IncomingRecord, collection: String, version: Int64, status: HTTPStatus = .ok) -> Response {
+        var response = jsonAnswer(status: status) { w in
+            w.beginObject()
+            w.key("collection"); w.string(collection)
+            w.key("id"); w.string(record.id)
+            w.key("record"); w.rawValue(record.json)
+            w.key("version"); w.int64(version)
+            w.endObject()
+        }
+        response.headers.add("ETag", RecordConditions.tag(version))
+        return response
     }
 
     /// A batch's `patch` array: objects with a string `"id"`, in order.

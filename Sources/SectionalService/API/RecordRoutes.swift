@@ -40,16 +40,8 @@ struct RecordRoutes {
             return context.write([.upsert(collection: collection, record: record)],
                                  conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
                 guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
-                var response = jsonAnswer(status: result.existed[0] ? .ok : .created) { w in
-                    w.beginObject()
-                    w.key("collection"); w.string(collection)
-                    w.key("id"); w.string(id)
-                    w.key("record"); w.rawValue(record.json)
-                    w.key("version"); w.int64(result.sequence)
-                    w.endObject()
-                }
-                response.headers.add("ETag", RecordConditions.tag(result.sequence))
-                return response
+                return RecordRoutes.recordAnswer(record, collection: collection, version: result.sequence,
+                                    status: result.existed[0] ? .ok : .created)
             }
         }
         router.patch("/v1/collections/{c}/records/{id}") { request in try patch(request) }
