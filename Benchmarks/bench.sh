@@ -13,6 +13,8 @@
 # Expects release builds of sectional, Benchmarks/bin/mhd-fixed and Benchmarks/bin/go-peer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=Benchmarks/common.sh
+source Benchmarks/common.sh
 root=$(pwd)
 seconds=${BENCH_SECONDS:-10}
 large=${BENCH_LARGE:-1000000}
@@ -27,15 +29,6 @@ export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-fo
 port_s=18600; port_n=18601; port_c=18602; port_g=18603; port_q=18604
 base="http://127.0.0.1:$port_s"
 quiet="http://127.0.0.1:$port_q"  # the same service with request logs off
-
-wait_ready() { for _ in $(seq 1200); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
-
-# "req/s p50_ms p99_ms" from one wrk run.
-measure() {
-  wrk -t1 -c32 -d"${seconds}s" --latency "$@" 2>/dev/null | awk '
-    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-    /Requests\/sec/ {rps=$2} / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} END {printf "%.0f %.2f %.2f\n", rps, p50, p99}'
-}
 
 # Baseline (a) for a body of BYTES: start the C server, measure, stop it.
 measure_c() {

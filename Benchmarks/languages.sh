@@ -8,6 +8,8 @@
 # Expects the release build of sectional.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=Benchmarks/common.sh
+source Benchmarks/common.sh
 seconds=${BENCH_SECONDS:-10}
 records=${BENCH_RECORDS:-100000}
 work=$(mktemp -d /tmp/sectional-languages.XXXXXX)
@@ -16,15 +18,6 @@ cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; w
 trap cleanup EXIT
 port_s=18620
 base="http://127.0.0.1:$port_s"
-
-wait_ready() { for _ in $(seq 6000); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
-
-# "req/s p50_ms p99_ms" from one wrk run.
-measure() {
-  wrk -t1 -c32 -d"${seconds}s" --latency "$@" 2>/dev/null | awk '
-    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-    /Requests\/sec/ {rps=$2} / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} END {printf "%.0f %.2f %.2f\n", rps, p50, p99}'
-}
 
 start_server() {
   SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>>"$work/server.log" &

@@ -12,6 +12,8 @@
 # Expects a release build (or SECTIONAL_BIN) and SECTIONAL_TEST_DATABASE_URL (a cluster of its own: it writes to it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=Benchmarks/common.sh
+source Benchmarks/common.sh
 : "${SECTIONAL_TEST_DATABASE_URL:?run it through scripts/with-postgres.sh (make bench-postgres does)}"
 seconds=${BENCH_SECONDS:-10}
 writes=${BENCH_PROPAGATION_WRITES:-2000}
@@ -24,15 +26,6 @@ trap cleanup EXIT
 
 port_a=18610; port_b=18611; port_s=18612
 base_a="http://127.0.0.1:$port_a"; base_b="http://127.0.0.1:$port_b"; base_s="http://127.0.0.1:$port_s"
-
-wait_ready() { for _ in $(seq 1200); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
-
-# "req/s p50_ms p99_ms" from one wrk run: wrk ARGS…
-measure() {
-  wrk -t1 --latency "$@" 2>/dev/null | awk '
-    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-    /Requests\/sec/ {rps=$2} / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} END {printf "%.0f %.2f %.2f\n", rps, p50, p99}'
-}
 
 version_of() { curl -sf "$1/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])'; }
 
@@ -70,8 +63,8 @@ page=/v1/lists/contacts/rows?pageSize=50
 echo "== first page (wrk -t1 -c32 -d${seconds}s), two rounds" >&2
 reads_pg=(); reads_sqlite=()
 for round in 1 2; do
-  reads_sqlite+=("$(measure -c32 -d"${seconds}s" "$base_s$page")")
-  reads_pg+=("$(measure -c32 -d"${seconds}s" "$base_a$page")")
+  reads_sqlite+=("$(wrk_figures -c32 -d"${seconds}s" "$base_s$page")")
+  reads_pg+=("$(wrk_figures -c32 -d"${seconds}s" "$base_a$page")")
   echo "  round $round: PostgreSQL ${reads_pg[-1]} | SQLite ${reads_sqlite[-1]}" >&2
 done
 
@@ -80,10 +73,10 @@ propagation=$(python3 Benchmarks/propagation.py "$base_a" "$base_b" "$writes")
 
 write_seconds=$(( seconds > 1 ? seconds / 2 : 1 ))
 echo "== durable writes (wrk -t1 -c1 and -c32, ${write_seconds}s each)" >&2
-w1_pg=$(measure -c1 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_a")
-w1_sqlite=$(measure -c1 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_s")
-w32_pg=$(measure -c32 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_a")
-w32_sqlite=$(measure -c32 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_s")
+w1_pg=$(wrk_figures -c1 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_a")
+w1_sqlite=$(wrk_figures -c1 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_s")
+w32_pg=$(wrk_figures -c32 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_a")
+w32_sqlite=$(wrk_figures -c32 -d"${write_seconds}s" -s Benchmarks/wrk/upserts.lua "$base_s")
 fsync=$(psql "$SECTIONAL_TEST_DATABASE_URL" -Atc 'SHOW fsync' 2>/dev/null || echo "?")
 
 python3 - "$seconds" "$records" "$writes" "$fsync" "$propagation" "${SECTIONAL_BIN:-.build/release/sectional}" "${reads_pg[*]}" "${reads_sqlite[*]}" \

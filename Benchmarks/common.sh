@@ -1,0 +1,14 @@
+# Shell functions the benchmark scripts share (sourced, from the repository's root).
+
+# Waits (up to 5 minutes: a 1,000,000-record start included) until URL answers 2xx.
+wait_ready() { for _ in $(seq 6000); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
+
+# "req/s p50_ms p99_ms" from one `wrk -t1 --latency` run with the given arguments.
+wrk_figures() {
+  wrk -t1 --latency "$@" 2>/dev/null | awk '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec/ {rps=$2} / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} END {printf "%.0f %.2f %.2f\n", rps, p50, p99}'
+}
+
+# The same for the standard load: 32 connections for $seconds (default 10).
+measure() { wrk_figures -c32 -d"${seconds:-10}s" "$@"; }
