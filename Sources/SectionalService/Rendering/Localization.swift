@@ -3,7 +3,7 @@ import ListModel
 import Synchronization
 
 /// Languages for the lists: the locale data their formatters write with (from Foundation's ICU
-/// data, worked out once per language and kept), and the choice of a language for a request.
+/// data, worked out once per language and kept). A request's language is ``AcceptLanguage``'s choice.
 enum Localization {
     /// Currencies whose symbol each language's data names (others are written with their code).
     static let currencyCodes = ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "CNY", "INR", "KRW", "MXN", "BRL",
@@ -60,40 +60,5 @@ enum Localization {
                              currencies: currencies, codeBeforeAmount: codeBefore, months: dates.monthSymbols,
                              shortMonths: dates.shortMonthSymbols, weekdays: dates.weekdaySymbols, shortWeekdays: dates.shortWeekdaySymbols,
                              am: dates.amSymbol, pm: dates.pmSymbol)
-    }
-
-    /// The language to answer in: RFC 4647 §3.4 lookup of the `Accept-Language` ranges (RFC 9110
-    /// §12.5.4; by weight, ties in the order given, `q=0` excluded) among `available`; the first
-    /// of `available` when nothing matches, `*` included.
-    static func choose(_ header: String?, among available: [String]) -> String {
-        guard let first = available.first else { return "en" }
-        guard available.count > 1, let header, !header.isEmpty else { return first }
-        var ranges: [(range: String, weight: Double, order: Int)] = []
-        for (order, item) in header.split(separator: ",").enumerated() {
-            // `split` drops empty pieces: an item of only ";" has none at all.
-            let parts = item.split(separator: ";", omittingEmptySubsequences: false)
-            guard let head = parts.first else { continue }
-            let range = head.trimmingCharacters(in: .whitespaces)
-            guard !range.isEmpty else { continue }
-            var weight = 1.0
-            for parameter in parts.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if pair.count == 2, pair[0].lowercased() == "q" { weight = Double(pair[1]) ?? 0 }
-            }
-            guard weight > 0 else { continue }
-            ranges.append((range.lowercased(), weight, order))
-        }
-        ranges.sort { $0.weight != $1.weight ? $0.weight > $1.weight : $0.order < $1.order }
-        for entry in ranges where entry.range != "*" {
-            var range = Substring(entry.range)
-            while !range.isEmpty {
-                if let match = available.first(where: { $0.lowercased() == range }) { return match }
-                // Truncate from the end; a single-letter subtag goes with the one before it.
-                guard let dash = range.lastIndex(of: "-") else { break }
-                range = range[..<dash]
-                if let last = range.lastIndex(of: "-"), range.distance(from: last, to: range.endIndex) == 2 { range = range[..<last] }
-            }
-        }
-        return first
     }
 }
