@@ -58,4 +58,16 @@ final class AnswerCacheTests: XCTestCase {
         XCTAssertEqual(metricValue(metrics, "sectional_answer_cache_entries"), 1, metrics)
         XCTAssertGreaterThan(metricValue(metrics, "sectional_answer_cache_bytes") ?? 0, 100, metrics)
     }
+
+    /// A list's other languages keep a list's answers, as its first does: with a partition's
+    /// 64 KiB, German pages past the first few were rendered again on every read.
+    func testAListInAnotherLanguageKeepsAListsBudgetOfAnswers() throws {
+        let app = try TestApp(config: LanguageTests.config)
+        let lists = try XCTUnwrap(app.server.lists)
+        let english = try XCTUnwrap(lists.list("shop"))
+        let german = try lists.localized(english, language: "de")
+        XCTAssertEqual(german.language, "de")
+        XCTAssertEqual(english.answers.budget, AnswerCache.listBudget)
+        XCTAssertEqual(german.answers.budget, AnswerCache.listBudget)
+    }
 }

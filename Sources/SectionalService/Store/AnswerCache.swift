@@ -9,7 +9,7 @@ import Synchronization
 /// pages by token: 1,000 pages of 17 KiB against 8 MiB), starting over kept half as many answers
 /// on average, and every miss is a render.
 final class AnswerCache: Sendable {
-    /// Bytes one list's snapshot may hold: 8 MiB.
+    /// Bytes one list's snapshot may hold, in each of its languages: 8 MiB.
     static let listBudget = 8 << 20
     /// Bytes one partition's snapshot may hold: 64 KiB, enough for the outline and first page of
     /// a user's list, so ten thousand resident partitions keep at most 640 MiB of answers.

@@ -12,7 +12,8 @@ public final class ListState: Sendable {
     /// The language this state is in when it is not the list's first (a language's rows,
     /// materialized like a partition); nil for the first.
     public let language: String?
-    /// Answers rendered from this snapshot (it never changes, so neither do they).
+    /// Answers rendered from this snapshot (it never changes, so neither do they): a list's, in
+    /// any of its languages, may hold a list's budget; a user's partition a partition's.
     let answers: AnswerCache
 
     init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil) {
@@ -21,7 +22,7 @@ public final class ListState: Sendable {
         self.version = version
         self.partition = partition
         self.language = language
-        answers = AnswerCache(budget: partition == nil && language == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
+        answers = AnswerCache(budget: partition == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
     }
 
     public var definition: ListDefinition { snapshot.definition }
