@@ -144,6 +144,8 @@ final class ProcessTests: FolderTestCase {
         let good = try run(["check", "--config", folder.appendingPathComponent("sectional.json").path])
         XCTAssertEqual(good.status, 0)
         XCTAssertTrue(good.output.contains("people: 1 sections, 1 rows"), good.output)
+        XCTAssertTrue(good.output.contains("sections[0] (literal rows): 1 section, 1 row\n"), good.output)
+        XCTAssertTrue(good.output.contains("sections[1] (from people): 0 sections, 0 rows\n"), good.output)
 
         let bad = folder.appendingPathComponent("bad.json")
         try """
