@@ -188,4 +188,27 @@ final class LanguageTests: XCTestCase {
         let after = try app.request("GET", "/v1/lists/orders?user=ann", headers: service + [("Accept-Language", "de")]).json
         XCTAssertGreaterThan(try after.value("version", as: Int.self), try before.value("version", as: Int.self))
     }
+
+    /// The languages a read chooses among are the definition's in force: after `PUT …/definition`
+    /// drops German and adds French, `Accept-Language: de` gets English and `fr` French, with
+    /// French rows; German rows read before are not served again.
+    func testTheChoiceFollowsADefinitionChangeOfLanguages() throws {
+        let app = try TestApp(config: Self.config, token: "t")
+        try app.put("items", "p1", #"{"name":"Tea","qty":1,"price":1234.5,"when":"2024-03-05T10:00:00Z"}"#,
+                    headers: [("Authorization", "Bearer t")]).expect(201)
+        XCTAssertEqual(try item(app, "de")["detail"] as? String, "1.234,50\u{A0}€")
+        let definition = """
+        { "title": { "en": "Shop", "fr": "Boutique" }, "languages": ["en", "fr"],
+          "sections": [ { "key": "items", "source": "items", "title": "Items",
+                          "row": { "type": "item", "title": "{name}", "detail": "{price|currency:EUR}" } } ] }
+        """
+        try app.request("PUT", "/v1/lists/shop/definition", json: definition, headers: [("Authorization", "Bearer t")]).expect(200)
+        for (header, language, title) in [("de", "en", "Shop"), ("de, fr;q=0.5", "fr", "Boutique"), ("fr-CA", "fr", "Boutique")] {
+            let outline = try app.request("GET", "/v1/lists/shop", headers: [("Accept-Language", header)])
+            XCTAssertEqual(outline.header("Content-Language"), language, header)
+            XCTAssertEqual(try outline.json.value("title", as: String.self), title, header)
+        }
+        XCTAssertEqual(try item(app, "de")["detail"] as? String, "€1,234.50", "German is no longer served")
+        XCTAssertEqual(try item(app, "fr")["detail"] as? String, "1\u{202F}234,50\u{A0}€")
+    }
 }
