@@ -7,6 +7,10 @@ struct DefinitionDecoder {
     var keyLabels: [String: String] = [:]
     /// How `number`, `currency` and `date` formatters write (the language decoded for).
     var formats: LocaleFormats = .english
+    /// Resolves a list's `timeZone` name (nil: unknown name).
+    var zones: (String) -> TimeZoneOffsets? = TimeZoneOffsets.builtIn
+    /// The zone of the list being decoded (for templates' `date`).
+    var zone: TimeZoneOffsets = .utc
 
     mutating func error(_ path: String, _ message: String) {
         errors.append(DefinitionError(path: path, message: message))
@@ -62,7 +66,7 @@ struct DefinitionDecoder {
     mutating func template(_ obj: JSONObject, _ key: String, _ path: String, scope: Template.Scope) -> Template? {
         guard let s = string(obj, key, path) else { return nil }
         do throws(TemplateError) {
-            return try Template(parsing: s, scope: scope, formats: formats, labels: keyLabels)
+            return try Template(parsing: s, scope: scope, formats: formats, labels: keyLabels, zone: zone)
         } catch {
             self.error("\(path).\(key)", "bad template: \(error.message)")
             return nil
@@ -99,8 +103,10 @@ struct DefinitionDecoder {
         let languages = self.languages(written, path)
         let obj = resolveLanguageMaps(written, languages: languages, language: language ?? languages[0], path: path,
                                       validate: language == nil)
-        checkKeys(obj, ["title", "sections", "access", "scope", "languages"], path)
+        checkKeys(obj, ["title", "sections", "access", "scope", "languages", "timeZone"], path)
         let title = string(obj, "title", path)
+        zone = timeZone(obj, path)
+        defer { zone = .utc }
         let scope = listScope(obj, path)
         var access = ListAccess.public
         if let text = string(obj, "access", path) {
@@ -127,7 +133,17 @@ struct DefinitionDecoder {
         h.combine(canonicalJSON(json))
         if let language { h.combine(language) }
         return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope,
-                              source: json, languages: languages, language: language ?? languages[0])
+                              source: json, languages: languages, language: language ?? languages[0], timeZone: zone)
+    }
+
+    /// `timeZone`: an IANA zone name the `date` formatter writes local time in (default UTC).
+    mutating func timeZone(_ obj: JSONObject, _ path: String) -> TimeZoneOffsets {
+        guard let name = string(obj, "timeZone", path) else { return .utc }
+        guard let resolved = zones(name) else {
+            error("\(path).timeZone", "unknown time zone \"\(name)\" (use an IANA name such as \"Europe/Berlin\")")
+            return .utc
+        }
+        return resolved
     }
 
     /// `scope: {"field": "owner", "claim": "sub"}`; `claim` defaults to `sub`.
