@@ -272,12 +272,14 @@ struct DefinitionDecoder {
         return AccessibilitySpec(identifier: id, includesSection: options.contains("section"), includesRow: options.contains("row"))
     }
 
-    static let literalRowKeys: Set<String> = ["id", "type", "title", "subtitle", "icon", "detail", "badge", "tagLength", "height", "action"]
+    static let literalRowKeys: Set<String> = ["id", "type", "title", "subtitle", "icon", "detail", "badge", "tagLength", "height", "action",
+                                              "image", "accessory", "enabled", "value", "actions"]
 
     mutating func literalRow(_ json: JSONValue, _ path: String, ctx: inout ListContext) -> LiteralRow? {
         guard let o = object(json, path) else { return nil }
         let before = errors.count
-        checkKeys(o, DefinitionDecoder.literalRowKeys, path)
+        checkKeys(o, DefinitionDecoder.literalRowKeys, path,
+                  misplaced: ["data": "only allowed in a data-bound row (a literal row has no record)"])
         let id = string(o, "id", path, required: true)
         if let id {
             if !Names.isValid(id) { error("\(path).id", "invalid row id (must match ^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$)") }
@@ -286,7 +288,8 @@ struct DefinitionDecoder {
         let row = LiteralRow(id: id ?? "", type: string(o, "type", path) ?? "", title: string(o, "title", path) ?? "",
                              subtitle: string(o, "subtitle", path), detail: string(o, "detail", path),
                              icon: string(o, "icon", path), badge: string(o, "badge", path), action: string(o, "action", path),
-                             tagLength: tagLength(o, path) ?? 1, height: nonNegativeNumber(o, "height", path) ?? 44)
+                             tagLength: tagLength(o, path) ?? 1, height: nonNegativeNumber(o, "height", path) ?? 44,
+                             extras: rowExtras(o, path, base: nil, literal: true))
         return errors.count == before ? row : nil
     }
 
@@ -365,7 +368,8 @@ struct DefinitionDecoder {
                            sortBy: sortBy, row: row, typeField: typeField, rowTypes: rowTypes)
     }
 
-    static let rowTemplateKeys: Set<String> = ["type", "title", "subtitle", "detail", "icon", "badge", "tagLength", "height", "action"]
+    static let rowTemplateKeys = Set(["type", "title", "subtitle", "detail", "icon", "badge", "tagLength", "height", "action"])
+        .union(rowExtrasKeys)
 
     /// A `row` (base == nil) or a `rowTypes` entry merged over `base`.
     mutating func rowTemplate(_ json: JSONValue, _ path: String, base: RowTemplate?) -> RowTemplate? {
@@ -388,6 +392,7 @@ struct DefinitionDecoder {
         if o["action"] != nil { t.action = template(o, "action", path, scope: .row) }
         if let n = tagLength(o, path) { t.tagLength = n }
         if let h = nonNegativeNumber(o, "height", path) { t.height = h }
+        t.extras = rowExtras(o, path, base: t.extras)
         return errors.count == before ? t : nil
     }
 }
