@@ -26,6 +26,11 @@ public final class RowExtras: Sendable, Equatable {
         self.data = data
     }
 
+    /// The templates among the members (`image`, `accessory`, `enabled`, `value`, action titles).
+    var templates: [Template] {
+        [image, accessory, enabled, value].compactMap { $0 } + actions.map(\.title)
+    }
+
     /// nil when every member is absent.
     static func make(image: Template?, accessory: Template?, enabled: Template?, value: Template?, actions: [RowAction],
                      data: [FieldPath]?) -> RowExtras? {
