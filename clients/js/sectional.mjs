@@ -8,8 +8,11 @@
 /**
  * @typedef {{id: string, type: string, indexPath: IndexPath, tag: TagRange, title: string,
  *   subtitle?: string, detail?: string, icon?: string, badge?: string, action?: string,
- *   height: number, accessibilityIdentifier?: string}} Row
+ *   height: number, accessibilityIdentifier?: string, image?: string,
+ *   accessory?: 'disclosure'|'checkmark'|'detail'|'toggle', enabled?: boolean, value?: boolean,
+ *   actions?: SwipeAction[], data?: Object<string, any>}} Row
  */
+/** @typedef {{id: string, title: string, style: 'default'|'destructive'}} SwipeAction */
 /** @typedef {{title?: string, height?: number, accessibilityIdentifier?: string}} Supplementary */
 /**
  * @typedef {{index: number, key: string, type: string, title: string, icon?: string,
