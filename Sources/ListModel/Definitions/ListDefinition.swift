@@ -27,6 +27,10 @@ public struct ListDefinition: Sendable {
     public let languages: [String]
     /// The language this definition's strings and formatters are in.
     public let language: String
+    /// The fields `?q=` searches (`search.fields`); nil when the list has no search.
+    public let search: [FieldPath]?
+    /// The fields `?filter.FIELD=VALUE` may compare (`filters`).
+    public let filters: [FieldPath]
 
     /// The view a read without `?view=` sees.
     public var defaultView: ViewState { ViewState(hidden: defaultHidden) }
@@ -43,8 +47,10 @@ public struct ListDefinition: Sendable {
 
     init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64,
          access: ListAccess = .public, scope: ListScope? = nil, source: JSONValue = .null, languages: [String] = ["en"],
-         language: String = "en") {
+         language: String = "en", search: [FieldPath]? = nil, filters: [FieldPath] = []) {
         self.name = name
+        self.search = search
+        self.filters = filters
         self.source = source
         self.languages = languages
         self.language = language

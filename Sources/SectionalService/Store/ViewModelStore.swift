@@ -382,6 +382,7 @@ public final class ViewModelStore: Sendable {
                 logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
             }
             next[key] = state.next(snapshot, version: result.sequence)
+            advanceQueries(of: key, by: applied, sequence: result.sequence, next: &next)
             advanceLanguages(of: definition, partition: nil, by: applied, sequence: result.sequence, next: &next, partitionVersions: &partitionVersions)
         }
     }

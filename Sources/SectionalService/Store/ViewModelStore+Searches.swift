@@ -1,0 +1,75 @@
+import ListModel
+import ListStore
+
+/// Search and filter results: a query's result (of a list, or of one user's partition, in one
+/// of its languages) is a materialization of its own — a list built from the records that
+/// match — built on first read, kept current by every write while in memory, and evicted
+/// least-recently-read under the same `maxResidentRows` budget as partitions. It moves with the
+/// list or partition it is taken from: same versions, its own `changes` history, no events of
+/// its own (the list's stream announces them).
+extension ViewModelStore {
+    /// The result of `query` on `base` (a list, or a user's partition, in one of its languages):
+    /// from memory, or built from storage (as a partition is; see ``partition(_:of:)``) at the
+    /// version `base` has now.
+    func searched(_ base: ListState, query: ListQuery) throws(StoreError) -> ListState {
+        let key = MaterializationKey(list: base.name, partition: base.partition, language: base.language, query: query)
+        if let state = cache.read(key) { return state }
+        while true {
+            let (stored, version, epoch, definition) = try writer.withLock {
+                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+                let epoch = cache.epoch(of: base.name)
+                let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
+                // No write of this process falls between this version and the records read.
+                let version = cache.currentVersion(of: key.base) ?? base.version
+                var stored: [String: [StoredRecord]] = [:]
+                if let partition = base.partition, let scope = definition.scope {
+                    for source in definition.sources where partition != .nobody {
+                        stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                    }
+                } else {
+                    for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+                }
+                return (stored, version, epoch, definition)
+            }
+            var records: [String: [JSONValue]] = [:]
+            for (source, list) in stored {
+                var parsed = try Self.parseAll(list, collection: source, log: log)
+                if let partition = base.partition, let scope = definition.scope {
+                    parsed = parsed.filter { Self.owner(of: $0, scope: scope) == partition }
+                }
+                records[source] = parsed.filter { query.matches($0) }
+            }
+            let served = base.language.map { definition.localized($0, formats: Localization.formats(for: $0)) } ?? definition
+            let snapshot = ListSnapshot.build(definition: served, records: records)
+            let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: base.language, query: query)
+            if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
+        }
+    }
+
+    /// Moves every resident search result of `base` (a list or partition, in one language) with
+    /// a group of writes: a record written that matches is written into the result, one that
+    /// does not is deleted from it (it may have matched before). Each written record's
+    /// searchable text is folded once, whatever the number of searches.
+    func advanceQueries(of base: MaterializationKey, by writes: [AppliedWrite], sequence: Int64,
+                        next: inout [MaterializationKey: ListState]) {
+        let keys = cache.queries(of: base)
+        guard !keys.isEmpty else { return }
+        var folded: [Int: [UInt8]] = [:]
+        for key in keys {
+            guard let query = key.query, let state = next[key] ?? cache.peek(key), state.version < sequence else { continue }
+            let fields = query.searchFields
+            let filtered = writes.enumerated().map { index, write -> AppliedWrite in
+                guard let record = write.record else { return write }
+                let matches = query.matches(record) { object in
+                    if let text = folded[index] { return text }
+                    let text = ListQuery.searchableText(of: object, fields: fields)
+                    folded[index] = text
+                    return text
+                }
+                if matches { return write }
+                return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
+            }
+            next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)
+        }
+    }
+}
