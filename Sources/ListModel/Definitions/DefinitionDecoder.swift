@@ -141,7 +141,7 @@ struct DefinitionDecoder {
         checkKeys(o, ["fields"], p)
         guard o["fields"] != nil else { error("\(p).fields", "missing (required)"); return nil }
         let fields = fieldPaths(o, "fields", p)
-        if fields?.isEmpty == true { error("\(p).fields", "must name at least one field") }
+        if case .array(let written)? = o["fields"], written.isEmpty { error("\(p).fields", "must name at least one field") }
         return fields
     }
 
