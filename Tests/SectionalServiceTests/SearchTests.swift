@@ -31,8 +31,8 @@ final class SearchTests: XCTestCase {
     }
     """
 
-    private func app() throws -> TestApp {
-        try TestApp(config: Self.config, token: Self.serviceToken)
+    private func app(maxResidentRows: Int? = nil) throws -> TestApp {
+        try TestApp(config: Self.config, token: Self.serviceToken, maxResidentRows: maxResidentRows)
     }
 
     private var service: [(String, String)] { [("Authorization", "Bearer \(Self.serviceToken)")] }
@@ -222,5 +222,25 @@ final class SearchTests: XCTestCase {
         let token = try XCTUnwrap(aliceToken)
         let stolen = try app.request("GET", "/v1/lists/orders/rows?user=bob&q=lamp&pageSize=1&pageToken=\(token)", headers: service)
         XCTAssertEqual(stolen.slug, "invalid-page-token", "a token of alice's search is not one of bob's")
+    }
+
+    func testResultsAreEvictedUnderTheBudgetAndRebuiltAtTheirListsVersion() throws {
+        let app = try app(maxResidentRows: 4)
+        for (n, name) in ["Anna", "Annika", "Bert", "Berta", "Carl", "Carla"].enumerated() { try person(app, "p\(n)", name) }
+        let anna = try outline(app, "/v1/lists/people/rows?q=ann")
+        let tag = try XCTUnwrap(app.get("/v1/lists/people/rows?q=ann").header("ETag"))
+        for query in ["q=ber", "q=car", "filter.team=Design", "q=a"] { _ = try ids(app, query) }
+        XCTAssertGreaterThan(try XCTUnwrap(app.metric("sectional_partition_evictions_total")), 0, "results share the budget")
+        let again = try outline(app, "/v1/lists/people/rows?q=ann")
+        XCTAssertEqual(again.version, anna.version, "rebuilt at the same version")
+        XCTAssertEqual(again.sections, anna.sections)
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people/rows?q=ann", headers: [("If-None-Match", tag)]).status, 304,
+                       "an evicted result keeps its entity tag")
+
+        _ = try ids(app, "q=ber")       // evicts q=ann again
+        try person(app, "p0", "Bob")    // Anna leaves while her result is not in memory
+        let after = try outline(app, "/v1/lists/people/rows?q=ann")
+        XCTAssertEqual(after.sections.flatMap(\.rows), ["me", "p1"])
+        XCTAssertEqual(after.version, try app.version(of: "people"))
     }
 }
