@@ -243,4 +243,17 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(after.sections.flatMap(\.rows), ["me", "p1"])
         XCTAssertEqual(after.version, try app.version(of: "people"))
     }
+
+    func testADefinitionChangeTakesItsSearchFieldsAtOnce() throws {
+        let app = try app()
+        try person(app, "p1", "Ada", email: "zed@example.com")
+        try person(app, "p2", "Zed", email: "ada@example.com")
+        XCTAssertEqual(try ids(app, "q=zed"), ["me", "p1", "p2"])
+        let definition = #"{"search":{"fields":["name"]},"sections":[{"key":"all","source":"people","type":"all","title":"All","sortBy":[{"field":"name"}],"row":{"type":"person","title":"{name}"}}]}"#
+        try app.request("PUT", "/v1/lists/people/definition", json: definition, headers: service).expect(200...201)
+        XCTAssertEqual(try ids(app, "q=zed"), ["p2"], "only the new search fields are searched")
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?filter.team=Design").slug, "invalid-request", "the new definition has no filters")
+        try person(app, "p3", "Zedekiah")
+        XCTAssertEqual(try ids(app, "q=zed"), ["p2", "p3"])
+    }
 }

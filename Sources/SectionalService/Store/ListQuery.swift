@@ -63,11 +63,17 @@ struct ListQuery: Hashable, Sendable {
     /// ``searchableText(of:fields:)``), asked for only when the filters hold and there is a text.
     func matches(_ record: JSONValue, folded: (JSONObject) -> [UInt8]) -> Bool {
         guard case .object(let object) = record else { return false }
+        return matches(keyOf: { $0.lookup(in: object).flatMap(ScalarKey.init)?.text }, folded: { folded(object) })
+    }
+
+    /// Whether a record is in the result, given the ``ScalarKey`` text of its value at a filter
+    /// field (nil: none) and its searchable text (asked for only when the filters hold).
+    func matches(keyOf: (FieldPath) -> String?, folded: () -> [UInt8]) -> Bool {
         for (filter, keys) in zip(filters, matchKeys) {
-            guard let value = filter.field.lookup(in: object), let key = ScalarKey(value), keys.contains(key.text) else { return false }
+            guard let key = keyOf(filter.field), keys.contains(key) else { return false }
         }
         guard let text else { return true }
-        return Self.contains(folded(object), text)
+        return Self.contains(folded(), text)
     }
 
     /// Whether `needle` (not empty) occurs in `haystack`.

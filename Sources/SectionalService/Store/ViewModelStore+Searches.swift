@@ -15,34 +15,98 @@ extension ViewModelStore {
         let key = MaterializationKey(list: base.name, partition: base.partition, language: base.language, query: query)
         if let state = cache.read(key) { return state }
         while true {
-            let (stored, version, epoch, definition) = try writer.withLock {
-                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
-                let epoch = cache.epoch(of: base.name)
-                let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
-                // No write of this process falls between this version and the records read.
-                let version = cache.currentVersion(of: key.base) ?? base.version
-                var stored: [String: [StoredRecord]] = [:]
-                if let partition = base.partition, let scope = definition.scope {
-                    for source in definition.sources where partition != .nobody {
-                        stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                    }
-                } else {
-                    for source in definition.sources { stored[source] = try store.allRecords(in: source) }
-                }
-                return (stored, version, epoch, definition)
-            }
-            var records: [String: [JSONValue]] = [:]
-            for (source, list) in stored {
-                var parsed = try Self.parseAll(list, collection: source, log: log)
-                if let partition = base.partition, let scope = definition.scope {
-                    parsed = parsed.filter { Self.owner(of: $0, scope: scope) == partition }
-                }
-                records[source] = parsed.filter { query.matches($0) }
+            let (records, version, epoch, definition): ([String: [JSONValue]], Int64, Int64?, ListDefinition)
+            if base.partition == nil {
+                (records, version, epoch, definition) = try fromCorpus(base, query: query)
+            } else {
+                (records, version, epoch, definition) = try fromStorage(base, query: query)
             }
             let served = base.language.map { definition.localized($0, formats: Localization.formats(for: $0)) } ?? definition
             let snapshot = ListSnapshot.build(definition: served, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: base.language, query: query)
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
+        }
+    }
+
+    /// The records of a user's partition that match, read from storage, at the partition's
+    /// version now; with the list's definition and epoch.
+    private func fromStorage(_ base: ListState, query: ListQuery) throws(StoreError)
+        -> ([String: [JSONValue]], Int64, Int64?, ListDefinition) {
+        let (stored, version, epoch, definition) = try writer.withLock {
+            _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+            let epoch = cache.epoch(of: base.name)
+            let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
+            // No write of this process falls between this version and the records read.
+            let version = cache.currentVersion(of: base.key) ?? base.version
+            var stored: [String: [StoredRecord]] = [:]
+            if let partition = base.partition, let scope = definition.scope {
+                for source in definition.sources where partition != .nobody {
+                    stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                }
+            }
+            return (stored, version, epoch, definition)
+        }
+        var records: [String: [JSONValue]] = [:]
+        for (source, list) in stored {
+            var parsed = try Self.parseAll(list, collection: source, log: log)
+            if let partition = base.partition, let scope = definition.scope {
+                parsed = parsed.filter { Self.owner(of: $0, scope: scope) == partition }
+            }
+            records[source] = parsed.filter { query.matches($0) }
+        }
+        return (records, version, epoch, definition)
+    }
+
+    /// The records of a list that is the same for everyone that match, from its
+    /// ``SearchCorpus`` (made from storage on the list's first search) at the list's version now;
+    /// with the list's definition and epoch.
+    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError)
+        -> ([String: [JSONValue]], Int64, Int64?, ListDefinition) {
+        let listKey = MaterializationKey(list: base.name, partition: nil)
+        while true {
+            let (found, stored, version, epoch, definition) = try writer.withLock {
+                _ throws(StoreError) -> (SearchCorpus?, [String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+                let epoch = cache.epoch(of: base.name)
+                let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
+                // A language moves with its list: the same version.
+                let version = cache.currentVersion(of: base.key) ?? cache.currentVersion(of: listKey) ?? base.version
+                if let corpus = corpora.withLock({ $0[base.name] }), corpus.fingerprint == definition.fingerprint {
+                    return (corpus, [:], version, epoch, definition)
+                }
+                var stored: [String: [StoredRecord]] = [:]
+                for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+                return (nil, stored, cache.currentVersion(of: listKey) ?? base.version, epoch, definition)
+            }
+            if let found {
+                var records: [String: [JSONValue]] = [:]
+                for (collection, matched) in found.matching(query) {
+                    records[collection] = matched.compactMap { try? JSONParser.parse($0) }
+                }
+                return (records, version, epoch, definition)
+            }
+            var corpus = SearchCorpus(definition: definition)
+            for (source, list) in stored {
+                for record in try Self.parseAll(list, collection: source, log: log) {
+                    guard case .object(let object) = record, case .string(let id)? = object["id"] else { continue }
+                    corpus.write(collection: source, id: id, record: record)
+                }
+            }
+            // Kept only when no write came since the records were read (else made again).
+            writer.withLock { _ in
+                guard cache.currentVersion(of: listKey) ?? base.version == version, cache.epoch(of: base.name) == epoch else { return }
+                corpora.withLock { $0[base.name] = corpus }
+            }
+        }
+    }
+
+    /// Moves the ``SearchCorpus`` of a list that is the same for everyone, if it has one, with a
+    /// group of writes.
+    func advanceCorpus(of definition: ListDefinition, by writes: [AppliedWrite]) {
+        corpora.withLock { corpora in
+            guard corpora[definition.name] != nil else { return }
+            for write in writes where definition.reads(collection: write.collection) {
+                corpora[definition.name]!.write(collection: write.collection, id: write.id, record: write.record)
+            }
         }
     }
 
