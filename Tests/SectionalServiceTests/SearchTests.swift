@@ -31,8 +31,8 @@ final class SearchTests: XCTestCase {
     }
     """
 
-    private func app(maxResidentRows: Int? = nil) throws -> TestApp {
-        try TestApp(config: Self.config, token: Self.serviceToken, maxResidentRows: maxResidentRows)
+    private func app(maxResidentRows: Int? = nil, sqlite: Bool = false) throws -> TestApp {
+        try TestApp(config: Self.config, sqlite: sqlite, token: Self.serviceToken, maxResidentRows: maxResidentRows)
     }
 
     private var service: [(String, String)] { [("Authorization", "Bearer \(Self.serviceToken)")] }
@@ -190,7 +190,12 @@ final class SearchTests: XCTestCase {
     }
 
     func testAPerUserListIsSearchedWithinTheUsersPartition() throws {
-        let app = try app()
+        try checkPerUserSearch(sqlite: false)
+        try checkPerUserSearch(sqlite: true)
+    }
+
+    private func checkPerUserSearch(sqlite: Bool) throws {
+        let app = try app(sqlite: sqlite)
         func order(_ id: String, owner: String, title: String) throws {
             try app.request("PUT", "/v1/collections/orders/records/\(id)", json: #"{"owner":"\#(owner)","title":"\#(title)"}"#,
                             headers: service).expect(200...201)
@@ -225,7 +230,7 @@ final class SearchTests: XCTestCase {
     }
 
     func testResultsAreEvictedUnderTheBudgetAndRebuiltAtTheirListsVersion() throws {
-        let app = try app(maxResidentRows: 4)
+        let app = try app(maxResidentRows: 4, sqlite: true)
         for (n, name) in ["Anna", "Annika", "Bert", "Berta", "Carl", "Carla"].enumerated() { try person(app, "p\(n)", name) }
         let anna = try outline(app, "/v1/lists/people/rows?q=ann")
         let tag = try XCTUnwrap(app.get("/v1/lists/people/rows?q=ann").header("ETag"))
