@@ -28,12 +28,12 @@ static inline void sectional_mhd_format_message(void *cls, const char *format, v
     logger->callback(logger->cls, message);
 }
 
-/// Starts a daemon bound to `addr` with the options Sectional uses.
+/// Starts a daemon with the options Sectional uses and no listening socket of its own: the
+/// server accepts connections itself and hands them over with `MHD_add_connection`.
 /// `threads` > 1 selects a thread pool. `accept` admits or refuses each new connection and
 /// `notify` hears when connections start and close (the connection limits are counted there);
 /// `logger` receives libmicrohttpd's messages (it must outlive the daemon).
 static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
-                                                     const struct sockaddr *addr,
                                                      MHD_AccessHandlerCallback handler, void *handler_cls,
                                                      MHD_RequestCompletedCallback completed, void *completed_cls,
                                                      void *(*uri_logger)(void *cls, const char *uri, struct MHD_Connection *connection),
@@ -45,11 +45,7 @@ static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                                                      MHD_AcceptPolicyCallback accept, void *accept_cls,
                                                      MHD_NotifyConnectionCallback notify, void *notify_cls,
                                                      const struct sectional_mhd_logger *logger) {
-    uint16_t port = 0;
-    if (addr->sa_family == AF_INET) port = ntohs(((const struct sockaddr_in *)addr)->sin_port);
-    else if (addr->sa_family == AF_INET6) port = ntohs(((const struct sockaddr_in6 *)addr)->sin6_port);
-    return MHD_start_daemon(flags, port, accept, accept_cls, handler, handler_cls,
-                            MHD_OPTION_SOCK_ADDR, addr,
+    return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET, 0, accept, accept_cls, handler, handler_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
                             MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
@@ -57,15 +53,8 @@ static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
-                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024,
                             MHD_OPTION_EXTERNAL_LOGGER, sectional_mhd_format_message, (void *)logger,
                             MHD_OPTION_END);
-}
-
-/// The port the daemon is bound to (useful after binding port 0), or 0.
-static inline uint16_t sectional_mhd_bound_port(struct MHD_Daemon *daemon) {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : 0;
 }
 
 /// The peer address of a connection (for logs and per-client limits), or NULL.

@@ -23,13 +23,14 @@ public protocol RecordStore: AnyObject, Sendable {
     /// it was before the write (per-user lists need the old owner of a record that moves).
     func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult]
 
-    /// Commits the groups `accept` lets through, as ``commit(groups:previousIn:)`` does: `accept`
-    /// runs once, while no other writer of the store can commit (on PostgreSQL: no other
-    /// instance either), with a look-up of the committed records, and answers for each group
-    /// whether it goes (a write's conditions, checked against what is really committed). A group
-    /// refused writes nothing and answers nil.
-    func commit(groups: [[RecordWrite]], previousIn: Set<String>,
-                accept: (RecordLookup) throws(StoreError) -> [Bool]) throws(StoreError) -> [CommitResult?]
+    /// Commits the groups `prepare` makes, as ``commit(groups:previousIn:)`` does. `prepare` runs
+    /// while no other writer of the store can commit (on PostgreSQL: no other instance either),
+    /// with a look-up of the committed records, and returns per group its writes, or nil when
+    /// the group is refused (a write's conditions checked, or a patch merged, against what is
+    /// really committed). A refused group writes nothing and answers nil. `prepare` may run
+    /// again when the store retries the transaction: it must start afresh each time.
+    func commit(previousIn: Set<String>,
+                prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?]
 
     /// Makes ``records(in:field:equals:)`` on this field fast (SQLite: an expression index,
     /// created once and kept).
@@ -92,14 +93,14 @@ extension RecordStore {
     public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? { nil }
     public var tracksFieldVersions: Bool { false }
 
-    /// Asks `accept` with ``record(in:id:)``, then commits the groups it lets through: right for a
+    /// Asks `prepare` with ``record(in:id:)``, then commits the groups it makes: right for a
     /// store only this process writes, whose caller serialises its commits.
-    public func commit(groups: [[RecordWrite]], previousIn: Set<String>,
-                       accept: (RecordLookup) throws(StoreError) -> [Bool]) throws(StoreError) -> [CommitResult?] {
-        let go = try accept { collection, id throws(StoreError) in try record(in: collection, id: id) }
-        let chosen = zip(groups, go).filter(\.1).map(\.0)
+    public func commit(previousIn: Set<String>,
+                       prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?] {
+        let groups = try prepare { collection, id throws(StoreError) in try record(in: collection, id: id) }
+        let chosen = groups.compactMap { $0 }
         var committed = (chosen.isEmpty ? [] : try commit(groups: chosen, previousIn: previousIn)).makeIterator()
-        return go.map { $0 ? committed.next() : nil }
+        return groups.map { $0 == nil ? nil : committed.next() }
     }
 
     public func view(id: String) throws(StoreError) -> StoredView? { try allViews().first { $0.id == id } }

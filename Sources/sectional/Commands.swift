@@ -5,7 +5,8 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// `sectional check`: validates the config and prints each list, or every error with its path.
+/// `sectional check`: validates the config and prints each list and what the seed data makes of
+/// each of its section specs, with warnings about the data; or every error with its path.
 func check(configPath: String) -> Int32 {
     do {
         var configuration = try Configuration.load(path: configPath, environment: [:])
@@ -20,6 +21,11 @@ func check(configPath: String) -> Int32 {
             let sources = list.sources.isEmpty ? "no collections" : list.sources.joined(separator: ", ")
             let scope = list.scopeField.map { "; per user, by \($0)" } ?? ""
             print("  \(list.name): \(list.sectionCount) sections, \(list.rowCount) rows with the seed data (reads \(sources)\(scope))")
+            for spec in list.specs {
+                let from = spec.source.map { "from \($0)" } ?? "literal rows"
+                print("    sections[\(spec.index)] (\(from)): \(spec.sections) section\(spec.sections == 1 ? "" : "s"), \(spec.rows) row\(spec.rows == 1 ? "" : "s")")
+                for warning in spec.warnings { print("      warning: \(warning)") }
+            }
         }
         return 0
     } catch {

@@ -36,8 +36,8 @@ final class BuildTests: XCTestCase {
         let s2 = o["sections"]!.arrayValue![2]
         XCTAssertEqual(s2["title"], "Design (2)")
         XCTAssertEqual(s2["firstTag"], 3)
-        XCTAssertEqual(s2["header"], .null)
-        XCTAssertEqual(s2["footer"], .null)
+        XCTAssertNil(s2["header"], "absent, never null")
+        XCTAssertNil(s2["footer"], "absent, never null")
         XCTAssertEqual(s2["icon"], "person.3")
 
         XCTAssertEqual(list.rowJSON(0, 0), parse(#"""

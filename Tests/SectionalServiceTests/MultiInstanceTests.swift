@@ -168,6 +168,30 @@ final class MultiInstanceTests: XCTestCase {
         }
     }
 
+    /// Patches of different members of one record sent to two instances at once: each merges
+    /// into the record as committed (inside the commit), so none is lost.
+    func testPatchesOnTwoInstancesAtOnceLoseNothing() throws {
+        let apps = try instances(2)
+        let ports = apps.map(\.port)
+        try MultiInstance.request(ports[0], "PUT", "/v1/collections/people/records/p1", json: #"{"name":"Ada","team":"Sales"}"#).expect(201)
+        let each = 30
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { writer in
+            for step in 0..<each {
+                let field = "f\(writer)_\(step)"
+                let answer = try? HTTPTestClient(port: ports[writer % 2]).request(
+                    "PATCH", "/v1/collections/people/records/p1",
+                    headers: MultiInstance.headers + [("Content-Type", "application/merge-patch+json")],
+                    body: Array("{\"\(field)\":\(step)}".utf8))
+                if answer?.status != 200 { failures.withLock { $0.append("\(field): \(answer?.status ?? 0) \(answer?.text ?? "")") } }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let stored = try MultiInstance.request(ports[1], "GET", "/v1/collections/people/records/p1").expect(200).text
+        let lost = (0..<4).flatMap { writer in (0..<each).map { "\"f\(writer)_\($0)\":\($0)" } }.filter { !stored.contains($0) }
+        XCTAssertEqual(lost, [], "patches lost: \(stored)")
+    }
+
     func testADefinitionChangedOnOneInstanceIsServedByTheOthers() throws {
         let apps = try instances(2)
         let (a, b) = (apps[0].port, apps[1].port)

@@ -92,8 +92,9 @@ final class ProcessTests: FolderTestCase {
         try client.send(Array(body[..<10]))
         let signalled = Date()
         server.signal(SIGTERM)
-        let status = server.waitForExit(within: 20)
+        XCTAssertTrue(eventually(within: 20) { !server.process.isRunning }, "still running 20 s after SIGTERM")
         let waited = Date().timeIntervalSince(signalled)
+        let status = server.waitForExit()
         XCTAssertEqual(status, 0, "exit status after \(waited) s")
         XCTAssertGreaterThanOrEqual(waited, 9, "the request under way was given its grace period")
         XCTAssertLessThan(waited, 15, "the grace period is 10 s")
@@ -143,6 +144,8 @@ final class ProcessTests: FolderTestCase {
         let good = try run(["check", "--config", folder.appendingPathComponent("sectional.json").path])
         XCTAssertEqual(good.status, 0)
         XCTAssertTrue(good.output.contains("people: 1 sections, 1 rows"), good.output)
+        XCTAssertTrue(good.output.contains("sections[0] (literal rows): 1 section, 1 row\n"), good.output)
+        XCTAssertTrue(good.output.contains("sections[1] (from people): 0 sections, 0 rows\n"), good.output)
 
         let bad = folder.appendingPathComponent("bad.json")
         try """

@@ -27,19 +27,25 @@ public final class ServerProcess: @unchecked Sendable {
         process.environment = env
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        errors.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.lock()
-            defer { self.lock.unlock() }
-            if data.isEmpty {  // end of file: the process closed stderr
-                self.logEnded = true
-                handle.readabilityHandler = nil
-            } else {
+        // A thread of its own reads stderr to its end: `readabilityHandler` was seen not to report
+        // the end of file within 5 s of the process's exit on a loaded machine.
+        let reading = errors.fileHandleForReading
+        let reader = Thread { [weak self] in
+            while true {
+                let data = reading.availableData
+                guard let self else { return }
+                self.lock.lock()
+                defer { self.lock.unlock() }
+                if data.isEmpty {  // end of file: the process closed stderr
+                    self.logEnded = true
+                    return
+                }
                 self.logText += String(decoding: data, as: UTF8.self)
             }
         }
+        reader.name = "server-log"
         try process.run()
+        reader.start()
         let found = eventually(within: 30) { self.listeningPort() != nil || !self.process.isRunning }
         guard found, let port = listeningPort() else {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -50,7 +56,6 @@ public final class ServerProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        errors.fileHandleForReading.readabilityHandler = nil
     }
 
     /// Everything the server wrote to stderr so far.

@@ -8,17 +8,18 @@ import Glibc
 public typealias Responder = @Sendable (inout Request) -> Response
 
 /// An HTTP/1.1 server over libmicrohttpd: a thread pool with epoll, keep-alive, body limits,
-/// idle timeouts and a graceful stop.
+/// idle timeouts and a graceful stop. Connections are accepted by a ``Listener`` of its own and
+/// handed to libmicrohttpd (see there why).
 ///
 /// Handlers run synchronously on libmicrohttpd's threads; there is no hop into Swift concurrency
 /// on the request path. The answer is queued on the handler's second call, never the first, so
 /// libmicrohttpd keeps connections alive (answering on the first call makes it send
 /// `Connection: close`: measured here 20k req/s against 90k with keep-alive).
 ///
-/// Why `@unchecked Sendable` is safe: `daemon`, `logger`, `watchdog` and `port` are written only
-/// by ``start()`` (before libmicrohttpd's threads exist) and ``stop(gracePeriod:)`` (after
-/// `MHD_stop_daemon` has joined them), which the owner calls from one thread in order; the
-/// handler threads read only `let`s and the `Mutex`/`Atomic` members.
+/// Why `@unchecked Sendable` is safe: `daemon`, `listener`, `logger`, `watchdog` and `port` are
+/// written only by ``start()`` (before libmicrohttpd's threads exist), ``stopAccepting()`` and
+/// ``stop(gracePeriod:)`` (after `MHD_stop_daemon` has joined them), which the owner calls from
+/// one thread in order; the handler threads read only `let`s and the `Mutex`/`Atomic` members.
 public final class Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let responder: Responder
@@ -26,8 +27,8 @@ public final class Server: @unchecked Sendable {
     private let onLibraryMessage: (@Sendable (String) -> Void)?
     private let beforeContinue: (@Sendable (Request) -> Response?)?
     private var daemon: OpaquePointer?
-    /// Set once `MHD_quiesce_daemon` ran (it may run only once per daemon).
-    private var quiesced = false
+    /// Accepts connections until ``stopAccepting()``.
+    private var listener: Listener?
     /// Where libmicrohttpd sends its messages; allocated on start, freed once the daemon is gone.
     private var logger: UnsafeMutablePointer<sectional_mhd_logger>?
     private let inFlight = Atomic<Int>(0)
@@ -64,37 +65,43 @@ public final class Server: @unchecked Sendable {
 
     deinit {
         watchdog?.stop()
+        listener?.close()
         if let daemon { MHD_stop_daemon(daemon) }
         logger?.deallocate()
     }
 
     /// Binds and starts serving. Throws ``ServerStartError`` when the address cannot be bound.
     public func start() throws {
-        var address = try SocketAddress(host: configuration.host, port: configuration.port)
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+        let address = try SocketAddress(host: configuration.host, port: configuration.port)
+        let listener: Listener
+        do {
+            listener = try Listener(address: address)
+        } catch let error as ServerStartError {
+            throw ServerStartError(description: "cannot listen on \(configuration.host):\(configuration.port) (\(error.description))")
+        }
+        // `MHD_USE_ITC` lets `MHD_add_connection` wake the worker it hands a connection to.
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_USE_ERROR_LOG.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        if address.isIPv6 { flags |= MHD_USE_IPv6.rawValue }
         let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
         let me = Unmanaged.passUnretained(self).toOpaque()
         let logger = self.logger ?? UnsafeMutablePointer<sectional_mhd_logger>.allocate(capacity: 1)
         logger.initialize(to: sectional_mhd_logger(callback: messageHandler, cls: me))
         self.logger = logger
-        let started = withUnsafePointer(to: &address.storage) { storage in
-            storage.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
-                // The gate enforces the connection limits; libmicrohttpd's own limit (split between
-                // its threads) is set so that no thread ever reaches it first.
-                sectional_mhd_start(flags, sockaddrPointer, accessHandler, me, completedHandler, me, uriLogger, me,
-                                    UInt32(threads), UInt32(configuration.connectionLimit * threads),
-                                    UInt32(configuration.connectionTimeoutSeconds),
-                                    configuration.connectionMemoryBytes,
-                                    acceptPolicy, me, connectionNotice, me, logger)
-            }
-        }
-        guard let started else {
-            throw ServerStartError(description: "cannot listen on \(configuration.host):\(configuration.port) (address in use or not available)")
+        // The gate enforces the connection limits; libmicrohttpd's own limit (split between its
+        // threads) is set so that no thread ever reaches it first.
+        guard let started = sectional_mhd_start(flags, accessHandler, me, completedHandler, me, uriLogger, me,
+                                                UInt32(threads), UInt32(configuration.connectionLimit * threads),
+                                                UInt32(configuration.connectionTimeoutSeconds),
+                                                configuration.connectionMemoryBytes,
+                                                acceptPolicy, me, connectionNotice, me, logger) else {
+            throw ServerStartError(description: "libmicrohttpd could not start (see its message above)")
         }
         daemon = started
-        port = Int(sectional_mhd_bound_port(started))
+        // libmicrohttpd owns each socket from here, and closes it when it refuses the connection.
+        nonisolated(unsafe) let handOver = started
+        listener.start { socket, peer, length in _ = MHD_add_connection(handOver, socket, peer, length) }
+        self.listener = listener
+        port = listener.port
         watchdog = StreamWatchdog { [weak self] in self?.streams.withLock { Array($0.values) } ?? [] }
     }
 
@@ -107,20 +114,11 @@ public final class Server: @unchecked Sendable {
     /// Open connections and connections refused by the limits.
     public var connections: ConnectionStatistics { gate.statistics }
 
-    /// Stops accepting connections (new ones are refused); requests under way go on. Idempotent.
-    ///
-    /// Call it before anything that wakes the worker threads (ending streams, resuming answers):
-    /// in libmicrohttpd 0.9.75 `MHD_quiesce_daemon` races a worker that is awake at that moment —
-    /// both take the listening socket out of the worker's epoll set, and when the worker wins the
-    /// library aborts the process ("Failed to remove listen FD from epoll set"). Quiescing first,
-    /// while the workers sleep, makes that window as small as it can be from outside the library.
+    /// Stops accepting connections: the listening socket closes, so new ones are refused by the
+    /// kernel; requests under way and open connections go on. Idempotent.
     public func stopAccepting() {
-        guard let daemon, !quiesced else { return }
-        quiesced = true
-        watchdog?.stop()  // it resumes stalled streams, which wakes workers
-        watchdog = nil
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
+        listener?.close()
+        listener = nil
     }
 
     /// Stops gracefully: stops accepting connections, ends open streams, lets in-flight requests
@@ -128,6 +126,8 @@ public final class Server: @unchecked Sendable {
     public func stop(gracePeriod: Double = 10) {
         guard let daemon else { return }
         stopAccepting()
+        watchdog?.stop()
+        watchdog = nil
         streams.withLock { $0.values.forEach { $0.close() } }
         let deadline = Clock.nanoseconds() + UInt64(gracePeriod * 1e9)
         while (inFlight.load(ordering: .acquiring) > 0 || openStreams > 0) && Clock.nanoseconds() < deadline {

@@ -45,7 +45,8 @@ final class SectionText: Sendable {
             scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
         }
         func supplementary(_ sup: SupplementarySpec?, _ kind: StaticString) {
-            guard let sup else { w.null(); return }
+            guard let sup else { return }  // absent, never null
+            w.key(kind)
             w.beginObject()
             w.key("title"); rendered(sup.title)
             w.key("height"); w.double(sup.height)
@@ -74,8 +75,8 @@ final class SectionText: Sendable {
             icon.render(key: node.rawKey, count: count, into: &scratch)
             if !scratch.isEmpty { w.key("icon"); scratch.withUnsafeBufferPointer { w.string(utf8: $0) } }
         }
-        w.key("header"); supplementary(spec.header, "header")
-        w.key("footer"); supplementary(spec.footer, "footer")
+        supplementary(spec.header, "header")
+        supplementary(spec.footer, "footer")
         w.key("insets")
         w.beginObject()
         w.key("top"); w.double(spec.insets.top)

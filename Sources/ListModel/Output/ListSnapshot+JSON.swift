@@ -7,9 +7,9 @@ import JSONOutput
 ///
 /// Choices where the contract is silent: a section's `type` and `title` are always present (`""`
 /// when not configured), `icon` is omitted when absent or empty (like a row's optional fields),
-/// `header`/`footer` are `null` when absent and otherwise `{"title","height"[,
-/// "accessibilityIdentifier"]}` with height defaulting to 28; an outline's `title` falls back to
-/// the list name.
+/// `header`/`footer` are absent when not configured (an optional member is absent, never `null`)
+/// and otherwise `{"title","height"[,"accessibilityIdentifier"]}` with height defaulting to 28;
+/// an outline's `title` falls back to the list name.
 extension ListSnapshot {
     // MARK: Rows
     //

@@ -233,14 +233,13 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
     }
 
     public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
-        try commit(groups: groups, previousIn: previousIn) { _ throws(StoreError) in Array(repeating: true, count: groups.count) }
-            .map { $0! }
+        try commit(previousIn: previousIn) { _ throws(StoreError) in groups }.map { $0! }
     }
 
-    /// `accept` runs inside the commit's transaction, once it holds the sequence row lock, so no
-    /// commit of any instance falls between the check and the writes.
-    public func commit(groups: [[RecordWrite]], previousIn: Set<String>,
-                       accept: (RecordLookup) throws(StoreError) -> [Bool]) throws(StoreError) -> [CommitResult?] {
+    /// `prepare` runs inside the commit's transaction, once it holds the sequence row lock, so no
+    /// commit of any instance falls between its look-ups and the writes.
+    public func commit(previousIn: Set<String>,
+                       prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?] {
         var refusal: StoreError?
         do throws(StoreError) {
             return try writing { connection throws(PostgresError) -> [CommitResult?] in
@@ -249,9 +248,9 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
                     let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
                     guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
                     let first = try current.int(0, 0)
-                    let go: [Bool]
+                    let groups: [[RecordWrite]?]
                     do throws(StoreError) {
-                        go = try accept { collection, id throws(StoreError) in
+                        groups = try prepare { collection, id throws(StoreError) in
                             do throws(PostgresError) {
                                 let result = try connection.execute("SELECT json, sequence FROM records WHERE collection = $1 AND id = $2",
                                                                     .text(collection), .text(id))
@@ -264,9 +263,9 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
                         refusal = error
                         throw PostgresError(sqlState: "XX000", message: "the conditions could not be checked")
                     }
-                    let chosen = zip(groups, go).filter(\.1).map(\.0)
-                    var committed = try commitLocked(chosen, previousIn: previousIn, first: first, on: connection).makeIterator()
-                    return go.map { $0 ? committed.next() : nil }
+                    var committed = try commitLocked(groups.compactMap { $0 }, previousIn: previousIn, first: first, on: connection)
+                        .makeIterator()
+                    return groups.map { $0 == nil ? nil : committed.next() }
                 }
             }
         } catch {

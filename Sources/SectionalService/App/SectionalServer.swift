@@ -255,8 +255,7 @@ public final class SectionalServer: @unchecked Sendable {
     public func stop(gracePeriod: Double = 10) {
         readiness.set(.draining)
         sweeper?.cancel()
-        // Accepting stops before the event streams end: ending them wakes libmicrohttpd's workers,
-        // which must be asleep when it stops accepting (see `Server.stopAccepting`).
+        // Accepting stops before the event streams end, so no new stream opens after them.
         server?.stopAccepting()
         events?.closeAll()
         server?.stop(gracePeriod: gracePeriod)

@@ -9,6 +9,8 @@ public struct ListSummary: Sendable {
     public let sources: [String]
     /// The field a per-user list is split by (its counts are every user's rows together).
     public let scopeField: String?
+    /// Per section spec: what the seed data made of it, and its warnings.
+    public let specs: [SpecReport]
 }
 
 extension Configuration {
@@ -25,7 +27,8 @@ extension Configuration {
             return lists.map { definition in
                 let snapshot = ListSnapshot.build(definition: definition, records: records)
                 return ListSummary(name: definition.name, sectionCount: snapshot.sectionCount, rowCount: snapshot.totalRowCount,
-                                   sources: definition.sources, scopeField: definition.scope?.field.description)
+                                   sources: definition.sources, scopeField: definition.scope?.field.description,
+                                   specs: snapshot.specReports(records: records))
             }
         } catch {
             throw ConfigError(path: "", "cannot build lists: \(error)")

@@ -2,9 +2,10 @@ import ListModel
 import ListStore
 import Synchronization
 
-/// A JSON Merge Patch (RFC 7396) of one record, merged on the writer's thread under its lock
-/// into the record as it is then (stored, or as an earlier write of the same commit leaves it),
-/// so concurrent patches of one record never lose one another's changes and never retry.
+/// A JSON Merge Patch (RFC 7396) of one record, merged inside the commit — while no other writer,
+/// of any instance, can commit — into the record as it is then (committed, or as an earlier
+/// write of the same commit leaves it), so concurrent patches of one record never lose one
+/// another's changes and never retry.
 public final class RecordPatch: Sendable {
     public let collection: String
     public let id: String
@@ -41,10 +42,11 @@ public final class RecordPatch: Sendable {
 
 extension ViewModelStore {
     /// `writes` with every patch replaced by the upsert of its merged record, merged over the
-    /// records as `latest` (the commit's earlier writes, `nil` for a delete) or the store has
-    /// them; `latest` then holds this group's writes too. Returns the ids of patched records
-    /// that do not exist instead, leaving `latest` alone.
-    func resolvePatches(_ writes: [Write], latest: inout [WriteCondition.Key: IncomingRecord?]) throws(StoreError) -> Result<[Write], Missing> {
+    /// records as `latest` (the commit's earlier writes, `nil` for a delete) or `lookup` (the
+    /// committed records) has them; `latest` then holds this group's writes too. Returns the ids
+    /// of patched records that do not exist instead, leaving `latest` alone.
+    func resolvePatches(_ writes: [Write], latest: inout [WriteCondition.Key: IncomingRecord?],
+                        lookup: RecordLookup) throws(StoreError) -> Result<[Write], Missing> {
         guard writes.contains(where: \.isPatch) else {
             for write in writes { latest[write.key] = .some(write.upserted) }
             return .success(writes)
@@ -63,7 +65,7 @@ extension ViewModelStore {
             if let earlier = group[write.key] {
                 base = earlier?.object
             } else {
-                base = try store.record(in: patch.collection, id: patch.id).flatMap { try? JSONParser.parse($0.json).objectValue }
+                base = try lookup(patch.collection, patch.id).flatMap { try? JSONParser.parse($0.json).objectValue }
             }
             guard let base else {
                 patch.refuseMissing()

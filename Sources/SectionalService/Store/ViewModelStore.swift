@@ -221,63 +221,40 @@ public final class ViewModelStore: Sendable {
             let started = ContinuousClock.now
             let outcomes: [CommitResult?]
             let accepted: [[Write]]
-            if groups.contains(where: { $0.writes.contains(where: \.isPatch) }) {
-                // Patches are merged with the records as stored before the commit, and their
-                // groups' conditions checked then too (by this instance: see docs/postgres.md).
-                var chosen: [[Write]] = []
-                var go: [Bool] = []
-                var written: [WriteCondition.Key: Bool] = [:]
-                var latest: [WriteCondition.Key: IncomingRecord?] = [:]
-                let stored: RecordLookup = { collection, id throws(StoreError) in try self.store.record(in: collection, id: id) }
-                for (index, group) in groups.enumerated() {
-                    var failed: [WriteCondition] = []
-                    for condition in group.conditions where !(try holds(condition, after: written, lookup: stored)) { failed.append(condition) }
-                    guard failed.isEmpty else {
-                        conflicts[index] = failed.map(\.id)
-                        go.append(false)
-                        continue
-                    }
-                    switch try resolvePatches(group.writes, latest: &latest) {
-                    case .failure(let missing):
-                        conflicts[index] = missing.ids
-                        go.append(false)
-                        continue
-                    case .success(let writes):
-                        chosen.append(writes)
-                        go.append(true)
-                    }
-                    for write in group.writes { written[write.key] = write.isUpsert }
-                }
-                let committed = chosen.isEmpty ? [] : try store.commit(groups: chosen.map(Self.recordWrites), previousIn: scopedCollections)
-                var next = committed.makeIterator()
-                outcomes = go.map { $0 ? next.next() : nil }
-                accepted = chosen
-            } else if groups.allSatisfy({ $0.conditions.isEmpty }) {
+            if groups.allSatisfy({ $0.conditions.isEmpty && !$0.writes.contains(where: \.isPatch) }) {
                 outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections)
                 accepted = groups.map(\.writes)
             } else {
-                // Conditions are checked by the store while no other writer — of any instance —
-                // can commit, against the records as committed.
-                outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections) {
-                    lookup throws(StoreError) -> [Bool] in
+                // Conditions are checked, and patches merged, by the store while no other
+                // writer — of any instance — can commit, against the records as committed.
+                var resolved: [[Write]?] = []
+                outcomes = try store.commit(previousIn: scopedCollections) { lookup throws(StoreError) -> [[RecordWrite]?] in
                     conflicts = [:]
+                    resolved = []
                     var written: [WriteCondition.Key: Bool] = [:]
-                    var go: [Bool] = []
+                    var latest: [WriteCondition.Key: IncomingRecord?] = [:]
                     for (index, group) in groups.enumerated() {
                         var failed: [WriteCondition] = []
                         for condition in group.conditions where !(try holds(condition, after: written, lookup: lookup)) {
                             failed.append(condition)
                         }
-                        go.append(failed.isEmpty)
                         guard failed.isEmpty else {
                             conflicts[index] = failed.map(\.id)
+                            resolved.append(nil)
                             continue
                         }
-                        for write in group.writes { written[write.key] = write.isUpsert }
+                        switch try resolvePatches(group.writes, latest: &latest, lookup: lookup) {
+                        case .failure(let missing):
+                            conflicts[index] = missing.ids
+                            resolved.append(nil)
+                        case .success(let writes):
+                            resolved.append(writes)
+                            for write in group.writes { written[write.key] = write.isUpsert }
+                        }
                     }
-                    return go
+                    return resolved.map { $0.map(Self.recordWrites) }
                 }
-                accepted = zip(groups, outcomes).compactMap { $1 == nil ? nil : $0.writes }
+                accepted = resolved.compactMap { $0 }
             }
             let committed = outcomes.compactMap { $0 }
             metrics.recordStoreWrite(seconds: (ContinuousClock.now - started).seconds)

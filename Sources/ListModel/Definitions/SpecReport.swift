@@ -1,0 +1,116 @@
+/// What `sectional check` says of one section spec: what the data makes of it, and what in the
+/// data looks like a mistake in the definition.
+public struct SpecReport: Sendable, Equatable {
+    /// Position in the definition's `sections`.
+    public let index: Int
+    /// The collection a data spec reads (`nil` for literal rows).
+    public let source: String?
+    /// Sections the spec produced.
+    public let sections: Int
+    /// Rows the spec owns (a record claimed by an earlier spec counts there).
+    public let rows: Int
+    /// One sentence per finding, empty when none.
+    public let warnings: [String]
+
+    /// A template field is reported when at least this share of the spec's records lacks it
+    /// (absent or `null`); fewer look like optional data, which templates are made to handle.
+    public static let missingShare = 0.1
+}
+
+extension ListSnapshot {
+    /// One report per spec: counts from this snapshot, warnings from `records` (the snapshot's
+    /// input, by collection). Warnings, for records a data spec takes (its `where` holds):
+    /// - records whose `groupBy` value renders as `""` (they form a section with an empty key);
+    /// - row template fields absent or `null` in at least ``SpecReport/missingShare`` of them;
+    /// - `sortBy` fields holding values of more than one JSON type (without `as`), or values
+    ///   that do not read as the `as` type (they sort last).
+    ///
+    /// Cost: O(records × (templates + sort fields)); for `sectional check`, never a request.
+    public func specReports(records: [String: [JSONValue]]) -> [SpecReport] {
+        var sectionsBySpec = [Int](repeating: 0, count: definition.sections.count)
+        var rowsBySpec = [Int](repeating: 0, count: definition.sections.count)
+        for node in sections {
+            sectionsBySpec[node.spec] += 1
+            rowsBySpec[node.spec] += node.rows.count
+        }
+        return definition.sections.map { spec in
+            let warnings = spec.binding.map { Self.findings(binding: $0, records: records[$0.source] ?? []) } ?? []
+            return SpecReport(index: spec.index, source: spec.binding?.source, sections: sectionsBySpec[spec.index],
+                              rows: rowsBySpec[spec.index], warnings: warnings)
+        }
+    }
+
+    private static func findings(binding: DataBinding, records: [JSONValue]) -> [String] {
+        let taken: [JSONObject] = records.compactMap {
+            guard case .object(let o) = $0, case .string? = o["id"], binding.matches(o) else { return nil }
+            return o
+        }
+        guard !taken.isEmpty else { return [] }
+        var warnings: [String] = []
+        let of = "of \(taken.count) record\(taken.count == 1 ? "" : "s")"
+        if let group = binding.groupBy {
+            let empty = taken.count { plainText(group.lookup(in: $0)).isEmpty }
+            if empty > 0 { warnings.append("\(empty) \(of) have an empty group key (groupBy \"\(group)\")") }
+        }
+        var fields: [FieldPath] = []
+        for template in binding.templates {
+            for field in template.fields where !fields.contains(field) { fields.append(field) }
+        }
+        for field in fields {
+            let missing = taken.count { record in
+                guard let v = field.lookup(in: record) else { return true }
+                return v == .null
+            }
+            if missing > 0, Double(missing) >= SpecReport.missingShare * Double(taken.count) {
+                warnings.append("template field \"\(field)\" is missing from \(missing) \(of)")
+            }
+        }
+        for sort in binding.sortBy {
+            let values = taken.compactMap { sort.path.lookup(in: $0) }.filter { $0 != .null }
+            if let type = sort.type {
+                let unread = values.count { type.sortValue($0) == .missing }
+                if unread > 0 { warnings.append("\(unread) \(of) have a sortBy \"\(sort.path)\" value that does not read as \(type.rawValue) (they sort last)") }
+            } else {
+                var kinds: [String: Int] = [:]
+                for value in values { kinds[value.kindName, default: 0] += 1 }
+                if kinds.count > 1 {
+                    let mix = kinds.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+                    warnings.append("sortBy \"\(sort.path)\" holds values of mixed types (\(mix)); \"as\" compares them as one type")
+                }
+            }
+        }
+        return warnings
+    }
+}
+
+extension DataBinding {
+    /// The row templates of every row type.
+    var templates: [Template] {
+        ([row] + rowTypes.keys.sorted().compactMap { rowTypes[$0] }).flatMap { row in
+            [row.title, row.subtitle, row.detail, row.icon, row.badge, row.action].compactMap { $0 }
+        }
+    }
+}
+
+extension Template {
+    /// The record fields the template inserts, in order of first use.
+    var fields: [FieldPath] {
+        var found: [FieldPath] = []
+        for case .field(let path, _) in segments where !found.contains(path) { found.append(path) }
+        return found
+    }
+}
+
+extension JSONValue {
+    /// The JSON type's name, plural, for messages.
+    fileprivate var kindName: String {
+        switch self {
+        case .null: return "nulls"
+        case .bool: return "booleans"
+        case .int, .double, .number: return "numbers"
+        case .string: return "strings"
+        case .array: return "arrays"
+        case .object: return "objects"
+        }
+    }
+}
