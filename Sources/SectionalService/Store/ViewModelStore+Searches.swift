@@ -122,8 +122,9 @@ extension ViewModelStore {
         for key in keys {
             guard let query = key.query, let state = next[key] ?? cache.peek(key), state.version < sequence else { continue }
             let fields = query.searchFields
-            let filtered = writes.enumerated().map { index, write -> AppliedWrite in
-                guard let record = write.record else { return write }
+            // A record that does not match leaves the result; one that was not in it is skipped.
+            let filtered = writes.enumerated().compactMap { index, write -> AppliedWrite? in
+                guard let record = write.record else { return state.snapshot.contains(rowID: write.id) ? write : nil }
                 let matches = query.matches(record) { object in
                     if let text = folded[index] { return text }
                     let text = ListQuery.searchableText(of: object, fields: fields)
@@ -131,6 +132,7 @@ extension ViewModelStore {
                     return text
                 }
                 if matches { return write }
+                guard state.snapshot.contains(rowID: write.id) else { return nil }
                 return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
             }
             next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)
