@@ -8,8 +8,11 @@
 /**
  * @typedef {{id: string, type: string, indexPath: IndexPath, tag: TagRange, title: string,
  *   subtitle?: string, detail?: string, icon?: string, badge?: string, action?: string,
- *   height: number, accessibilityIdentifier?: string}} Row
+ *   height: number, accessibilityIdentifier?: string, image?: string,
+ *   accessory?: 'disclosure'|'checkmark'|'detail'|'toggle', enabled?: boolean, value?: boolean,
+ *   actions?: SwipeAction[], data?: Object<string, any>}} Row
  */
+/** @typedef {{id: string, title: string, style: 'default'|'destructive'}} SwipeAction */
 /** @typedef {{title?: string, height?: number, accessibilityIdentifier?: string}} Supplementary */
 /**
  * @typedef {{index: number, key: string, type: string, title: string, icon?: string,
@@ -166,14 +169,14 @@ export class SectionalClient {
    * Sends a request; a non-2xx answer is thrown as a SectionalError; 204 gives `null`.
    * @param {string} method
    * @param {string[]} segments
-   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown}} [options]
+   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown, contentType?: string}} [options]
    * @returns {Promise<any>}
    */
   async request(method, segments, options = {}) {
     const init = /** @type {RequestInit} */ ({ method, cache: 'no-cache' });
     if (options.body !== undefined) {
       init.body = JSON.stringify(options.body);
-      init.headers = await this.headers({ 'Content-Type': 'application/json' });
+      init.headers = await this.headers({ 'Content-Type': options.contentType || 'application/json' });
     } else {
       init.headers = await this.headers();
     }
@@ -423,11 +426,21 @@ export class SectionalCollection {
   path(more) { return ['v1', 'collections', this.name, ...more]; }
 
   /**
-   * Stores a record (a JSON object) under `id`.
+   * Stores a record (a JSON object) under `id`. `version` is the version holding the write.
    * @param {string} id @param {Record<string, unknown>} record
-   * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>}>}
+   * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>, version: number}>}
    */
   put(id, record) { return this.client.request('PUT', this.path(['records', id]), { body: record }); }
+
+  /**
+   * Merges `changes` into the record stored under `id` (JSON Merge Patch, RFC 7396: a member set
+   * to null is removed) and answers the merged record; a missing record is `record-not-found`.
+   * @param {string} id @param {Record<string, unknown>} changes
+   * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>, version: number}>}
+   */
+  patch(id, changes) {
+    return this.client.request('PATCH', this.path(['records', id]), { body: changes, contentType: 'application/merge-patch+json' });
+  }
 
   /**
    * The record stored under `id`.
@@ -453,11 +466,14 @@ export class SectionalCollection {
   }
 
   /**
-   * Upserts and deletes atomically.
-   * @param {{upsert?: Record<string, unknown>[], delete?: string[]}} ops
-   * @returns {Promise<{upserted: number, deleted: number}>}
+   * Upserts, patches (objects with an `id`, merged as `patch` merges) and deletes atomically.
+   * @param {{upsert?: Record<string, unknown>[], patch?: Record<string, unknown>[], delete?: string[]}} ops
+   * @returns {Promise<{upserted: number, patched: number, deleted: number, version: number}>}
    */
-  batch(ops) { return this.client.request('POST', this.path(['batch']), { body: { upsert: ops.upsert || [], delete: ops.delete || [] } }); }
+  batch(ops) {
+    return this.client.request('POST', this.path(['batch']),
+      { body: { upsert: ops.upsert || [], patch: ops.patch || [], delete: ops.delete || [] } });
+  }
 }
 
 /**

@@ -87,7 +87,7 @@ extension DataBinding {
     /// The row templates of every row type.
     var templates: [Template] {
         ([row] + rowTypes.keys.sorted().compactMap { rowTypes[$0] }).flatMap { row in
-            [row.title, row.subtitle, row.detail, row.icon, row.badge, row.action].compactMap { $0 }
+            [row.title, row.subtitle, row.detail, row.icon, row.badge, row.action].compactMap { $0 } + (row.extras?.templates ?? [])
         }
     }
 }

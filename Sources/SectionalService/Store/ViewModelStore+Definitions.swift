@@ -150,7 +150,7 @@ extension ViewModelStore {
         var definition: ListDefinition?
         if let json = stored.json {
             do {
-                definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$")
+                definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$", zones: TimeZones.offsets)
             } catch {
                 log.error("skipping a stored run-time definition that does not decode", ["list": .text(name), "error": .text("\(error)")])
                 return []

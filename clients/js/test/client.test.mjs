@@ -155,12 +155,19 @@ test('every endpoint, and problems as SectionalError', async () => {
   assert.equal((await list.setHidden(false, 2, view.view)).section.hidden, false);
   assert.equal((await list.toggle(2, view.view)).section.hidden, true);
   const since = o.version;
-  await people.put('p5', person('p5', 'Dee', 'Design'));
+  const written = await people.put('p5', person('p5', 'Dee', 'Design'));
+  assert.ok(written.version > since, 'a write answers the version holding it');
   const changes = await list.changes(since);
   assert.deepEqual(changes.rows.inserted, [{ section: 1, row: 2 }]);
   assert.equal(changes.reload, false);
   assert.equal((await people.get('p5')).name, 'Dee');
   assert.equal((await people.records({ pageSize: 2 })).records.length, 2);
+  const patched = await people.patch('p5', { email: null, tags: { vip: true } });
+  assert.deepEqual(patched.record, { id: 'p5', name: 'Dee', team: 'Design', tags: { vip: true } }, 'null removes, objects merge');
+  assert.ok(patched.version > written.version);
+  const batched = await people.batch({ patch: [{ id: 'p5', tags: { vip: null, new: 1 } }], delete: ['p4'] });
+  assert.deepEqual([batched.patched, batched.deleted, batched.version], [1, 1, patched.version + 1]);
+  assert.deepEqual((await people.get('p5')).tags, { new: 1 });
   await list.deleteView(view.view);
 
   const problems = [
@@ -171,6 +178,7 @@ test('every endpoint, and problems as SectionalError', async () => {
     [() => list.changes(2 ** 40), 'invalid-version', 400],
     [() => list.view(view.view), 'view-not-found', 404],
     [() => people.get('nobody'), 'record-not-found', 404],
+    [() => people.patch('nobody', { name: 'X' }), 'record-not-found', 404],
   ];
   for (const [call, slug, status] of problems) {
     await assert.rejects(call, (e) => e instanceof SectionalError && e.slug === slug && e.status === status && e.detail !== '', slug);
