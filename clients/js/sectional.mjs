@@ -123,10 +123,12 @@ export class SectionalClient {
   }
 
   /**
-   * One list's API.
+   * One list's API; with `search`, every read of it is of that search and filter result
+   * (`{q: 'emi', 'filter.team': 'Design'}`: the query parameters of its address).
    * @param {string} name
+   * @param {{search?: Record<string, string>}} [o]
    */
-  list(name) { return new SectionalList(this, name); }
+  list(name, o = {}) { return new SectionalList(this, name, o.search); }
 
   /**
    * One record collection's API.
@@ -195,10 +197,12 @@ export class SectionalList {
   /**
    * @param {SectionalClient} client
    * @param {string} name
+   * @param {Record<string, string>} [search] `q` and `filter.FIELD` parameters every read carries
    */
-  constructor(client, name) {
+  constructor(client, name, search = {}) {
     this.client = client;
     this.name = name;
+    this.search = search;
   }
 
   /**
@@ -207,19 +211,25 @@ export class SectionalList {
   path(more = []) { return ['v1', 'lists', this.name, ...more]; }
 
   /**
+   * A list read: GET with the list's search and filters.
+   * @param {string[]} more @param {Record<string, string|number|undefined|null>} [query]
+   */
+  read(more, query = {}) { return this.client.request('GET', this.path(more), { query: { ...query, ...this.search } }); }
+
+  /**
    * The outline: every section, no rows.
    * @param {{view?: string}} [o]
    * @returns {Promise<Outline>}
    */
-  outline(o = {}) { return this.client.request('GET', this.path(), { query: { view: o.view } }); }
+  outline(o = {}) { return this.read([], { view: o.view }); }
 
   /**
    * One page of visible rows (`size` 0 or absent: the server's default).
    * @param {{size?: number, token?: string, view?: string}} [o] @returns {Promise<Page>}
    */
   page(o = {}) {
-    return this.client.request('GET', this.path(['rows']),
-      { query: { pageSize: o.size || undefined, pageToken: o.token, view: o.view } });
+    return this.read(['rows'],
+      { pageSize: o.size || undefined, pageToken: o.token, view: o.view });
   }
 
   /**
@@ -242,8 +252,8 @@ export class SectionalList {
    * @returns {Promise<SectionRange>}
    */
   rows(index, o = {}) {
-    return this.client.request('GET', this.path(['sections', String(index), 'rows']),
-      { query: { start: o.start || 0, count: o.count, view: o.view } });
+    return this.read(['sections', String(index), 'rows'],
+      { start: o.start || 0, count: o.count, view: o.view });
   }
 
   /**
@@ -252,14 +262,14 @@ export class SectionalList {
    * @param {{view?: string}} [o]
    * @returns {Promise<SectionIndexes>}
    */
-  sectionsOfType(type, o = {}) { return this.client.request('GET', this.path(['sections']), { query: { type, view: o.view } }); }
+  sectionsOfType(type, o = {}) { return this.read(['sections'], { type, view: o.view }); }
 
   /**
    * The first row of `rowType` in a section of `sectionType`.
    * @param {string} sectionType @param {string} rowType @param {{view?: string}} [o] @returns {Promise<RowLookUp>}
    */
   indexPath(sectionType, rowType, o = {}) {
-    return this.client.request('GET', this.path(['index-path']), { query: { sectionType, rowType, view: o.view } });
+    return this.read(['index-path'], { sectionType, rowType, view: o.view });
   }
 
   /**
@@ -268,7 +278,7 @@ export class SectionalList {
    * @param {{view?: string}} [o]
    * @returns {Promise<RowLookUp>}
    */
-  rowByTag(tag, o = {}) { return this.client.request('GET', this.path(['tags', String(tag)]), { query: { view: o.view } }); }
+  rowByTag(tag, o = {}) { return this.read(['tags', String(tag)], { view: o.view }); }
 
   /**
    * The row with an id.
@@ -276,15 +286,15 @@ export class SectionalList {
    * @param {{view?: string}} [o]
    * @returns {Promise<RowLookUp>}
    */
-  rowById(id, o = {}) { return this.client.request('GET', this.path(['rows', id]), { query: { view: o.view } }); }
+  rowById(id, o = {}) { return this.read(['rows', id], { view: o.view }); }
 
   /**
    * The batch update from version `since` to the current one.
    * @param {number} since @param {{view?: string, maxChanges?: number}} [o] @returns {Promise<Changes>}
    */
   async changes(since, o = {}) {
-    const answer = await this.client.request('GET', this.path(['changes']),
-      { query: { since, view: o.view, maxChanges: o.maxChanges } });
+    const answer = await this.read(['changes'],
+      { since, view: o.view, maxChanges: o.maxChanges });
     return { ...answer, ...(answer.reload ? emptyChanges(answer.list, answer.from, answer.to, true) : {}), reload: !!answer.reload };
   }
 
@@ -344,7 +354,7 @@ export class SectionalList {
         /** @type {Record<string, string>} */
         const extra = { Accept: 'text/event-stream' };
         if (lastEventID !== undefined) extra['Last-Event-ID'] = lastEventID;
-        const response = await this.client.fetch(this.client.url(this.path(['events'])),
+        const response = await this.client.fetch(this.client.url(this.path(['events']), this.search),
           { headers: await this.client.headers(extra), signal: o.signal, cache: 'no-store' });
         if (!response.ok) {
           const problem = SectionalError.from(response.status, await response.text());

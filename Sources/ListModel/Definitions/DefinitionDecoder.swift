@@ -103,11 +103,13 @@ struct DefinitionDecoder {
         let languages = self.languages(written, path)
         let obj = resolveLanguageMaps(written, languages: languages, language: language ?? languages[0], path: path,
                                       validate: language == nil)
-        checkKeys(obj, ["title", "sections", "access", "scope", "languages", "timeZone"], path)
+        checkKeys(obj, ["title", "sections", "access", "scope", "languages", "timeZone", "search", "filters"], path)
         let title = string(obj, "title", path)
         zone = timeZone(obj, path)
         defer { zone = .utc }
         let scope = listScope(obj, path)
+        let search = listSearch(obj, path)
+        let filters = listFilters(obj, path)
         var access = ListAccess.public
         if let text = string(obj, "access", path) {
             if let value = ListAccess(rawValue: text) { access = value } else { error("\(path).access", "expected \"public\" or \"users\"") }
@@ -133,7 +135,36 @@ struct DefinitionDecoder {
         h.combine(canonicalJSON(json))
         if let language { h.combine(language) }
         return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope,
-                              source: json, languages: languages, language: language ?? languages[0], timeZone: zone)
+                              source: json, languages: languages, language: language ?? languages[0], timeZone: zone,
+                              search: search, filters: filters)
+    }
+
+    /// `search: {"fields": ["name", "email"]}`: the fields `?q=` looks in (at least one).
+    mutating func listSearch(_ obj: JSONObject, _ path: String) -> [FieldPath]? {
+        guard let json = obj["search"] else { return nil }
+        let p = "\(path).search"
+        guard let o = object(json, p) else { return nil }
+        checkKeys(o, ["fields"], p)
+        guard o["fields"] != nil else { error("\(p).fields", "missing (required)"); return nil }
+        let fields = fieldPaths(o, "fields", p)
+        if case .array(let written)? = o["fields"], written.isEmpty { error("\(p).fields", "must name at least one field") }
+        return fields
+    }
+
+    /// `filters: ["status", "team"]`: the fields `?filter.FIELD=VALUE` may compare.
+    mutating func listFilters(_ obj: JSONObject, _ path: String) -> [FieldPath] {
+        guard obj["filters"] != nil else { return [] }
+        return fieldPaths(obj, "filters", path) ?? []
+    }
+
+    /// An array of distinct field paths.
+    mutating func fieldPaths(_ obj: JSONObject, _ key: String, _ path: String) -> [FieldPath]? {
+        guard let texts = stringArray(obj, key, path) else { return nil }
+        var paths: [FieldPath] = []
+        for (i, text) in texts.enumerated() {
+            if let p = FieldPath(text) { paths.append(p) } else { error("\(path).\(key)[\(i)]", "expected a field path like \"a\" or \"a.b\"") }
+        }
+        return paths
     }
 
     /// `timeZone`: an IANA zone name the `date` formatter writes local time in (default UTC).

@@ -27,6 +27,10 @@ public struct ListDefinition: Sendable {
     public let languages: [String]
     /// The language this definition's strings and formatters are in.
     public let language: String
+    /// The fields `?q=` searches (`search.fields`); nil when the list has no search.
+    public let search: [FieldPath]?
+    /// The fields `?filter.FIELD=VALUE` may compare (`filters`).
+    public let filters: [FieldPath]
     /// `timeZone`: the zone the `date` formatter writes local time in (UTC when not given).
     public let timeZone: TimeZoneOffsets
 
@@ -45,9 +49,11 @@ public struct ListDefinition: Sendable {
 
     init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64,
          access: ListAccess = .public, scope: ListScope? = nil, source: JSONValue = .null, languages: [String] = ["en"],
-         language: String = "en", timeZone: TimeZoneOffsets = .utc) {
+         language: String = "en", timeZone: TimeZoneOffsets = .utc, search: [FieldPath]? = nil, filters: [FieldPath] = []) {
         self.name = name
         self.timeZone = timeZone
+        self.search = search
+        self.filters = filters
         self.source = source
         self.languages = languages
         self.language = language

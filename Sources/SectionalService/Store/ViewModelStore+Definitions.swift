@@ -135,6 +135,7 @@ extension ViewModelStore {
     /// Serves `snapshot` as list `name` from `sequence` on, in place of everything held for it
     /// (nil: a per-user list, or none); returns the events to send.
     private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64) -> [VersionEvent] {
+        corpora.withLock { $0[name] = nil }
         let dropped = cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
         var streams = Set(dropped.map(\.streamName))
         streams.insert(name)

@@ -185,6 +185,27 @@ test('every endpoint, and problems as SectionalError', async () => {
   }
 });
 
+test('a search is a list of its own, and its mirror follows its batch updates', async () => {
+  await reset();
+  await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Adam', 'Eng'), person('p3', 'Bob', 'Design')] });
+  const found = client.list('people', { search: { q: 'ADA' } });
+  const ids = [];
+  for await (const page of found.pages({ size: 1 })) ids.push(...page.sections.flatMap((s) => s.rows.map((r) => r.id)));
+  assert.deepEqual(ids, ['me', 'p1', 'p2']);
+  const design = client.list('people', { search: { q: 'ada', 'filter.team': 'Design' } });
+  assert.deepEqual((await design.outline()).sections.map((s) => s.key), ['pinned', 'Design']);
+  const mirror = found.mirror({ pageSize: 10 });
+  const before = await mirror.reload();
+  await people.put('p3', person('p3', 'Adaline', 'Design'));
+  await people.put('p2', person('p2', 'Zed', 'Eng'));
+  const after = await mirror.sync();
+  assert.equal(after.changes.reload, false);
+  checkApplies(after, before.snapshot, 'a search synced');
+  assert.deepEqual(after.snapshot.sections.flatMap((s) => s.rows.map((r) => r && r.id)), ['me', 'p1', 'p3']);
+  await assert.rejects(() => client.list('people', { search: { 'filter.email': 'x' } }).outline(),
+    (e) => e instanceof SectionalError && e.slug === 'invalid-request' && e.status === 400);
+});
+
 test('updates() sees every version', async () => {
   await reset();
   const mirror = list.mirror();
