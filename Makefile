@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages bench-search soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -97,6 +97,10 @@ bench-postgres: release
 bench-languages: release
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/languages.sh
+
+bench-search: release
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	Benchmarks/search.sh
 
 # Everything, on the machine as it is: first the service against the C baseline and the Go and
 # Node peers at the default log level (one table: request-log cost, the HTTP layer on /healthz and

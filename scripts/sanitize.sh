@@ -22,6 +22,9 @@ case "$sanitizer" in
   *) echo "usage: $0 address|thread [swift test flags…]" >&2; exit 2 ;;
 esac
 
+# An instrumented server is 5–20× slower: the test client waits up to 2 minutes for an answer
+# (10 s otherwise), so a big request is not taken for a hang.
+export SECTIONAL_TEST_TIMEOUT_SECONDS="${SECTIONAL_TEST_TIMEOUT_SECONDS:-120}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0:abort_on_error=0}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/sanitizers/tsan.supp}"
 

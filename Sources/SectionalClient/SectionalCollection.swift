@@ -13,6 +13,8 @@ public struct SectionalCollection: Sendable {
     public struct Written: Decodable, Sendable {
         /// The collection, the id and the record as stored.
         public var collection: String, id: String, record: JSON
+        /// The version holding the write: a read with `minVersion` at it sees the write.
+        public var version: Int
     }
 
     /// A page of records, by id.
@@ -25,8 +27,10 @@ public struct SectionalCollection: Sendable {
 
     /// What a batch answers.
     public struct BatchResult: Decodable, Sendable {
-        /// How many records were upserted and deleted.
-        public var upserted: Int, deleted: Int
+        /// How many records were upserted, patched and deleted.
+        public var upserted: Int, patched: Int, deleted: Int
+        /// The version holding the batch.
+        public var version: Int
     }
 
     /// Stores `record` (a JSON object) under `id`; `created` tells a new record from a replaced one.
@@ -38,6 +42,14 @@ public struct SectionalCollection: Sendable {
         } catch {
             throw SectionalError.unreadable("record write: \(error)", status: status)
         }
+    }
+
+    /// Merges `changes` into the record stored under `id` (JSON Merge Patch, RFC 7396: a member
+    /// set to `null` is removed, objects merge member by member) and answers the merged record.
+    /// Throws ``SectionalError`` `record-not-found` when there is no such record.
+    @discardableResult
+    public func patch(_ id: String, _ changes: JSON) async throws -> Written {
+        try await client.send("PATCH", base + ["records", id], body: try SectionalClient.json(changes))
     }
 
     /// The record stored under `id`.
@@ -58,10 +70,11 @@ public struct SectionalCollection: Sendable {
         return try await client.get(base + ["records"], query: query)
     }
 
-    /// Upserts and deletes atomically.
+    /// Upserts, patches (objects with an `id`, merged as ``patch(_:_:)`` merges) and deletes
+    /// atomically.
     @discardableResult
-    public func batch(upsert: [JSON] = [], delete: [String] = []) async throws -> BatchResult {
-        struct Body: Encodable { let upsert: [JSON], delete: [String] }
-        return try await client.send("POST", base + ["batch"], body: try SectionalClient.json(Body(upsert: upsert, delete: delete)))
+    public func batch(upsert: [JSON] = [], patch: [JSON] = [], delete: [String] = []) async throws -> BatchResult {
+        struct Body: Encodable { let upsert: [JSON], patch: [JSON], delete: [String] }
+        return try await client.send("POST", base + ["batch"], body: try SectionalClient.json(Body(upsert: upsert, patch: patch, delete: delete)))
     }
 }

@@ -22,12 +22,20 @@ final class SpecReportTests: XCTestCase {
     }
 
     func testEmptyGroupKeysAndTemplateFieldsMissingFromManyRecords() {
-        let reports = report(#"[{"source":"c","groupBy":"team","row":{"title":"{name}","subtitle":"{email|prefix:@}"}}]"#,
+        let reports = report(#"[{"source":"c","groupBy":"team","row":{"title":"{name}","subtitle":"{email}"}}]"#,
                              #"[{"id":"a","team":"t","name":"A","email":"a@x"},{"id":"b","name":"B","email":null},{"id":"c","team":"","name":"C","email":"c@x"}]"#)
         XCTAssertEqual(reports[0].warnings, [
             "2 of 3 records have an empty group key (groupBy \"team\")",
             "template field \"email\" is missing from 1 of 3 records",
         ])
+    }
+
+    func testAFieldMeantToBeOptionalIsNotReported() {
+        let recs = #"[{"id":"a","name":"A"},{"id":"b","name":"B"}]"#
+        let spec = #"[{"source":"c","key":"k","row":{"title":"{name}{note|prefix: · }","badge":"{unread|nonzero}","detail":"{city|default:-}"}}]"#
+        XCTAssertEqual(report(spec, recs)[0].warnings, [], "prefix:, nonzero and default: are written for missing values")
+        XCTAssertEqual(report(#"[{"source":"c","key":"k","row":{"title":"{name}{note|prefix: · }","subtitle":"{note}"}}]"#, recs)[0].warnings,
+                       ["template field \"note\" is missing from 2 of 2 records"], "one plain use is enough to expect it")
     }
 
     func testAFieldMissingFromFewRecordsIsNotReported() {

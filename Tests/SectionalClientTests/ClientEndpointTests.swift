@@ -116,6 +116,16 @@ final class ClientEndpointTests: XCTestCase {
         let batch = try await people.batch(upsert: [person("p10", "Ann", "Ops")], delete: ["p1"])
         XCTAssertEqual(batch.upserted, 1)
         XCTAssertEqual(batch.deleted, 1)
+
+        // A merge patch: null removes a member, objects merge; every write says its version.
+        let patched = try await people.patch("p10", ["email": nil, "tags": ["vip": true]])
+        XCTAssertEqual(patched.record, ["id": "p10", "name": "Ann", "team": "Ops", "tags": ["vip": true]])
+        XCTAssertEqual(patched.version, batch.version + 1)
+        let patchedInBatch = try await people.batch(patch: [["id": "p10", "tags": ["vip": nil, "new": 1]]])
+        XCTAssertEqual([patchedInBatch.upserted, patchedInBatch.patched, patchedInBatch.version], [0, 1, patched.version + 1])
+        let read10 = try await people.get("p10")
+        XCTAssertEqual(read10["tags"], ["new": 1])
+        await assertProblem("record-not-found", 404) { try await people.patch("nobody", ["name": "X"]) }
     }
 
     func testProblemsAreTyped() async throws {

@@ -22,12 +22,17 @@ public final class HTTPTestClient {
     public let fd: Int32
     private var buffer: [UInt8] = []
 
+    /// How long a read waits for the server: 10 s, or `SECTIONAL_TEST_TIMEOUT_SECONDS` (the
+    /// sanitizer runs set it, since an instrumented server answers a big request many times slower).
+    public static let defaultTimeoutSeconds = ProcessInfo.processInfo.environment["SECTIONAL_TEST_TIMEOUT_SECONDS"].flatMap { Int($0) } ?? 10
+
     /// Connects to 127.0.0.1:`port`.
     /// - Parameters:
     ///   - source: the local address to connect from, e.g. `127.0.0.2` to be another client
     ///     (all of 127.0.0.0/8 is loopback on Linux).
     ///   - receiveBufferBytes: `SO_RCVBUF`, set before connecting so the TCP window stays small.
-    public init(port: Int, timeoutSeconds: Int = 10, from source: String? = nil, receiveBufferBytes: Int32? = nil) throws {
+    public init(port: Int, timeoutSeconds: Int = HTTPTestClient.defaultTimeoutSeconds, from source: String? = nil,
+                receiveBufferBytes: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)

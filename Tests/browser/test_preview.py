@@ -431,6 +431,38 @@ def screenshot(driver, path, width, height, mobile=False):
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
+def test_row_image_accessory_toggle_and_actions_are_drawn(driver):
+    """A run-time list whose rows have an image, accessories, a toggle's value, a disabled row and swipe actions."""
+    image = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'%3E"
+             "%3Crect width='8' height='8' fill='%23f80'/%3E%3C/svg%3E")
+    definition = {"title": "Row fields", "sections": [{"key": "rows", "title": "Rows", "rows": [
+        {"id": "wifi", "title": "Wi-Fi", "accessory": "toggle", "value": True, "image": image},
+        {"id": "bt", "title": "Bluetooth", "accessory": "toggle", "value": False},
+        {"id": "about", "title": "About", "accessory": "checkmark", "enabled": False,
+         "actions": [{"id": "hide", "title": "Hide"}, {"id": "delete", "title": "Delete", "style": "destructive"}]}]}]}
+    status, body = api("PUT", "/v1/lists/preview-rows/definition", definition)
+    assert status in (200, 201), body
+    try:
+        open_list(driver, "preview-rows")
+        read = ("const row = (id) => document.querySelector(`.row[data-row-id=\"${id}\"]`);"
+                "const wifi = row('wifi'), bt = row('bt'), about = row('about');"
+                "const img = wifi.querySelector('img.rimg');"
+                "return {image: img && img.getAttribute('src'), loaded: !!img && img.complete && img.naturalWidth > 0,"
+                " wifi: wifi.querySelector('input.switch').checked, bt: bt.querySelector('input.switch').checked,"
+                " accessory: about.querySelector('.acc').dataset.accessory, disabled: about.classList.contains('off'),"
+                " enabled: !wifi.classList.contains('off'),"
+                " actions: [...about.querySelectorAll('.actions button')].map(b => [b.dataset.action, b.textContent, b.className])}")
+        wait(driver, lambda d: d.execute_script(read)["loaded"], message="the row image was not drawn")
+        drawn = driver.execute_script(read)
+        assert drawn == {"image": image, "loaded": True, "wifi": True, "bt": False, "accessory": "checkmark",
+                         "disabled": True, "enabled": True,
+                         "actions": [["hide", "Hide", "default"], ["delete", "Delete", "destructive"]]}, drawn
+        driver.find_element(By.CSS_SELECTOR, '.row[data-row-id="about"] button[data-action="delete"]').click()
+        wait(driver, lambda d: "Delete" in d.find_element(By.ID, "message").text, message="the action was not announced")
+    finally:
+        api("DELETE", "/v1/lists/preview-rows/definition")
+
+
 def test_screenshots(driver):
     """Artifacts: desktop and phone screenshots, one section collapsed and one row found by tag."""
     os.makedirs(ARTIFACTS, exist_ok=True)

@@ -8,8 +8,11 @@
 /**
  * @typedef {{id: string, type: string, indexPath: IndexPath, tag: TagRange, title: string,
  *   subtitle?: string, detail?: string, icon?: string, badge?: string, action?: string,
- *   height: number, accessibilityIdentifier?: string}} Row
+ *   height: number, accessibilityIdentifier?: string, image?: string,
+ *   accessory?: 'disclosure'|'checkmark'|'detail'|'toggle', enabled?: boolean, value?: boolean,
+ *   actions?: SwipeAction[], data?: Object<string, any>}} Row
  */
+/** @typedef {{id: string, title: string, style: 'default'|'destructive'}} SwipeAction */
 /** @typedef {{title?: string, height?: number, accessibilityIdentifier?: string}} Supplementary */
 /**
  * @typedef {{index: number, key: string, type: string, title: string, icon?: string,
@@ -120,10 +123,12 @@ export class SectionalClient {
   }
 
   /**
-   * One list's API.
+   * One list's API; with `search`, every read of it is of that search and filter result
+   * (`{q: 'emi', 'filter.team': 'Design'}`: the query parameters of its address).
    * @param {string} name
+   * @param {{search?: Record<string, string>}} [o]
    */
-  list(name) { return new SectionalList(this, name); }
+  list(name, o = {}) { return new SectionalList(this, name, o.search); }
 
   /**
    * One record collection's API.
@@ -164,14 +169,14 @@ export class SectionalClient {
    * Sends a request; a non-2xx answer is thrown as a SectionalError; 204 gives `null`.
    * @param {string} method
    * @param {string[]} segments
-   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown}} [options]
+   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown, contentType?: string}} [options]
    * @returns {Promise<any>}
    */
   async request(method, segments, options = {}) {
     const init = /** @type {RequestInit} */ ({ method, cache: 'no-cache' });
     if (options.body !== undefined) {
       init.body = JSON.stringify(options.body);
-      init.headers = await this.headers({ 'Content-Type': 'application/json' });
+      init.headers = await this.headers({ 'Content-Type': options.contentType || 'application/json' });
     } else {
       init.headers = await this.headers();
     }
@@ -192,10 +197,12 @@ export class SectionalList {
   /**
    * @param {SectionalClient} client
    * @param {string} name
+   * @param {Record<string, string>} [search] `q` and `filter.FIELD` parameters every read carries
    */
-  constructor(client, name) {
+  constructor(client, name, search = {}) {
     this.client = client;
     this.name = name;
+    this.search = search;
   }
 
   /**
@@ -204,19 +211,25 @@ export class SectionalList {
   path(more = []) { return ['v1', 'lists', this.name, ...more]; }
 
   /**
+   * A list read: GET with the list's search and filters.
+   * @param {string[]} more @param {Record<string, string|number|undefined|null>} [query]
+   */
+  read(more, query = {}) { return this.client.request('GET', this.path(more), { query: { ...query, ...this.search } }); }
+
+  /**
    * The outline: every section, no rows.
    * @param {{view?: string}} [o]
    * @returns {Promise<Outline>}
    */
-  outline(o = {}) { return this.client.request('GET', this.path(), { query: { view: o.view } }); }
+  outline(o = {}) { return this.read([], { view: o.view }); }
 
   /**
    * One page of visible rows (`size` 0 or absent: the server's default).
    * @param {{size?: number, token?: string, view?: string}} [o] @returns {Promise<Page>}
    */
   page(o = {}) {
-    return this.client.request('GET', this.path(['rows']),
-      { query: { pageSize: o.size || undefined, pageToken: o.token, view: o.view } });
+    return this.read(['rows'],
+      { pageSize: o.size || undefined, pageToken: o.token, view: o.view });
   }
 
   /**
@@ -239,8 +252,8 @@ export class SectionalList {
    * @returns {Promise<SectionRange>}
    */
   rows(index, o = {}) {
-    return this.client.request('GET', this.path(['sections', String(index), 'rows']),
-      { query: { start: o.start || 0, count: o.count, view: o.view } });
+    return this.read(['sections', String(index), 'rows'],
+      { start: o.start || 0, count: o.count, view: o.view });
   }
 
   /**
@@ -249,14 +262,14 @@ export class SectionalList {
    * @param {{view?: string}} [o]
    * @returns {Promise<SectionIndexes>}
    */
-  sectionsOfType(type, o = {}) { return this.client.request('GET', this.path(['sections']), { query: { type, view: o.view } }); }
+  sectionsOfType(type, o = {}) { return this.read(['sections'], { type, view: o.view }); }
 
   /**
    * The first row of `rowType` in a section of `sectionType`.
    * @param {string} sectionType @param {string} rowType @param {{view?: string}} [o] @returns {Promise<RowLookUp>}
    */
   indexPath(sectionType, rowType, o = {}) {
-    return this.client.request('GET', this.path(['index-path']), { query: { sectionType, rowType, view: o.view } });
+    return this.read(['index-path'], { sectionType, rowType, view: o.view });
   }
 
   /**
@@ -265,7 +278,7 @@ export class SectionalList {
    * @param {{view?: string}} [o]
    * @returns {Promise<RowLookUp>}
    */
-  rowByTag(tag, o = {}) { return this.client.request('GET', this.path(['tags', String(tag)]), { query: { view: o.view } }); }
+  rowByTag(tag, o = {}) { return this.read(['tags', String(tag)], { view: o.view }); }
 
   /**
    * The row with an id.
@@ -273,15 +286,15 @@ export class SectionalList {
    * @param {{view?: string}} [o]
    * @returns {Promise<RowLookUp>}
    */
-  rowById(id, o = {}) { return this.client.request('GET', this.path(['rows', id]), { query: { view: o.view } }); }
+  rowById(id, o = {}) { return this.read(['rows', id], { view: o.view }); }
 
   /**
    * The batch update from version `since` to the current one.
    * @param {number} since @param {{view?: string, maxChanges?: number}} [o] @returns {Promise<Changes>}
    */
   async changes(since, o = {}) {
-    const answer = await this.client.request('GET', this.path(['changes']),
-      { query: { since, view: o.view, maxChanges: o.maxChanges } });
+    const answer = await this.read(['changes'],
+      { since, view: o.view, maxChanges: o.maxChanges });
     return { ...answer, ...(answer.reload ? emptyChanges(answer.list, answer.from, answer.to, true) : {}), reload: !!answer.reload };
   }
 
@@ -341,7 +354,7 @@ export class SectionalList {
         /** @type {Record<string, string>} */
         const extra = { Accept: 'text/event-stream' };
         if (lastEventID !== undefined) extra['Last-Event-ID'] = lastEventID;
-        const response = await this.client.fetch(this.client.url(this.path(['events'])),
+        const response = await this.client.fetch(this.client.url(this.path(['events']), this.search),
           { headers: await this.client.headers(extra), signal: o.signal, cache: 'no-store' });
         if (!response.ok) {
           const problem = SectionalError.from(response.status, await response.text());
@@ -413,11 +426,21 @@ export class SectionalCollection {
   path(more) { return ['v1', 'collections', this.name, ...more]; }
 
   /**
-   * Stores a record (a JSON object) under `id`.
+   * Stores a record (a JSON object) under `id`. `version` is the version holding the write.
    * @param {string} id @param {Record<string, unknown>} record
-   * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>}>}
+   * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>, version: number}>}
    */
   put(id, record) { return this.client.request('PUT', this.path(['records', id]), { body: record }); }
+
+  /**
+   * Merges `changes` into the record stored under `id` (JSON Merge Patch, RFC 7396: a member set
+   * to null is removed) and answers the merged record; a missing record is `record-not-found`.
+   * @param {string} id @param {Record<string, unknown>} changes
+   * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>, version: number}>}
+   */
+  patch(id, changes) {
+    return this.client.request('PATCH', this.path(['records', id]), { body: changes, contentType: 'application/merge-patch+json' });
+  }
 
   /**
    * The record stored under `id`.
@@ -443,11 +466,14 @@ export class SectionalCollection {
   }
 
   /**
-   * Upserts and deletes atomically.
-   * @param {{upsert?: Record<string, unknown>[], delete?: string[]}} ops
-   * @returns {Promise<{upserted: number, deleted: number}>}
+   * Upserts, patches (objects with an `id`, merged as `patch` merges) and deletes atomically.
+   * @param {{upsert?: Record<string, unknown>[], patch?: Record<string, unknown>[], delete?: string[]}} ops
+   * @returns {Promise<{upserted: number, patched: number, deleted: number, version: number}>}
    */
-  batch(ops) { return this.client.request('POST', this.path(['batch']), { body: { upsert: ops.upsert || [], delete: ops.delete || [] } }); }
+  batch(ops) {
+    return this.client.request('POST', this.path(['batch']),
+      { body: { upsert: ops.upsert || [], patch: ops.patch || [], delete: ops.delete || [] } });
+  }
 }
 
 /**

@@ -93,7 +93,10 @@ final class Listener: @unchecked Sendable {
             let count = backoff < 0 ? 2 : 1
             let ready = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress! + (2 - count), nfds_t(count), backoff) }
             backoff = -1
-            if ready < 0 && errno == EINTR { continue }
+            if ready < 0 {
+                if errno != EINTR { backoff = 100 }  // out of memory for the poll set: wait, then retry
+                continue
+            }
             if descriptors[1].revents != 0 { return }
             descriptors[1].revents = 0
             guard descriptors[0].revents != 0 || count == 1 else { continue }

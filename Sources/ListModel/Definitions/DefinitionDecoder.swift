@@ -7,6 +7,10 @@ struct DefinitionDecoder {
     var keyLabels: [String: String] = [:]
     /// How `number`, `currency` and `date` formatters write (the language decoded for).
     var formats: LocaleFormats = .english
+    /// Resolves a list's `timeZone` name (nil: unknown name).
+    var zones: (String) -> TimeZoneOffsets? = TimeZoneOffsets.builtIn
+    /// The zone of the list being decoded (for templates' `date`).
+    var zone: TimeZoneOffsets = .utc
 
     mutating func error(_ path: String, _ message: String) {
         errors.append(DefinitionError(path: path, message: message))
@@ -62,7 +66,7 @@ struct DefinitionDecoder {
     mutating func template(_ obj: JSONObject, _ key: String, _ path: String, scope: Template.Scope) -> Template? {
         guard let s = string(obj, key, path) else { return nil }
         do throws(TemplateError) {
-            return try Template(parsing: s, scope: scope, formats: formats, labels: keyLabels)
+            return try Template(parsing: s, scope: scope, formats: formats, labels: keyLabels, zone: zone)
         } catch {
             self.error("\(path).\(key)", "bad template: \(error.message)")
             return nil
@@ -99,9 +103,13 @@ struct DefinitionDecoder {
         let languages = self.languages(written, path)
         let obj = resolveLanguageMaps(written, languages: languages, language: language ?? languages[0], path: path,
                                       validate: language == nil)
-        checkKeys(obj, ["title", "sections", "access", "scope", "languages"], path)
+        checkKeys(obj, ["title", "sections", "access", "scope", "languages", "timeZone", "search", "filters"], path)
         let title = string(obj, "title", path)
+        zone = timeZone(obj, path)
+        defer { zone = .utc }
         let scope = listScope(obj, path)
+        let search = listSearch(obj, path)
+        let filters = listFilters(obj, path)
         var access = ListAccess.public
         if let text = string(obj, "access", path) {
             if let value = ListAccess(rawValue: text) { access = value } else { error("\(path).access", "expected \"public\" or \"users\"") }
@@ -127,7 +135,46 @@ struct DefinitionDecoder {
         h.combine(canonicalJSON(json))
         if let language { h.combine(language) }
         return ListDefinition(name: name, title: title, sections: specs, fingerprint: h.value, access: access, scope: scope,
-                              source: json, languages: languages, language: language ?? languages[0])
+                              source: json, languages: languages, language: language ?? languages[0], timeZone: zone,
+                              search: search, filters: filters)
+    }
+
+    /// `search: {"fields": ["name", "email"]}`: the fields `?q=` looks in (at least one).
+    mutating func listSearch(_ obj: JSONObject, _ path: String) -> [FieldPath]? {
+        guard let json = obj["search"] else { return nil }
+        let p = "\(path).search"
+        guard let o = object(json, p) else { return nil }
+        checkKeys(o, ["fields"], p)
+        guard o["fields"] != nil else { error("\(p).fields", "missing (required)"); return nil }
+        let fields = fieldPaths(o, "fields", p)
+        if case .array(let written)? = o["fields"], written.isEmpty { error("\(p).fields", "must name at least one field") }
+        return fields
+    }
+
+    /// `filters: ["status", "team"]`: the fields `?filter.FIELD=VALUE` may compare.
+    mutating func listFilters(_ obj: JSONObject, _ path: String) -> [FieldPath] {
+        guard obj["filters"] != nil else { return [] }
+        return fieldPaths(obj, "filters", path) ?? []
+    }
+
+    /// An array of distinct field paths.
+    mutating func fieldPaths(_ obj: JSONObject, _ key: String, _ path: String) -> [FieldPath]? {
+        guard let texts = stringArray(obj, key, path) else { return nil }
+        var paths: [FieldPath] = []
+        for (i, text) in texts.enumerated() {
+            if let p = FieldPath(text) { paths.append(p) } else { error("\(path).\(key)[\(i)]", "expected a field path like \"a\" or \"a.b\"") }
+        }
+        return paths
+    }
+
+    /// `timeZone`: an IANA zone name the `date` formatter writes local time in (default UTC).
+    mutating func timeZone(_ obj: JSONObject, _ path: String) -> TimeZoneOffsets {
+        guard let name = string(obj, "timeZone", path) else { return .utc }
+        guard let resolved = zones(name) else {
+            error("\(path).timeZone", "unknown time zone \"\(name)\" (use an IANA name such as \"Europe/Berlin\")")
+            return .utc
+        }
+        return resolved
     }
 
     /// `scope: {"field": "owner", "claim": "sub"}`; `claim` defaults to `sub`.
@@ -256,12 +303,14 @@ struct DefinitionDecoder {
         return AccessibilitySpec(identifier: id, includesSection: options.contains("section"), includesRow: options.contains("row"))
     }
 
-    static let literalRowKeys: Set<String> = ["id", "type", "title", "subtitle", "icon", "detail", "badge", "tagLength", "height", "action"]
+    static let literalRowKeys: Set<String> = ["id", "type", "title", "subtitle", "icon", "detail", "badge", "tagLength", "height", "action",
+                                              "image", "accessory", "enabled", "value", "actions"]
 
     mutating func literalRow(_ json: JSONValue, _ path: String, ctx: inout ListContext) -> LiteralRow? {
         guard let o = object(json, path) else { return nil }
         let before = errors.count
-        checkKeys(o, DefinitionDecoder.literalRowKeys, path)
+        checkKeys(o, DefinitionDecoder.literalRowKeys, path,
+                  misplaced: ["data": "only allowed in a data-bound row (a literal row has no record)"])
         let id = string(o, "id", path, required: true)
         if let id {
             if !Names.isValid(id) { error("\(path).id", "invalid row id (must match ^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$)") }
@@ -270,7 +319,8 @@ struct DefinitionDecoder {
         let row = LiteralRow(id: id ?? "", type: string(o, "type", path) ?? "", title: string(o, "title", path) ?? "",
                              subtitle: string(o, "subtitle", path), detail: string(o, "detail", path),
                              icon: string(o, "icon", path), badge: string(o, "badge", path), action: string(o, "action", path),
-                             tagLength: tagLength(o, path) ?? 1, height: nonNegativeNumber(o, "height", path) ?? 44)
+                             tagLength: tagLength(o, path) ?? 1, height: nonNegativeNumber(o, "height", path) ?? 44,
+                             extras: rowExtras(o, path, base: nil, literal: true))
         return errors.count == before ? row : nil
     }
 
@@ -349,7 +399,8 @@ struct DefinitionDecoder {
                            sortBy: sortBy, row: row, typeField: typeField, rowTypes: rowTypes)
     }
 
-    static let rowTemplateKeys: Set<String> = ["type", "title", "subtitle", "detail", "icon", "badge", "tagLength", "height", "action"]
+    static let rowTemplateKeys = Set(["type", "title", "subtitle", "detail", "icon", "badge", "tagLength", "height", "action"])
+        .union(rowExtrasKeys)
 
     /// A `row` (base == nil) or a `rowTypes` entry merged over `base`.
     mutating func rowTemplate(_ json: JSONValue, _ path: String, base: RowTemplate?) -> RowTemplate? {
@@ -372,6 +423,7 @@ struct DefinitionDecoder {
         if o["action"] != nil { t.action = template(o, "action", path, scope: .row) }
         if let n = tagLength(o, path) { t.tagLength = n }
         if let h = nonNegativeNumber(o, "height", path) { t.height = h }
+        t.extras = rowExtras(o, path, base: t.extras)
         return errors.count == before ? t : nil
     }
 }

@@ -27,6 +27,12 @@ public struct ListDefinition: Sendable {
     public let languages: [String]
     /// The language this definition's strings and formatters are in.
     public let language: String
+    /// The fields `?q=` searches (`search.fields`); nil when the list has no search.
+    public let search: [FieldPath]?
+    /// The fields `?filter.FIELD=VALUE` may compare (`filters`).
+    public let filters: [FieldPath]
+    /// `timeZone`: the zone the `date` formatter writes local time in (UTC when not given).
+    public let timeZone: TimeZoneOffsets
 
     /// The view a read without `?view=` sees.
     public var defaultView: ViewState { ViewState(hidden: defaultHidden) }
@@ -43,8 +49,11 @@ public struct ListDefinition: Sendable {
 
     init(name: String, title: String?, sections: [SectionSpec], fingerprint: UInt64,
          access: ListAccess = .public, scope: ListScope? = nil, source: JSONValue = .null, languages: [String] = ["en"],
-         language: String = "en") {
+         language: String = "en", timeZone: TimeZoneOffsets = .utc, search: [FieldPath]? = nil, filters: [FieldPath] = []) {
         self.name = name
+        self.timeZone = timeZone
+        self.search = search
+        self.filters = filters
         self.source = source
         self.languages = languages
         self.language = language
@@ -81,7 +90,7 @@ extension ListDefinition {
     /// it (per string, else the first language's), formatters writing with `formats`. Its
     /// fingerprint differs per language.
     public func localized(_ language: String, formats: LocaleFormats) -> ListDefinition {
-        ListDefinitions.decode(name: name, source, language: language, formats: formats) ?? self
+        ListDefinitions.decode(name: name, source, language: language, formats: formats, timeZone: timeZone) ?? self
     }
 }
 
@@ -89,10 +98,15 @@ extension ListDefinition {
 public enum ListDefinitions {
     /// Decodes and validates every list of a `lists` object, in the object's member order.
     ///
-    /// - Parameter path: the JSON path of `lists` used in error paths (default `lists`).
+    /// - Parameters:
+    ///   - path: the JSON path of `lists` used in error paths (default `lists`).
+    ///   - zones: what a list's `timeZone` name means (nil: unknown, an error); by default only
+    ///     `UTC` is known, the service passes the platform's time zone data.
     /// - Throws: ``DefinitionErrors`` with every problem found, each with its JSON path.
-    public static func decode(_ lists: JSONValue, path: String = "lists") throws(DefinitionErrors) -> [ListDefinition] {
+    public static func decode(_ lists: JSONValue, path: String = "lists",
+                              zones: @escaping (String) -> TimeZoneOffsets? = TimeZoneOffsets.builtIn) throws(DefinitionErrors) -> [ListDefinition] {
         var d = DefinitionDecoder()
+        d.zones = zones
         guard case .object(let obj) = lists else {
             throw DefinitionErrors([DefinitionError(path: path, message: "expected an object of list definitions, got \(lists.typeName)")])
         }
@@ -106,9 +120,11 @@ public enum ListDefinitions {
         return result
     }
 
-    /// Decodes one list definition named `name`.
-    public static func decode(name: String, _ json: JSONValue, path: String? = nil) throws(DefinitionErrors) -> ListDefinition {
+    /// Decodes one list definition named `name`; `zones` resolves its `timeZone` (as above).
+    public static func decode(name: String, _ json: JSONValue, path: String? = nil,
+                              zones: @escaping (String) -> TimeZoneOffsets? = TimeZoneOffsets.builtIn) throws(DefinitionErrors) -> ListDefinition {
         var d = DefinitionDecoder()
+        d.zones = zones
         let def = d.list(name: name, json, path: path ?? "lists.\(name)")
         d.checkTranslations(name: name, json, path: path ?? "lists.\(name)")
         if let def, d.errors.isEmpty { return def }
@@ -116,10 +132,12 @@ public enum ListDefinitions {
     }
 
     /// Decodes `json` (a definition that decoded) as list `name` in `language`, its formatters
-    /// writing with `formats`; nil when it does not decode.
-    static func decode(name: String, _ json: JSONValue, language: String, formats: LocaleFormats) -> ListDefinition? {
+    /// writing with `formats` in `timeZone` (the zone it named); nil when it does not decode.
+    static func decode(name: String, _ json: JSONValue, language: String, formats: LocaleFormats,
+                       timeZone: TimeZoneOffsets) -> ListDefinition? {
         var d = DefinitionDecoder()
         d.formats = formats
+        d.zones = { $0 == timeZone.identifier ? timeZone : nil }
         let def = d.list(name: name, json, path: "$", language: language)
         return d.errors.isEmpty ? def : nil
     }

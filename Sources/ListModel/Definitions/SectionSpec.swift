@@ -83,6 +83,8 @@ public struct RowTemplate: Sendable, Equatable {
     public var tagLength: Int
     /// Row height, points (default 44).
     public var height: Double
+    /// `image`, `accessory`, `enabled`, `value`, `actions`, `data`; nil when none is given.
+    public var extras: RowExtras? = nil
 }
 
 /// A row written out in the configuration (settings-screen style). Its texts are literal:
@@ -108,6 +110,8 @@ public struct LiteralRow: Sendable, Equatable {
     public let tagLength: Int
     /// Row height, points (default 44).
     public let height: Double
+    /// `image`, `accessory`, `enabled`, `value` and `actions` (literal texts and booleans); nil when none is given.
+    public var extras: RowExtras? = nil
 }
 
 /// The data-binding part of a spec with `source`.

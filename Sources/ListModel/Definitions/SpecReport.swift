@@ -21,7 +21,8 @@ extension ListSnapshot {
     /// One report per spec: counts from this snapshot, warnings from `records` (the snapshot's
     /// input, by collection). Warnings, for records a data spec takes (its `where` holds):
     /// - records whose `groupBy` value renders as `""` (they form a section with an empty key);
-    /// - row template fields absent or `null` in at least ``SpecReport/missingShare`` of them;
+    /// - row template fields absent or `null` in at least ``SpecReport/missingShare`` of them
+    ///   (unless every use has a formatter for missing values: ``Template/expectedFields``);
     /// - `sortBy` fields holding values of more than one JSON type (without `as`), or values
     ///   that do not read as the `as` type (they sort last).
     ///
@@ -54,7 +55,7 @@ extension ListSnapshot {
         }
         var fields: [FieldPath] = []
         for template in binding.templates {
-            for field in template.fields where !fields.contains(field) { fields.append(field) }
+            for field in template.expectedFields where !fields.contains(field) { fields.append(field) }
         }
         for field in fields {
             let missing = taken.count { record in
@@ -87,16 +88,26 @@ extension DataBinding {
     /// The row templates of every row type.
     var templates: [Template] {
         ([row] + rowTypes.keys.sorted().compactMap { rowTypes[$0] }).flatMap { row in
-            [row.title, row.subtitle, row.detail, row.icon, row.badge, row.action].compactMap { $0 }
+            [row.title, row.subtitle, row.detail, row.icon, row.badge, row.action].compactMap { $0 } + (row.extras?.templates ?? [])
         }
     }
 }
 
 extension Template {
-    /// The record fields the template inserts, in order of first use.
-    var fields: [FieldPath] {
+    /// The record fields the template inserts as they are, in order of first use: a field whose
+    /// formatters include one written for a value that may be missing (`default:`, `prefix:`,
+    /// `suffix:`, `nonzero`) is meant to be optional there and is left out.
+    var expectedFields: [FieldPath] {
         var found: [FieldPath] = []
-        for case .field(let path, _) in segments where !found.contains(path) { found.append(path) }
+        for case .field(let path, let formatters) in segments where !found.contains(path) {
+            let optional = formatters.contains {
+                switch $0 {
+                case .defaultText, .prefix, .suffix, .nonzero: return true
+                default: return false
+                }
+            }
+            if !optional { found.append(path) }
+        }
         return found
     }
 }

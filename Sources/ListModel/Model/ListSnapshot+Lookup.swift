@@ -85,6 +85,9 @@ extension ListSnapshot {
         return location(section: si, row: ri, tag: tagStarts[si] + offset, view: view)
     }
 
+    /// Whether a row (hidden or not, of a record or a literal row) has this id: O(1).
+    public func contains(rowID id: String) -> Bool { index[id] != nil }
+
     /// The row with this id.
     public func locate(rowID id: String, view: ViewState) -> RowLocation? {
         guard let e = index[id] else { return nil }

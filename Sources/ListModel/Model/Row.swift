@@ -5,7 +5,8 @@ import JSONOutput
 /// Everything but the index path, tag and accessibility identifier (which depend on position)
 /// is encoded once when the row is built; rendering copies bytes and writes a few integers.
 /// Layout of the JSON bytes: `{"id":…,"type":…` ‖ `,"title":…[,"subtitle"…,"detail"…,"icon"…,
-/// "badge"…],"height":N` ‖ `[,"action":…]` — the closing `}` is written at render time.
+/// "badge"…],"height":N` ‖ `[,"action":…]` and the ``RowExtras`` members — the closing `}` is
+/// written at render time. Every member is in the bytes, so rows compare by their bytes.
 ///
 /// The bytes sit in an exact-size buffer the row owns (not an `Array`: no header, no spare
 /// capacity, and reading them through a borrowed row touches no reference count). Immutable
@@ -88,6 +89,7 @@ struct RowFactory {
         JSONNumberText.appendDouble(tpl.height, to: &json)
         let bodyEnd = json.count
         optional(tpl.action, ",\"action\":", record)
+        if let extras = tpl.extras { extras.append(record: record, to: &json, scratch: &scratch) }
 
         let groupKey: String
         if let g = binding.groupBy { groupKey = plainText(g.lookup(in: record)) } else { groupKey = "" }
@@ -132,6 +134,10 @@ struct RowFactory {
         JSONNumberText.appendDouble(r.height, to: &json)
         let bodyEnd = json.count
         if let a = r.action, !a.isEmpty { append(",\"action\":", to: &json); JSONWriter.appendEscaped(a, to: &json) }
+        if let extras = r.extras {
+            var scratch: [UInt8] = []
+            extras.append(record: JSONObject(), to: &json, scratch: &scratch)
+        }
         return json.withUnsafeBufferPointer {
             Row(id: r.id, type: r.type, groupKey: "", sortKey: .one(.int(Int64(position))), tagLength: r.tagLength,
                      json: $0, headEnd: headEnd, bodyEnd: bodyEnd)

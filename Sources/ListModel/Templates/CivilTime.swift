@@ -45,9 +45,11 @@ struct CivilTime: Equatable {
         dayOfYear = CivilTime.days(year: year, month: month, day: day) - CivilTime.days(year: year, month: 1, day: 1) + 1
     }
 
-    /// Parses ISO-8601 `YYYY-MM-DD[(T| )HH:MM[:SS[.fff]]][Z|±HH:MM|±HHMM]` to UTC epoch
-    /// seconds and milliseconds. A date without time is midnight UTC; a time without offset is UTC.
-    static func parseISO8601(_ text: String) -> (seconds: Int64, millisecond: Int)? {
+    /// Parses ISO-8601 `YYYY-MM-DD[(T| )HH:MM[:SS[.fff…]]][Z|±HH:MM|±HHMM|±HH]` to UTC epoch
+    /// seconds and milliseconds (fraction digits past the third are dropped). A time without
+    /// offset is UTC. A date without time is midnight UTC and `dateOnly`: a calendar day, which
+    /// the `date` formatter writes as it is, in any time zone.
+    static func parseISO8601(_ text: String) -> (seconds: Int64, millisecond: Int, dateOnly: Bool)? {
         let u = Array(text.utf8)
         var i = 0
         func num(_ n: Int) -> Int? {
@@ -69,6 +71,7 @@ struct CivilTime: Equatable {
         guard let year = num(4), expect(0x2D), let month = num(2), expect(0x2D), let day = num(2) else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         var h = 0, m = 0, s = 0, ms = 0, offset = 0
+        let dateOnly = i == u.count
         if i < u.count {
             guard u[i] == UInt8(ascii: "T") || u[i] == UInt8(ascii: "t") || u[i] == 0x20 else { return nil }
             i += 1
@@ -100,8 +103,13 @@ struct CivilTime: Equatable {
                     let sign = u[i] == UInt8(ascii: "-") ? -1 : 1
                     i += 1
                     guard let oh = num(2) else { return nil }
-                    _ = expect(0x3A)
-                    guard let om = num(2), oh < 24, om < 60 else { return nil }
+                    var om = 0
+                    if i < u.count {
+                        _ = expect(0x3A)
+                        guard let minutes = num(2) else { return nil }
+                        om = minutes
+                    }
+                    guard oh < 24, om < 60 else { return nil }
                     offset = sign * (oh * 3600 + om * 60)
                 } else {
                     return nil
@@ -110,7 +118,7 @@ struct CivilTime: Equatable {
         }
         guard i == u.count else { return nil }
         let secs = days(year: year, month: month, day: day) * 86400 + h * 3600 + m * 60 + s - offset
-        return (Int64(secs), ms)
+        return (Int64(secs), ms, dateOnly)
     }
 
     static func daysIn(month: Int, year: Int) -> Int {

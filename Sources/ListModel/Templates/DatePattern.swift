@@ -1,12 +1,13 @@
 import JSONOutput
 
-/// A Unicode (CLDR/ICU) date pattern parsed once, rendered in UTC with the names of one
-/// language (``DateNames``; English by default).
+/// A Unicode (CLDR/ICU) date pattern parsed once, rendered in one time zone (UTC by default)
+/// with the names of one language (``DateNames``; English by default).
 ///
 /// Supported letters: `G` (AD/BC), `y`/`Y` (year; `yy` two digits), `M`/`L` (1 `3`, 2 `03`,
 /// 3 `Mar`, 4 `March`, 5 `M`), `d`, `D` (day of year), `E` (1–3 `Wed`, 4 `Wednesday`, 5 `W`),
 /// `a` (AM/PM), `h` (1–12), `H` (0–23), `k` (1–24), `K` (0–11), `m`, `s`, `S` (fraction
-/// digits), `Z` (`+0000`; `ZZZZZ` → `Z`), `X`/`x` (`Z` / `+00`). Text in `'…'` is literal and
+/// digits), the zone's offset: `Z` (`+0100`; `ZZZZ` `GMT+01:00`; `ZZZZZ` `+01:00`, `Z` at 0),
+/// `X` (`+01`, `XX` `+0100`, `XXX` `+01:00`; `Z` at 0), `x` (as `X`, `+00` at 0). Text in `'…'` is literal and
 /// `''` is a quote. Any other ASCII letter is an error at load, so typos never pass silently.
 struct DatePattern: Sendable, Equatable {
     enum Part: Sendable, Equatable {
@@ -16,11 +17,13 @@ struct DatePattern: Sendable, Equatable {
 
     let parts: [Part]
     let names: DateNames
+    /// The zone local times are written in.
+    let zone: TimeZoneOffsets
 
     private static let supported: Set<UInt8> = Set("GyYMLdDEahHkKmsSZXx".utf8)
 
     /// Parses `pattern`; the error message names the offending letter.
-    static func parse(_ pattern: String, names: DateNames = .english) throws(TemplateError) -> DatePattern {
+    static func parse(_ pattern: String, names: DateNames = .english, zone: TimeZoneOffsets = .utc) throws(TemplateError) -> DatePattern {
         let u = Array(pattern.utf8)
         guard !u.isEmpty else { throw TemplateError("empty date pattern") }
         var parts: [Part] = []
@@ -59,18 +62,27 @@ struct DatePattern: Sendable, Equatable {
             }
         }
         flush()
-        return DatePattern(parts: parts, names: names)
+        return DatePattern(parts: parts, names: names, zone: zone)
     }
 
-    /// Renders the time; the output is plain UTF-8 text.
-    func format(_ t: CivilTime) -> String {
+    /// Appends the instant `seconds` (+ `millisecond`) since the epoch as local time in
+    /// ``zone``; a `dateOnly` value (a calendar day) is written as it is, in no zone.
+    @inline(__always)
+    func format(epochSeconds seconds: Int64, millisecond: Int, dateOnly: Bool = false, into out: inout [UInt8]) {
+        let offset = dateOnly ? 0 : zone.offset(at: seconds)
+        format(CivilTime(epochSeconds: seconds + Int64(offset), millisecond: millisecond), offset: offset, into: &out)
+    }
+
+    /// Renders the civil time `t`, whose UTC offset is `offset`; the output is plain UTF-8 text.
+    func format(_ t: CivilTime, offset: Int = 0) -> String {
         var out: [UInt8] = []
-        format(t, into: &out)
+        format(t, offset: offset, into: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Appends the rendered time (plain UTF-8) to `out`, allocating nothing else.
-    func format(_ t: CivilTime, into out: inout [UInt8]) {
+    /// Appends the rendered civil time `t` (plain UTF-8), whose UTC offset is `offset`, to
+    /// `out`, allocating nothing else.
+    func format(_ t: CivilTime, offset: Int = 0, into out: inout [UInt8]) {
         func pad(_ v: Int, _ n: Int) {
             if v < 0 { out.append(0x2D) }
             let m = v.magnitude
@@ -86,6 +98,15 @@ struct DatePattern: Sendable, Equatable {
         }
         func narrow(_ s: String) { s.first.map { name(String($0)) } }
         func text(_ s: StaticString) { JSONNumberText.append(s, to: &out) }
+        /// `+HH`, then `MM` (after `:` when `colon`) when `minutes` or the minutes are not 0.
+        func zoneOffset(minutes: Bool, colon: Bool) {
+            let total = abs(offset) / 60
+            out.append(offset < 0 ? 0x2D : 0x2B)
+            pad(total / 60, 2)
+            guard minutes || total % 60 != 0 else { return }
+            if colon { out.append(0x3A) }
+            pad(total % 60, 2)
+        }
         for p in parts {
             switch p {
             case .literal(let s):
@@ -120,9 +141,13 @@ struct DatePattern: Sendable, Equatable {
                     let d = [ms / 100 % 10, ms / 10 % 10, ms % 10]
                     for k in 0..<min(n, 3) { out.append(UInt8(truncatingIfNeeded: d[k]) &+ 0x30) }
                     if n > 3 { for _ in 0..<(n - 3) { out.append(0x30) } }
-                case UInt8(ascii: "Z"): text(n == 5 ? "Z" : (n == 4 ? "GMT" : "+0000"))
-                case UInt8(ascii: "X"): text("Z")
-                case UInt8(ascii: "x"): text(n == 1 ? "+00" : (n == 2 || n == 4 ? "+0000" : "+00:00"))
+                case UInt8(ascii: "Z"):
+                    if n == 4 { text("GMT"); if offset != 0 { zoneOffset(minutes: true, colon: true) } }
+                    else if n == 5 { if offset == 0 { text("Z") } else { zoneOffset(minutes: true, colon: true) } }
+                    else { zoneOffset(minutes: true, colon: false) }
+                case UInt8(ascii: "X"), UInt8(ascii: "x"):
+                    if c == UInt8(ascii: "X"), offset == 0 { text("Z") }
+                    else { zoneOffset(minutes: n != 1, colon: n == 3 || n == 5) }
                 default: break
                 }
             }

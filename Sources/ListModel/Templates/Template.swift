@@ -38,9 +38,10 @@ public struct Template: Sendable, Equatable {
         try self.init(parsing: text, scope: scope, formats: .english)
     }
 
-    /// Parses `text`; its `number`, `currency` and `date` formatters write as `formats` says, and
-    /// `label` maps values through `labels` (a spec's `keyLabels`).
-    public init(parsing text: String, scope: Scope, formats: LocaleFormats, labels: [String: String] = [:]) throws(TemplateError) {
+    /// Parses `text`; its `number`, `currency` and `date` formatters write as `formats` says,
+    /// `date` in local time of `zone`, and `label` maps values through `labels` (a spec's `keyLabels`).
+    public init(parsing text: String, scope: Scope, formats: LocaleFormats, labels: [String: String] = [:],
+                zone: TimeZoneOffsets = .utc) throws(TemplateError) {
         source = text
         var segs: [Segment] = []
         var lit: [UInt8] = []
@@ -56,7 +57,8 @@ public struct Template: Sendable, Equatable {
                 let inner = u[(i + 1)..<close]
                 if inner.contains(UInt8(ascii: "{")) { throw TemplateError("'{' inside a placeholder at character \(i)") }
                 if !lit.isEmpty { segs.append(.literal(lit)); lit = [] }
-                segs.append(try Template.placeholder(Substring(String(decoding: inner, as: UTF8.self)), scope: scope, formats: formats, labels: labels))
+                segs.append(try Template.placeholder(Substring(String(decoding: inner, as: UTF8.self)), scope: scope, formats: formats,
+                                                     labels: labels, zone: zone))
                 i = close + 1
             } else if c == UInt8(ascii: "}") {
                 guard i + 1 < u.count, u[i + 1] == UInt8(ascii: "}") else {
@@ -71,13 +73,14 @@ public struct Template: Sendable, Equatable {
         segments = segs
     }
 
-    private static func placeholder(_ inner: Substring, scope: Scope, formats: LocaleFormats, labels: [String: String]) throws(TemplateError) -> Segment {
+    private static func placeholder(_ inner: Substring, scope: Scope, formats: LocaleFormats, labels: [String: String],
+                                    zone: TimeZoneOffsets) throws(TemplateError) -> Segment {
         let pieces = inner.split(separator: "|", omittingEmptySubsequences: false)
         let head = pieces[0]
         var formatters: [TemplateFormatter] = []
         for p in pieces.dropFirst() {
             if p.isEmpty { throw TemplateError("empty formatter in '{\(inner)}'") }
-            formatters.append(try TemplateFormatter.parse(p, formats: formats, labels: labels))
+            formatters.append(try TemplateFormatter.parse(p, formats: formats, labels: labels, zone: zone))
         }
         if head.hasPrefix("$") {
             guard scope == .section else { throw TemplateError("'{\(head)}' is only available in section templates") }

@@ -21,8 +21,9 @@ enum TemplateFormatter: Sendable, Equatable {
     case label([String: String])
 
     /// Parses `name` or `name:argument`; `number`, `currency` and `date` write as `formats` says,
-    /// and `labels` is the spec's `keyLabels` (for `label`).
-    static func parse(_ text: Substring, formats: LocaleFormats = .english, labels: [String: String] = [:]) throws(TemplateError) -> TemplateFormatter {
+    /// `date` in local time of `zone`, and `labels` is the spec's `keyLabels` (for `label`).
+    static func parse(_ text: Substring, formats: LocaleFormats = .english, labels: [String: String] = [:],
+                      zone: TimeZoneOffsets = .utc) throws(TemplateError) -> TemplateFormatter {
         let name: Substring
         let arg: Substring?
         if let colon = text.firstIndex(of: ":") {
@@ -52,7 +53,7 @@ enum TemplateFormatter: Sendable, Equatable {
             return .currency(style)
         case "date":
             guard let arg, !arg.isEmpty else { throw TemplateError("formatter 'date:PATTERN' needs a pattern") }
-            return .date(try DatePattern.parse(String(arg), names: DateNames(formats)))
+            return .date(try DatePattern.parse(String(arg), names: DateNames(formats), zone: zone))
         case "prefix", "suffix":
             guard let arg, !arg.isEmpty else { throw TemplateError("formatter '\(name):TEXT' needs a text") }
             return name == "prefix" ? .prefix(String(arg)) : .suffix(String(arg))
@@ -77,20 +78,20 @@ enum TemplateFormatter: Sendable, Equatable {
             guard let d = TemplateFormatter.decimal(value, text) else { return text }
             return style.format(d)
         case .date(let pattern):
-            let time: CivilTime
+            var out: [UInt8] = []
             if let v = value, let secs = v.doubleValue {
                 guard secs.isFinite, abs(secs) < 1e13 else { return text }
                 let whole = floorValue(secs)
-                time = CivilTime(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)))
+                pattern.format(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)), into: &out)
             } else if let parsed = CivilTime.parseISO8601(text) {
-                time = CivilTime(epochSeconds: parsed.seconds, millisecond: parsed.millisecond)
+                pattern.format(epochSeconds: parsed.seconds, millisecond: parsed.millisecond, dateOnly: parsed.dateOnly, into: &out)
             } else if let secs = TemplateFormatter.numericText(text), abs(secs) < 1e13 {
                 let whole = floorValue(secs)
-                time = CivilTime(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)))
+                pattern.format(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)), into: &out)
             } else {
                 return text
             }
-            return pattern.format(time)
+            return String(decoding: out, as: UTF8.self)
         case .prefix(let t): return text.isEmpty ? text : t + text
         case .suffix(let t): return text.isEmpty ? text : text + t
         case .nonzero:
@@ -112,19 +113,17 @@ enum TemplateFormatter: Sendable, Equatable {
             return style.appendDirect(value, to: &out)
         case .date(let pattern):
             guard let value else { return false }
-            let time: CivilTime
             switch value {
             case .string(let text):
                 guard let parsed = CivilTime.parseISO8601(text) else { return false }
-                time = CivilTime(epochSeconds: parsed.seconds, millisecond: parsed.millisecond)
+                pattern.format(epochSeconds: parsed.seconds, millisecond: parsed.millisecond, dateOnly: parsed.dateOnly, into: &out)
             case .int, .double, .number:
                 guard let secs = value.doubleValue, secs.isFinite, abs(secs) < 1e13 else { return false }
                 let whole = floorValue(secs)
-                time = CivilTime(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)))
+                pattern.format(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)), into: &out)
             default:
                 return false
             }
-            pattern.format(time, into: &out)
             return true
         default:
             return false

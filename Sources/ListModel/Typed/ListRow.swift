@@ -31,11 +31,42 @@ public struct ListRow: Sendable, Hashable {
     public var accessibilityIdentifier: String?
     /// What a tap does (e.g. a deep link), if any.
     public var action: String?
+    /// An image URL, if any.
+    public var image: String?
+    /// The trailing accessory; nil: none.
+    public var accessory: RowAccessory?
+    /// `false` for a disabled row (the row object then says `"enabled": false`; absent is `true`).
+    public var enabled: Bool
+    /// A toggle's state, when the row has one.
+    public var value: Bool?
+    /// Swipe actions, in order (empty: none).
+    public var actions: [Action]
+    /// Record fields copied as they are (typed values), when the definition asks for them.
+    public var data: JSONObject?
+
+    /// One swipe action: `id` is what the app acts on.
+    public struct Action: Sendable, Hashable {
+        /// Unique among the row's actions.
+        public var id: String
+        /// The button text.
+        public var title: String
+        /// `default` or `destructive`.
+        public var style: RowAction.Style
+
+        /// An action from its parts.
+        public init(id: String, title: String, style: RowAction.Style = .default) {
+            self.id = id
+            self.title = title
+            self.style = style
+        }
+    }
 
     /// A row from its parts.
     public init(id: String, type: String, indexPath: ListIndexPath, tag: TagRange, title: String,
                 subtitle: String? = nil, detail: String? = nil, icon: String? = nil, badge: String? = nil,
-                height: Double, accessibilityIdentifier: String? = nil, action: String? = nil) {
+                height: Double, accessibilityIdentifier: String? = nil, action: String? = nil, image: String? = nil,
+                accessory: RowAccessory? = nil, enabled: Bool = true, value: Bool? = nil, actions: [Action] = [],
+                data: JSONObject? = nil) {
         self.id = id
         self.type = type
         self.indexPath = indexPath
@@ -48,11 +79,17 @@ public struct ListRow: Sendable, Hashable {
         self.height = height
         self.accessibilityIdentifier = accessibilityIdentifier
         self.action = action
+        self.image = image
+        self.accessory = accessory
+        self.enabled = enabled
+        self.value = value
+        self.actions = actions
+        self.data = data
     }
 
     /// Reads a row object of the API (`{"id","type","indexPath":{"section","row"},
     /// "tag":{"location","length"},"title",…,"height",…}`); `nil` when a required member is
-    /// missing or has the wrong type. Unknown members are ignored.
+    /// missing or has the wrong type. Unknown members (and actions without `id` or `title`) are ignored.
     public init?(json: JSONValue) {
         guard let id = json["id"]?.stringValue, let type = json["type"]?.stringValue,
               let section = json["indexPath"]?["section"]?.intValue, let row = json["indexPath"]?["row"]?.intValue,
@@ -62,7 +99,14 @@ public struct ListRow: Sendable, Hashable {
                   tag: TagRange(location: Int(location), length: Int(length)), title: title,
                   subtitle: json["subtitle"]?.stringValue, detail: json["detail"]?.stringValue,
                   icon: json["icon"]?.stringValue, badge: json["badge"]?.stringValue, height: height,
-                  accessibilityIdentifier: json["accessibilityIdentifier"]?.stringValue, action: json["action"]?.stringValue)
+                  accessibilityIdentifier: json["accessibilityIdentifier"]?.stringValue, action: json["action"]?.stringValue,
+                  image: json["image"]?.stringValue, accessory: json["accessory"]?.stringValue.flatMap(RowAccessory.init(rawValue:)),
+                  enabled: json["enabled"]?.boolValue ?? true, value: json["value"]?.boolValue,
+                  actions: (json["actions"]?.arrayValue ?? []).compactMap { a in
+                      guard let id = a["id"]?.stringValue, let title = a["title"]?.stringValue else { return nil }
+                      return Action(id: id, title: title, style: a["style"]?.stringValue.flatMap(RowAction.Style.init(rawValue:)) ?? .default)
+                  },
+                  data: json["data"]?.objectValue)
     }
 }
 

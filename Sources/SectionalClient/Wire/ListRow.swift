@@ -16,6 +16,31 @@ public struct ListRow: Codable, Hashable, Sendable {
     public var height: Double
     /// The accessibility identifier, when the section has one (positional: it may carry the index path).
     public var accessibilityIdentifier: String?
+    /// An image URL, if any.
+    public var image: String?
+    /// `disclosure`, `checkmark`, `detail` or `toggle`; absent: none.
+    public var accessory: String?
+    /// `false` for a disabled row; absent means enabled (see ``isEnabled``).
+    public var enabled: Bool?
+    /// A toggle's state, when the row has one.
+    public var value: Bool?
+    /// Swipe actions, in order; absent: none.
+    public var actions: [SwipeAction]?
+    /// Record fields copied as they are, when the list's definition asks for them.
+    public var data: [String: JSON]?
+
+    /// `true` unless the row says `"enabled": false`.
+    public var isEnabled: Bool { enabled ?? true }
+
+    /// One swipe action of a row.
+    public struct SwipeAction: Codable, Hashable, Sendable {
+        /// Unique among the row's actions: what the app acts on.
+        public var id: String
+        /// The button text.
+        public var title: String
+        /// `default` or `destructive`.
+        public var style: String
+    }
 }
 
 /// A tag range: a row occupies `length` consecutive tags from `location`.

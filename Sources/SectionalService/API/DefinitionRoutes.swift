@@ -37,7 +37,7 @@ struct DefinitionRoutes {
         guard let body = try request.jsonBody() else { throw Problem.invalidJSON("The body must be a list definition.") }
         let definition: ListDefinition
         do {
-            definition = try ListDefinitions.decode(name: name, body, path: "$")
+            definition = try ListDefinitions.decode(name: name, body, path: "$", zones: TimeZones.offsets)
         } catch {
             throw Self.invalidDefinition(error)
         }

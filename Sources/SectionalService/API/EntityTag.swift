@@ -4,7 +4,7 @@ import HTTPServer
 /// (on a per-user list) the user's partition, so an edited config after a restart never answers
 /// a stale `304`, and one user's tag never matches another's answer.
 enum EntityTag {
-    static func of(version: Int64, definition: UInt64, view: UInt64, partition: UInt64? = nil) -> String {
+    static func of(version: Int64, definition: UInt64, view: UInt64, partition: UInt64? = nil, query: UInt64? = nil) -> String {
         // Written byte by byte: interpolation with `String(_:radix:)` and padding was a few
         // percent of a cached first page (perf, `make bench`).
         var bytes: [UInt8] = []
@@ -14,6 +14,7 @@ enum EntityTag {
         appendHex(definition, to: &bytes)
         appendHex(view, to: &bytes)
         if let partition { appendHex(partition, to: &bytes) }
+        if let query { appendHex(query, to: &bytes) }
         bytes.append(UInt8(ascii: "\""))
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -3,7 +3,7 @@ import ListModel
 import ListStore
 
 /// A list as one caller may read it: the state they see (the list, or their partition of a
-/// per-user list) and whose views they use.
+/// per-user list, searched and filtered when the request asks) and whose views they use.
 struct ReadableList {
     let state: ListState
     /// The user the caller's views belong to; nil on lists that are the same for everyone's
@@ -25,7 +25,7 @@ extension ServiceContext {
         try awaitMinVersion(request)
         let name = try request.name("list", kind: "list")
         if let state = lists.list(name), state.definition.access == .public {
-            return ReadableList(state: try inLanguage(state, request), viewOwner: nil)
+            return ReadableList(state: try served(state, request), viewOwner: nil)
         }
         guard let definition = lists.definition(name) else { throw Problem.listNotFound(name) }
         let caller = try authenticator.caller(request)
@@ -43,7 +43,7 @@ extension ServiceContext {
         }
         guard let scope = definition.scope else {
             guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
-            return ReadableList(state: try inLanguage(state, request), viewOwner: owner)
+            return ReadableList(state: try served(state, request), viewOwner: owner)
         }
         let value: JSONValue
         switch caller {
@@ -62,7 +62,15 @@ extension ServiceContext {
             throw Problem.forbidden("The token's '\(Problem.echo(scope.claim))' claim is not a string, number or boolean.")
         }
         let state = try reading { () throws(StoreError) in try lists.partition(partition, of: definition) }
-        return ReadableList(state: try inLanguage(state, request), viewOwner: owner)
+        return ReadableList(state: try served(state, request), viewOwner: owner)
+    }
+
+    /// `state` as the request asks for it: in its language, searched and filtered.
+    private func served(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState {
+        let query = try ListQuery.requested(by: request, of: state.definition)
+        let localized = try inLanguage(state, request)
+        guard let query else { return localized }
+        return try reading { () throws(StoreError) in try lists.searched(localized, query: query) }
     }
 
     /// `state` in the language `Accept-Language` picks among the list's languages.

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPServer
 import ListModel
 import ListStore
@@ -19,15 +20,18 @@ struct ListRoutes {
         var version: Int64 { state.version }
         var entityTag: String {
             EntityTag.of(version: version, definition: state.definition.fingerprint, view: view.fingerprint,
-                         partition: state.partition?.fingerprint)
+                         partition: state.partition?.fingerprint, query: state.query?.fingerprint)
         }
-        /// What page tokens are bound to: the list, its definition, the user's partition and the view.
+        /// What page tokens are bound to: the list, its definition, the user's partition, the
+        /// search and filters, and the view.
         var pageBinding: PageBinding { binding(definition: state.definition.fingerprint) }
 
         /// The binding a page token of this list and view had under the definition `fingerprint`.
         func binding(definition fingerprint: UInt64) -> PageBinding {
-            let list = "\(name)\u{1F}\(String(fingerprint, radix: 16))"
-            return PageBinding(list: state.partition.map { "\(list)\u{1F}\($0.text)" } ?? list, view: viewID)
+            var list = "\(name)\u{1F}\(String(fingerprint, radix: 16))"
+            if let partition = state.partition { list += "\u{1F}\(partition.text)" }
+            if let query = state.query { list += "\u{1F}?\(query.canonical)" }
+            return PageBinding(list: list, view: viewID)
         }
     }
 
@@ -141,6 +145,13 @@ struct ListRoutes {
         }
     }
 
+    /// A query parameter's name or value, percent-encoded for a `Link` target.
+    private static func linkEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: linkSafe) ?? text
+    }
+
+    private static let linkSafe = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     private func page(_ request: Request, _ t: Target) throws(HTTPError) -> Response {
         let size: Int
         do {
@@ -174,6 +185,9 @@ struct ListRoutes {
             var link = "/v1/lists/\(t.name)/rows?pageToken=\(next)"
             if let size = request.query("pageSize") { link += "&pageSize=\(size)" }
             if let view = t.viewID { link += "&view=\(view)" }
+            for (name, value) in request.query where name == "q" || name.hasPrefix("filter.") {
+                link += "&\(Self.linkEncoded(name))=\(Self.linkEncoded(value))"
+            }
             response.headers.add("Link", "<\(link)>; rel=\"next\"")
         }
         return response

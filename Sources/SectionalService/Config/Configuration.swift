@@ -143,7 +143,7 @@ extension Configuration {
         let lists = root.raw("lists")
         issues += root.finish()
         do {
-            configuration.lists = try ListDefinitions.decode(lists ?? .object(JSONObject()), path: "lists")
+            configuration.lists = try ListDefinitions.decode(lists ?? .object(JSONObject()), path: "lists", zones: TimeZones.offsets)
         } catch {
             issues += error.errors.map { ConfigIssue(path: $0.path, message: $0.message) }
         }

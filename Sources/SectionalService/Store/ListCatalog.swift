@@ -104,7 +104,7 @@ struct ListCatalog: Sendable {
             guard let json = entry.json else { continue }
             do {
                 let value = try JSONParser.parse(json)
-                runtime[entry.list] = Runtime(definition: try ListDefinitions.decode(name: entry.list, value, path: "$"),
+                runtime[entry.list] = Runtime(definition: try ListDefinitions.decode(name: entry.list, value, path: "$", zones: TimeZones.offsets),
                                               revision: entry.revision)
             } catch let error as DefinitionErrors {
                 failed.append((entry.list, error))

@@ -12,26 +12,31 @@ public final class ListState: Sendable {
     /// The language this state is in when it is not the list's first (a language's rows,
     /// materialized like a partition); nil for the first.
     public let language: String?
+    /// The search and filters whose result this is (materialized like a partition); nil for
+    /// the whole list.
+    let query: ListQuery?
     /// Answers rendered from this snapshot (it never changes, so neither do they): a list's, in
-    /// any of its languages, may hold a list's budget; a user's partition a partition's.
+    /// any of its languages, may hold a list's budget; a user's partition or a query's result a
+    /// partition's.
     let answers: AnswerCache
 
-    init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil) {
+    init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil, query: ListQuery? = nil) {
         self.name = snapshot.definition.name
         self.snapshot = snapshot
         self.version = version
         self.partition = partition
         self.language = language
-        answers = AnswerCache(budget: partition == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
+        self.query = query
+        answers = AnswerCache(budget: partition == nil && query == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
     }
 
     public var definition: ListDefinition { snapshot.definition }
 
     /// Which materialization this is.
-    var key: MaterializationKey { MaterializationKey(list: name, partition: partition, language: language) }
+    var key: MaterializationKey { MaterializationKey(list: name, partition: partition, language: language, query: query) }
 
     /// The same list at the next version.
     func next(_ snapshot: ListSnapshot, version: Int64) -> ListState {
-        ListState(snapshot: snapshot, version: version, partition: partition, language: language)
+        ListState(snapshot: snapshot, version: version, partition: partition, language: language, query: query)
     }
 }

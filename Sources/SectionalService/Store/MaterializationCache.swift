@@ -2,9 +2,9 @@ import Dispatch
 import ListModel
 import Synchronization
 
-/// Every materialization held in memory — each list that is the same for everyone, and the
-/// partitions of per-user lists that have been read — with its current state and `changes`
-/// history, under one lock.
+/// Every materialization held in memory — each list that is the same for everyone, the
+/// partitions of per-user lists that have been read, their other languages and the results of
+/// searches — with its current state and `changes` history, under one lock.
 ///
 /// Lists that are the same for everyone are pinned. Partitions are built on their first read
 /// and kept while their rows fit `maxResidentRows` in all; past it the least recently read are
@@ -28,6 +28,8 @@ final class MaterializationCache: Sendable {
         /// Per list: the change number of its last definition change (a build begun before it
         /// is not installed).
         var epochs: [String: Int64] = [:]
+        /// Per whole list (or partition, per language): its resident search results.
+        var queries: [MaterializationKey: Set<MaterializationKey>] = [:]
         var residentRows = 0
         var residentPartitions = 0
         var tick: UInt64 = 0
@@ -67,13 +69,32 @@ final class MaterializationCache: Sendable {
         contents.withLock { $0.versions[key] }
     }
 
+    /// The version of the whole list or partition `key` names as this process knows it (resident,
+    /// or written since start); nil when it knows none.
+    func currentVersion(of key: MaterializationKey) -> Int64? {
+        contents.withLock { Self.currentVersion(of: key, in: $0) }
+    }
+
+    private static func currentVersion(of key: MaterializationKey, in contents: Contents) -> Int64? {
+        let resident = contents.entries[key]?.state.version, written = contents.versions[key]
+        guard let resident else { return written }
+        return max(resident, written ?? resident)
+    }
+
+    /// The resident search results of a whole list or partition (`base`).
+    func queries(of base: MaterializationKey) -> Set<MaterializationKey> {
+        contents.withLock { $0.queries[base] ?? [] }
+    }
+
     /// Installs a partition built at `state`'s version, unless a write applied since has moved it
-    /// past that version (then nil: build again). When another reader installed it first, that
-    /// state wins. Evicts past the budget; victims are freed off the caller's path.
+    /// past that version (then nil: build again) — for a search result, the version of the list
+    /// or partition it is taken from. When another reader installed it first, that state wins.
+    /// Evicts past the budget; victims are freed off the caller's path.
     func install(_ key: MaterializationKey, state: ListState, epoch: Int64? = nil) -> ListState? {
         var victims: [Entry] = []
         let installed = contents.withLock { contents -> ListState? in
-            guard (contents.versions[key] ?? 0) <= state.version, contents.epochs[key.list] == epoch else { return nil }
+            let moved = key.query == nil ? contents.versions[key] : Self.currentVersion(of: key.base, in: contents)
+            guard (moved ?? 0) <= state.version, contents.epochs[key.list] == epoch else { return nil }
             contents.tick += 1
             if let existing = contents.entries[key] {
                 contents.entries[key]!.lastRead = contents.tick
@@ -83,6 +104,7 @@ final class MaterializationCache: Sendable {
                                           lastRead: contents.tick, pinned: false)
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1
+            if key.query != nil { contents.queries[key.base, default: []].insert(key) }
             if contents.residentRows > maxResidentRows { victims = evict(&contents, keeping: key) }
             return state
         }
@@ -102,6 +124,7 @@ final class MaterializationCache: Sendable {
         let keys = contents.withLock { contents -> [MaterializationKey] in
             contents.epochs[list] = epoch
             for key in contents.versions.keys where key.list == list { contents.versions.removeValue(forKey: key) }
+            for key in contents.queries.keys where key.list == list { contents.queries.removeValue(forKey: key) }
             let keys = contents.entries.keys.filter { $0.list == list }
             for key in keys {
                 guard let entry = contents.entries.removeValue(forKey: key) else { continue }
@@ -121,20 +144,27 @@ final class MaterializationCache: Sendable {
         return keys
     }
 
-    /// Publishes the writer's new states and partition versions in one step. A partition the
-    /// writer found absent but a reader installed meanwhile (built at an earlier version) is
-    /// dropped, to be rebuilt; a state for a partition evicted meanwhile is not brought back.
+    /// Publishes the writer's new states and partition versions in one step. A partition (or
+    /// search result) the writer found absent but a reader installed meanwhile (built at an
+    /// earlier version) is dropped, to be rebuilt; a state for a partition evicted meanwhile is
+    /// not brought back.
     func publish(_ states: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) {
         var victims: [Entry] = []
         contents.withLock { contents in
-            for (key, version) in partitionVersions {
-                contents.versions[key] = max(contents.versions[key] ?? 0, version)
+            func dropStale(_ key: MaterializationKey, below version: Int64) {
                 if states[key] == nil, let entry = contents.entries[key], entry.state.version < version,
-                   let stale = contents.entries.removeValue(forKey: key) {
-                    contents.residentRows -= stale.state.snapshot.totalRowCount
-                    contents.residentPartitions -= 1
+                   let stale = Self.remove(key, from: &contents) {
                     victims.append(stale)
                 }
+            }
+            for (key, version) in partitionVersions {
+                contents.versions[key] = max(contents.versions[key] ?? 0, version)
+                dropStale(key, below: version)
+            }
+            var moved = partitionVersions
+            for (key, state) in states where key.query == nil { moved[key] = max(moved[key] ?? 0, state.version) }
+            for (base, version) in moved {
+                for key in contents.queries[base] ?? [] { dropStale(key, below: version) }
             }
             for (key, next) in states {
                 guard let entry = contents.entries[key] else { continue }
@@ -154,13 +184,23 @@ final class MaterializationCache: Sendable {
         var victims: [Entry] = []
         for candidate in candidates {
             guard contents.residentRows > target else { break }
-            guard let entry = contents.entries.removeValue(forKey: candidate.key) else { continue }
-            contents.residentRows -= entry.state.snapshot.totalRowCount
-            contents.residentPartitions -= 1
+            guard let entry = Self.remove(candidate.key, from: &contents) else { continue }
             contents.evictions += 1
             victims.append(entry)
         }
         return victims
+    }
+
+    /// Removes a partition (never a pinned list) from memory.
+    private static func remove(_ key: MaterializationKey, from contents: inout Contents) -> Entry? {
+        guard let entry = contents.entries.removeValue(forKey: key) else { return nil }
+        contents.residentRows -= entry.state.snapshot.totalRowCount
+        contents.residentPartitions -= 1
+        if key.query != nil {
+            contents.queries[key.base]?.remove(key)
+            if contents.queries[key.base]?.isEmpty == true { contents.queries.removeValue(forKey: key.base) }
+        }
+        return entry
     }
 
     /// Frees evicted snapshots on a queue of their own (freeing many rows takes time).

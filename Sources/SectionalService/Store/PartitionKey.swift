@@ -37,12 +37,18 @@ public struct PartitionKey: Hashable, Sendable {
 }
 
 /// Which materialization of a list: the list itself, or one partition of a per-user list —
-/// in the list's first language, or in another of its languages.
+/// in the list's first language, or in another of its languages — whole, or the result of a
+/// search and filters.
 struct MaterializationKey: Hashable, Sendable {
     let list: String
     let partition: PartitionKey?
     /// A language other than the list's first; nil for the first.
     var language: String? = nil
+    /// The search and filters whose result this is; nil for the whole list.
+    var query: ListQuery? = nil
+
+    /// The whole list (or partition, in the same language) a search result is taken from.
+    var base: MaterializationKey { MaterializationKey(list: list, partition: partition, language: language) }
 
     /// The name event streams are filed under.
     var streamName: String { partition.map { "\(list)\u{1F}\($0.text)" } ?? list }

@@ -135,6 +135,7 @@ extension ViewModelStore {
     /// Serves `snapshot` as list `name` from `sequence` on, in place of everything held for it
     /// (nil: a per-user list, or none); returns the events to send.
     private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64) -> [VersionEvent] {
+        corpora.withLock { $0[name] = nil }
         let dropped = cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
         var streams = Set(dropped.map(\.streamName))
         streams.insert(name)
@@ -149,7 +150,7 @@ extension ViewModelStore {
         var definition: ListDefinition?
         if let json = stored.json {
             do {
-                definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$")
+                definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$", zones: TimeZones.offsets)
             } catch {
                 log.error("skipping a stored run-time definition that does not decode", ["list": .text(name), "error": .text("\(error)")])
                 return []

@@ -59,6 +59,7 @@ extension ViewModelStore {
         for language in definition.languages where language != definition.language {
             let key = MaterializationKey(list: definition.name, partition: partition, language: language)
             partitionVersions[key] = sequence
+            advanceQueries(of: key, by: writes, sequence: sequence, next: &next)
             guard let state = next[key] ?? cache.peek(key) else { continue }
             next[key] = state.next(apply(writes, to: state, key: key, sequence: sequence), version: sequence)
         }

@@ -99,6 +99,7 @@ extension ViewModelStore {
             // Built from a later committed state than this instance had applied: it holds this commit.
             if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
+            advanceQueries(of: key, by: routed[partition]!, sequence: sequence, next: &next)
             advanceLanguages(of: definition, partition: partition, by: routed[partition]!, sequence: sequence, next: &next,
                              partitionVersions: &partitionVersions)
             guard let state = next[key] ?? state else { continue }

@@ -36,6 +36,9 @@ public final class ViewModelStore: Sendable {
     private let duplicateLog = DuplicateLogLimiter()
     /// The last commit applied to the lists (read-your-writes: `minVersion`).
     let applied: AppliedVersion
+    /// Per list that is the same for everyone and has been searched: its records as searches
+    /// read them (see `ViewModelStore+Searches.swift`; changed only under ``writer``).
+    let corpora = Mutex<[String: SearchCorpus]>([:])
     /// Told the ids of views other instances changed (see ``followViews(_:)``).
     let viewFollower = Mutex<@Sendable ([String]) -> Void>({ _ in })
 
@@ -359,6 +362,8 @@ public final class ViewModelStore: Sendable {
                 logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
             }
             next[key] = state.next(snapshot, version: result.sequence)
+            advanceCorpus(of: definition, by: applied)
+            advanceQueries(of: key, by: applied, sequence: result.sequence, next: &next)
             advanceLanguages(of: definition, partition: nil, by: applied, sequence: result.sequence, next: &next, partitionVersions: &partitionVersions)
         }
     }

@@ -155,12 +155,19 @@ test('every endpoint, and problems as SectionalError', async () => {
   assert.equal((await list.setHidden(false, 2, view.view)).section.hidden, false);
   assert.equal((await list.toggle(2, view.view)).section.hidden, true);
   const since = o.version;
-  await people.put('p5', person('p5', 'Dee', 'Design'));
+  const written = await people.put('p5', person('p5', 'Dee', 'Design'));
+  assert.ok(written.version > since, 'a write answers the version holding it');
   const changes = await list.changes(since);
   assert.deepEqual(changes.rows.inserted, [{ section: 1, row: 2 }]);
   assert.equal(changes.reload, false);
   assert.equal((await people.get('p5')).name, 'Dee');
   assert.equal((await people.records({ pageSize: 2 })).records.length, 2);
+  const patched = await people.patch('p5', { email: null, tags: { vip: true } });
+  assert.deepEqual(patched.record, { id: 'p5', name: 'Dee', team: 'Design', tags: { vip: true } }, 'null removes, objects merge');
+  assert.ok(patched.version > written.version);
+  const batched = await people.batch({ patch: [{ id: 'p5', tags: { vip: null, new: 1 } }], delete: ['p4'] });
+  assert.deepEqual([batched.patched, batched.deleted, batched.version], [1, 1, patched.version + 1]);
+  assert.deepEqual((await people.get('p5')).tags, { new: 1 });
   await list.deleteView(view.view);
 
   const problems = [
@@ -171,10 +178,32 @@ test('every endpoint, and problems as SectionalError', async () => {
     [() => list.changes(2 ** 40), 'invalid-version', 400],
     [() => list.view(view.view), 'view-not-found', 404],
     [() => people.get('nobody'), 'record-not-found', 404],
+    [() => people.patch('nobody', { name: 'X' }), 'record-not-found', 404],
   ];
   for (const [call, slug, status] of problems) {
     await assert.rejects(call, (e) => e instanceof SectionalError && e.slug === slug && e.status === status && e.detail !== '', slug);
   }
+});
+
+test('a search is a list of its own, and its mirror follows its batch updates', async () => {
+  await reset();
+  await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Adam', 'Eng'), person('p3', 'Bob', 'Design')] });
+  const found = client.list('people', { search: { q: 'ADA' } });
+  const ids = [];
+  for await (const page of found.pages({ size: 1 })) ids.push(...page.sections.flatMap((s) => s.rows.map((r) => r.id)));
+  assert.deepEqual(ids, ['me', 'p1', 'p2']);
+  const design = client.list('people', { search: { q: 'ada', 'filter.team': 'Design' } });
+  assert.deepEqual((await design.outline()).sections.map((s) => s.key), ['pinned', 'Design']);
+  const mirror = found.mirror({ pageSize: 10 });
+  const before = await mirror.reload();
+  await people.put('p3', person('p3', 'Adaline', 'Design'));
+  await people.put('p2', person('p2', 'Zed', 'Eng'));
+  const after = await mirror.sync();
+  assert.equal(after.changes.reload, false);
+  checkApplies(after, before.snapshot, 'a search synced');
+  assert.deepEqual(after.snapshot.sections.flatMap((s) => s.rows.map((r) => r && r.id)), ['me', 'p1', 'p3']);
+  await assert.rejects(() => client.list('people', { search: { 'filter.email': 'x' } }).outline(),
+    (e) => e instanceof SectionalError && e.slug === 'invalid-request' && e.status === 400);
 });
 
 test('updates() sees every version', async () => {

@@ -1,0 +1,31 @@
+import HTTPServer
+import ListModel
+
+extension ListQuery {
+    /// The search and filters a list read asks for (`?q=TEXT`, `?filter.FIELD=VALUE`,
+    /// repeatable), checked against `definition`; nil when it asks for none. `q` on a list
+    /// without `search`, or a filter on a field not in its `filters`, is `400 invalid-request`.
+    static func requested(by request: Request, of definition: ListDefinition) throws(HTTPError) -> ListQuery? {
+        var text: String?
+        var filters: [Filter] = []
+        for (name, value) in request.query {
+            if name == "q" {
+                guard definition.search != nil else {
+                    throw Problem.invalidRequest("The list '\(definition.name)' has no search: it takes no 'q'.")
+                }
+                if text == nil { text = value }
+            } else if name.hasPrefix("filter.") {
+                let field = String(name.dropFirst("filter.".count))
+                guard let path = FieldPath(field), definition.filters.contains(path) else {
+                    let declared = definition.filters.map { "'\($0)'" }.joined(separator: ", ")
+                    throw Problem.invalidRequest("The list '\(definition.name)' has no filter '\(Problem.echo(field))'"
+                        + (declared.isEmpty ? " (it declares none)." : " (it declares \(declared))."))
+                }
+                filters.append(Filter(field: path, value: value))
+            }
+        }
+        guard text != nil || !filters.isEmpty else { return nil }
+        let query = ListQuery(text: text, filters: filters, searchFields: definition.search ?? [])
+        return query.text == nil && query.filters.isEmpty ? nil : query
+    }
+}

@@ -1,0 +1,141 @@
+import ListModel
+import ListStore
+
+/// Search and filter results: a query's result (of a list, or of one user's partition, in one
+/// of its languages) is a materialization of its own — a list built from the records that
+/// match — built on first read, kept current by every write while in memory, and evicted
+/// least-recently-read under the same `maxResidentRows` budget as partitions. It moves with the
+/// list or partition it is taken from: same versions, its own `changes` history, no events of
+/// its own (the list's stream announces them).
+extension ViewModelStore {
+    /// The result of `query` on `base` (a list, or a user's partition, in one of its languages):
+    /// from memory, or built from storage (as a partition is; see ``partition(_:of:)``) at the
+    /// version `base` has now.
+    func searched(_ base: ListState, query: ListQuery) throws(StoreError) -> ListState {
+        let key = MaterializationKey(list: base.name, partition: base.partition, language: base.language, query: query)
+        if let state = cache.read(key) { return state }
+        while true {
+            let (records, version, epoch, definition): ([String: [JSONValue]], Int64, Int64?, ListDefinition)
+            if base.partition == nil {
+                (records, version, epoch, definition) = try fromCorpus(base, query: query)
+            } else {
+                (records, version, epoch, definition) = try fromStorage(base, query: query)
+            }
+            let served = base.language.map { definition.localized($0, formats: Localization.formats(for: $0)) } ?? definition
+            let snapshot = ListSnapshot.build(definition: served, records: records)
+            let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: base.language, query: query)
+            if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
+        }
+    }
+
+    /// The records of a user's partition that match, read from storage, at the partition's
+    /// version now; with the list's definition and epoch.
+    private func fromStorage(_ base: ListState, query: ListQuery) throws(StoreError)
+        -> ([String: [JSONValue]], Int64, Int64?, ListDefinition) {
+        let (stored, version, epoch, definition) = try writer.withLock {
+            _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+            let epoch = cache.epoch(of: base.name)
+            let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
+            // No write of this process falls between this version and the records read.
+            let version = cache.currentVersion(of: base.key) ?? base.version
+            var stored: [String: [StoredRecord]] = [:]
+            if let partition = base.partition, let scope = definition.scope {
+                for source in definition.sources where partition != .nobody {
+                    stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                }
+            }
+            return (stored, version, epoch, definition)
+        }
+        var records: [String: [JSONValue]] = [:]
+        for (source, list) in stored {
+            var parsed = try Self.parseAll(list, collection: source, log: log)
+            if let partition = base.partition, let scope = definition.scope {
+                parsed = parsed.filter { Self.owner(of: $0, scope: scope) == partition }
+            }
+            records[source] = parsed.filter { query.matches($0) }
+        }
+        return (records, version, epoch, definition)
+    }
+
+    /// The records of a list that is the same for everyone that match, from its
+    /// ``SearchCorpus`` (made from storage on the list's first search) at the list's version now;
+    /// with the list's definition and epoch.
+    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError)
+        -> ([String: [JSONValue]], Int64, Int64?, ListDefinition) {
+        let listKey = MaterializationKey(list: base.name, partition: nil)
+        while true {
+            let (found, stored, version, epoch, definition) = try writer.withLock {
+                _ throws(StoreError) -> (SearchCorpus?, [String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+                let epoch = cache.epoch(of: base.name)
+                let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
+                // A language moves with its list: the same version.
+                let version = cache.currentVersion(of: base.key) ?? cache.currentVersion(of: listKey) ?? base.version
+                if let corpus = corpora.withLock({ $0[base.name] }), corpus.fingerprint == definition.fingerprint {
+                    return (corpus, [:], version, epoch, definition)
+                }
+                var stored: [String: [StoredRecord]] = [:]
+                for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+                return (nil, stored, cache.currentVersion(of: listKey) ?? base.version, epoch, definition)
+            }
+            if let found {
+                var records: [String: [JSONValue]] = [:]
+                for (collection, matched) in found.matching(query) {
+                    records[collection] = matched.compactMap { try? JSONParser.parse($0) }
+                }
+                return (records, version, epoch, definition)
+            }
+            var corpus = SearchCorpus(definition: definition)
+            for (source, list) in stored {
+                for record in try Self.parseAll(list, collection: source, log: log) {
+                    guard case .object(let object) = record, case .string(let id)? = object["id"] else { continue }
+                    corpus.write(collection: source, id: id, record: record)
+                }
+            }
+            // Kept only when no write came since the records were read (else made again).
+            writer.withLock { _ in
+                guard cache.currentVersion(of: listKey) ?? base.version == version, cache.epoch(of: base.name) == epoch else { return }
+                corpora.withLock { $0[base.name] = corpus }
+            }
+        }
+    }
+
+    /// Moves the ``SearchCorpus`` of a list that is the same for everyone, if it has one, with a
+    /// group of writes.
+    func advanceCorpus(of definition: ListDefinition, by writes: [AppliedWrite]) {
+        corpora.withLock { corpora in
+            guard corpora[definition.name] != nil else { return }
+            for write in writes where definition.reads(collection: write.collection) {
+                corpora[definition.name]!.write(collection: write.collection, id: write.id, record: write.record)
+            }
+        }
+    }
+
+    /// Moves every resident search result of `base` (a list or partition, in one language) with
+    /// a group of writes: a record written that matches is written into the result, one that
+    /// does not is deleted from it (it may have matched before). Each written record's
+    /// searchable text is folded once, whatever the number of searches.
+    func advanceQueries(of base: MaterializationKey, by writes: [AppliedWrite], sequence: Int64,
+                        next: inout [MaterializationKey: ListState]) {
+        let keys = cache.queries(of: base)
+        guard !keys.isEmpty else { return }
+        var folded: [Int: [UInt8]] = [:]
+        for key in keys {
+            guard let query = key.query, let state = next[key] ?? cache.peek(key), state.version < sequence else { continue }
+            let fields = query.searchFields
+            // A record that does not match leaves the result; one that was not in it is skipped.
+            let filtered = writes.enumerated().compactMap { index, write -> AppliedWrite? in
+                guard let record = write.record else { return state.snapshot.contains(rowID: write.id) ? write : nil }
+                let matches = query.matches(record) { object in
+                    if let text = folded[index] { return text }
+                    let text = ListQuery.searchableText(of: object, fields: fields)
+                    folded[index] = text
+                    return text
+                }
+                if matches { return write }
+                guard state.snapshot.contains(rowID: write.id) else { return nil }
+                return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
+            }
+            next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)
+        }
+    }
+}
