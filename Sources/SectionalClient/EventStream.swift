@@ -110,7 +110,7 @@ public struct VersionEvents: AsyncSequence, Sendable {
             var failures = 0
             while !Task.isCancelled {
                 do {
-                    var request = try await list.client.request("GET", list.client.url(["v1", "lists", list.name, "events"]))
+                    var request = try await list.client.request("GET", list.client.url(["v1", "lists", list.name, "events"], query: list.search.queryItems))
                     request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
                     if let lastEventID { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
                     let connection = EventConnection(request: request)

@@ -29,8 +29,10 @@ public struct SectionalClient: Sendable {
         self.tokenProvider = tokenProvider
     }
 
-    /// One list's API.
-    public func list(_ name: String) -> SectionalList { SectionalList(client: self, name: name) }
+    /// One list's API; with `search`, every read of it is of that search and filter result.
+    public func list(_ name: String, search: ListSearch = ListSearch()) -> SectionalList {
+        SectionalList(client: self, name: name, search: search)
+    }
 
     /// One record collection's API.
     public func collection(_ name: String) -> SectionalCollection { SectionalCollection(client: self, name: name) }

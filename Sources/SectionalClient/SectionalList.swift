@@ -2,14 +2,23 @@ import Foundation
 
 /// One list's API: outline, pages, section ranges, look-ups, views, changes and events.
 /// Every read takes an optional view id; without one the definition's default hidden sections apply.
+/// With a ``search``, every read (events included) is of that search and filter result.
 public struct SectionalList: Sendable {
     /// The client it uses.
     public let client: SectionalClient
     /// The list's name.
     public let name: String
+    /// The search text and filters every read carries (empty: the whole list).
+    public let search: ListSearch
+
+    init(client: SectionalClient, name: String, search: ListSearch = ListSearch()) {
+        self.client = client
+        self.name = name
+        self.search = search
+    }
 
     private var base: [String] { ["v1", "lists", name] }
-    private func viewQuery(_ view: String?) -> [(String, String)] { view.map { [("view", $0)] } ?? [] }
+    private func viewQuery(_ view: String?) -> [(String, String)] { (view.map { [("view", $0)] } ?? []) + search.queryItems }
 
     /// The outline: every section (with counts, tags and hidden state), no rows.
     public func outline(view: String? = nil) async throws -> Outline {
@@ -127,5 +136,28 @@ public struct PageSequence: AsyncSequence, Sendable {
             done = token == nil
             return page
         }
+    }
+}
+
+/// A search and filters on a list that declares them: `text` is `?q=` (rows whose search fields
+/// contain it, case- and Latin-diacritic-insensitive), each filter `?filter.FIELD=VALUE` (field
+/// equality; all must hold).
+public struct ListSearch: Sendable, Hashable {
+    /// The search text; nil or empty for none.
+    public var text: String?
+    /// Field → value that must be equal.
+    public var filters: [String: String]
+
+    public init(text: String? = nil, filters: [String: String] = [:]) {
+        self.text = text
+        self.filters = filters
+    }
+
+    /// The query parameters, filters by field name.
+    var queryItems: [(String, String)] {
+        var items: [(String, String)] = []
+        if let text, !text.isEmpty { items.append(("q", text)) }
+        for (field, value) in filters.sorted(by: { $0.key < $1.key }) { items.append(("filter." + field, value)) }
+        return items
     }
 }

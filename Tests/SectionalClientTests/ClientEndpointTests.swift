@@ -128,6 +128,29 @@ final class ClientEndpointTests: XCTestCase {
         await assertProblem("record-not-found", 404) { try await people.patch("nobody", ["name": "X"]) }
     }
 
+    /// A list read through a search: every read carries `q` and the filters, events included.
+    func testASearchIsAListOfItsOwn() async throws {
+        let found = client.list("people", search: ListSearch(text: "BÔB"))
+        let outline = try await found.outline()
+        XCTAssertEqual(outline.sections.map(\.key), ["pinned", "Design"], "Bob only, accents and case folded")
+        let page = try await found.page(size: 10)
+        XCTAssertEqual(page.sections.flatMap { $0.rows.map(\.id) }, ["me", "p2"])
+        let filtered = client.list("people", search: ListSearch(filters: ["team": "Eng"]))
+        let ids = try await filtered.page(size: 10).sections.flatMap { $0.rows.map(\.id) }
+        XCTAssertEqual(ids, ["me", "p3", "p4"])
+        await assertProblem("invalid-request", 400) {
+            _ = try await self.client.list("people", search: ListSearch(filters: ["name": "Ada"])).outline()
+        }
+        // The event stream takes the query too: an undeclared filter is refused there as well.
+        var events = client.list("people", search: ListSearch(text: "bob")).events().makeAsyncIterator()
+        let first = try await events.next()
+        XCTAssertEqual(first?.version, outline.version)
+        await assertProblem("invalid-request", 400) {
+            var refused = self.client.list("people", search: ListSearch(filters: ["name": "Ada"])).events().makeAsyncIterator()
+            return try await refused.next()
+        }
+    }
+
     func testProblemsAreTyped() async throws {
         let list = client.list("people")
         await assertProblem("list-not-found", 404) { try await self.client.list("nope").outline() }

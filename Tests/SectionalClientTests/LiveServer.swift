@@ -11,6 +11,8 @@ final class LiveServer: @unchecked Sendable {
       "lists": {
         "people": {
           "title": "People",
+          "search": { "fields": ["name", "email"] },
+          "filters": ["team"],
           "sections": [
             { "key": "pinned", "type": "pinned", "title": "Pinned", "header": { "title": "Pinned", "height": 28 },
               "rows": [ { "id": "me", "type": "profile", "title": "Me", "tagLength": 3 } ] },
