@@ -6,23 +6,7 @@ import XCTest
 final class ChangesEndpointTests: XCTestCase {
     /// The outline through a view: section keys and visible row ids, walked page by page.
     private func outline(_ app: TestApp, view: String) throws -> (version: Int, sections: [ChangesApplier.Section]) {
-        var sections: [ChangesApplier.Section] = []
-        var token: String?
-        var version: Int?
-        repeat {
-            var target = "/v1/lists/people/rows?pageSize=7&view=\(view)"
-            if let token { target += "&pageToken=\(token)" }
-            let page = try app.get(target).json
-            let pageVersion: Int = try page.value("version")
-            if let version { XCTAssertEqual(pageVersion, version, "no writes run during a walk") } else { version = pageVersion }
-            for section in try page.value("sections", as: [[String: Any]].self) {
-                let key: String = try section.value("key")
-                let rows = try section.value("rows", as: [[String: Any]].self).map { try $0.value("id", as: String.self) }
-                if sections.last?.key == key { sections[sections.count - 1].rows += rows } else { sections.append(.init(key: key, rows: rows)) }
-            }
-            token = page["nextPageToken"] as? String
-        } while token != nil
-        return (try XCTUnwrap(version), sections)
+        try walkPages { token in try app.get("/v1/lists/people/rows?pageSize=7&view=\(view)" + (token.map { "&pageToken=\($0)" } ?? "")).json }
     }
 
     func testEveryRetainedVersionDiffsToTheCurrentOutline() throws {

@@ -75,22 +75,9 @@ enum MultiInstance {
 
     /// The outline of `people` through `view`: section keys and visible row ids, walked page by page.
     static func outline(_ port: Int, view: String) throws -> (version: Int, sections: [ChangesApplier.Section]) {
-        var sections: [ChangesApplier.Section] = []
-        var token: String?
-        var version = -1
-        repeat {
-            var target = "/v1/lists/people/rows?pageSize=4&view=\(view)"
-            if let token { target += "&pageToken=\(token)" }
-            let page = try request(port, "GET", target).expect(200).json
-            version = try page.value("version")
-            for section in try page.value("sections", as: [[String: Any]].self) {
-                let key: String = try section.value("key")
-                let rows = try section.value("rows", as: [[String: Any]].self).map { try $0.value("id", as: String.self) }
-                if sections.last?.key == key { sections[sections.count - 1].rows += rows } else { sections.append(.init(key: key, rows: rows)) }
-            }
-            token = page["nextPageToken"] as? String
-        } while token != nil
-        return (version, sections)
+        try walkPages { token in
+            try request(port, "GET", "/v1/lists/people/rows?pageSize=4&view=\(view)" + (token.map { "&pageToken=\($0)" } ?? "")).expect(200).json
+        }
     }
 
     /// Every read worth comparing, as one instance answers it: the targets (pages followed by

@@ -47,25 +47,11 @@ final class SearchTests: XCTestCase {
     /// version and the outline (section keys and row ids).
     private func outline(_ app: TestApp, _ target: String, pageSize: Int = 500,
                          headers: [(String, String)] = []) throws -> (version: Int, sections: [ChangesApplier.Section]) {
-        var sections: [ChangesApplier.Section] = []
-        var token: String?
-        var version: Int?
-        repeat {
-            var url = "\(target)&pageSize=\(pageSize)"
-            if let token { url += "&pageToken=\(token)" }
-            let answer = try app.request("GET", url, headers: headers)
+        try walkPages { token in
+            let answer = try app.request("GET", "\(target)&pageSize=\(pageSize)" + (token.map { "&pageToken=\($0)" } ?? ""), headers: headers)
             XCTAssertEqual(answer.status, 200, answer.text)
-            let page = try answer.json
-            let pageVersion: Int = try page.value("version")
-            if let version { XCTAssertEqual(pageVersion, version) } else { version = pageVersion }
-            for section in try page.value("sections", as: [[String: Any]].self) {
-                let key: String = try section.value("key")
-                let rows = try section.value("rows", as: [[String: Any]].self).map { try $0.value("id", as: String.self) }
-                if sections.last?.key == key { sections[sections.count - 1].rows += rows } else { sections.append(.init(key: key, rows: rows)) }
-            }
-            token = page["nextPageToken"] as? String
-        } while token != nil
-        return (try XCTUnwrap(version), sections)
+            return try answer.json
+        }
     }
 
     private func ids(_ app: TestApp, _ query: String, headers: [(String, String)] = []) throws -> [String] {
