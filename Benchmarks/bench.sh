@@ -18,10 +18,7 @@ source Benchmarks/common.sh
 root=$(pwd)
 seconds=${BENCH_SECONDS:-10}
 large=${BENCH_LARGE:-1000000}
-work=$(mktemp -d /tmp/sectional-bench.XXXXXX)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+begin_run bench
 results="$work/results.tsv"
 export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}
 : > "$results"

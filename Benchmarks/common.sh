@@ -12,3 +12,19 @@ wrk_figures() {
 
 # The same for the standard load: 32 connections for $seconds (default 10).
 measure() { wrk_figures -c32 -d"${seconds:-10}s" "$@"; }
+
+# A scratch folder for the run (`$work`) and the processes it starts (`pids`): on exit each of
+# them is stopped and the folder removed. NAME names the folder.
+begin_run() {
+  work=$(mktemp -d "/tmp/sectional-$1.XXXXXX")
+  pids=()
+  trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+}
+
+# Starts the release server on `$work/config.json` at `$port_s` (request logs off), adds it to
+# `pids` (its own in `pid`) and waits until it is ready.
+start_server() {
+  SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port "$port_s" 2>>"$work/server.log" &
+  pid=$!; pids+=("$pid")
+  wait_ready "http://127.0.0.1:$port_s/readyz"
+}

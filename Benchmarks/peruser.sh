@@ -18,20 +18,11 @@ records=${BENCH_RECORDS:-1000000}
 users=${BENCH_USERS:-10000}
 budget=${BENCH_RESIDENT_ROWS:-200000}
 cold_reads=${BENCH_COLD_READS:-1000}
-work=$(mktemp -d /tmp/sectional-peruser.XXXXXX)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+begin_run peruser
 port_s=18610; port_c=18612
 base="http://127.0.0.1:$port_s"
 export SECTIONAL_API_TOKEN=bench-service-token
 export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}
-
-start_server() {
-  SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>>"$work/server.log" &
-  pid=$!; pids+=($pid)
-  wait_ready "$base/readyz"
-}
 
 cat > "$work/config.json" <<JSON
 {

@@ -19,10 +19,7 @@ seconds=${BENCH_SECONDS:-10}
 writes=${BENCH_PROPAGATION_WRITES:-2000}
 records=${BENCH_RECORDS:-100000}
 export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}  # as the Makefile
-work=$(mktemp -d /tmp/sectional-bench-pg.XXXXXX)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+begin_run bench-pg
 
 port_a=18610; port_b=18611; port_s=18612
 base_a="http://127.0.0.1:$port_a"; base_b="http://127.0.0.1:$port_b"; base_s="http://127.0.0.1:$port_s"

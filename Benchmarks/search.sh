@@ -12,18 +12,9 @@ cd "$(dirname "$0")/.."
 source Benchmarks/common.sh
 seconds=${BENCH_SECONDS:-10}
 records=${BENCH_RECORDS:-100000}
-work=$(mktemp -d /tmp/sectional-search.XXXXXX)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+begin_run search
 port_s=18630
 base="http://127.0.0.1:$port_s"
-
-start_server() {
-  SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port $port_s 2>>"$work/server.log" &
-  pid=$!; pids+=($pid)
-  wait_ready "$base/readyz"
-}
 
 cat > "$work/config.json" <<JSON
 {
