@@ -21,15 +21,17 @@ public protocol RecordStore: AnyObject, Sendable {
     /// each group takes its own change number, in order (group commit: one fsync for many writes).
     /// For writes to a collection in `previousIn`, each result also holds the record's JSON as
     /// it was before the write (per-user lists need the old owner of a record that moves).
-    func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult]
+    /// The webhook deliveries `deliveries` asks for are recorded in the outbox in the same
+    /// transaction (see ``DeliveryRequest``).
+    func commit(groups: [[RecordWrite]], previousIn: Set<String>, deliveries: DeliveryPlanner) throws(StoreError) -> [CommitResult]
 
-    /// Commits the groups `prepare` makes, as ``commit(groups:previousIn:)`` does. `prepare` runs
+    /// Commits the groups `prepare` makes, as ``commit(groups:previousIn:deliveries:)`` does. `prepare` runs
     /// while no other writer of the store can commit (on PostgreSQL: no other instance either),
     /// with a look-up of the committed records, and returns per group its writes, or nil when
     /// the group is refused (a write's conditions checked, or a patch merged, against what is
     /// really committed). A refused group writes nothing and answers nil. `prepare` may run
     /// again when the store retries the transaction: it must start afresh each time.
-    func commit(previousIn: Set<String>,
+    func commit(previousIn: Set<String>, deliveries: DeliveryPlanner,
                 prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?]
 
     /// Makes ``records(in:field:equals:)`` on this field fast (SQLite: an expression index,
@@ -80,6 +82,22 @@ public protocol RecordStore: AnyObject, Sendable {
     /// lists re-read), durably, so the lists it changes move to a version no commit shares.
     func takeSequence() throws(StoreError) -> Int64
 
+    /// Claims up to `limit` deliveries of `webhooks` that are due at `now` (milliseconds since
+    /// 1970) and not claimed by a worker whose claim still runs, for `owner` until `claimUntil`,
+    /// earliest due first. Several workers (instances) never hold the same row at once.
+    func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery]
+    /// The receiver took `delivery`: its row goes, unless a later version was recorded meanwhile
+    /// (then that one is due at once).
+    func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError)
+    /// An attempt of `owner`'s failed: the row is released, due again at `retryAt`, with one
+    /// more failed attempt counted.
+    func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError)
+    /// The rows of `webhooks` pending and when the next falls due.
+    func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus
+    /// Removes the rows of every webhook not in `webhooks` (ones no longer configured); returns
+    /// how many.
+    func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int
+
     /// Closes the store; later calls fail.
     func close()
 }
@@ -95,12 +113,23 @@ extension RecordStore {
 
     /// Asks `prepare` with ``record(in:id:)``, then commits the groups it makes: right for a
     /// store only this process writes, whose caller serialises its commits.
-    public func commit(previousIn: Set<String>,
+    public func commit(previousIn: Set<String>, deliveries: DeliveryPlanner,
                        prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?] {
         let groups = try prepare { collection, id throws(StoreError) in try record(in: collection, id: id) }
         let chosen = groups.compactMap { $0 }
-        var committed = (chosen.isEmpty ? [] : try commit(groups: chosen, previousIn: previousIn)).makeIterator()
+        var committed = (chosen.isEmpty ? [] : try commit(groups: chosen, previousIn: previousIn, deliveries: deliveries)).makeIterator()
         return groups.map { $0 == nil ? nil : committed.next() }
+    }
+
+    /// ``commit(previousIn:deliveries:prepare:)`` with no webhook deliveries.
+    public func commit(previousIn: Set<String>,
+                       prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?] {
+        try commit(previousIn: previousIn, deliveries: { _, _ in [] }, prepare: prepare)
+    }
+
+    /// ``commit(groups:previousIn:deliveries:)`` with no webhook deliveries.
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
+        try commit(groups: groups, previousIn: previousIn, deliveries: { _, _ in [] })
     }
 
     public func view(id: String) throws(StoreError) -> StoredView? { try allViews().first { $0.id == id } }

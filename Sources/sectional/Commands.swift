@@ -42,6 +42,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         configuration = try Configuration.load(path: configPath, overrides: overrides)
         try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: allowUnauthenticatedWrites)
         _ = try configuration.userTokenVerifier()
+        _ = try configuration.webhookTargets()
     } catch {
         printError("sectional: cannot start with \(configPath):")
         for issue in error.issues { printError("  \(issue)") }

@@ -31,9 +31,11 @@ final class TestApp {
 
     /// Starts a server, storing in memory, in SQLite inside `folder` (`sqlite`), or in the
     /// PostgreSQL database at `postgres` (a URL). `userTokenSecret` is the value of the variable
-    /// `auth.users.hs256SecretEnv` names.
+    /// `auth.users.hs256SecretEnv` names; `webhookSecrets` the values of the variables webhooks'
+    /// `secretEnv` name.
     init(config: String = TestApp.teamsConfig, folder: URL? = nil, sqlite: Bool = false, postgres: String? = nil, token: String? = nil,
-         userTokenSecret: String? = nil, maxBodyBytes: Int? = nil, maxResidentRows: Int? = nil) throws {
+         userTokenSecret: String? = nil, maxBodyBytes: Int? = nil, maxResidentRows: Int? = nil,
+         webhookSecrets: [String: String] = [:]) throws {
         self.folder = folder ?? temporaryFolder()
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
@@ -47,6 +49,7 @@ final class TestApp {
             ?? (sqlite ? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path) : .memory)
         configuration.apiToken = token
         configuration.userTokenSecret = userTokenSecret
+        configuration.webhookSecrets = webhookSecrets
         server = SectionalServer(configuration: configuration, log: Log(level: .error))
         try server.start()
     }

@@ -15,6 +15,17 @@ public final class MemoryStore: RecordStore, Sendable {
         var fields: [String: [FieldPath]] = [:]
         var fieldVersions: [String: Int64] = [:]
         var definitions: [String: StoredDefinition] = [:]
+        /// Webhook deliveries by [webhook, list, partition].
+        var outbox: [[String]: OutboxRow] = [:]
+    }
+
+    /// One row of the outbox.
+    struct OutboxRow {
+        var request: DeliveryRequest
+        var attempts = 0
+        var dueAt: Int64 = 0
+        var claimedBy: String?
+        var claimedUntil: Int64?
     }
 
     private let state = Mutex(State())
@@ -44,8 +55,77 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
-    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
-        groups.map { writes in commitGroup(writes, previousIn: previousIn) }
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>, deliveries: DeliveryPlanner) throws(StoreError) -> [CommitResult] {
+        let results = groups.map { writes in commitGroup(writes, previousIn: previousIn) }
+        let requests = DeliveryRequest.coalesced(deliveries(groups, results))
+        state.withLock { state in
+            for request in requests { Self.record(request, in: &state) }
+        }
+        return results
+    }
+
+    /// Adds a delivery to the outbox, or moves its row to the later version.
+    private static func record(_ request: DeliveryRequest, in state: inout State) {
+        let key = [request.webhook, request.list, request.partition]
+        guard var row = state.outbox[key] else {
+            state.outbox[key] = OutboxRow(request: request)
+            return
+        }
+        if request.version >= row.request.version { row.request = request }
+        state.outbox[key] = row
+    }
+
+    public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
+        state.withLock { state in
+            let due = state.outbox.filter { key, row in
+                webhooks.contains(key[0]) && row.dueAt <= now && (row.claimedUntil ?? 0) <= now
+            }.sorted { ($0.value.dueAt, $0.key.joined(separator: "\u{0}")) < ($1.value.dueAt, $1.key.joined(separator: "\u{0}")) }
+            return due.prefix(limit).map { key, row in
+                state.outbox[key]?.claimedBy = owner
+                state.outbox[key]?.claimedUntil = claimUntil
+                return PendingDelivery(webhook: key[0], list: key[1], partition: key[2], user: row.request.user,
+                                       version: row.request.version, attempts: row.attempts)
+            }
+        }
+    }
+
+    public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
+        state.withLock { state in
+            let key = [delivery.webhook, delivery.list, delivery.partition]
+            guard let row = state.outbox[key] else { return }
+            if row.request.version <= delivery.version {
+                state.outbox[key] = nil
+            } else {
+                state.outbox[key] = OutboxRow(request: row.request)
+            }
+        }
+    }
+
+    public func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
+        state.withLock { state in
+            let key = [delivery.webhook, delivery.list, delivery.partition]
+            guard var row = state.outbox[key], row.claimedBy == owner else { return }
+            row.attempts += 1
+            row.dueAt = retryAt
+            row.claimedBy = nil
+            row.claimedUntil = nil
+            state.outbox[key] = row
+        }
+    }
+
+    public func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus {
+        state.withLock { state in
+            let rows = state.outbox.filter { webhooks.contains($0.key[0]) }.values
+            return OutboxStatus(pending: rows.count, nextDue: rows.map { max($0.dueAt, $0.claimedUntil ?? 0) }.min())
+        }
+    }
+
+    public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
+        state.withLock { state in
+            let before = state.outbox.count
+            state.outbox = state.outbox.filter { webhooks.contains($0.key[0]) }
+            return before - state.outbox.count
+        }
     }
 
     public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {

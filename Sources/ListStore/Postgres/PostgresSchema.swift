@@ -20,6 +20,7 @@
 /// - `prepared_fields` and `field_versions`: the last commit that touched each value of a
 ///   prepared field (a per-user partition's version), kept by every instance's commits.
 /// - `definitions`: list definitions changed at run time, each change a commit of its own.
+/// - `outbox`: webhook deliveries waiting to be sent (see `PostgresStore+Outbox.swift`).
 public enum PostgresSchema {
     /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
     static let migrations: [String] = [
@@ -83,6 +84,23 @@ public enum PostgresSchema {
         // of views (collection `#views`, never a collection's name) so every instance follows them.
         """
         ALTER TABLE changes ADD COLUMN previous json;
+        """,
+        // 4: webhook deliveries waiting to be sent, one row per webhook, list and partition
+        // ('' for a whole list) with the latest version, written in the commit that moved it.
+        // Times are milliseconds since 1970; a claim holds a row for one instance's worker.
+        """
+        CREATE TABLE outbox (
+            webhook       text COLLATE "C" NOT NULL,
+            list          text COLLATE "C" NOT NULL,
+            partition_key text COLLATE "C" NOT NULL,
+            user_json     text,
+            version       bigint NOT NULL,
+            attempts      integer NOT NULL DEFAULT 0,
+            due_at        bigint NOT NULL DEFAULT 0,
+            claimed_by    text,
+            claimed_until bigint,
+            PRIMARY KEY (webhook, list, partition_key)
+        );
         """,
     ]
 

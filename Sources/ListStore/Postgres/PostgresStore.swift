@@ -232,13 +232,13 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
         return #"replace(json::text, '\u0000', '\ufffd')::json #>> '"# + literal.replacingOccurrences(of: "'", with: "''") + "'::text[]"
     }
 
-    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
-        try commit(previousIn: previousIn) { _ throws(StoreError) in groups }.map { $0! }
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>, deliveries: DeliveryPlanner) throws(StoreError) -> [CommitResult] {
+        try commit(previousIn: previousIn, deliveries: deliveries) { _ throws(StoreError) in groups }.map { $0! }
     }
 
     /// `prepare` runs inside the commit's transaction, once it holds the sequence row lock, so no
     /// commit of any instance falls between its look-ups and the writes.
-    public func commit(previousIn: Set<String>,
+    public func commit(previousIn: Set<String>, deliveries: DeliveryPlanner,
                        prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?] {
         var refusal: StoreError?
         do throws(StoreError) {
@@ -263,8 +263,12 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
                         refusal = error
                         throw PostgresError(sqlState: "XX000", message: "the conditions could not be checked")
                     }
-                    var committed = try commitLocked(groups.compactMap { $0 }, previousIn: previousIn, first: first, on: connection)
-                        .makeIterator()
+                    let chosen = groups.compactMap { $0 }
+                    let results = try commitLocked(chosen, previousIn: previousIn, first: first, on: connection)
+                    for request in DeliveryRequest.coalesced(deliveries(chosen, results)) {
+                        try Self.record(request, on: connection)
+                    }
+                    var committed = results.makeIterator()
                     return groups.map { $0 == nil ? nil : committed.next() }
                 }
             }

@@ -60,6 +60,23 @@ enum SQLiteSchema {
             sequence INTEGER NOT NULL
         ) WITHOUT ROWID;
         """,
+        // Webhook deliveries waiting to be sent: one row per webhook, list and partition ('' for
+        // a whole list) holding the latest version, written in the commit that moved it. Times
+        // are milliseconds since 1970; a claim holds a row for one worker while it delivers.
+        """
+        CREATE TABLE outbox (
+            webhook       TEXT NOT NULL,
+            list          TEXT NOT NULL,
+            partition_key TEXT NOT NULL,
+            user_json     TEXT,
+            version       INTEGER NOT NULL,
+            attempts      INTEGER NOT NULL DEFAULT 0,
+            due_at        INTEGER NOT NULL DEFAULT 0,
+            claimed_by    TEXT,
+            claimed_until INTEGER,
+            PRIMARY KEY (webhook, list, partition_key)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

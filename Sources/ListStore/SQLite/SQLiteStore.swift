@@ -195,7 +195,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         return "json_extract(CAST(json AS TEXT), '\(path)')"
     }
 
-    public func commit(groups: [[RecordWrite]], previousIn: Set<String>) throws(StoreError) -> [CommitResult] {
+    public func commit(groups: [[RecordWrite]], previousIn: Set<String>, deliveries: DeliveryPlanner) throws(StoreError) -> [CommitResult] {
         try writer.withLock { connection throws(StoreError) in
             let fields = self.fields.withLock { $0 }
             let previousIn = previousIn.union(fields.keys)
@@ -206,6 +206,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                     let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, fields: fields, on: connection)
                     sequence = result.sequence
                     results.append(result)
+                }
+                for request in DeliveryRequest.coalesced(deliveries(groups, results)) {
+                    try Self.record(request, on: connection)
                 }
                 try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
                 return results

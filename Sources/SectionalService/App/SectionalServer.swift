@@ -15,7 +15,7 @@ import Synchronization
 /// `/readyz` to 503, stops accepting, lets in-flight requests finish (≤ 10 s) and closes the store.
 ///
 /// Why `@unchecked Sendable` is safe: the mutable members (`server`, `recordStore`, `views`,
-/// `events`, `sweeper`, `follower`, `router`) are written only by `start()` and `stop()`, which the owner
+/// `events`, `sweeper`, `follower`, `webhooks`, `router`) are written only by `start()` and `stop()`, which the owner
 /// calls from one thread, one after the other. Request threads read only `router`, written once
 /// before `readiness` turns ready (its release/acquire ordering publishes it), and the `let`s.
 public final class SectionalServer: @unchecked Sendable {
@@ -32,6 +32,8 @@ public final class SectionalServer: @unchecked Sendable {
     private var sweeper: DispatchSourceTimer?
     /// Applies other instances' writes (PostgreSQL only).
     private var follower: ChangeFollower?
+    /// Sends the webhook outbox's deliveries (when webhooks are configured).
+    private var webhooks: WebhookDelivery?
     /// Set once before `readiness` turns ready (published by its release/acquire ordering).
     nonisolated(unsafe) private var router = Router()
 
@@ -77,6 +79,7 @@ public final class SectionalServer: @unchecked Sendable {
     public func start() throws {
         let authenticator = Authenticator(service: BearerAuth(token: configuration.apiToken),
                                           verifier: try configuration.userTokenVerifier())
+        let webhookTargets = try configuration.webhookTargets()
         var operations = Router()
         OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &operations)
         let bootRouter = operations
@@ -97,7 +100,7 @@ public final class SectionalServer: @unchecked Sendable {
                                "threads": .number(Double(configuration.server.threads > 0 ? configuration.server.threads : System.coreCount))])
         warnOfListsOnlyTheServiceReads()
         do {
-            try load(authenticator: authenticator)
+            try load(authenticator: authenticator, webhookTargets: webhookTargets)
         } catch {
             server.stop(gracePeriod: 0)
             self.server = nil
@@ -162,7 +165,7 @@ public final class SectionalServer: @unchecked Sendable {
         }
     }
 
-    private func load(authenticator: Authenticator) throws {
+    private func load(authenticator: Authenticator, webhookTargets: [WebhookTarget]) throws {
         let started = Date()
         let store: RecordStore
         switch configuration.storage {
@@ -183,10 +186,15 @@ public final class SectionalServer: @unchecked Sendable {
         } else {
             try Seeder.seed(configuration.seeds, into: store, log: log)
         }
+        // Deliveries of webhooks no longer configured would wait forever: they go.
+        let dropped = try store.dropDeliveries(except: configuration.webhooks.map(\.url))
+        if dropped > 0 { log.warn("dropped webhook deliveries of webhooks no longer configured", ["count": .number(Double(dropped))]) }
+        let webhooks = webhookTargets.isEmpty ? nil : WebhookDelivery(targets: webhookTargets, store: store, metrics: metrics, log: log)
         let events = EventHub(maxStreams: configuration.eventStreamLimit)
         let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics,
-                                       maxResidentRows: configuration.maxResidentRows) { versions in
+                                       maxResidentRows: configuration.maxResidentRows, webhooks: configuration.webhooks) { versions in
             events.publish(versions)
+            webhooks?.nudge()
         }
         // Loading parsed every record; the snapshots keep only rows. Give the freed memory back.
         _ = releaseFreedMemory(0)
@@ -219,6 +227,11 @@ public final class SectionalServer: @unchecked Sendable {
             let follower = ChangeFollower(lists: lists, listener: PostgresChangeListener(url: url), faults: storageFaults, log: log)
             follower.start()
             self.follower = follower
+        }
+        if let webhooks {
+            webhooks.start()
+            self.webhooks = webhooks
+            log.info("webhooks", ["count": .number(Double(webhookTargets.count))])
         }
         readiness.set(.ready)
         for state in lists.allLists() {
@@ -262,6 +275,8 @@ public final class SectionalServer: @unchecked Sendable {
         server = nil
         follower?.stop()
         follower = nil
+        webhooks?.stop()
+        webhooks = nil
         do {
             try views?.flush()
         } catch {

@@ -40,6 +40,10 @@ public struct Configuration: Sendable {
     public var lists: [ListDefinition] = []
     /// Lowest level logged: `debug`, `info`, `warn`, `error`.
     public var logLevel = "info"
+    /// `webhooks`: receivers told of the version changes of lists, in the config file's order.
+    public var webhooks: [WebhookSettings] = []
+    /// The webhooks' secrets by environment variable name (read from the environment).
+    public var webhookSecrets: [String: String] = [:]
 
     public init() {}
 }
@@ -141,6 +145,7 @@ extension Configuration {
         issues += seed.finish()
 
         let lists = root.raw("lists")
+        configuration.webhooks = WebhookSettings.parseAll(root.raw("webhooks"), lists: lists, issues: &issues)
         issues += root.finish()
         do {
             configuration.lists = try ListDefinitions.decode(lists ?? .object(JSONObject()), path: "lists", zones: TimeZones.offsets)
@@ -166,6 +171,9 @@ extension Configuration {
         if let level = value("SECTIONAL_LOG_LEVEL") { logLevel = level }
         apiToken = value(tokenEnvironmentVariable) ?? value("SECTIONAL_API_TOKEN")
         userTokenSecret = users?.secretEnvironmentVariable.flatMap(value)
+        for webhook in webhooks {
+            webhookSecrets[webhook.secretEnvironmentVariable] = value(webhook.secretEnvironmentVariable)
+        }
 
         if let host = overrides.host { server.host = host }
         if let port = overrides.port { server.port = port }

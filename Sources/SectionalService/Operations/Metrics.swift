@@ -36,6 +36,12 @@ public final class Metrics: Sendable {
         var duplicates: [String: UInt64] = [:]
         /// Materializations of a list's rows in another language, by language.
         var languageBuilds: [String: UInt64] = [:]
+        /// Webhook deliveries sent, answered 2xx, and failed (any other answer, or none).
+        var webhooksSent: UInt64 = 0
+        var webhooksSucceeded: UInt64 = 0
+        var webhooksFailed: UInt64 = 0
+        /// Outbox rows pending, as the delivery worker last counted them.
+        var webhooksPending = 0
     }
 
     private let state = Mutex(State())
@@ -67,6 +73,23 @@ public final class Metrics: Sendable {
     /// Counts one materialization of a list's (or partition's) rows in `language`.
     func recordLanguageBuild(language: String) {
         state.withLock { $0.languageBuilds[language, default: 0] += 1 }
+    }
+
+    /// Counts one webhook delivery sent.
+    func recordWebhookSent() {
+        state.withLock { $0.webhooksSent += 1 }
+    }
+
+    /// Counts one webhook delivery's outcome: answered 2xx, or not.
+    func recordWebhookOutcome(succeeded: Bool) {
+        state.withLock { state in
+            if succeeded { state.webhooksSucceeded += 1 } else { state.webhooksFailed += 1 }
+        }
+    }
+
+    /// The webhook outbox's pending rows, as last counted.
+    func setWebhooksPending(_ count: Int) {
+        state.withLock { $0.webhooksPending = count }
     }
 
     /// Adds rows dropped as duplicates in a list.
@@ -143,6 +166,15 @@ public final class Metrics: Sendable {
                       "Writes refused because the store failed, by cause: 503 storage-unavailable for a passing fault, 500 for cause=\"internal\".",
                       refusedWrites.map { ("cause=\(label($0.cause))", "\($0.count)") })
         out += family("sectional_queued_writes", "gauge", "Writes waiting for the writer thread.", [(nil, "\(writer.queuedWrites)")])
+        out += family("sectional_webhook_deliveries_sent_total", "counter", "Webhook deliveries sent (each attempt counts).",
+                      [(nil, "\(snapshot.webhooksSent)")])
+        out += family("sectional_webhook_deliveries_succeeded_total", "counter", "Webhook deliveries the receiver answered with 2xx.",
+                      [(nil, "\(snapshot.webhooksSucceeded)")])
+        out += family("sectional_webhook_deliveries_failed_total", "counter",
+                      "Webhook deliveries that failed (another status, no answer, a timeout): retried with backoff.",
+                      [(nil, "\(snapshot.webhooksFailed)")])
+        out += family("sectional_webhook_outbox_pending", "gauge", "Webhook deliveries waiting in the store's outbox (coalesced per list and user).",
+                      [(nil, "\(snapshot.webhooksPending)")])
         return out
     }
 

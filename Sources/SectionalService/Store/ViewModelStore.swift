@@ -41,14 +41,18 @@ public final class ViewModelStore: Sendable {
     let corpora = Mutex<[String: SearchCorpus]>([:])
     /// Told the ids of views other instances changed (see ``followViews(_:)``).
     let viewFollower = Mutex<@Sendable ([String]) -> Void>({ _ in })
+    /// The webhooks whose deliveries commits record (see `ViewModelStore+Webhooks.swift`).
+    let webhooks: [WebhookSettings]
 
     /// Builds every list that is the same for everyone from the store's records; per-user lists
     /// are built per partition on first read, under `maxResidentRows` rows in all. `onChange`
-    /// hears of every new version (on the writer's path: it must return at once).
+    /// hears of every new version (on the writer's path: it must return at once). Every commit
+    /// records in the store's outbox the deliveries of `webhooks` its writes make.
     public init(definitions: [ListDefinition], store: RecordStore, log: Log, metrics: Metrics = Metrics(),
-                maxResidentRows: Int = 2_000_000,
+                maxResidentRows: Int = 2_000_000, webhooks: [WebhookSettings] = [],
                 onChange: @escaping @Sendable ([VersionEvent]) -> Void = { _ in }) throws(StoreError) {
         self.store = store
+        self.webhooks = webhooks
         self.log = log
         self.metrics = metrics
         self.onChange = onChange
@@ -222,13 +226,16 @@ public final class ViewModelStore: Sendable {
             let outcomes: [CommitResult?]
             let accepted: [[Write]]
             if groups.allSatisfy({ $0.conditions.isEmpty && !$0.writes.contains(where: \.isPatch) }) {
-                outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections)
+                outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections,
+                                            deliveries: { groups, results in plannedDeliveries(groups, results) })
                 accepted = groups.map(\.writes)
             } else {
                 // Conditions are checked, and patches merged, by the store while no other
                 // writer — of any instance — can commit, against the records as committed.
                 var resolved: [[Write]?] = []
-                outcomes = try store.commit(previousIn: scopedCollections) { lookup throws(StoreError) -> [[RecordWrite]?] in
+                outcomes = try store.commit(previousIn: scopedCollections,
+                                            deliveries: { groups, results in plannedDeliveries(groups, results) }) {
+                    lookup throws(StoreError) -> [[RecordWrite]?] in
                     conflicts = [:]
                     resolved = []
                     var written: [WriteCondition.Key: Bool] = [:]

@@ -1,0 +1,78 @@
+/// The webhook outbox in PostgreSQL, shared by every instance: commits write its rows in their
+/// transaction; each instance's delivery worker claims due rows for a while (a lease:
+/// `claimed_by`, `claimed_until`) with `FOR UPDATE SKIP LOCKED`, so two instances never send the
+/// same row at once, and a row whose instance died is taken by another once its lease ends.
+/// Every statement here is one short transaction of its own that waits on no other lock.
+extension PostgresStore {
+    /// Adds a delivery to the outbox, or moves its row to the later version (keeping its retry time).
+    static func record(_ request: DeliveryRequest, on connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("""
+            INSERT INTO outbox (webhook, list, partition_key, user_json, version) VALUES ($1, $2, $3, $4, $5::bigint)
+            ON CONFLICT (webhook, list, partition_key) DO UPDATE SET version = GREATEST(outbox.version, excluded.version),
+                                                                     user_json = excluded.user_json
+            """, .text(request.webhook), .text(request.list), .text(request.partition),
+            request.user.map { .text($0) } ?? .null, .int(request.version))
+    }
+
+    public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
+        try writing { connection throws(PostgresError) in
+            let result = try connection.execute("""
+                UPDATE outbox SET claimed_by = $3, claimed_until = $4::bigint
+                WHERE (webhook, list, partition_key) IN (
+                    SELECT webhook, list, partition_key FROM outbox
+                    WHERE webhook = ANY ($1::text[]) AND due_at <= $2::bigint AND coalesce(claimed_until, 0) <= $2::bigint
+                    ORDER BY due_at, webhook, list, partition_key LIMIT $5::bigint
+                    FOR UPDATE SKIP LOCKED)
+                RETURNING webhook, list, partition_key, user_json, version, attempts
+                """, PostgresArray.text(webhooks), .int(now), .text(owner), .int(claimUntil), .int(Int64(limit)))
+            var claimed: [PendingDelivery] = []
+            for row in 0..<result.rowCount {
+                claimed.append(PendingDelivery(webhook: result.string(row, 0), list: result.string(row, 1), partition: result.string(row, 2),
+                                               user: result.optionalString(row, 3), version: try result.int(row, 4),
+                                               attempts: Int(try result.int(row, 5))))
+            }
+            return claimed
+        }
+    }
+
+    public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
+        try writing { connection throws(PostgresError) in
+            let deleted = try connection.execute("""
+                DELETE FROM outbox WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND version <= $4::bigint RETURNING version
+                """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .int(delivery.version))
+            guard deleted.rowCount == 0 else { return }
+            // A later version came while this one was on its way: it is due at once.
+            try connection.execute("""
+                UPDATE outbox SET attempts = 0, due_at = 0, claimed_by = NULL, claimed_until = NULL
+                WHERE webhook = $1 AND list = $2 AND partition_key = $3
+                """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
+        }
+    }
+
+    public func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
+        try writing { connection throws(PostgresError) in
+            try connection.execute("""
+                UPDATE outbox SET attempts = attempts + 1, due_at = $1::bigint, claimed_by = NULL, claimed_until = NULL
+                WHERE webhook = $2 AND list = $3 AND partition_key = $4 AND claimed_by = $5
+                """, .int(retryAt), .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .text(owner))
+        }
+    }
+
+    public func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("""
+                SELECT count(*), min(GREATEST(due_at, coalesce(claimed_until, 0))) FROM outbox WHERE webhook = ANY ($1::text[])
+                """, PostgresArray.text(webhooks))
+            let pending = result.rowCount > 0 ? Int(try result.int(0, 0)) : 0
+            return OutboxStatus(pending: pending, nextDue: pending > 0 ? try result.int(0, 1) : nil)
+        }
+    }
+
+    public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
+        try writing { connection throws(PostgresError) in
+            let result = try connection.execute("DELETE FROM outbox WHERE NOT (webhook = ANY ($1::text[])) RETURNING webhook",
+                                                PostgresArray.text(webhooks))
+            return result.rowCount
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// The webhook outbox in SQLite: rows written by commits (in their transaction), claimed,
+/// released and removed by the delivery worker through the write connection.
+extension SQLiteStore {
+    /// Adds a delivery to the outbox, or moves its row to the later version (keeping its retry
+    /// time: a receiver that is down is not asked sooner because more changes came).
+    static func record(_ request: DeliveryRequest, on connection: SQLiteConnection) throws(StoreError) {
+        try connection.run("""
+            INSERT INTO outbox (webhook, list, partition_key, user_json, version) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (webhook, list, partition_key) DO UPDATE SET version = max(version, excluded.version),
+                                                                     user_json = excluded.user_json
+            """, .text(request.webhook), .text(request.list), .text(request.partition),
+            request.user.map { .text($0) } ?? .null, .int(request.version))
+    }
+
+    public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> [PendingDelivery] in
+                var claimed: [PendingDelivery] = []
+                try connection.query("""
+                    SELECT webhook, list, partition_key, user_json, version, attempts FROM outbox
+                    WHERE webhook IN (SELECT value FROM json_each(?)) AND due_at <= ? AND coalesce(claimed_until, 0) <= ?
+                    ORDER BY due_at, webhook, list, partition_key LIMIT ?
+                    """, .text(ViewKeys.encode(webhooks)), .int(now), .int(now), .int(Int64(limit))) { row throws(StoreError) in
+                    claimed.append(PendingDelivery(webhook: try row.text(0), list: try row.text(1), partition: try row.text(2),
+                                                   user: try row.optionalText(3), version: row.int(4), attempts: Int(row.int(5))))
+                }
+                for delivery in claimed {
+                    try connection.run("""
+                        UPDATE outbox SET claimed_by = ?, claimed_until = ? WHERE webhook = ? AND list = ? AND partition_key = ?
+                        """, .text(owner), .int(claimUntil), .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
+                }
+                return claimed
+            }
+        }
+    }
+
+    public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                let deleted = try connection.run("DELETE FROM outbox WHERE webhook = ? AND list = ? AND partition_key = ? AND version <= ?",
+                                                 .text(delivery.webhook), .text(delivery.list), .text(delivery.partition),
+                                                 .int(delivery.version))
+                guard deleted == 0 else { return }
+                // A later version came while this one was on its way: it is due at once.
+                try connection.run("""
+                    UPDATE outbox SET attempts = 0, due_at = 0, claimed_by = NULL, claimed_until = NULL
+                    WHERE webhook = ? AND list = ? AND partition_key = ?
+                    """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
+            }
+        }
+    }
+
+    public func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.run("""
+                UPDATE outbox SET attempts = attempts + 1, due_at = ?, claimed_by = NULL, claimed_until = NULL
+                WHERE webhook = ? AND list = ? AND partition_key = ? AND claimed_by = ?
+                """, .int(retryAt), .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .text(owner))
+        }
+    }
+
+    public func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus {
+        try reader.withLock { connection throws(StoreError) in
+            var status = OutboxStatus(pending: 0, nextDue: nil)
+            try connection.query("""
+                SELECT count(*), min(max(due_at, coalesce(claimed_until, 0))) FROM outbox
+                WHERE webhook IN (SELECT value FROM json_each(?))
+                """, .text(ViewKeys.encode(webhooks))) { row throws(StoreError) in
+                let pending = Int(row.int(0))
+                status = OutboxStatus(pending: pending, nextDue: pending > 0 ? row.int(1) : nil)
+            }
+            return status
+        }
+    }
+
+    public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.run("DELETE FROM outbox WHERE webhook NOT IN (SELECT value FROM json_each(?))", .text(ViewKeys.encode(webhooks)))
+        }
+    }
+}

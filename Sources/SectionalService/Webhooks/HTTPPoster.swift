@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal HTTP/1.1 client for webhook deliveries: one `POST` per connection
+/// (`Connection: close`) over a POSIX socket, `http://` only, whole exchange bounded by a
+/// timeout. It reads the answer's status line and nothing more: a receiver is judged by its
+/// status code alone.
+enum HTTPPoster {
+    /// Why a delivery got no status code.
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Sends `body` to `url` with `headers` and returns the answer's status code.
+    static func post(_ body: [UInt8], to url: WebhookURL, headers: [(String, String)], timeoutSeconds: Double) -> Result<Int, Failure> {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeoutSeconds * 1000))
+        var head = "POST \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: sectional\r\n"
+        head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        let request = Array(head.utf8) + body
+        let fd: Int32
+        switch connect(to: url, deadline: deadline) {
+        case .success(let socket): fd = socket
+        case .failure(let failure): return .failure(failure)
+        }
+        defer { close(fd) }
+        var sent = 0
+        while sent < request.count {
+            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(Failure(description: "timed out sending")) }
+            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            guard count > 0 else { return .failure(Failure(description: "send failed: \(describe(errno))")) }
+            sent += count
+        }
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1024)
+        while !answer.contains(0x0A) {
+            guard answer.count < 8192 else { return .failure(Failure(description: "the status line is too long")) }
+            guard wait(fd, for: Int16(POLLIN), until: deadline) else { return .failure(Failure(description: "timed out waiting for the answer")) }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
+            guard count > 0 else {
+                return .failure(Failure(description: count == 0 ? "connection closed before an answer" : "receive failed: \(describe(errno))"))
+            }
+            answer += chunk[0..<count]
+        }
+        return statusCode(answer).map { .success($0) } ?? .failure(Failure(description: "the answer is not HTTP"))
+    }
+
+    /// The status code of an answer's first line (`HTTP/1.1 204 No Content`).
+    static func statusCode(_ answer: [UInt8]) -> Int? {
+        let line = String(decoding: answer.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
+        let parts = line.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]), (100...599).contains(code) else {
+            return nil
+        }
+        return code
+    }
+
+    /// A non-blocking socket connected to one of `url`'s host's addresses, tried in order.
+    private static func connect(to url: WebhookURL, deadline: ContinuousClock.Instant) -> Result<Int32, Failure> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let resolved = getaddrinfo(url.host, String(url.port), &hints, &list)
+        guard resolved == 0, let first = list else {
+            return .failure(Failure(description: "cannot resolve \(url.host): \(String(cString: gai_strerror(resolved)))"))
+        }
+        defer { freeaddrinfo(first) }
+        var lastError = "no address"
+        var next: UnsafeMutablePointer<addrinfo>? = first
+        while let address = next {
+            next = address.pointee.ai_next
+            let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+            guard fd >= 0 else {
+                lastError = describe(errno)
+                continue
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return .success(fd) }
+            if errno == EINPROGRESS, wait(fd, for: Int16(POLLOUT), until: deadline) {
+                var error: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                if getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 { return .success(fd) }
+                lastError = describe(error)
+            } else {
+                lastError = errno == EINPROGRESS ? "timed out connecting" : describe(errno)
+            }
+            close(fd)
+        }
+        return .failure(Failure(description: "cannot connect to \(url.hostHeader): \(lastError)"))
+    }
+
+    /// Waits until `fd` is ready for `events` or `deadline` passes; false when it passed.
+    private static func wait(_ fd: Int32, for events: Int16, until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            let left = deadline - ContinuousClock.now
+            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            guard milliseconds > 0 else { return false }
+            var descriptor = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(milliseconds, Int64(Int32.max))))
+            if ready > 0 { return true }
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 { continue }
+            return false
+        }
+    }
+
+    private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

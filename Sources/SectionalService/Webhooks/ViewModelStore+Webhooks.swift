@@ -1,0 +1,54 @@
+import ListModel
+import ListStore
+
+/// Which webhook deliveries a commit makes, decided inside the commit's transaction so the
+/// outbox row is durable with the write that moved the version.
+extension ViewModelStore {
+    /// For every webhook and every list of it that reads a collection a group wrote: the list at
+    /// the group's version — or, for a per-user list, each partition the write moved (the
+    /// record's owner after the write and before it), named by its user.
+    func plannedDeliveries(_ groups: [[RecordWrite]], _ results: [CommitResult]) -> [DeliveryRequest] {
+        guard !webhooks.isEmpty else { return [] }
+        // The definitions in force now (a run-time definition may have replaced a config list's).
+        let followed = catalog.withLock { catalog -> [(url: String, definition: ListDefinition)] in
+            var followed: [(url: String, definition: ListDefinition)] = []
+            for webhook in webhooks {
+                for name in webhook.lists {
+                    if let definition = catalog.definition(name) { followed.append((webhook.url, definition)) }
+                }
+            }
+            return followed
+        }
+        var requests: [DeliveryRequest] = []
+        for (writes, result) in zip(groups, results) where result.changedAnything {
+            for (index, write) in writes.enumerated() {
+                let collection: String
+                var written: [UInt8]?
+                switch write {
+                case .upsert(let name, _, let json):
+                    collection = name
+                    written = json
+                case .delete(let name, _):
+                    guard result.existed[index] else { continue }
+                    collection = name
+                }
+                for (url, definition) in followed where definition.reads(collection: collection) {
+                    guard let scope = definition.scope else {
+                        requests.append(DeliveryRequest(webhook: url, list: definition.name, version: result.sequence))
+                        continue
+                    }
+                    let owners = [written, result.previous[index]].compactMap { $0.flatMap { try? JSONParser.parse($0) } }
+                    var seen: Set<PartitionKey> = []
+                    for record in owners {
+                        guard let owner = Self.owner(of: record, scope: scope), seen.insert(owner).inserted else { continue }
+                        var writer = JSONWriter(capacity: 32)
+                        writer.value(owner.value)
+                        requests.append(DeliveryRequest(webhook: url, list: definition.name, partition: owner.text,
+                                                        user: String(decoding: writer.bytes, as: UTF8.self), version: result.sequence))
+                    }
+                }
+            }
+        }
+        return requests
+    }
+}

@@ -1,0 +1,103 @@
+import ListModel
+import ListStore
+import XCTest
+
+/// The webhook outbox part of the store contract: rows written by commits, coalesced per
+/// webhook, list and partition; claimed by one worker at a time; removed, released or kept
+/// for a later version.
+extension RecordStoreContract {
+    private func write(_ store: RecordStore, _ ids: [String], deliveries: @escaping DeliveryPlanner) throws -> [CommitResult] {
+        try store.commit(groups: ids.map { [.upsert(collection: "people", id: $0, json: Array(#"{"id":"x"}"#.utf8))] },
+                         previousIn: [], deliveries: deliveries)
+    }
+
+    /// A planner that asks for list `l` of webhook `h` at every changed group's version (and of
+    /// user "ann" in list `inbox`).
+    private var everyGroup: DeliveryPlanner {
+        { groups, results in
+            XCTAssertEqual(groups.count, results.count, "the planner sees each group with its result")
+            return results.filter(\.changedAnything).flatMap { result in
+                [DeliveryRequest(webhook: "h", list: "l", version: result.sequence),
+                 DeliveryRequest(webhook: "h", list: "inbox", partition: "s:ann", user: #""ann""#, version: result.sequence)]
+            }
+        }
+    }
+
+    func checkCommitsRecordDeliveriesCoalescedPerListAndPartition() throws {
+        let store = try makeStore()
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 0, nextDue: nil))
+        _ = try write(store, ["a", "b", "c"], deliveries: everyGroup)
+        _ = try write(store, ["d"], deliveries: everyGroup)
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 2, nextDue: 0), "four commits, one row per list and partition")
+        let claimed = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 10)
+        XCTAssertEqual(Set(claimed.map(\.version)), [4], "each row holds the latest version")
+        XCTAssertEqual(claimed.first { $0.list == "inbox" }?.user, #""ann""#)
+        XCTAssertEqual(claimed.first { $0.list == "inbox" }?.partition, "s:ann")
+        XCTAssertEqual(claimed.first { $0.list == "l" }?.partition, "")
+        XCTAssertNil(claimed.first { $0.list == "l" }?.user)
+        XCTAssertEqual(try store.claimDeliveries(webhooks: ["other"], now: 1_000, claimUntil: 9_000, owner: "b", limit: 10), [],
+                       "another webhook's rows are not claimed")
+    }
+
+    func checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws {
+        let store = try makeStore()
+        _ = try write(store, ["a"], deliveries: everyGroup)
+        let first = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 5_000, owner: "a", limit: 1)
+        XCTAssertEqual(first.count, 1, "the limit holds")
+        let second = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 5_000, owner: "b", limit: 10)
+        XCTAssertEqual(second.count, 1, "the other row only")
+        XCTAssertNotEqual(first.first?.list, second.first?.list)
+        XCTAssertEqual(try store.claimDeliveries(webhooks: ["h"], now: 4_999, claimUntil: 9_000, owner: "c", limit: 10), [],
+                       "claimed rows are not taken again while their claims run")
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]).nextDue, 5_000)
+        let expired = try store.claimDeliveries(webhooks: ["h"], now: 5_000, claimUntil: 9_000, owner: "c", limit: 10)
+        XCTAssertEqual(expired.count, 2, "a claim that ran out (its worker died) is taken by another")
+        try store.deliveryFailed(try XCTUnwrap(expired.first), owner: "a", retryAt: 6_000)
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]).nextDue, 9_000, "a failure reported by a worker that lost the claim changes nothing")
+    }
+
+    func checkAcceptedDeliveriesGoUnlessALaterVersionCame() throws {
+        let store = try makeStore()
+        _ = try write(store, ["a"], deliveries: everyGroup)
+        let claimed = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 10)
+        XCTAssertEqual(claimed.count, 2)
+        _ = try write(store, ["b"], deliveries: { _, results in
+            [DeliveryRequest(webhook: "h", list: "l", version: results[0].sequence)]
+        })
+        for delivery in claimed { try store.deliveryAccepted(delivery) }
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 1, nextDue: 0),
+                       "the version written while the first was on its way is due at once")
+        let next = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "b", limit: 10)
+        XCTAssertEqual(next.map(\.version), [2])
+        XCTAssertEqual(next.map(\.list), ["l"])
+        try store.deliveryAccepted(try XCTUnwrap(next.first))
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 0, nextDue: nil))
+    }
+
+    func checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws {
+        let store = try makeStore()
+        _ = try write(store, ["a"], deliveries: { _, results in [DeliveryRequest(webhook: "h", list: "l", version: results[0].sequence)] })
+        let claimed = try XCTUnwrap(try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 10).first)
+        XCTAssertEqual(claimed.attempts, 0)
+        try store.deliveryFailed(claimed, owner: "a", retryAt: 2_000)
+        XCTAssertEqual(try store.claimDeliveries(webhooks: ["h"], now: 1_999, claimUntil: 9_000, owner: "a", limit: 10), [])
+        _ = try write(store, ["b"], deliveries: { _, results in [DeliveryRequest(webhook: "h", list: "l", version: results[0].sequence)] })
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 1, nextDue: 2_000),
+                       "a new version does not bring a failing receiver's retry forward")
+        let again = try XCTUnwrap(try store.claimDeliveries(webhooks: ["h"], now: 2_000, claimUntil: 9_000, owner: "a", limit: 10).first)
+        XCTAssertEqual(again.attempts, 1)
+        XCTAssertEqual(again.version, 2)
+    }
+
+    func checkDeliveriesOfRemovedWebhooksAreDropped() throws {
+        let store = try makeStore()
+        _ = try write(store, ["a"], deliveries: { _, results in
+            [DeliveryRequest(webhook: "kept", list: "l", version: results[0].sequence),
+             DeliveryRequest(webhook: "gone", list: "l", version: results[0].sequence)]
+        })
+        XCTAssertEqual(try store.dropDeliveries(except: ["kept"]), 1)
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["kept", "gone"]).pending, 1)
+        XCTAssertEqual(try store.dropDeliveries(except: []), 1)
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["kept"]).pending, 0)
+    }
+}

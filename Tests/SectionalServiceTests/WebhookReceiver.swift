@@ -1,0 +1,175 @@
+import COpenSSL
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A webhook receiver for tests: a plain HTTP/1.1 server on 127.0.0.1 (one connection at a
+/// time, on a thread of its own) that records every request and checks its signature itself
+/// with libcrypto's HMAC, independently of the server's code. It answers `status` (204 by
+/// default) and can hold requests unanswered until let go.
+final class WebhookReceiver: @unchecked Sendable {
+    struct Delivery {
+        let target: String
+        /// Header names in lower case.
+        let headers: [String: String]
+        let body: [UInt8]
+        /// Whether `Sectional-Signature` is `sha256=` and the hex HMAC-SHA-256 of the body.
+        let signatureValid: Bool
+
+        var json: [String: Any] {
+            (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+        }
+        var version: Int? { json["version"] as? Int }
+    }
+
+    private struct State {
+        var deliveries: [Delivery] = []
+        var status = 204
+        var holding = false
+    }
+
+    let port: Int
+    private let secret: [UInt8]
+    private let listener: Int32
+    private let state = Mutex(State())
+    private let release = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Listens on `port` (0: any free port) with the secret deliveries are checked against.
+    init(secret: String, port: Int = 0) throws {
+        self.secret = Array(secret.utf8)
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw ReceiverFailure(description: "socket failed") }
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 16) == 0 else {
+            close(listener)
+            throw ReceiverFailure(description: "cannot listen on port \(port): errno \(errno)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in
+            defer { finished.signal() }
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else {
+                    if errno == EINTR { continue }
+                    return
+                }
+                serve(connection)
+                close(connection)
+            }
+        }
+        thread.start()
+    }
+
+    /// Stops listening (connections are then refused) and waits for the thread.
+    func stop() {
+        letGo()
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        finished.wait()
+    }
+
+    /// The URL deliveries go to.
+    var url: String { "http://127.0.0.1:\(port)/hooks/sectional?from=test" }
+
+    var deliveries: [Delivery] { state.withLock { $0.deliveries } }
+
+    /// Answers later requests with `status`.
+    func answer(_ status: Int) { state.withLock { $0.status = status } }
+
+    /// Holds later requests unanswered (after recording them) until ``letGo()``.
+    func hold() { state.withLock { $0.holding = true } }
+
+    func letGo() {
+        let held = state.withLock { state -> Bool in
+            defer { state.holding = false }
+            return state.holding
+        }
+        if held { release.signal() }
+    }
+
+    private func serve(_ connection: Int32) {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        var headEnd: Int?
+        var contentLength = 0
+        while true {
+            if headEnd == nil, let end = find([13, 10, 13, 10], in: buffer) {
+                headEnd = end + 4
+                let head = String(decoding: buffer[..<end], as: UTF8.self)
+                for line in head.split(separator: "\r\n").dropFirst() {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    if parts.count == 2, parts[0].lowercased() == "content-length" {
+                        contentLength = Int(parts[1].trimmingCharacters(in: .whitespaces)) ?? 0
+                    }
+                }
+            }
+            if let headEnd, buffer.count >= headEnd + contentLength { break }
+            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            buffer += chunk[0..<count]
+        }
+        guard let headEnd else { return }
+        let head = String(decoding: buffer[..<(headEnd - 4)], as: UTF8.self)
+        let lines = head.split(separator: "\r\n")
+        let requestLine = lines.first?.split(separator: " ") ?? []
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+        let body = Array(buffer[headEnd..<(headEnd + contentLength)])
+        let valid = requestLine.first == "POST" && headers["sectional-signature"] == "sha256=" + hex(hmac(body))
+        let delivery = Delivery(target: requestLine.count > 1 ? String(requestLine[1]) : "", headers: headers, body: body, signatureValid: valid)
+        let (status, holding) = state.withLock { state -> (Int, Bool) in
+            state.deliveries.append(delivery)
+            return (state.status, state.holding)
+        }
+        if holding { release.wait() }
+        let answer = Array("HTTP/1.1 \(status) Answer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// HMAC-SHA-256 of `body` under the secret, by libcrypto.
+    private func hmac(_ body: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        secret.withUnsafeBufferPointer { key in
+            body.withUnsafeBufferPointer { message in
+                digest.withUnsafeMutableBufferPointer { output in
+                    _ = HMAC(EVP_sha256(), key.baseAddress, Int32(key.count), message.baseAddress, message.count, output.baseAddress, &length)
+                }
+            }
+        }
+        return Array(digest.prefix(Int(length)))
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    private func find(_ pattern: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= pattern.count else { return nil }
+        for index in 0...(bytes.count - pattern.count) where Array(bytes[index..<(index + pattern.count)]) == pattern { return index }
+        return nil
+    }
+}
+
+struct ReceiverFailure: Error, CustomStringConvertible {
+    let description: String
+}

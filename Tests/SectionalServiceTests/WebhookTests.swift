@@ -1,0 +1,143 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Webhooks end to end: a real server on port 0 delivers to a receiver in this process
+/// (``WebhookReceiver``), which checks every signature with libcrypto itself.
+final class WebhookTests: FolderTestCase {
+    static let secret = "webhook-secret-for-tests"
+    static let secrets = ["TEST_WEBHOOK_SECRET": secret]
+
+    /// A per-user list `orders` (split by `owner`) and a list `all` over the same records;
+    /// the webhook follows `lists`, retrying fast (20 ms doubling to 1 s).
+    static func config(_ url: String, lists: String = #"["all", "orders"]"#) -> String {
+        """
+        {
+          "lists": {
+            "orders": {
+              "scope": { "field": "owner", "claim": "sub" },
+              "sections": [ { "source": "orders", "groupBy": "status", "type": "status", "title": "{$key}",
+                              "row": { "type": "order", "title": "{title}" } } ]
+            },
+            "all": { "sections": [ { "key": "all", "source": "orders", "type": "all", "title": "All", "row": { "type": "order", "title": "{title}" } } ] },
+            "other": { "sections": [ { "key": "o", "source": "others", "type": "o", "title": "O", "row": { "type": "o", "title": "{title}" } } ] }
+          },
+          "webhooks": [ { "url": "\(url)", "lists": \(lists), "secretEnv": "TEST_WEBHOOK_SECRET",
+                          "timeoutSeconds": 20, "firstRetryMilliseconds": 20, "maxRetrySeconds": 1 } ]
+        }
+        """
+    }
+
+    /// Writes an order; returns the version the write answer carries.
+    @discardableResult
+    private func order(_ app: TestApp, _ id: String, owner: String, title: String = "t") throws -> Int {
+        let answer = try app.put("orders", id, #"{"title":"\#(title)","status":"open","owner":"\#(owner)"}"#).expect(200...201)
+        return try XCTUnwrap(answer.header("Sectional-Version").flatMap { Int($0) })
+    }
+
+    private func metric(_ app: TestApp, _ name: String) -> Double {
+        (try? app.metric(name)) ?? -1
+    }
+
+    func testADeliveryCarriesTheListAndVersionSignedWithTheSecret() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        let app = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), webhookSecrets: Self.secrets)
+        let version = try order(app, "o1", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == version } }, "\(receiver.deliveries.map(\.json))")
+        let delivery = try XCTUnwrap(receiver.deliveries.last)
+        XCTAssertEqual(delivery.target, "/hooks/sectional?from=test")
+        XCTAssertEqual(String(decoding: delivery.body, as: UTF8.self), #"{"list":"all","version":\#(version)}"#)
+        XCTAssertEqual(delivery.headers["content-type"], "application/json")
+        XCTAssertTrue(delivery.headers["sectional-signature"]?.hasPrefix("sha256=") == true)
+        XCTAssertTrue(delivery.signatureValid, "the receiver's own HMAC of the body matches the header")
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_deliveries_succeeded_total") == 1 })
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_outbox_pending") == 0 })
+        XCTAssertEqual(metric(app, "sectional_webhook_deliveries_sent_total"), 1)
+        XCTAssertEqual(metric(app, "sectional_webhook_deliveries_failed_total"), 0)
+        // A write to a collection no followed list reads delivers nothing.
+        try app.put("others", "x", #"{"title":"x"}"#).expect(201)
+        let versionAfter = try order(app, "o2", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == versionAfter } })
+        XCTAssertEqual(receiver.deliveries.count, 2, "\(receiver.deliveries.map(\.json))")
+    }
+
+    func testAPerUserListDeliversOncePerUserAWriteMoved() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        let app = try TestApp(config: Self.config(receiver.url, lists: #"["orders"]"#), webhookSecrets: Self.secrets)
+        let batch = try app.request("POST", "/v1/collections/orders/batch", json: """
+            {"upsert":[{"id":"a1","title":"a","status":"open","owner":"ann"},{"id":"a2","title":"b","status":"open","owner":"ann"},
+                       {"id":"b1","title":"c","status":"open","owner":"bob"}]}
+            """).expect(200)
+        let version = try XCTUnwrap(batch.header("Sectional-Version").flatMap { Int($0) })
+        XCTAssertTrue(eventually(within: 10) { Set(receiver.deliveries.compactMap { $0.json["user"] as? String }) == ["ann", "bob"] })
+        for user in ["ann", "bob"] {
+            let bodies = receiver.deliveries.map { String(decoding: $0.body, as: UTF8.self) }
+            XCTAssertTrue(bodies.contains(#"{"list":"orders","version":\#(version),"user":"\#(user)"}"#), "\(bodies)")
+        }
+        XCTAssertEqual(receiver.deliveries.count, 2, "one delivery per user, not per record")
+        // A record moving from ann to carl moves both partitions: both users hear of it.
+        let moved = try order(app, "a1", owner: "carl")
+        XCTAssertTrue(eventually(within: 10) {
+            Set(receiver.deliveries.filter { $0.version == moved }.compactMap { $0.json["user"] as? String }) == ["ann", "carl"]
+        }, "\(receiver.deliveries.map(\.json))")
+        XCTAssertTrue(receiver.deliveries.allSatisfy(\.signatureValid))
+    }
+
+    func testABurstOfWritesCoalescesIntoTheLatestVersion() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        let app = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), webhookSecrets: Self.secrets)
+        receiver.hold()
+        let first = try order(app, "o", owner: "ann", title: "0")
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.count == 1 }, "the first delivery is on its way (and held)")
+        var last = first
+        for n in 1...20 { last = try order(app, "o", owner: "ann", title: "\(n)") }
+        receiver.letGo()
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == last } }, "\(receiver.deliveries.map(\.json))")
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_outbox_pending") == 0 })
+        XCTAssertEqual(receiver.deliveries.map(\.version), [first, last], "twenty writes while one delivery was held: one more delivery, the last version")
+        XCTAssertTrue(receiver.deliveries.allSatisfy(\.signatureValid))
+    }
+
+    func testDeliveriesAreRetriedUntilTheReceiverComesUp() throws {
+        // A port nothing listens on (connections are refused), then a receiver on it.
+        let reserved = try WebhookReceiver(secret: Self.secret)
+        let port = reserved.port
+        reserved.stop()
+        let app = try TestApp(config: Self.config("http://127.0.0.1:\(port)/hooks/sectional?from=test", lists: #"["all"]"#),
+                              webhookSecrets: Self.secrets)
+        let version = try order(app, "o", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_deliveries_failed_total") >= 3 }, "retried while down")
+        XCTAssertEqual(metric(app, "sectional_webhook_deliveries_succeeded_total"), 0)
+        XCTAssertEqual(metric(app, "sectional_webhook_outbox_pending"), 1)
+        let receiver = try WebhookReceiver(secret: Self.secret, port: port)
+        defer { receiver.stop() }
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == version } }, "delivered once it is up")
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_outbox_pending") == 0 })
+        XCTAssertEqual(metric(app, "sectional_webhook_deliveries_succeeded_total"), 1)
+        XCTAssertTrue(receiver.deliveries.allSatisfy(\.signatureValid))
+    }
+
+    func testAPendingDeliverySurvivesARestart() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        receiver.answer(503)
+        var first: TestApp? = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), folder: folder, sqlite: true,
+                                          webhookSecrets: Self.secrets)
+        let version = try order(try XCTUnwrap(first), "o", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == version } }, "tried and refused")
+        XCTAssertTrue(eventually(within: 10) { first.map { metric($0, "sectional_webhook_deliveries_failed_total") >= 1 } ?? false })
+        first = nil  // stopped with the delivery still pending
+        let refused = receiver.deliveries.count
+        receiver.answer(204)
+        let second = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), folder: folder, sqlite: true, webhookSecrets: Self.secrets)
+        XCTAssertTrue(eventually(within: 10) { metric(second, "sectional_webhook_deliveries_succeeded_total") == 1 },
+                      "the restarted server delivers what its outbox held, with no new write")
+        XCTAssertTrue(eventually(within: 10) { metric(second, "sectional_webhook_outbox_pending") == 0 })
+        let after = receiver.deliveries.dropFirst(refused)
+        XCTAssertEqual(after.map(\.version), [version])
+        XCTAssertTrue(after.allSatisfy(\.signatureValid))
+    }
+}
