@@ -140,4 +140,26 @@ final class WebhookTests: FolderTestCase {
         XCTAssertEqual(after.map(\.version), [version])
         XCTAssertTrue(after.allSatisfy(\.signatureValid))
     }
+
+    /// On PostgreSQL the outbox is in the shared database: a delivery refused by one instance is
+    /// sent by another instance on the same database, per user, signed.
+    func testOnPostgreSQLAnotherInstanceSendsWhatOneLeftPending() throws {
+        let database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
+        defer { database.drop() }
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        receiver.answer(500)
+        var first: TestApp? = try TestApp(config: Self.config(receiver.url), postgres: database.url, webhookSecrets: Self.secrets)
+        let version = try order(try XCTUnwrap(first), "o", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { Set(receiver.deliveries.map { $0.json["list"] as? String ?? "" }) == ["all", "orders"] },
+                      "tried and refused: \(receiver.deliveries.map(\.json))")
+        first = nil
+        let refused = receiver.deliveries.count
+        receiver.answer(200)
+        let second = try TestApp(config: Self.config(receiver.url), postgres: database.url, webhookSecrets: Self.secrets)
+        XCTAssertTrue(eventually(within: 10) { metric(second, "sectional_webhook_deliveries_succeeded_total") == 2 })
+        let after = receiver.deliveries.dropFirst(refused).map { String(decoding: $0.body, as: UTF8.self) }.sorted()
+        XCTAssertEqual(after, [#"{"list":"all","version":\#(version)}"#, #"{"list":"orders","version":\#(version),"user":"ann"}"#])
+        XCTAssertTrue(receiver.deliveries.allSatisfy(\.signatureValid))
+    }
 }
