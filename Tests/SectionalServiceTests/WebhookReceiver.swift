@@ -41,25 +41,26 @@ final class WebhookReceiver: @unchecked Sendable {
     /// Listens on `port` (0: any free port) with the secret deliveries are checked against.
     init(secret: String, port: Int = 0) throws {
         self.secret = Array(secret.utf8)
-        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw ReceiverFailure(description: "socket failed") }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ReceiverFailure(description: "socket failed") }
         var yes: Int32 = 1
-        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(listener, 16) == 0 else {
-            close(listener)
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
             throw ReceiverFailure(description: "cannot listen on port \(port): errno \(errno)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
+        listener = fd
         self.port = Int(UInt16(bigEndian: address.sin_port))
         let thread = Thread { [self] in
             defer { finished.signal() }

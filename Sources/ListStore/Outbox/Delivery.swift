@@ -48,7 +48,7 @@ public struct PendingDelivery: Sendable, Equatable {
 /// The deliveries a commit's writes make, asked inside the commit's transaction once its writes
 /// are applied, with the groups committed and their results (in the same order). Must not
 /// touch the store; may run again when the store retries the transaction.
-public typealias DeliveryPlanner = (_ groups: [[RecordWrite]], _ results: [CommitResult]) -> [DeliveryRequest]
+public typealias DeliveryPlanner = @Sendable (_ groups: [[RecordWrite]], _ results: [CommitResult]) -> [DeliveryRequest]
 
 /// The outbox's state for a worker: rows pending, and when the next one falls due.
 public struct OutboxStatus: Sendable, Equatable {

@@ -36,13 +36,13 @@ extension PostgresStore {
     }
 
     public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
-        try writing { connection throws(PostgresError) in
+        try writing { connection throws(PostgresError) -> Void in
             let deleted = try connection.execute("""
                 DELETE FROM outbox WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND version <= $4::bigint RETURNING version
                 """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .int(delivery.version))
             guard deleted.rowCount == 0 else { return }
             // A later version came while this one was on its way: it is due at once.
-            try connection.execute("""
+            _ = try connection.execute("""
                 UPDATE outbox SET attempts = 0, due_at = 0, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = $1 AND list = $2 AND partition_key = $3
                 """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
@@ -51,7 +51,7 @@ extension PostgresStore {
 
     public func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
         try writing { connection throws(PostgresError) in
-            try connection.execute("""
+            _ = try connection.execute("""
                 UPDATE outbox SET attempts = attempts + 1, due_at = $1::bigint, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = $2 AND list = $3 AND partition_key = $4 AND claimed_by = $5
                 """, .int(retryAt), .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .text(owner))
