@@ -44,6 +44,14 @@ struct ListQuery: Hashable, Sendable {
     /// Per filter, its ``Filter/keys`` (computed once).
     private let matchKeys: [Set<String>]
 
+    /// Hashes the text and the filters only: the search fields are the list's (the same for its
+    /// every query) and the match keys follow from the filters. A write moves every resident
+    /// search of its list, each looked up by its key a few times.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(text)
+        hasher.combine(filters)
+    }
+
     /// The canonical text of the query: what page tokens and entity tags are bound to.
     var canonical: String {
         var parts: [String] = []
@@ -69,11 +77,18 @@ struct ListQuery: Hashable, Sendable {
     /// Whether a record is in the result, given the ``ScalarKey`` text of its value at a filter
     /// field (nil: none) and its searchable text (asked for only when the filters hold).
     func matches(keyOf: (FieldPath) -> String?, folded: () -> [UInt8]) -> Bool {
+        guard filtersHold(keyOf: keyOf) else { return false }
+        guard let text else { return true }
+        return Self.contains(folded(), text)
+    }
+
+    /// Whether every filter holds, given the ``ScalarKey`` text of a record's value at a filter
+    /// field (nil: none).
+    func filtersHold(keyOf: (FieldPath) -> String?) -> Bool {
         for (filter, keys) in zip(filters, matchKeys) {
             guard let key = keyOf(filter.field), keys.contains(key) else { return false }
         }
-        guard let text else { return true }
-        return Self.contains(folded(), text)
+        return true
     }
 
     /// Whether `needle` (not empty) occurs in `haystack`.
