@@ -73,6 +73,8 @@ final class SearchMaintenancePropertyTests: XCTestCase {
             let new = query(String((0...(random.next() % 2)).map { _ in letters[Int(random.next() % 6)] }))
             for list in ["people", "leads"] {
                 let base = try XCTUnwrap(store.list(list))
+                let all = ListSnapshot.build(definition: base.definition, records: ["people": records.values.map { JSONValue.object($0) }])
+                XCTAssertEqual(Self.text(base.snapshot), Self.text(all), "step \(step), \(list): the list itself")
                 for query in resident + [new] {
                     let key = MaterializationKey(list: list, partition: nil, query: query)
                     if query != new { XCTAssertNotNil(store.cache.peek(key), "step \(step): \(query.canonical) is resident") }

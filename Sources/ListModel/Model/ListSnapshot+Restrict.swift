@@ -18,9 +18,9 @@ extension ListSnapshot {
             guard definition.specsBySource[collection] != nil else { continue }
             for id in list {
                 // A row of this id from another collection's record (or a literal row) is not this record's.
-                guard let entry = index[id], case .one(let spec, let row) = entry,
+                guard let entry = index[id], case .one(let spec, let unmanaged) = entry,
                       definition.bindings[spec]?.source == collection else { continue }
-                let row = row.takeUnretainedValue()
+                let row = unmanaged.takeUnretainedValue()
                 grouped[Place(spec: spec, key: CodePointKey(rawKey(of: Claim(spec: spec, row: row)))), default: []].append(row)
             }
         }
@@ -35,10 +35,9 @@ extension ListSnapshot {
             var rows: RowSequence
             switch grouping.content {
             case .literal:
+                // Without duplicates, every literal row is kept.
                 rows = node.rows
-                node.rows.forEachSlice(from: 0, count: node.rows.count) { slice, _ in
-                    for row in slice { index.set(row.takeUnretainedValue().id, IdEntry(single: Claim(spec: node.spec, row: row.takeUnretainedValue()))) }
-                }
+                for row in grouping.literalRows { index.set(row.id, IdEntry(single: Claim(spec: node.spec, row: row))) }
             case .data:
                 var list = grouped.removeValue(forKey: Place(spec: node.spec, key: CodePointKey(node.rawKey))) ?? []
                 if list.isEmpty && grouping.isGrouped { continue }

@@ -134,19 +134,30 @@ extension ViewModelStore {
         guard !resident.isEmpty else { return }
         var folded: [Int: [UInt8]] = [:]
         for (key, current) in resident {
-            guard let query = key.query, let state = next[key] ?? current, state.version < sequence else { continue }
+            let state = next[key] ?? current
+            guard let query = key.query, state.version < sequence else { continue }
             let fields = query.searchFields
-            // A record that does not match leaves the result; one that was not in it is skipped.
+            // A record that does not match leaves the result; one that is not in it is skipped.
+            // Whether it is in it follows the group's own writes (one may enter it, a later one
+            // of the same id leave it).
+            var entered: [String: Bool] = [:]
+            func isIn(_ id: String) -> Bool { entered[id] ?? state.snapshot.contains(rowID: id) }
             let filtered = writes.enumerated().compactMap { index, write -> AppliedWrite? in
-                guard let record = write.record else { return state.snapshot.contains(rowID: write.id) ? write : nil }
-                let matches = query.matches(record) { object in
-                    if let text = folded[index] { return text }
-                    let text = ListQuery.searchableText(of: object, fields: fields)
-                    folded[index] = text
-                    return text
+                let matches = write.record.map { record in
+                    query.matches(record) { object in
+                        if let text = folded[index] { return text }
+                        let text = ListQuery.searchableText(of: object, fields: fields)
+                        folded[index] = text
+                        return text
+                    }
+                } ?? false
+                if matches {
+                    entered[write.id] = true
+                    return write
                 }
-                if matches { return write }
-                guard state.snapshot.contains(rowID: write.id) else { return nil }
+                guard isIn(write.id) else { return nil }
+                entered[write.id] = false
+                guard write.record != nil else { return write }
                 return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
             }
             next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)
