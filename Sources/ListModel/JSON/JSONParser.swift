@@ -133,7 +133,11 @@ private struct Parser {
             if seen != nil {
                 if !seen!.insert(CodePointKey(key)).inserted { throw fail("duplicate member name", keyStart) }
             } else {
-                for m in members where m.key.utf8.elementsEqual(key.utf8) { throw fail("duplicate member name", keyStart) }
+                // Lengths first: most names differ in length, and comparing them is O(1).
+                let length = key.utf8.count
+                for m in members where m.key.utf8.count == length && m.key.utf8.elementsEqual(key.utf8) {
+                    throw fail("duplicate member name", keyStart)
+                }
                 if members.count == 15 {
                     var set = Set(members.map { CodePointKey($0.key) })
                     set.insert(CodePointKey(key))

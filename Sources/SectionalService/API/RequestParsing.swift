@@ -52,21 +52,30 @@ extension Request {
     func jsonBody(optional: Bool = false, mediaTypes: [String] = ["application/json"]) throws(HTTPError) -> JSONValue? {
         if optional && body.isEmpty { return nil }
         guard let type = headers["Content-Type"] else { throw Problem.unsupportedMediaType(mediaTypes) }
-        let parts = type.split(separator: ";", omittingEmptySubsequences: false)
-        guard mediaTypes.contains(parts[0].trimmingCharacters(in: .whitespaces).lowercased()) else {
-            throw Problem.unsupportedMediaType(mediaTypes)
-        }
-        for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
-            let charset = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            guard charset.lowercased() == "utf-8" else { throw Problem.unsupportedCharset(charset) }
+        // The usual header, a media type alone, without Foundation (it took 4% of a write).
+        if !mediaTypes.contains(where: { Self.equalsIgnoringASCIICase(type, $0) }) {
+            let parts = type.split(separator: ";", omittingEmptySubsequences: false)
+            guard mediaTypes.contains(parts[0].trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw Problem.unsupportedMediaType(mediaTypes)
+            }
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1)
+                guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+                let charset = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                guard charset.lowercased() == "utf-8" else { throw Problem.unsupportedCharset(charset) }
+            }
         }
         do {
             return try JSONParser.parse(body)
         } catch {
             throw Problem.invalidJSON("The body is not valid JSON: \(error).")
         }
+    }
+
+    /// Whether `text` is `lowercase` (ASCII lowercase) but for the case of its ASCII letters.
+    private static func equalsIgnoringASCIICase(_ text: String, _ lowercase: String) -> Bool {
+        guard text.utf8.count == lowercase.utf8.count else { return false }
+        return zip(text.utf8, lowercase.utf8).allSatisfy { a, b in a == b || (a &- 0x41 < 26 && a | 0x20 == b) }
     }
 
     /// The body as a JSON object (`400 invalid-json` when it is another JSON value).

@@ -27,22 +27,52 @@ struct ListQuery: Hashable, Sendable {
     }
 
     /// The folded search text; nil for none (no `q`, or one that folds to nothing).
-    let text: [UInt8]?
+    var text: [UInt8]? { parts.text }
     /// The filters, sorted.
-    let filters: [Filter]
+    var filters: [Filter] { parts.filters }
     /// The fields the text is looked for in (the list's `search.fields`).
-    let searchFields: [FieldPath]
+    var searchFields: [FieldPath] { parts.searchFields }
+    /// Per filter, its ``Filter/keys`` (computed once).
+    private var matchKeys: [Set<String>] { parts.matchKeys }
+
+    /// The query's parts behind one reference, with their hash: a query is copied and hashed
+    /// with every key of the result it names, and a write moves every resident search of its
+    /// list, looking each up a few times (measured: with 120 resident searches, hashing and
+    /// copying their keys took half of a write's instructions).
+    private final class Parts: Sendable {
+        let text: [UInt8]?
+        let filters: [Filter]
+        let searchFields: [FieldPath]
+        let matchKeys: [Set<String>]
+        /// Of the text and the filters (the search fields are the list's, the same for its every
+        /// query; the match keys follow from the filters).
+        let hash: Int
+
+        init(text: [UInt8]?, filters: [Filter], searchFields: [FieldPath]) {
+            self.text = text
+            self.filters = filters
+            self.searchFields = searchFields
+            matchKeys = filters.map(\.keys)
+            var hasher = Hasher()
+            hasher.combine(text)
+            hasher.combine(filters)
+            hash = hasher.finalize()
+        }
+    }
+
+    private let parts: Parts
 
     init(text: String?, filters: [Filter], searchFields: [FieldPath]) {
         let folded = text.map(SearchFolding.fold)
-        self.text = folded?.isEmpty == false ? folded : nil
-        self.filters = filters.sorted()
-        self.searchFields = searchFields
-        matchKeys = self.filters.map(\.keys)
+        parts = Parts(text: folded?.isEmpty == false ? folded : nil, filters: filters.sorted(), searchFields: searchFields)
     }
 
-    /// Per filter, its ``Filter/keys`` (computed once).
-    private let matchKeys: [Set<String>]
+    static func == (a: ListQuery, b: ListQuery) -> Bool {
+        a.parts === b.parts
+            || (a.parts.hash == b.parts.hash && a.text == b.text && a.filters == b.filters && a.searchFields == b.searchFields)
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(parts.hash) }
 
     /// The canonical text of the query: what page tokens and entity tags are bound to.
     var canonical: String {
@@ -69,11 +99,18 @@ struct ListQuery: Hashable, Sendable {
     /// Whether a record is in the result, given the ``ScalarKey`` text of its value at a filter
     /// field (nil: none) and its searchable text (asked for only when the filters hold).
     func matches(keyOf: (FieldPath) -> String?, folded: () -> [UInt8]) -> Bool {
+        guard filtersHold(keyOf: keyOf) else { return false }
+        guard let text else { return true }
+        return Self.contains(folded(), text)
+    }
+
+    /// Whether every filter holds, given the ``ScalarKey`` text of a record's value at a filter
+    /// field (nil: none).
+    func filtersHold(keyOf: (FieldPath) -> String?) -> Bool {
         for (filter, keys) in zip(filters, matchKeys) {
             guard let key = keyOf(filter.field), keys.contains(key) else { return false }
         }
-        guard let text else { return true }
-        return Self.contains(folded(), text)
+        return true
     }
 
     /// Whether `needle` (not empty) occurs in `haystack`.

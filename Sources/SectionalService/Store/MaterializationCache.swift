@@ -81,9 +81,13 @@ final class MaterializationCache: Sendable {
         return max(resident, written ?? resident)
     }
 
-    /// The resident search results of a whole list or partition (`base`).
-    func queries(of base: MaterializationKey) -> Set<MaterializationKey> {
-        contents.withLock { $0.queries[base] ?? [] }
+    /// The resident search results of a whole list or partition (`base`), with their states
+    /// (one look for all of them: a write moves each).
+    func queries(of base: MaterializationKey) -> [(key: MaterializationKey, state: ListState)] {
+        contents.withLock { contents in
+            guard let keys = contents.queries[base] else { return [] }
+            return keys.compactMap { key in contents.entries[key].map { (key, $0.state) } }
+        }
     }
 
     /// Installs a partition built at `state`'s version, unless a write applied since has moved it

@@ -15,17 +15,21 @@ extension ViewModelStore {
         let key = MaterializationKey(list: base.name, partition: base.partition, language: base.language, query: query)
         if let state = cache.read(key) { return state }
         while true {
-            let (records, version, epoch, definition): ([String: [JSONValue]], Int64, Int64?, ListDefinition)
+            let (snapshot, version, epoch): (ListSnapshot, Int64, Int64?)
             if base.partition == nil {
-                (records, version, epoch, definition) = try fromCorpus(base, query: query)
+                (snapshot, version, epoch) = try fromCorpus(base, query: query)
             } else {
-                (records, version, epoch, definition) = try fromStorage(base, query: query)
+                let (records, read, readEpoch, definition) = try fromStorage(base, query: query)
+                (snapshot, version, epoch) = (ListSnapshot.build(definition: served(definition, base), records: records), read, readEpoch)
             }
-            let served = base.language.map { definition.localized($0, formats: Localization.formats(for: $0)) } ?? definition
-            let snapshot = ListSnapshot.build(definition: served, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: base.language, query: query)
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
         }
+    }
+
+    /// `definition` in the language of `base`.
+    private func served(_ definition: ListDefinition, _ base: ListState) -> ListDefinition {
+        base.language.map { definition.localized($0, formats: Localization.formats(for: $0)) } ?? definition
     }
 
     /// The records of a user's partition that match, read from storage, at the partition's
@@ -57,32 +61,42 @@ extension ViewModelStore {
         return (records, version, epoch, definition)
     }
 
-    /// The records of a list that is the same for everyone that match, from its
-    /// ``SearchCorpus`` (made from storage on the list's first search) at the list's version now;
-    /// with the list's definition and epoch.
-    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError)
-        -> ([String: [JSONValue]], Int64, Int64?, ListDefinition) {
+    /// The result of `query` on a list that is the same for everyone (in one of its languages),
+    /// from the list's ``SearchCorpus`` (made from storage on the list's first search) at the
+    /// list's version now; with that version and the list's epoch.
+    ///
+    /// The corpus says which records match; their rows are taken from the list's snapshot at the
+    /// same version (``ListSnapshot/restricted(to:)``: no record parsed, no row rendered). Only a
+    /// list that drops duplicate rows, or a language not in memory, parses the matching
+    /// records' JSON and builds.
+    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError) -> (ListSnapshot, Int64, Int64?) {
         let listKey = MaterializationKey(list: base.name, partition: nil)
         while true {
-            let (found, stored, version, epoch, definition) = try writer.withLock {
-                _ throws(StoreError) -> (SearchCorpus?, [String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+            let (found, rows, stored, version, epoch, definition) = try writer.withLock {
+                _ throws(StoreError) -> (SearchCorpus?, ListState?, [String: [StoredRecord]], Int64, Int64?, ListDefinition) in
                 let epoch = cache.epoch(of: base.name)
                 let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
                 // A language moves with its list: the same version.
                 let version = cache.currentVersion(of: base.key) ?? cache.currentVersion(of: listKey) ?? base.version
                 if let corpus = corpora.withLock({ $0[base.name] }), corpus.fingerprint == definition.fingerprint {
-                    return (corpus, [:], version, epoch, definition)
+                    // The rows of the same version (the writer moves the corpus and the lists together).
+                    let rows = cache.peek(base.key).flatMap { $0.version == version ? $0 : nil }
+                    return (corpus, rows, [:], version, epoch, definition)
                 }
                 var stored: [String: [StoredRecord]] = [:]
                 for source in definition.sources { stored[source] = try store.allRecords(in: source) }
-                return (nil, stored, cache.currentVersion(of: listKey) ?? base.version, epoch, definition)
+                return (nil, nil, stored, cache.currentVersion(of: listKey) ?? base.version, epoch, definition)
             }
             if let found {
-                var records: [String: [JSONValue]] = [:]
-                for (collection, matched) in found.matching(query) {
-                    records[collection] = matched.compactMap { try? JSONParser.parse($0) }
+                let matched = found.matching(query)
+                if let rows, let snapshot = rows.snapshot.restricted(to: matched.mapValues { $0.map(\.id) }) {
+                    return (snapshot, version, epoch)
                 }
-                return (records, version, epoch, definition)
+                var records: [String: [JSONValue]] = [:]
+                for (collection, matches) in matched {
+                    records[collection] = matches.compactMap { try? JSONParser.parse($0.json) }
+                }
+                return (ListSnapshot.build(definition: served(definition, base), records: records), version, epoch)
             }
             var corpus = SearchCorpus(definition: definition)
             for (source, list) in stored {
@@ -116,23 +130,34 @@ extension ViewModelStore {
     /// searchable text is folded once, whatever the number of searches.
     func advanceQueries(of base: MaterializationKey, by writes: [AppliedWrite], sequence: Int64,
                         next: inout [MaterializationKey: ListState]) {
-        let keys = cache.queries(of: base)
-        guard !keys.isEmpty else { return }
+        let resident = cache.queries(of: base)
+        guard !resident.isEmpty else { return }
         var folded: [Int: [UInt8]] = [:]
-        for key in keys {
-            guard let query = key.query, let state = next[key] ?? cache.peek(key), state.version < sequence else { continue }
+        for (key, current) in resident {
+            let state = next[key] ?? current
+            guard let query = key.query, state.version < sequence else { continue }
             let fields = query.searchFields
-            // A record that does not match leaves the result; one that was not in it is skipped.
+            // A record that does not match leaves the result; one that is not in it is skipped.
+            // Whether it is in it follows the group's own writes (one may enter it, a later one
+            // of the same id leave it).
+            var entered: [String: Bool] = [:]
+            func isIn(_ id: String) -> Bool { entered[id] ?? state.snapshot.contains(rowID: id) }
             let filtered = writes.enumerated().compactMap { index, write -> AppliedWrite? in
-                guard let record = write.record else { return state.snapshot.contains(rowID: write.id) ? write : nil }
-                let matches = query.matches(record) { object in
-                    if let text = folded[index] { return text }
-                    let text = ListQuery.searchableText(of: object, fields: fields)
-                    folded[index] = text
-                    return text
+                let matches = write.record.map { record in
+                    query.matches(record) { object in
+                        if let text = folded[index] { return text }
+                        let text = ListQuery.searchableText(of: object, fields: fields)
+                        folded[index] = text
+                        return text
+                    }
+                } ?? false
+                if matches {
+                    entered[write.id] = true
+                    return write
                 }
-                if matches { return write }
-                guard state.snapshot.contains(rowID: write.id) else { return nil }
+                guard isIn(write.id) else { return nil }
+                entered[write.id] = false
+                guard write.record != nil else { return write }
                 return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
             }
             next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)

@@ -318,8 +318,9 @@ public final class ViewModelStore: Sendable {
     func publish(_ next: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) -> [VersionEvent] {
         guard !next.isEmpty || !partitionVersions.isEmpty else { return [] }
         cache.publish(next, partitionVersions: partitionVersions)
-        // A language's rows move with the list (or partition) they translate: no events of their own.
-        var events = next.filter { $0.key.language == nil }.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
+        // A language's rows and a search's result move with the list (or partition) they are
+        // taken from: no events of their own.
+        var events = next.filter { $0.key.language == nil && $0.key.query == nil }.map { VersionEvent(stream: $0.key.streamName, list: $0.key.list, version: $0.value.version) }
         for (key, version) in partitionVersions where next[key] == nil && key.language == nil {
             events.append(VersionEvent(stream: key.streamName, list: key.list, version: version))
         }
@@ -377,8 +378,11 @@ public final class ViewModelStore: Sendable {
 
     /// `state`'s snapshot with `writes` applied (each collection's in order), recorded in the
     /// history of `key` under `sequence`.
+    /// No writes (a search result none of them enters or leaves) change nothing and record no
+    /// version: `changes` from a version between two kept ones starts from the one before it,
+    /// which shows the same rows.
     func apply(_ writes: [AppliedWrite], to state: ListState, key: MaterializationKey, sequence: Int64) -> ListSnapshot {
-        guard let history = cache.history(key) else { return state.snapshot }
+        guard !writes.isEmpty, let history = cache.history(key) else { return state.snapshot }
         var edit = history.edit()
         var collections: [String] = []
         for write in writes where !collections.contains(write.collection) { collections.append(write.collection) }
