@@ -102,7 +102,14 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
         try writer.withLock { connection throws(StoreError) in
             if let expression = Self.fieldExpression(field) {
-                try connection.execute("CREATE INDEX IF NOT EXISTS \(Self.indexName(field)) ON records (collection, \(expression))")
+                // Partial: only the collection's records pay for the index (an index over every
+                // record made each write to any collection evaluate the field's json_extract).
+                try connection.execute("""
+                    CREATE INDEX IF NOT EXISTS \(Self.indexName(field, in: collection)) ON records (collection, \(expression))
+                    WHERE collection = \(Self.literal(collection))
+                    """)
+                // The index of the same field over every collection that earlier versions made.
+                try connection.execute("DROP INDEX IF EXISTS \(Self.indexName(field))")
             }
             try connection.transaction { () throws(StoreError) in
                 var counted = false
@@ -168,12 +175,14 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         // SQLite's planner, without statistics (no ANALYZE), prefers the primary key's
         // `collection` prefix over the expression index, which reads the whole collection: a
         // prepared field names its index.
-        let prepared = fields.withLock { $0.values.contains { $0.contains(field) } }
-        let index = prepared ? " INDEXED BY \(Self.indexName(field))" : ""
+        // The partial index serves only a query that names its collection as written.
+        let prepared = fields.withLock { $0[collection]?.contains(field) ?? false }
+        let query = prepared
+            ? "SELECT id, json FROM records INDEXED BY \(Self.indexName(field, in: collection)) WHERE collection = \(Self.literal(collection)) AND \(expression) = ?2 ORDER BY id"
+            : "SELECT id, json FROM records WHERE collection = ?1 AND \(expression) = ?2 ORDER BY id"
         return try reader.withLock { connection throws(StoreError) in
             var result: [StoredRecord] = []
-            try connection.query("SELECT id, json FROM records\(index) WHERE collection = ? AND \(expression) = ? ORDER BY id",
-                                 .text(collection), bound) { row throws(StoreError) in
+            try connection.query(query, .text(collection), bound) { row throws(StoreError) in
                 result.append(StoredRecord(id: try row.text(0), json: try row.blob(1)))
             }
             return result
@@ -182,11 +191,26 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     /// The SQL expression for a record's value at `field` (the JSON is stored as a BLOB, which
     /// `json_extract` reads as text), or nil when a member name cannot be quoted in a JSON path.
-    /// The name of the expression index on `field`.
+    /// The name of the expression index on `field` over every collection (earlier versions made
+    /// it; ``prepareField(_:in:)`` drops it).
     static func indexName(_ field: FieldPath) -> String {
         var hash = FNV1a()
         hash.combine(field.description)
         return "records_field_\(String(hash.value, radix: 16))"
+    }
+
+    /// The name of the partial expression index on `field` over the records of `collection`.
+    static func indexName(_ field: FieldPath, in collection: String) -> String {
+        var hash = FNV1a()
+        hash.combine(collection)
+        hash.combine("\u{0}")
+        hash.combine(field.description)
+        return "records_field_in_\(String(hash.value, radix: 16))"
+    }
+
+    /// `text` as an SQL string literal.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     static func fieldExpression(_ field: FieldPath) -> String? {
