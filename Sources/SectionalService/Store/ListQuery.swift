@@ -74,16 +74,6 @@ struct ListQuery: Hashable, Sendable {
 
     func hash(into hasher: inout Hasher) { hasher.combine(parts.hash) }
 
-    /// The same query: the same folded text and filters. The search fields and match keys follow
-    /// from the list's definition and the filters, so they take no part (a warm search's key
-    /// look-up hashes the text and the filters only).
-    static func == (a: ListQuery, b: ListQuery) -> Bool { a.text == b.text && a.filters == b.filters }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(text)
-        hasher.combine(filters)
-    }
-
     /// The canonical text of the query: what page tokens and entity tags are bound to.
     var canonical: String {
         var parts: [String] = []

@@ -154,7 +154,7 @@ final class MaterializationCache: Sendable {
     func queries(of base: MaterializationKey) -> [(key: MaterializationKey, state: ListState)] {
         contents.withLock { contents in
             guard let keys = contents.queries[base] else { return [] }
-            return keys.compactMap { key in contents.entries[key].map { (key, $0.state) } }
+            return keys.compactMap { key in contents[key].map { (key, $0.state) } }
         }
     }
 
