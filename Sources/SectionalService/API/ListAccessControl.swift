@@ -27,7 +27,7 @@ extension ServiceContext {
         if let state = lists.list(name), state.definition.access == .public {
             return ReadableList(state: try served(state, request), viewOwner: nil)
         }
-        guard let definition = lists.definition(name) else { throw Problem.listNotFound(name) }
+        guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
         let caller = try authenticator.caller(request)
         let named = request.query("user")
         let owner: String?
@@ -41,7 +41,7 @@ extension ServiceContext {
             if let named, named != subject { throw Problem.forbidden("Only the service token may read a list as another user.") }
             owner = subject
         }
-        guard let scope = definition.scope else {
+        guard let scope = found else {
             guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
             return ReadableList(state: try served(state, request), viewOwner: owner)
         }
@@ -61,7 +61,9 @@ extension ServiceContext {
         guard let partition = PartitionKey(value) else {
             throw Problem.forbidden("The token's '\(Problem.echo(scope.claim))' claim is not a string, number or boolean.")
         }
-        let state = try reading { () throws(StoreError) in try lists.partition(partition, of: definition) }
+        guard let state = try reading({ () throws(StoreError) in try lists.partition(partition, ofList: name) }) else {
+            throw Problem.listNotFound(name)
+        }
         return ReadableList(state: try served(state, request), viewOwner: owner)
     }
 

@@ -20,7 +20,7 @@ struct ListRoutes {
         var version: Int64 { state.version }
         var entityTag: String {
             EntityTag.of(version: version, definition: state.definition.fingerprint, view: view.fingerprint,
-                         partition: state.partition?.fingerprint, query: state.query?.fingerprint)
+                         partition: state.partition?.fingerprint, query: state.queryFingerprint)
         }
         /// What page tokens are bound to: the list, its definition, the user's partition, the
         /// search and filters, and the view.
@@ -145,12 +145,33 @@ struct ListRoutes {
         }
     }
 
-    /// A query parameter's name or value, percent-encoded for a `Link` target.
-    private static func linkEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: linkSafe) ?? text
+    /// A query parameter's name or value, percent-encoded for a `Link` target: every byte of its
+    /// UTF-8 but the unreserved ones (RFC 3986 §2.3) as `%XX`. Byte by byte, and the text itself
+    /// when nothing needs encoding (the usual search word), since every warm search page writes it.
+    static func linkEncoded(_ text: String) -> String {
+        guard !text.utf8.allSatisfy(isUnreserved) else { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count * 3)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                bytes.append(byte)
+            } else {
+                bytes.append(UInt8(ascii: "%"))
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static let linkSafe = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
+        default: false
+        }
+    }
 
     private func page(_ request: Request, _ t: Target) throws(HTTPError) -> Response {
         let size: Int

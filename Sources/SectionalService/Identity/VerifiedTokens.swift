@@ -1,11 +1,12 @@
+import Glibc
 import Synchronization
 
 /// User tokens already verified, so a client that sends the same token with every request pays
 /// for one signature check and one claims parse, not one per request (measured by `make
 /// bench-peruser`: verifying on every read kept a warm partition's first page at 0.18 of the C
-/// baseline). Keyed by the token's exact text, so only the very bytes that verified are
-/// trusted; an entry is used only until the token's `exp` (past it, the token is verified again,
-/// leeway and all). At most ``capacity`` tokens are held; a full cache starts over.
+/// baseline). Keyed by the token's exact bytes (see ``Key``), so only the very bytes that
+/// verified are trusted; an entry is used only until the token's `exp` (past it, the token is
+/// verified again, leeway and all). At most ``capacity`` tokens are held; a full cache starts over.
 final class VerifiedTokens: Sendable {
     static let capacity = 10_000
 
@@ -15,14 +16,40 @@ final class VerifiedTokens: Sendable {
         let expiresAt: Double
     }
 
-    private let entries = Mutex<[Substring: Entry]>([:])
+    /// A token as the memo's key: equal only when its bytes are (Swift's `String` equality would
+    /// also take a canonically equivalent spelling, such as U+212A KELVIN SIGN for `K`), hashed
+    /// by its length and last 32 bytes — a signed token ends with its signature, as distinct as
+    /// the whole — so a warm read hashes 32 bytes rather than all ~200.
+    struct Key: Hashable {
+        let text: Substring
+
+        static func == (a: Key, b: Key) -> Bool {
+            let x = a.text.utf8, y = b.text.utf8
+            guard x.count == y.count else { return false }
+            let same = x.withContiguousStorageIfAvailable { x in
+                y.withContiguousStorageIfAvailable { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+            }
+            return (same ?? nil) ?? x.elementsEqual(y)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            let utf8 = text.utf8
+            hasher.combine(utf8.count)
+            let tail = utf8.suffix(32)
+            if tail.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+                for byte in tail { hasher.combine(byte) }
+            }
+        }
+    }
+
+    private let entries = Mutex<[Key: Entry]>([:])
 
     /// The caller of a token verified before, while it has not expired at `now`.
     func caller(for token: Substring, now: Double) -> Caller? {
         entries.withLock { entries in
-            guard let entry = entries[token] else { return nil }
+            guard let entry = entries[Key(text: token)] else { return nil }
             guard now <= entry.expiresAt else {
-                entries.removeValue(forKey: token)
+                entries.removeValue(forKey: Key(text: token))
                 return nil
             }
             return entry.caller
@@ -33,7 +60,7 @@ final class VerifiedTokens: Sendable {
     func remember(_ token: Substring, caller: Caller, expiresAt: Double) {
         entries.withLock { entries in
             if entries.count >= Self.capacity { entries.removeAll() }
-            entries[token] = Entry(caller: caller, expiresAt: expiresAt)
+            entries[Key(text: token)] = Entry(caller: caller, expiresAt: expiresAt)
         }
     }
 

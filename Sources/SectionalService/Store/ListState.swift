@@ -15,6 +15,9 @@ public final class ListState: Sendable {
     /// The search and filters whose result this is (materialized like a partition); nil for
     /// the whole list.
     let query: ListQuery?
+    /// ``ListQuery/fingerprint`` of ``query`` (for entity tags), computed once per state rather
+    /// than on every read.
+    let queryFingerprint: UInt64?
     /// Answers rendered from this snapshot (it never changes, so neither do they): a list's, in
     /// any of its languages, may hold a list's budget; a user's partition or a query's result a
     /// partition's.
@@ -27,6 +30,7 @@ public final class ListState: Sendable {
         self.partition = partition
         self.language = language
         self.query = query
+        queryFingerprint = query?.fingerprint
         answers = AnswerCache(budget: partition == nil && query == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
     }
 

@@ -4,24 +4,38 @@ import Synchronization
 
 /// Every materialization held in memory — each list that is the same for everyone, the
 /// partitions of per-user lists that have been read, their other languages and the results of
-/// searches — with its current state and `changes` history, under one lock.
+/// searches — with its current state and `changes` history.
 ///
 /// Lists that are the same for everyone are pinned. Partitions are built on their first read
 /// and kept while their rows fit `maxResidentRows` in all; past it the least recently read are
 /// evicted (in batches of 1% of the budget, so a full cache sorts once per hundredth of its
 /// size rather than once per build). A partition evicted is rebuilt on its next read at the same
 /// version (kept in ``Contents/versions`` and in the store), so its entity tags never go back.
+///
+/// Reads take no lock. Every change (install, publish, eviction, a definition change) is made
+/// under one lock and published as a new immutable ``ResidentTable`` with a new generation; a
+/// read loads the published generation, uses the table its thread last took when that is still
+/// the one (see ``ReaderSlot``), else takes the current one under the lock — once per thread
+/// per change. A read's recency mark is a relaxed atomic store on the entry (see ``Recency``),
+/// skipped while the entry is already the most recently read. So a warm read of a partition, a
+/// language or a search result costs one more table look-up than a read of the list itself,
+/// and no reader ever waits for another.
+///
+/// Ordering: a change's generation is stored (releasing) inside the lock after its table, and
+/// before the writer goes on (before `applied` moves, so a read that waited for a version sees
+/// the table that holds it); a reader loads the generation acquiring.
 final class MaterializationCache: Sendable {
-    struct Entry {
-        var state: ListState
-        let history: ListHistory
-        /// Order of last read, for eviction.
-        var lastRead: UInt64
-        let pinned: Bool
-    }
+    typealias Entry = ResidentTable.Entry
 
+    /// What the writer's lock guards: the published table (and its shards being edited), the
+    /// versions, epochs and query sets, and the counts.
     struct Contents {
-        var entries: [MaterializationKey: Entry] = [:]
+        /// The table readers see.
+        private(set) var table: ResidentTable
+        /// The table's shards as the current change edits them (the same storage as `table`'s
+        /// until a change touches a shard).
+        private var shards: ResidentTable.Shards
+        private var changed = false
         /// The version of every partition written since start (resident or not); others take
         /// theirs from the store.
         var versions: [MaterializationKey: Int64] = [:]
@@ -32,35 +46,89 @@ final class MaterializationCache: Sendable {
         var queries: [MaterializationKey: Set<MaterializationKey>] = [:]
         var residentRows = 0
         var residentPartitions = 0
-        var tick: UInt64 = 0
         var evictions: UInt64 = 0
-    }
 
-    let maxResidentRows: Int
-    private let contents = Mutex(Contents())
+        init() {
+            shards = ResidentTable.empty
+            table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards)
+        }
 
-    init(maxResidentRows: Int) { self.maxResidentRows = max(1, maxResidentRows) }
+        subscript(key: MaterializationKey) -> Entry? {
+            get { shards[ResidentTable.shard(of: key)][key] }
+            set {
+                shards[ResidentTable.shard(of: key)][key] = newValue
+                changed = true
+            }
+        }
 
-    /// The current state of a materialization, marking it read; nil when it is not in memory.
-    func read(_ key: MaterializationKey) -> ListState? {
-        contents.withLock { contents in
-            guard let index = contents.entries.index(forKey: key) else { return nil }
-            contents.tick += 1
-            contents.entries.values[index].lastRead = contents.tick
-            return contents.entries.values[index].state
+        /// Every entry as the current change left it.
+        var entries: FlattenSequence<ResidentTable.Shards> { shards.joined() }
+
+        /// Publishes the change, if it changed any entry: a new table with a new generation.
+        mutating func publishTable(to published: borrowing Atomic<UInt64>) {
+            guard changed else { return }
+            changed = false
+            table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards)
+            published.store(table.generation, ordering: .releasing)
         }
     }
 
-    /// The current state without marking a read (the writer's look).
-    func peek(_ key: MaterializationKey) -> ListState? { contents.withLock { $0.entries[key]?.state } }
+    let maxResidentRows: Int
+    private let contents: Mutex<Contents>
+    /// The generation of the table in ``Contents/table``.
+    private let published: Atomic<UInt64>
+    /// Ticks of reads, for eviction (see ``Recency``).
+    private let clock = Atomic<UInt64>(0)
 
-    func history(_ key: MaterializationKey) -> ListHistory? { contents.withLock { $0.entries[key]?.history } }
+    init(maxResidentRows: Int) {
+        self.maxResidentRows = max(1, maxResidentRows)
+        let initial = Contents()
+        published = Atomic(initial.table.generation)
+        contents = Mutex(initial)
+    }
+
+    /// Generations of every cache's tables: numbers no two tables in the process share, so a
+    /// thread's table from another cache (tests make many) never passes for this one's.
+    private static let generations = Atomic<UInt64>(0)
+
+    fileprivate static func nextGeneration() -> UInt64 { generations.wrappingAdd(1, ordering: .relaxed).newValue }
+
+    /// Runs `body` under the lock, then publishes what it changed.
+    private func change<R: Sendable>(_ body: (inout Contents) -> R) -> R {
+        contents.withLock { contents in
+            let result = body(&contents)
+            contents.publishTable(to: published)
+            return result
+        }
+    }
+
+    /// The current table, without the lock while this thread's last one is still current.
+    private func table() -> ResidentTable {
+        let generation = published.load(ordering: .acquiring)
+        let slot = ReaderSlot.current
+        if let table = slot.table, table.generation == generation { return table }
+        let table = contents.withLock { $0.table }
+        slot.table = table
+        return table
+    }
+
+    /// The current state of a materialization, marking it read; nil when it is not in memory.
+    func read(_ key: MaterializationKey) -> ListState? {
+        guard let entry = table().entry(key) else { return nil }
+        if !entry.pinned { entry.recency.touch(clock) }
+        return entry.state
+    }
+
+    /// The current state without marking a read (the writer's look).
+    func peek(_ key: MaterializationKey) -> ListState? { table().entry(key)?.state }
+
+    func history(_ key: MaterializationKey) -> ListHistory? { table().entry(key)?.history }
 
     /// Pins a list that is the same for everyone (at start).
     func pin(_ key: MaterializationKey, state: ListState) {
-        contents.withLock { contents in
-            contents.entries[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
-                                          lastRead: 0, pinned: true)
+        change { contents in
+            contents[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
+                                  pinned: true, recency: Recency(0))
         }
     }
 
@@ -76,7 +144,7 @@ final class MaterializationCache: Sendable {
     }
 
     private static func currentVersion(of key: MaterializationKey, in contents: Contents) -> Int64? {
-        let resident = contents.entries[key]?.state.version, written = contents.versions[key]
+        let resident = contents[key]?.state.version, written = contents.versions[key]
         guard let resident else { return written }
         return max(resident, written ?? resident)
     }
@@ -86,7 +154,7 @@ final class MaterializationCache: Sendable {
     func queries(of base: MaterializationKey) -> [(key: MaterializationKey, state: ListState)] {
         contents.withLock { contents in
             guard let keys = contents.queries[base] else { return [] }
-            return keys.compactMap { key in contents.entries[key].map { (key, $0.state) } }
+            return keys.compactMap { key in contents[key].map { (key, $0.state) } }
         }
     }
 
@@ -96,16 +164,15 @@ final class MaterializationCache: Sendable {
     /// Evicts past the budget; victims are freed off the caller's path.
     func install(_ key: MaterializationKey, state: ListState, epoch: Int64? = nil) -> ListState? {
         var victims: [Entry] = []
-        let installed = contents.withLock { contents -> ListState? in
+        let installed = change { contents -> ListState? in
             let moved = key.query == nil ? contents.versions[key] : Self.currentVersion(of: key.base, in: contents)
             guard (moved ?? 0) <= state.version, contents.epochs[key.list] == epoch else { return nil }
-            contents.tick += 1
-            if let existing = contents.entries[key] {
-                contents.entries[key]!.lastRead = contents.tick
+            if let existing = contents[key] {
+                existing.recency.touch(clock)
                 return existing.state
             }
-            contents.entries[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
-                                          lastRead: contents.tick, pinned: false)
+            contents[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
+                                  pinned: false, recency: Recency(clock.wrappingAdd(1, ordering: .relaxed).newValue))
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1
             if key.query != nil { contents.queries[key.base, default: []].insert(key) }
@@ -125,13 +192,14 @@ final class MaterializationCache: Sendable {
     @discardableResult
     func replaceList(_ list: String, with state: ListState?, epoch: Int64) -> [MaterializationKey] {
         var victims: [Entry] = []
-        let keys = contents.withLock { contents -> [MaterializationKey] in
+        let keys = change { contents -> [MaterializationKey] in
             contents.epochs[list] = epoch
             for key in contents.versions.keys where key.list == list { contents.versions.removeValue(forKey: key) }
             for key in contents.queries.keys where key.list == list { contents.queries.removeValue(forKey: key) }
-            let keys = contents.entries.keys.filter { $0.list == list }
+            let keys = contents.entries.filter { $0.key.list == list }.map(\.key)
             for key in keys {
-                guard let entry = contents.entries.removeValue(forKey: key) else { continue }
+                guard let entry = contents[key] else { continue }
+                contents[key] = nil
                 if !entry.pinned {
                     contents.residentRows -= entry.state.snapshot.totalRowCount
                     contents.residentPartitions -= 1
@@ -139,8 +207,9 @@ final class MaterializationCache: Sendable {
                 victims.append(entry)
             }
             if let state {
-                contents.entries[MaterializationKey(list: list, partition: state.partition)] = Entry(
-                    state: state, history: ListHistory(version: state.version, snapshot: state.snapshot), lastRead: 0, pinned: true)
+                contents[MaterializationKey(list: list, partition: state.partition)] = Entry(
+                    state: state, history: ListHistory(version: state.version, snapshot: state.snapshot), pinned: true,
+                    recency: Recency(0))
             }
             return keys
         }
@@ -154,9 +223,9 @@ final class MaterializationCache: Sendable {
     /// not brought back.
     func publish(_ states: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) {
         var victims: [Entry] = []
-        contents.withLock { contents in
+        change { contents in
             func dropStale(_ key: MaterializationKey, below version: Int64) {
-                if states[key] == nil, let entry = contents.entries[key], entry.state.version < version,
+                if states[key] == nil, let entry = contents[key], entry.state.version < version,
                    let stale = Self.remove(key, from: &contents) {
                     victims.append(stale)
                 }
@@ -171,9 +240,9 @@ final class MaterializationCache: Sendable {
                 for key in contents.queries[base] ?? [] { dropStale(key, below: version) }
             }
             for (key, next) in states {
-                guard let entry = contents.entries[key] else { continue }
+                guard let entry = contents[key] else { continue }
                 if !entry.pinned { contents.residentRows += next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount }
-                contents.entries[key]!.state = next
+                contents[key] = Entry(state: next, history: entry.history, pinned: entry.pinned, recency: entry.recency)
             }
         }
         release(victims)
@@ -184,7 +253,7 @@ final class MaterializationCache: Sendable {
     private func evict(_ contents: inout Contents, keeping: MaterializationKey) -> [Entry] {
         let target = maxResidentRows - maxResidentRows / 100
         let candidates = contents.entries.filter { !$0.value.pinned && $0.key != keeping }
-            .map { (key: $0.key, lastRead: $0.value.lastRead) }.sorted { $0.lastRead < $1.lastRead }
+            .map { (key: $0.key, lastRead: $0.value.recency.lastRead.load(ordering: .relaxed)) }.sorted { $0.lastRead < $1.lastRead }
         var victims: [Entry] = []
         for candidate in candidates {
             guard contents.residentRows > target else { break }
@@ -197,7 +266,8 @@ final class MaterializationCache: Sendable {
 
     /// Removes a partition (never a pinned list) from memory.
     private static func remove(_ key: MaterializationKey, from contents: inout Contents) -> Entry? {
-        guard let entry = contents.entries.removeValue(forKey: key) else { return nil }
+        guard let entry = contents[key] else { return nil }
+        contents[key] = nil
         contents.residentRows -= entry.state.snapshot.totalRowCount
         contents.residentPartitions -= 1
         if key.query != nil {
@@ -222,16 +292,14 @@ final class MaterializationCache: Sendable {
 
     /// Every pinned list's state.
     func pinnedStates() -> [MaterializationKey: ListState] {
-        contents.withLock { contents in
-            var result: [MaterializationKey: ListState] = [:]
-            for (key, entry) in contents.entries where entry.pinned { result[key] = entry.state }
-            return result
-        }
+        var result: [MaterializationKey: ListState] = [:]
+        for (key, entry) in table().entries where entry.pinned { result[key] = entry.state }
+        return result
     }
 
     /// Each materialization's history size, pinned lists by name and partitions summed per list.
     func historySizes() -> [String: (versions: Int, rows: Int)] {
-        let histories = contents.withLock { $0.entries.map { ($0.key.list, $0.value.history) } }
+        let histories = table().entries.map { ($0.key.list, $0.value.history) }
         var sizes: [String: (versions: Int, rows: Int)] = [:]
         for (list, history) in histories {
             let size = history.size

@@ -66,6 +66,15 @@ extension ViewModelStore {
         }
     }
 
+    /// The current state of one user's partition of per-user list `name`: from memory, else
+    /// built as ``partition(_:of:)`` builds it; nil when there is no such per-user list. A warm
+    /// read copies no definition.
+    public func partition(_ partition: PartitionKey, ofList name: String) throws(StoreError) -> ListState? {
+        if let state = cache.read(MaterializationKey(list: name, partition: partition)) { return state }
+        guard let definition = definition(name), definition.scope != nil else { return nil }
+        return try self.partition(partition, of: definition)
+    }
+
     /// The partition a record belongs to: its scope field's value, when that is a scalar.
     static func owner(of record: JSONValue, scope: ListScope) -> PartitionKey? {
         guard case .object(let object) = record, let value = scope.field.lookup(in: object) else { return nil }

@@ -127,6 +127,17 @@ public final class ViewModelStore: Sendable {
         catalog.withLock { $0.definition(name) }
     }
 
+    /// The scope of list `name` — `.some(nil)` for a list that is the same for everyone — or nil
+    /// when there is no such list: what a read needs to find the caller's partition, without
+    /// copying the whole definition (and retaining each of its members) on every warm read.
+    func scope(of name: String) -> ListScope?? {
+        catalog.withLock { catalog -> ListScope?? in
+            let definitions = catalog.definitions
+            for index in definitions.indices where definitions[index].name == name { return .some(definitions[index].scope) }
+            return nil
+        }
+    }
+
     /// The current state of a list that is the same for everyone, or nil when there is no such
     /// list (or it is per-user: see ``partition(_:of:)``).
     public func list(_ name: String) -> ListState? {

@@ -1,0 +1,155 @@
+import Dispatch
+import Foundation
+import ListModel
+@testable import SectionalService
+import Synchronization
+import XCTest
+
+/// The materialization cache on its own: lock-free reads of a published table (racing writes,
+/// installs and evictions), recency for eviction, and the budget.
+final class MaterializationCacheTests: XCTestCase {
+    private static let definition: ListDefinition? = {
+        let lists = #"{"items": {"sections": [{"key": "all", "source": "items", "type": "all", "title": "All", "row": {"type": "item", "title": "{id}"}}]}}"#
+        guard let json = try? JSONParser.parse(lists) else { return nil }
+        return try? ListDefinitions.decode(json).first
+    }()
+
+    /// A state of `rows` rows whose ids name `version` ("v7-0", "v7-1", …), so a reader can tell
+    /// a snapshot and a version that do not belong together.
+    private func state(version: Int64, rows: Int = 1, partition: String? = nil) throws -> ListState {
+        let definition = try XCTUnwrap(Self.definition, "the test definition does not decode")
+        let records = (0..<rows).map { row -> JSONValue in ["id": .string("v\(version)-\(row)")] }
+        return ListState(snapshot: ListSnapshot.build(definition: definition, records: ["items": records]), version: version,
+                         partition: partition.flatMap { PartitionKey(.string($0)) })
+    }
+
+    private func key(_ user: String?) -> MaterializationKey {
+        MaterializationKey(list: "items", partition: user.flatMap { PartitionKey(.string($0)) })
+    }
+
+    /// Whether a state's snapshot is the one its version was built with.
+    private static func consistent(_ state: ListState) -> Bool {
+        state.snapshot.contains(rowID: "v\(state.version)-0")
+    }
+
+    func testTheLeastRecentlyReadPartitionIsEvictedFirst() throws {
+        let cache = MaterializationCache(maxResidentRows: 3)
+        for user in ["a", "b", "c"] {
+            XCTAssertNotNil(cache.install(key(user), state: try state(version: 1, partition: user)))
+        }
+        // Read order a, b, c, then a again: b is now the least recently read.
+        for user in ["a", "b", "c", "a", "a"] { XCTAssertNotNil(cache.read(key(user))) }
+        XCTAssertNotNil(cache.install(key("d"), state: try state(version: 1, partition: "d")))
+        XCTAssertNil(cache.read(key("b")), "b, read least recently, is evicted")
+        for user in ["a", "c", "d"] { XCTAssertNotNil(cache.read(key(user)), "\(user) stays") }
+        XCTAssertEqual(cache.statistics.rows, 3)
+        XCTAssertEqual(cache.statistics.evictions, 1)
+    }
+
+    func testAReadAfterAPublishSeesIt() throws {
+        let cache = MaterializationCache(maxResidentRows: 100)
+        cache.pin(key(nil), state: try state(version: 1))
+        XCTAssertEqual(cache.read(key(nil))?.version, 1)
+        for version in Int64(2)...20 {
+            cache.publish([key(nil): try state(version: version)], partitionVersions: [:])
+            let read = try XCTUnwrap(cache.read(key(nil)))
+            XCTAssertEqual(read.version, version, "this thread's table from before the publish is not used after it")
+            XCTAssertTrue(Self.consistent(read))
+        }
+    }
+
+    /// One thread reading two caches in turn (as tests and a reload do) never gets one cache's
+    /// state from the other's table, though both have published as often.
+    func testOneThreadReadingTwoCachesGetsEachOnesState() throws {
+        let first = MaterializationCache(maxResidentRows: 100), second = MaterializationCache(maxResidentRows: 100)
+        first.pin(key(nil), state: try state(version: 1))
+        second.pin(key(nil), state: try state(version: 2))
+        for _ in 0..<3 {
+            XCTAssertEqual(first.read(key(nil))?.version, 1)
+            XCTAssertEqual(second.read(key(nil))?.version, 2)
+        }
+        first.publish([key(nil): try state(version: 3)], partitionVersions: [:])
+        XCTAssertEqual(first.read(key(nil))?.version, 3)
+        XCTAssertEqual(second.read(key(nil))?.version, 2)
+    }
+
+    /// Readers on several threads, a writer publishing new versions of a pinned list and of a
+    /// partition, and a builder installing partitions past the budget (evicting others), all at
+    /// once: every state read is whole (its snapshot is its version's), never older than what the
+    /// writer had published before the read began, and never older than what that reader saw
+    /// before; the budget holds throughout.
+    func testReadsRacingWritesAndEvictionsAreAlwaysOfOneConsistentVersion() throws {
+        let budget = 12
+        let cache = MaterializationCache(maxResidentRows: budget)
+        let pinned = key(nil), hot = key("hot")
+        cache.pin(pinned, state: try state(version: 1, rows: 3))
+        XCTAssertNotNil(cache.install(hot, state: try state(version: 1, rows: 2, partition: "hot")))
+        let rounds: Int64 = 400
+        var states: [Int64: (pinned: ListState, hot: ListState)] = [:]
+        for version in 2...rounds { states[version] = (try state(version: version, rows: 3), try state(version: version, rows: 2, partition: "hot")) }
+        let cold = try (0..<40).map { try state(version: 1, rows: 1, partition: "u\($0)") }
+        let race = Race()
+        let group = DispatchGroup()
+        func spawn(_ body: @escaping @Sendable () -> Void) {
+            group.enter()
+            let thread = Thread { body(); group.leave() }
+            thread.start()
+        }
+        let frozen = states, coldStates = cold
+        spawn {
+            for version in 2...rounds {
+                guard let next = frozen[version] else { continue }
+                cache.publish([pinned: next.pinned, hot: next.hot], partitionVersions: [hot: version])
+                race.published.store(version, ordering: .releasing)
+            }
+            race.done.store(true, ordering: .releasing)
+        }
+        spawn {
+            var n = 0
+            while !race.done.load(ordering: .acquiring) || n < 200 {
+                let state = coldStates[n % coldStates.count]
+                _ = cache.install(state.key, state: state)
+                if cache.statistics.rows > budget { race.overBudget.add(1, ordering: .relaxed) }
+                n += 1
+            }
+        }
+        for reader in 0..<3 {
+            spawn {
+                var seen: [MaterializationKey: Int64] = [:]
+                var n = 0
+                while !race.done.load(ordering: .acquiring) || n < 100 {
+                    let floor = race.published.load(ordering: .acquiring)
+                    for key in [pinned, hot, coldStates[(n + reader) % coldStates.count].key] {
+                        guard let state = cache.read(key) else {
+                            if key == pinned { race.failures.withLock { $0.append("the pinned list was not found") } }
+                            continue
+                        }
+                        var problems: [String] = []
+                        if !Self.consistent(state) { problems.append("\(key): version \(state.version) with another version's snapshot") }
+                        if key == pinned, state.version < floor {
+                            problems.append("pinned: read version \(state.version) after \(floor) was published")
+                        }
+                        if let last = seen[key], state.version < last { problems.append("\(key): version \(state.version) after \(last)") }
+                        seen[key] = state.version
+                        if !problems.isEmpty { race.failures.withLock { $0.append(contentsOf: problems) } }
+                    }
+                    n += 1
+                }
+            }
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 120), .success, "the threads did not finish")
+        XCTAssertEqual(race.failures.withLock { Array($0.prefix(5)) }, [])
+        XCTAssertEqual(race.overBudget.load(ordering: .relaxed), 0, "the resident rows stayed within the budget")
+        XCTAssertEqual(cache.read(pinned)?.version, rounds)
+        XCTAssertGreaterThan(cache.statistics.evictions, 0, "the builder evicted partitions while they were read")
+    }
+
+    /// What the threads of a race share.
+    private final class Race: Sendable {
+        /// The last version the writer has published.
+        let published = Atomic<Int64>(1)
+        let done = Atomic<Bool>(false)
+        let failures = Mutex<[String]>([])
+        let overBudget = Atomic<Int>(0)
+    }
+}
