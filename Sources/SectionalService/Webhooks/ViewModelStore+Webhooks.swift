@@ -6,7 +6,9 @@ import ListStore
 extension ViewModelStore {
     /// For every webhook and every list of it that reads a collection a group wrote: the list at
     /// the group's version — or, for a per-user list, each partition the write moved (the
-    /// record's owner after the write and before it), named by its user.
+    /// record's owner after the write and before it), named by its user. One request per list
+    /// and partition, at the last version that moved it: a batch of 10,000 records into one list
+    /// records one outbox row, not 10,000 upserts of the same row.
     func plannedDeliveries(_ groups: [[RecordWrite]], _ results: [CommitResult]) -> [DeliveryRequest] {
         guard !webhooks.isEmpty else { return [] }
         // The definitions in force now (a run-time definition may have replaced a config list's).
@@ -19,7 +21,10 @@ extension ViewModelStore {
             }
             return followed
         }
-        var requests: [DeliveryRequest] = []
+        var requests: [Target: DeliveryRequest] = [:]
+        func plan(_ request: DeliveryRequest) {
+            requests[Target(webhook: request.webhook, list: request.list, partition: request.partition)] = request
+        }
         for (writes, result) in zip(groups, results) where result.changedAnything {
             for (index, write) in writes.enumerated() {
                 let collection: String
@@ -34,7 +39,7 @@ extension ViewModelStore {
                 }
                 for (url, definition) in followed where definition.reads(collection: collection) {
                     guard let scope = definition.scope else {
-                        requests.append(DeliveryRequest(webhook: url, list: definition.name, version: result.sequence))
+                        plan(DeliveryRequest(webhook: url, list: definition.name, version: result.sequence))
                         continue
                     }
                     let owners = [written, result.previous[index]].compactMap { $0.flatMap { try? JSONParser.parse($0) } }
@@ -43,12 +48,19 @@ extension ViewModelStore {
                         guard let owner = Self.owner(of: record, scope: scope), seen.insert(owner).inserted else { continue }
                         var writer = JSONWriter(capacity: 32)
                         writer.value(owner.value)
-                        requests.append(DeliveryRequest(webhook: url, list: definition.name, partition: owner.text,
+                        plan(DeliveryRequest(webhook: url, list: definition.name, partition: owner.text,
                                                         user: String(decoding: writer.bytes, as: UTF8.self), version: result.sequence))
                     }
                 }
             }
         }
-        return requests
+        return Array(requests.values)
+    }
+
+    /// What the outbox keeps one row for.
+    private struct Target: Hashable {
+        let webhook: String
+        let list: String
+        let partition: String
     }
 }
