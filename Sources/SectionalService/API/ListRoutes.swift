@@ -146,12 +146,23 @@ struct ListRoutes {
     }
 
     /// A query parameter's name or value, percent-encoded for a `Link` target: every byte of its
-    /// UTF-8 but the unreserved ones (RFC 3986 §2.3) as `%XX`. Byte by byte, and the text itself
-    /// when nothing needs encoding (the usual search word), since every warm search page writes it.
+    /// UTF-8 but the unreserved ones (RFC 3986 §2.3) as `%XX`.
     static func linkEncoded(_ text: String) -> String {
-        guard !text.utf8.allSatisfy(isUnreserved) else { return text }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count * 3)
+        appendLinkEncoded(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``linkEncoded(_:)`` of `text` to `bytes`: byte by byte, or the text's bytes at
+    /// once when nothing needs encoding (the usual search word), since every warm search page
+    /// writes it.
+    static func appendLinkEncoded(_ text: String, to bytes: inout [UInt8]) {
+        let plain = text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isUnreserved) } ?? text.utf8.allSatisfy(isUnreserved)
+        guard !plain else {
+            bytes.append(contentsOf: text.utf8)
+            return
+        }
+        bytes.reserveCapacity(bytes.count + text.utf8.count * 3)
         let hex = Array("0123456789ABCDEF".utf8)
         for byte in text.utf8 {
             if isUnreserved(byte) {
@@ -162,7 +173,6 @@ struct ListRoutes {
                 bytes.append(hex[Int(byte & 0xF)])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
@@ -203,13 +213,30 @@ struct ListRoutes {
         }
         var response = Response.json(answer.body)
         if let next = answer.nextPageToken {
-            var link = "/v1/lists/\(t.name)/rows?pageToken=\(next)"
-            if let size = request.query("pageSize") { link += "&pageSize=\(size)" }
-            if let view = t.viewID { link += "&view=\(view)" }
-            for (name, value) in request.query where name == "q" || name.hasPrefix("filter.") {
-                link += "&\(Self.linkEncoded(name))=\(Self.linkEncoded(value))"
+            // Bytes appended into one buffer sized up front, made a string once (appending to a
+            // string, or interpolating, cost a search page ~1,000 instructions more: callgrind).
+            var link: [UInt8] = []
+            link.reserveCapacity(64 + t.name.utf8.count + next.utf8.count + request.rawURI.utf8.count * 3)
+            link.append(contentsOf: "</v1/lists/".utf8)
+            link.append(contentsOf: t.name.utf8)
+            link.append(contentsOf: "/rows?pageToken=".utf8)
+            link.append(contentsOf: next.utf8)
+            if let size = request.query("pageSize") {
+                link.append(contentsOf: "&pageSize=".utf8)
+                link.append(contentsOf: size.utf8)
             }
-            response.headers.add("Link", "<\(link)>; rel=\"next\"")
+            if let view = t.viewID {
+                link.append(contentsOf: "&view=".utf8)
+                link.append(contentsOf: view.utf8)
+            }
+            for (name, value) in request.query where RecentSearch.isSearchParameter(name) {
+                link.append(UInt8(ascii: "&"))
+                Self.appendLinkEncoded(name, to: &link)
+                link.append(UInt8(ascii: "="))
+                Self.appendLinkEncoded(value, to: &link)
+            }
+            link.append(contentsOf: ">; rel=\"next\"".utf8)
+            response.headers.add("Link", String(decoding: link, as: UTF8.self))
         }
         return response
     }
