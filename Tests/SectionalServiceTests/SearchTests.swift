@@ -232,6 +232,8 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann"), ["me", "p1", "p2"], "the write is in the next answer")
         try person(app, "p1", "Bert")
         XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann"), ["me", "p2"])
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann"), ["me", "p2"])
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=bert"), ["me", "p1"], "another word, another result")
         XCTAssertEqual(try rows("/v1/lists/people/rows?q=ANN"), ["me", "p2"])
         XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann&filter.team=Sales"), ["me"])
         XCTAssertEqual(try rows("/v1/lists/people/rows"), ["me", "p2", "p1"], "no search: the list")
