@@ -22,6 +22,29 @@ public struct HTTPHeaders: Sendable, Sequence {
         fields.append((name: name, value: value))
     }
 
+    /// Adds `value` to the list field `name` (RFC 9110 §5.3: one field or several, the same
+    /// list): onto its only field when it has exactly one (`a, value`), else as a field of its
+    /// own. One field less for libmicrohttpd to copy and send (`Vary` on a per-user list's read).
+    public mutating func addToList(_ name: String, _ value: String) {
+        var only: Int?
+        for i in fields.indices where fields[i].name.caseInsensitiveEquals(name) {
+            guard only == nil else {
+                fields.append((name: name, value: value))
+                return
+            }
+            only = i
+        }
+        guard let only else {
+            fields.append((name: name, value: value))
+            return
+        }
+        var joined = fields[only].value
+        joined.reserveCapacity(joined.utf8.count + 2 + value.utf8.count)  // one allocation
+        joined.append(", ")
+        joined.append(value)
+        fields[only].value = joined
+    }
+
     /// Sets a field, replacing every earlier field of the same name.
     public mutating func set(_ name: String, _ value: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }

@@ -202,13 +202,28 @@ struct ListRoutes {
             }
             var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
             t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
-            return AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
+            var answer = AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
+            if let next = page.nextPageToken, !Self.carriesQuery(request) {
+                answer.link = Self.nextLink(list: t.name, token: next, request: request, viewID: t.viewID)
+                answer.linkPageSize = request.query("pageSize")
+            }
+            return answer
         }
         var response = Response.json(answer.body)
         if let next = answer.nextPageToken {
-            response.headers.add("Link", Self.nextLink(list: t.name, token: next, request: request, viewID: t.viewID))
+            // The kept link when this request spells it the same way (a warm page builds none).
+            if let link = answer.link, answer.linkPageSize == request.query("pageSize"), !Self.carriesQuery(request) {
+                response.headers.add("Link", link)
+            } else {
+                response.headers.add("Link", Self.nextLink(list: t.name, token: next, request: request, viewID: t.viewID))
+            }
         }
         return response
+    }
+
+    /// Whether the request has search or filter parameters (which its next link repeats).
+    private static func carriesQuery(_ request: Request) -> Bool {
+        request.query.contains { $0.name == "q" || $0.name.hasPrefix("filter.") }
     }
 
     /// `</v1/lists/NAME/rows?pageToken=NEXT[&pageSize=…][&view=…][&q=…][&filter.…=…]>; rel="next"`,

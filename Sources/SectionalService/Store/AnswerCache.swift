@@ -38,9 +38,15 @@ final class AnswerCache: Sendable {
     struct Answer: Sendable {
         let body: [UInt8]
         var nextPageToken: String? = nil
+        /// For a page: its `Link` to the next page as the request that rendered it spelled
+        /// `pageSize` (``linkPageSize``), with no search or filter parameters; nil otherwise.
+        var link: String? = nil
+        var linkPageSize: String? = nil
 
         /// What keeping it costs, with its key.
-        func cost(key: Key) -> Int { body.count + key.bytes + (nextPageToken?.utf8.count ?? 0) + 64 }
+        func cost(key: Key) -> Int {
+            body.count + key.bytes + (nextPageToken?.utf8.count ?? 0) + (link?.utf8.count ?? 0) + (linkPageSize?.utf8.count ?? 0) + 64
+        }
     }
 
     private struct State {
