@@ -14,7 +14,7 @@ public enum Compression {
     public static func apply(to response: inout Response, for request: Request) {
         guard response.stream == nil, response.headers["Content-Encoding"] == nil,
               response.status == .notModified || !response.body.isEmpty else { return }
-        response.headers.add("Vary", "Accept-Encoding")
+        response.headers.addToList("Vary", "Accept-Encoding")
         guard acceptsGzip(request) else { return }
         if response.status == .notModified {
             tagGzip(&response)
