@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages bench-search soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages bench-search bench-compare soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -21,6 +21,7 @@ help:
 	@echo "make run      serve the demo config on http://127.0.0.1:8080 (SQLite under ./data)"
 	@echo "make test     build and run the whole test suite"
 	@echo "make bench    release build and benchmark figures"
+	@echo "make bench-compare BASE=REV   this checkout against an earlier revision, side by side"
 	@echo "make soak     memory under a steady load: SOAK_MINUTES (default 10) per variant, SOAK_VARIANTS"
 	@echo "make check    live checks with PyPI tools: OpenAPI validation, schemathesis, metrics parsing"
 	@echo "make lint     lint the Dockerfile with hadolint; type-check the JavaScript client with tsc"
@@ -101,6 +102,17 @@ bench-languages: release
 bench-search: release
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	Benchmarks/search.sh
+
+# This checkout against an earlier revision (BASE=<git revision>, required): both release servers
+# side by side, every scenario in alternating rounds, then the model benchmark of both. The base is
+# checked out and built under .bench-base/<revision> (kept for the next run).
+bench-compare: release
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<git revision>" >&2; exit 2; }
+	@scripts/ensure-packages.sh $(BENCH_PKGS)
+	@dir=.bench-base/$$(git rev-parse --short "$(BASE)") && \
+	  { [ -d "$$dir" ] || git worktree add --detach "$$dir" "$(BASE)"; } && \
+	  (cd "$$dir" && $(SWIFT) build -c release --product sectional && $(SWIFT) build -c release --product sectional-bench) && \
+	  Benchmarks/compare.sh "$$dir"
 
 # Everything, on the machine as it is: first the service against the C baseline and the Go and
 # Node peers at the default log level (one table: request-log cost, the HTTP layer on /healthz and
