@@ -68,6 +68,28 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(newSections, ["pinned", "Archived", "Design", "Engineering"])
     }
 
+    /// A cached page keeps its `Link`, but each request's link still says `pageSize` as that
+    /// request spelled it (or not at all), and names its view.
+    func testACachedPageLinksAsEachRequestSpellsIt() throws {
+        for _ in 0..<2 {  // the second round answers from the cache
+            let plain = try app.get("/v1/lists/people/rows?pageSize=2")
+            let token = try plain.json.value("nextPageToken", as: String.self)
+            XCTAssertEqual(plain.header("Link"), "</v1/lists/people/rows?pageToken=\(token)&pageSize=2>; rel=\"next\"")
+            let padded = try app.get("/v1/lists/people/rows?pageSize=02")
+            XCTAssertEqual(padded.header("Link"), "</v1/lists/people/rows?pageToken=\(token)&pageSize=02>; rel=\"next\"")
+            XCTAssertEqual(padded.body, plain.body, "one cached answer")
+        }
+        let unsized = try app.get("/v1/lists/people/rows")
+        XCTAssertNil(unsized.header("Link"), "the default page size holds every row")
+        let view = try app.request("POST", "/v1/lists/people/views")
+        guard view.status == 201, let id = try view.json["view"] as? String else { return XCTFail(view.text) }
+        for _ in 0..<2 {
+            let page = try app.get("/v1/lists/people/rows?pageSize=2&view=\(id)")
+            let token = try page.json.value("nextPageToken", as: String.self)
+            XCTAssertEqual(page.header("Link"), "</v1/lists/people/rows?pageToken=\(token)&pageSize=2&view=\(id)>; rel=\"next\"")
+        }
+    }
+
     func testPageErrors() throws {
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=-1").slug, "invalid-page-size")
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=abc").status, 400)

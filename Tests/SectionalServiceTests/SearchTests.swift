@@ -215,6 +215,40 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(stolen.slug, "invalid-page-token", "a token of alice's search is not one of bob's")
     }
 
+    /// On one connection (one server thread, which remembers its last warm search), a repeated
+    /// search follows writes, and each user's search stays theirs.
+    func testARepeatedSearchOnOneConnectionFollowsWritesAndUsers() throws {
+        let app = try app()
+        let client = try app.client()
+        func rows(_ target: String, headers: [(String, String)] = []) throws -> [String] {
+            let answer = try client.request("GET", target, headers: headers)
+            XCTAssertEqual(answer.status, 200, answer.text)
+            let sections: [[String: Any]] = try answer.json.value("sections")
+            return try sections.flatMap { try $0.value("rows", as: [[String: Any]].self).map { try $0.value("id", as: String.self) } }
+        }
+        try person(app, "p1", "Anna")
+        for _ in 0..<3 { XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann"), ["me", "p1"]) }
+        try person(app, "p2", "Annika")
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann"), ["me", "p1", "p2"], "the write is in the next answer")
+        try person(app, "p1", "Bert")
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann"), ["me", "p2"])
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann"), ["me", "p2"])
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=bert"), ["me", "p1"], "another word, another result")
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=ANN"), ["me", "p2"])
+        XCTAssertEqual(try rows("/v1/lists/people/rows?q=ann&filter.team=Sales"), ["me"])
+        XCTAssertEqual(try rows("/v1/lists/people/rows"), ["me", "p2", "p1"], "no search: the list")
+
+        for (id, owner) in [("a1", "alice"), ("b1", "bob")] {
+            try app.request("PUT", "/v1/collections/orders/records/\(id)", json: #"{"owner":"\#(owner)","title":"Lamp"}"#,
+                            headers: service).expect(200...201)
+        }
+        for _ in 0..<2 {
+            XCTAssertEqual(try rows("/v1/lists/orders/rows?user=alice&q=lamp", headers: service), ["a1"])
+            XCTAssertEqual(try rows("/v1/lists/orders/rows?user=alice&q=lamp", headers: service), ["a1"])
+            XCTAssertEqual(try rows("/v1/lists/orders/rows?user=bob&q=lamp", headers: service), ["b1"], "alice's search is not bob's")
+        }
+    }
+
     func testResultsAreEvictedUnderTheBudgetAndRebuiltAtTheirListsVersion() throws {
         let app = try app(maxResidentRows: 4, sqlite: true)
         for (n, name) in ["Anna", "Annika", "Bert", "Berta", "Carl", "Carla"].enumerated() { try person(app, "p\(n)", name) }

@@ -18,6 +18,7 @@ public struct Response: Sendable {
     /// A JSON answer (`application/json; charset=utf-8`).
     public static func json(_ body: [UInt8], status: HTTPStatus = .ok) -> Response {
         var headers = HTTPHeaders()
+        headers.reserveCapacity(8)  // a list read adds ETag, Cache-Control, Vary, Content-Language, Link…
         headers.add("Content-Type", "application/json; charset=utf-8")
         return Response(status: status, headers: headers, body: body)
     }

@@ -14,7 +14,7 @@ public enum Compression {
     public static func apply(to response: inout Response, for request: Request) {
         guard response.stream == nil, response.headers["Content-Encoding"] == nil,
               response.status == .notModified || !response.body.isEmpty else { return }
-        response.headers.add("Vary", "Accept-Encoding")
+        response.headers.addToList("Vary", "Accept-Encoding")
         // The size first: an answer too small to compress (a write's is a few hundred bytes)
         // skips reading `Accept-Encoding` (~11k instructions for `identity`, callgrind).
         guard response.status == .notModified || response.body.count > minimumBytes, acceptsGzip(request) else { return }

@@ -69,10 +69,12 @@ extension ServiceContext {
 
     /// `state` as the request asks for it: in its language, searched and filtered.
     private func served(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState {
+        // The warm search this thread served last, asked again (a list in one language).
+        if state.definition.languages.count <= 1, let recent = lists.recentSearch(of: state, items: request.query) { return recent }
         let query = try ListQuery.requested(by: request, of: state.definition)
         let localized = try inLanguage(state, request)
         guard let query else { return localized }
-        return try reading { () throws(StoreError) in try lists.searched(localized, query: query) }
+        return try reading { () throws(StoreError) in try lists.searched(localized, query: query, items: request.query) }
     }
 
     /// `state` in the language `Accept-Language` picks among the list's languages.

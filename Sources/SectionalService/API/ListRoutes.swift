@@ -15,12 +15,15 @@ struct ListRoutes {
         let state: ListState
         let view: ViewState
         let viewID: String?
+        /// ``view``'s fingerprint.
+        let viewFingerprint: UInt64
         var snapshot: ListSnapshot { state.snapshot }
         var name: String { state.name }
         var version: Int64 { state.version }
         var entityTag: String {
-            EntityTag.of(version: version, definition: state.definition.fingerprint, view: view.fingerprint,
-                         partition: state.partition?.fingerprint, query: state.queryFingerprint)
+            guard viewID != nil else { return state.defaultViewEntityTag }
+            return EntityTag.of(version: version, definition: state.definition.fingerprint, view: viewFingerprint,
+                                partition: state.partition?.fingerprint, query: state.queryFingerprint)
         }
         /// What page tokens are bound to: the list, its definition, the user's partition, the
         /// search and filters, and the view.
@@ -51,16 +54,16 @@ struct ListRoutes {
         let readable = try context.readableList(request)
         let state = readable.state
         guard let viewID = request.query("view") else {
-            return Target(state: state, view: state.definition.defaultView, viewID: nil)
+            return Target(state: state, view: state.definition.defaultView, viewID: nil, viewFingerprint: state.defaultViewFingerprint)
         }
         guard let view = views.use(viewID, list: state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(viewID) }
-        return Target(state: state, view: view.state, viewID: viewID)
+        return Target(state: state, view: view.state, viewID: viewID, viewFingerprint: view.state.fingerprint)
     }
 
     func register(on router: inout Router) {
         router.get("/v1/lists") { request in try index(request) }
         get(&router, "/v1/lists/{list}") { request, t in
-            .json(t.state.answers.answer(for: "outline|\(t.view.fingerprint)") {
+            .json(t.state.answers.answer(for: AnswerCache.Key(kind: "outline", view: t.viewFingerprint)) {
                 var w = JSONWriter(capacity: 256 + 256 * t.snapshot.sectionCount)
                 t.snapshot.writeOutlineAnswer(list: t.name, version: t.version, view: t.view, into: &w)
                 return AnswerCache.Answer(body: w.bytes)
@@ -146,12 +149,23 @@ struct ListRoutes {
     }
 
     /// A query parameter's name or value, percent-encoded for a `Link` target: every byte of its
-    /// UTF-8 but the unreserved ones (RFC 3986 §2.3) as `%XX`. Byte by byte, and the text itself
-    /// when nothing needs encoding (the usual search word), since every warm search page writes it.
+    /// UTF-8 but the unreserved ones (RFC 3986 §2.3) as `%XX`.
     static func linkEncoded(_ text: String) -> String {
-        guard !text.utf8.allSatisfy(isUnreserved) else { return text }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count * 3)
+        appendLinkEncoded(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``linkEncoded(_:)`` of `text` to `bytes`: byte by byte, or the text's bytes at
+    /// once when nothing needs encoding (the usual search word), since every warm search page
+    /// writes it.
+    static func appendLinkEncoded(_ text: String, to bytes: inout [UInt8]) {
+        let plain = text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isUnreserved) } ?? text.utf8.allSatisfy(isUnreserved)
+        guard !plain else {
+            bytes.append(contentsOf: text.utf8)
+            return
+        }
+        bytes.reserveCapacity(bytes.count + text.utf8.count * 3)
         let hex = Array("0123456789ABCDEF".utf8)
         for byte in text.utf8 {
             if isUnreserved(byte) {
@@ -162,7 +176,6 @@ struct ListRoutes {
                 bytes.append(hex[Int(byte & 0xF)])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
@@ -181,7 +194,7 @@ struct ListRoutes {
             throw Problem.invalidPageSize(error.text)
         }
         let token = request.query("pageToken")
-        let key = "page|\(t.view.fingerprint)|\(t.viewID ?? "")|\(size)|\(token ?? "")"
+        let key = AnswerCache.Key(kind: "page", view: t.viewFingerprint, viewID: t.viewID, size: size, token: token)
         let answer = try t.state.answers.answer(for: key) { () throws(HTTPError) -> AnswerCache.Answer in
             let page: Page
             do {
@@ -199,18 +212,55 @@ struct ListRoutes {
             }
             var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
             t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
-            return AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
+            var answer = AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
+            if let next = page.nextPageToken, !Self.carriesQuery(request) {
+                answer.link = Self.nextLink(list: t.name, token: next, request: request, viewID: t.viewID)
+                answer.linkPageSize = request.query("pageSize")
+            }
+            return answer
         }
         var response = Response.json(answer.body)
         if let next = answer.nextPageToken {
-            var link = "/v1/lists/\(t.name)/rows?pageToken=\(next)"
-            if let size = request.query("pageSize") { link += "&pageSize=\(size)" }
-            if let view = t.viewID { link += "&view=\(view)" }
-            for (name, value) in request.query where name == "q" || name.hasPrefix("filter.") {
-                link += "&\(Self.linkEncoded(name))=\(Self.linkEncoded(value))"
+            // The kept link when this request spells it the same way (a warm page builds none).
+            if let link = answer.link, answer.linkPageSize == request.query("pageSize"), !Self.carriesQuery(request) {
+                response.headers.add("Link", link)
+            } else {
+                response.headers.add("Link", Self.nextLink(list: t.name, token: next, request: request, viewID: t.viewID))
             }
-            response.headers.add("Link", "<\(link)>; rel=\"next\"")
         }
         return response
+    }
+
+    /// Whether the request has search or filter parameters (which its next link repeats).
+    private static func carriesQuery(_ request: Request) -> Bool {
+        request.query.contains { RecentSearch.isSearchParameter($0.name) }
+    }
+
+    /// `</v1/lists/NAME/rows?pageToken=NEXT[&pageSize=…][&view=…][&q=…][&filter.…=…]>; rel="next"`,
+    /// written as bytes into one buffer (string interpolation grew and copied it piece by piece:
+    /// a few percent of a warm first page).
+    static func nextLink(list: String, token next: String, request: Request, viewID: String?) -> String {
+        var link: [UInt8] = []
+        link.reserveCapacity(64 + list.utf8.count + next.utf8.count + (viewID?.utf8.count ?? 0))
+        link.append(contentsOf: "</v1/lists/".utf8)
+        link.append(contentsOf: list.utf8)
+        link.append(contentsOf: "/rows?pageToken=".utf8)
+        link.append(contentsOf: next.utf8)
+        if let size = request.query("pageSize") {
+            link.append(contentsOf: "&pageSize=".utf8)
+            link.append(contentsOf: size.utf8)
+        }
+        if let view = viewID {
+            link.append(contentsOf: "&view=".utf8)
+            link.append(contentsOf: view.utf8)
+        }
+        for (name, value) in request.query where RecentSearch.isSearchParameter(name) {
+            link.append(UInt8(ascii: "&"))
+            appendLinkEncoded(name, to: &link)
+            link.append(UInt8(ascii: "="))
+            appendLinkEncoded(value, to: &link)
+        }
+        link.append(contentsOf: ">; rel=\"next\"".utf8)
+        return String(decoding: link, as: UTF8.self)
     }
 }

@@ -20,20 +20,40 @@ final class AnswerCache: Sendable {
 
     init(budget: Int = AnswerCache.listBudget) { self.budget = budget }
 
+    /// What an answer is of: its kind (`outline`, `page`) and the parts of the request that pick
+    /// it. A struct rather than interpolated text: building the text was a few percent of a warm
+    /// first page.
+    struct Key: Hashable, Sendable {
+        var kind: String
+        var view: UInt64 = 0
+        var viewID: String? = nil
+        var size: Int = 0
+        var token: String? = nil
+
+        /// What keeping it costs.
+        var bytes: Int { kind.utf8.count + 16 + (viewID?.utf8.count ?? 0) + (token?.utf8.count ?? 0) }
+    }
+
     /// A rendered answer: its body and, for pages, the next page token.
     struct Answer: Sendable {
         let body: [UInt8]
         var nextPageToken: String? = nil
+        /// For a page: its `Link` to the next page as the request that rendered it spelled
+        /// `pageSize` (``linkPageSize``), with no search or filter parameters; nil otherwise.
+        var link: String? = nil
+        var linkPageSize: String? = nil
 
         /// What keeping it costs, with its key.
-        func cost(key: String) -> Int { body.count + key.utf8.count + (nextPageToken?.utf8.count ?? 0) + 64 }
+        func cost(key: Key) -> Int {
+            body.count + key.bytes + (nextPageToken?.utf8.count ?? 0) + (link?.utf8.count ?? 0) + (linkPageSize?.utf8.count ?? 0) + 64
+        }
     }
 
     private struct State {
-        var answers: [String: Answer] = [:]
+        var answers: [Key: Answer] = [:]
         var bytes = 0
         /// Keys in the order they were first kept; `order[oldest...]` are still to be evicted.
-        var order: [String] = []
+        var order: [Key] = []
         var oldest = 0
 
         mutating func evictOldest() {
@@ -49,8 +69,13 @@ final class AnswerCache: Sendable {
 
     private let state = Mutex(State())
 
+    /// The cached answer for `text` (a key of that kind alone), or `render()`'s.
+    func answer<Failure: Error>(for text: String, render: () throws(Failure) -> Answer) throws(Failure) -> Answer {
+        try answer(for: Key(kind: text), render: render)
+    }
+
     /// The cached answer for `key`, or `render()`'s, remembered when it fits the budget.
-    func answer<Failure: Error>(for key: String, render: () throws(Failure) -> Answer) throws(Failure) -> Answer {
+    func answer<Failure: Error>(for key: Key, render: () throws(Failure) -> Answer) throws(Failure) -> Answer {
         if let hit = state.withLock({ $0.answers[key] }) { return hit }
         let answer = try render()
         let cost = answer.cost(key: key)

@@ -54,7 +54,13 @@ struct ListQuery: Hashable, Sendable {
             self.searchFields = searchFields
             matchKeys = filters.map(\.keys)
             var hasher = Hasher()
-            hasher.combine(text)
+            // The text's bytes at once (an array of bytes hashes byte by byte).
+            if let text {
+                hasher.combine(text.count)
+                text.withUnsafeBytes { hasher.combine(bytes: $0) }
+            } else {
+                hasher.combine(-1)
+            }
             hasher.combine(filters)
             hash = hasher.finalize()
         }

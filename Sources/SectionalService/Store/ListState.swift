@@ -22,6 +22,11 @@ public final class ListState: Sendable {
     /// any of its languages, may hold a list's budget; a user's partition or a query's result a
     /// partition's.
     let answers: AnswerCache
+    /// The fingerprint of the definition's default view and this state's entity tag through it,
+    /// computed once per state rather than on every read (most reads name no view; the default
+    /// view's fingerprint sorts its hidden keys).
+    let defaultViewFingerprint: UInt64
+    let defaultViewEntityTag: String
 
     init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil, query: ListQuery? = nil) {
         self.name = snapshot.definition.name
@@ -32,6 +37,9 @@ public final class ListState: Sendable {
         self.query = query
         queryFingerprint = query?.fingerprint
         answers = AnswerCache(budget: partition == nil && query == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
+        defaultViewFingerprint = snapshot.definition.defaultView.fingerprint
+        defaultViewEntityTag = EntityTag.of(version: version, definition: snapshot.definition.fingerprint, view: defaultViewFingerprint,
+                                            partition: partition?.fingerprint, query: queryFingerprint)
     }
 
     public var definition: ListDefinition { snapshot.definition }

@@ -127,6 +127,26 @@ final class MaterializationCache: Sendable {
         return entry.state
     }
 
+    /// ``read(_:)`` that also gives the entry's recency mark and the generation of the table it
+    /// was found in (for ``RecentSearch``).
+    func readEntry(_ key: MaterializationKey) -> (state: ListState, recency: Recency, generation: UInt64)? {
+        let table = table()
+        guard let entry = table.entry(key) else { return nil }
+        if !entry.pinned { entry.recency.touch(clock) }
+        return (entry.state, entry.recency, table.generation)
+    }
+
+    /// The current table when it is the one numbered `generation` (nothing in memory changed
+    /// since a read from it); nil otherwise. A state read from that table is alive while the
+    /// caller holds it.
+    func table(ifGeneration generation: UInt64) -> ResidentTable? {
+        let table = table()
+        return table.generation == generation ? table : nil
+    }
+
+    /// Marks a read of the materialization whose recency mark is `recency`.
+    func touch(_ recency: Recency) { recency.touch(clock) }
+
     /// The current state without marking a read (the writer's look).
     func peek(_ key: MaterializationKey) -> ListState? { table().entry(key)?.state }
 

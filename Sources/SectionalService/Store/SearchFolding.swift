@@ -15,8 +15,19 @@ enum SearchFolding {
 
     /// Appends `text` folded to `out`.
     static func fold(_ text: String, into out: inout [UInt8]) {
+        // ASCII over the string's contiguous bytes (every native string's), lowercased in place.
+        let folded = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
+            let start = out.count
+            out.append(contentsOf: bytes)
+            out.withUnsafeMutableBufferPointer { buffer in
+                for i in start..<buffer.count where buffer[i] &- 0x41 < 26 { buffer[i] |= 0x20 }
+            }
+            return true
+        }
+        if folded == true { return }
         let utf8 = text.utf8
-        if utf8.allSatisfy({ $0 < 0x80 }) {
+        if folded == nil, utf8.allSatisfy({ $0 < 0x80 }) {
             out.reserveCapacity(out.count + utf8.count)
             for byte in utf8 { out.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
             return

@@ -11,9 +11,22 @@ extension ViewModelStore {
     /// The result of `query` on `base` (a list, or a user's partition, in one of its languages):
     /// from memory, or built from storage (as a partition is; see ``partition(_:of:)``) at the
     /// version `base` has now.
-    func searched(_ base: ListState, query: ListQuery) throws(StoreError) -> ListState {
+    ///
+    /// `items` are the request's query parameters as sent: a result found in memory is
+    /// remembered with them for this thread (see ``recentSearch(of:items:)``).
+    func searched(_ base: ListState, query: ListQuery, items: [(name: String, value: String)] = []) throws(StoreError) -> ListState {
         let key = MaterializationKey(list: base.name, partition: base.partition, language: base.language, query: query)
-        if let state = cache.read(key) { return state }
+        if let (state, recency, generation) = cache.readEntry(key) {
+            let recent = RecentSearch.current
+            recent.generation = generation
+            recent.list = base.name
+            recent.partition = base.partition?.text
+            recent.language = base.language
+            recent.items = items.filter { RecentSearch.isSearchParameter($0.name) }
+            recent.state = state
+            recent.recency = recency
+            return state
+        }
         while true {
             let (snapshot, version, epoch): (ListSnapshot, Int64, Int64?)
             if base.partition == nil {
@@ -25,6 +38,22 @@ extension ViewModelStore {
             let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: base.language, query: query)
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
         }
+    }
+
+    /// The result this thread found last for the same search parameters (`items`, the request's
+    /// query parameters as sent) on `base`, when nothing in memory changed since (see
+    /// ``RecentSearch``): what ``searched(_:query:items:)`` would find, without making the query
+    /// or its key. Nil otherwise, and for a request with no search parameters.
+    func recentSearch(of base: ListState, items: [(name: String, value: String)]) -> ListState? {
+        guard !items.isEmpty else { return nil }
+        let recent = RecentSearch.current
+        guard recent.list == base.name, recent.partition == base.partition?.text, recent.language == base.language,
+              !recent.items.isEmpty, recent.sameParameters(items), let recency = recent.recency,
+              let table = cache.table(ifGeneration: recent.generation) else { return nil }
+        // The state was read from this table, which holds it: alive while the table is held.
+        guard let state = withExtendedLifetime(table, { recent.state }) else { return nil }
+        cache.touch(recency)
+        return state
     }
 
     /// `definition` in the language of `base`.

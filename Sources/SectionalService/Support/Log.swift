@@ -21,7 +21,14 @@ public final class Log: Sendable {
             }
         }
 
-        var name: String { ["debug", "info", "warn", "error"][rawValue] }
+        var name: String {
+            switch self {  // literals: an array of the four names was built for every line
+            case .debug: "debug"
+            case .info: "info"
+            case .warn: "warn"
+            case .error: "error"
+            }
+        }
 
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
     }
@@ -79,7 +86,9 @@ public final class Log: Sendable {
         w.key("bytes"); w.int(bytes)
         w.key("duration_ms")
         let micros = max(0, Int((durationSeconds * 1e6).rounded()))
-        var digits = Array(String(micros / 1000).utf8)
+        var digits: [UInt8] = []
+        digits.reserveCapacity(24)
+        JSONNumberText.appendInt(Int64(micros / 1000), to: &digits)
         digits.append(UInt8(ascii: "."))
         let fraction = micros % 1000
         digits.append(UInt8(ascii: "0") + UInt8(fraction / 100))
