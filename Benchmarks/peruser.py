@@ -7,6 +7,7 @@ development secret), writes with the service token, and memory while every parti
     peruser.py cold  BASE USERS COUNT FILE           "path<TAB>token" lines for wrk: COUNT partitions never read
     peruser.py warm  BASE USERS COUNT FILE           reads COUNT partitions, writes "path<TAB>token" lines for wrk
     peruser.py write BASE USERS COUNT RECORDS        COUNT upserts into resident partitions: p50/p99 ms
+    peruser.py resident BASE COUNT                   reads the partitions of users 0…COUNT-1 (before wrk writes into them)
     peruser.py sweep BASE USERS PID                  reads every partition in turn: peak and final RSS (MiB)
 
 Environment: SECTIONAL_API_TOKEN (the service token), SECTIONAL_JWT_SECRET (the HS256 secret).
@@ -103,6 +104,12 @@ def warm(base, users, count, path_file):
     print(len(read_first_page(client, user(0))))
 
 
+def resident(base, count):
+    client = Client(base)
+    for n in range(count):
+        read_first_page(client, user(n))
+
+
 def write(base, users, count, records):
     client, samples = Client(base), []
     resident = [n for n in range(min(users, 10))]
@@ -147,6 +154,8 @@ def main():
         cold(int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif command == "warm":
         warm(base, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    elif command == "resident":
+        resident(base, int(sys.argv[3]))
     elif command == "write":
         write(base, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif command == "sweep":

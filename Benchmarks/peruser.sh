@@ -6,8 +6,9 @@
 #     each partition once: Benchmarks/wrk/cold-users.lua);
 #   - warm partition: the first page of up to 100 resident partitions under wrk -t1 -c32, against the C
 #     baseline (Benchmarks/bin/mhd-fixed) answering the same bytes in the same run;
-#   - one write into a resident partition (PUT with the service token, durable): p50/p99 (the
-#     partitions written are read first, so they are resident when the budget holds them);
+#   - one write into a resident partition (PUT with the service token, durable): p50/p99 under
+#     wrk -t1 -c1 (Benchmarks/wrk/peruser-writes.lua), as bench.sh measures a single durable upsert
+#     (the partitions written are read first, so they are resident when the budget holds them);
 #   - memory: peak RSS while every partition is read in turn (evictions keep it bounded).
 # Expects the release build of sectional and Benchmarks/bin/mhd-fixed.
 set -euo pipefail
@@ -82,8 +83,10 @@ wait_ready "http://127.0.0.1:$port_c/"
 read -r c_rps c_p50 c_p99 < <(measure "http://127.0.0.1:$port_c/")
 kill "$cpid"; wait "$cpid" 2>/dev/null || true
 
-echo "== one write into a resident partition (500 PUTs, one client)" >&2
-read -r write_p50 write_p99 < <(python3 Benchmarks/peruser.py write "$base" "$users" 500 "$records")
+echo "== one write into a resident partition (wrk -t1 -c1 -d${seconds}s)" >&2
+python3 Benchmarks/peruser.py resident "$base" 10
+read -r _ write_p50 write_p99 < <(wrk_figures -c1 -d"${seconds}s" -s Benchmarks/wrk/peruser-writes.lua "$base" -- \
+  "$users" "$records" "$SECTIONAL_API_TOKEN")
 
 echo "== every partition read in turn (budget $budget rows)" >&2
 read -r rss_peak rss_end sweep_s < <(python3 Benchmarks/peruser.py sweep "$base" "$users" "$pid")
@@ -100,7 +103,7 @@ Per-user lists — $records records over $users users ($((records / users)) each
 | cold partition, first page (50 rows), $cold_reads partitions, wrk -c1 | p50 ${cold_p50} ms, p99 ${cold_p99} ms |
 | warm partition, first page ($bytes bytes), $warm_users partitions, wrk -c32 | ${warm_rps} req/s (p50 ${warm_p50} ms, p99 ${warm_p99} ms) |
 | C baseline, same bytes, same run | ${c_rps} req/s; warm / C = ${ratio} |
-| one write into a resident partition (durable PUT) | p50 ${write_p50} ms, p99 ${write_p99} ms |
+| one write into a resident partition (durable PUT, wrk -c1) | p50 ${write_p50} ms, p99 ${write_p99} ms |
 | all $users partitions read in turn (${sweep_s} s) | peak RSS ${rss_peak} MiB, at the end ${rss_end} MiB |
 
 Partition metrics at the end: ${partitions:-none}

@@ -15,12 +15,13 @@ public enum Compression {
         guard response.stream == nil, response.headers["Content-Encoding"] == nil,
               response.status == .notModified || !response.body.isEmpty else { return }
         response.headers.addToList("Vary", "Accept-Encoding")
-        guard acceptsGzip(request) else { return }
+        // The size first: an answer too small to compress (a write's is a few hundred bytes)
+        // skips reading `Accept-Encoding` (~11k instructions for `identity`, callgrind).
+        guard response.status == .notModified || response.body.count > minimumBytes, acceptsGzip(request) else { return }
         if response.status == .notModified {
             tagGzip(&response)
             return
         }
-        guard response.body.count > minimumBytes else { return }
         let input = response.body
         var output = [UInt8](repeating: 0, count: sectional_gzip_bound(input.count))
         let written = input.withUnsafeBufferPointer { source in

@@ -269,14 +269,25 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 touched.insert(collection)
             case .upsert(let collection, let id, let json):
                 previous.append(nil)
-                // Insert first (one statement for new records, the bulk-import case); on a
-                // clash, replace: together they also tell whether the record existed.
-                let inserted = try connection.run("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
-                                                  .text(collection), .text(id), .blob(json), .int(sequence)) > 0
-                existed.append(!inserted)
-                if !inserted {
-                    try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
-                                       .blob(json), .int(sequence), .text(collection), .text(id))
+                // One statement for the usual case, two on a miss; together they also tell
+                // whether the record existed. A lone write (a PUT) is usually an edit: update
+                // first. A batch is usually an import of new records: insert first.
+                if writes.count == 1 {
+                    let updated = try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
+                                                     .blob(json), .int(sequence), .text(collection), .text(id)) > 0
+                    existed.append(updated)
+                    if !updated {
+                        try connection.run("INSERT INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
+                                           .text(collection), .text(id), .blob(json), .int(sequence))
+                    }
+                } else {
+                    let inserted = try connection.run("INSERT OR IGNORE INTO records (collection, id, json, sequence) VALUES (?, ?, ?, ?)",
+                                                      .text(collection), .text(id), .blob(json), .int(sequence)) > 0
+                    existed.append(!inserted)
+                    if !inserted {
+                        try connection.run("UPDATE records SET json = ?, sequence = ? WHERE collection = ? AND id = ?",
+                                           .blob(json), .int(sequence), .text(collection), .text(id))
+                    }
                 }
                 touched.insert(collection)
             case .delete(let collection, let id):
