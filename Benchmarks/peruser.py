@@ -6,7 +6,6 @@ development secret), writes with the service token, and memory while every parti
     peruser.py load  BASE RECORDS USERS              batch POSTs with the service token
     peruser.py cold  BASE USERS COUNT FILE           "path<TAB>token" lines for wrk: COUNT partitions never read
     peruser.py warm  BASE USERS COUNT FILE           reads COUNT partitions, writes "path<TAB>token" lines for wrk
-    peruser.py write BASE USERS COUNT RECORDS        COUNT upserts into resident partitions: p50/p99 ms
     peruser.py resident BASE COUNT                   reads the partitions of users 0…COUNT-1 (before wrk writes into them)
     peruser.py sweep BASE USERS PID                  reads every partition in turn: peak and final RSS (MiB)
 
@@ -63,12 +62,6 @@ def service_headers():
     return {"Authorization": "Bearer " + os.environ["SECTIONAL_API_TOKEN"], "Content-Type": "application/json"}
 
 
-def percentiles(samples):
-    samples = sorted(samples)
-    pick = lambda q: samples[min(len(samples) - 1, int(q * len(samples)))] * 1000
-    return f"{pick(0.5):.2f} {pick(0.99):.2f}"
-
-
 FIRST_PAGE = "/v1/lists/orders/rows?pageSize=50"
 
 
@@ -110,23 +103,6 @@ def resident(base, count):
         read_first_page(client, user(n))
 
 
-def write(base, users, count, records):
-    client, samples = Client(base), []
-    resident = [n for n in range(min(users, 10))]
-    for n in resident:
-        read_first_page(client, user(n))
-    for k in range(count):
-        n = resident[k % len(resident)] + users * (k // len(resident) % max(1, records // users))
-        record = order(n, users)
-        record["status"] = STATUSES[(n + k + 1) % 4]
-        body = json.dumps(record)
-        started = time.perf_counter()
-        status, answer = client.request("PUT", f"/v1/collections/orders/records/{record['id']}", service_headers(), body)
-        samples.append(time.perf_counter() - started)
-        assert status in (200, 201), (status, answer[:300])
-    print(percentiles(samples))
-
-
 def rss(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -156,8 +132,6 @@ def main():
         warm(base, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif command == "resident":
         resident(base, int(sys.argv[3]))
-    elif command == "write":
-        write(base, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif command == "sweep":
         sweep(base, int(sys.argv[3]), int(sys.argv[4]))
     else:
