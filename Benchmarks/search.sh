@@ -7,7 +7,7 @@
 #     each, two rounds alternating (list, search, list, search); every round is printed and the
 #     ratio is taken from each one's best round (as Benchmarks/postgres.sh). Both pages are
 #     checked to serve the same number of rows; their rows and bytes are printed;
-#   - a record write (PUT, one connection) with no resident search, then with 100 resident.
+#   - a record write (PUT, wrk -t1 -c1) with no resident search, then with 100 resident.
 # Expects the release build of sectional.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,34 +45,35 @@ kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
 
 echo "== restart, first search, new searches, writes" >&2
 start_server
-# Timings over one keep-alive connection (no process start per request): milliseconds.
-read -r first_ms cold_p50 matched put0_p50 put100_p50 < <(python3 - "$base" <<'PY'
+# Timings over one keep-alive connection (no process start per request): milliseconds. Writes
+# under wrk -t1 -c1 (Benchmarks/wrk/search-writes.lua), as bench.sh times a single durable upsert:
+# first with only the first search resident, then with 100 more (and the 20 new queries).
+session() {
+  python3 - "$base" "$1" <<'PY'
 import http.client, json, statistics, sys, time, urllib.parse
-host = urllib.parse.urlparse(sys.argv[1]).netloc
+host, step = urllib.parse.urlparse(sys.argv[1]).netloc, sys.argv[2]
 c = http.client.HTTPConnection(host)
 def get(path):
     t = time.perf_counter(); c.request("GET", path); r = c.getresponse(); body = r.read()
     assert r.status == 200, (path, r.status, body[:200]); return (time.perf_counter() - t) * 1000, body
-def put(i):
-    body = json.dumps({"name": f"Bench Writer {i}", "team": "Design", "email": f"w{i}@example.com"})
-    t = time.perf_counter()
-    c.request("PUT", f"/v1/collections/people/records/bench-w{i % 50}", body=body, headers={"Content-Type": "application/json"})
-    r = c.getresponse(); r.read(); assert r.status in (200, 201), r.status
-    return (time.perf_counter() - t) * 1000
-first, _ = get("/v1/lists/people/rows?q=evelyn")
-puts0 = [put(i) for i in range(200)]
-fragments = ["ell", "son", "ber", "ann", "man", "ste", "ric", "ton", "lin", "ard",
-             "ter", "mar", "der", "ley", "ver", "ing", "ros", "hal", "ken", "tin"]
-cold = [get(f"/v1/lists/people/rows?q={f}")[0] for f in fragments]
-counts = sorted(sum(s["rowCount"] for s in json.loads(get("/v1/lists/people?q=" + f)[1])["sections"]) for f in fragments)
-matched = counts[len(counts) // 2]
-for a in "abcdefghij":
-    for b in "abcdefghij":
-        get(f"/v1/lists/people/rows?q={a}{b}&pageSize=1")
-puts100 = [put(i) for i in range(200)]
-print(f"{first:.0f} {statistics.median(cold):.1f} {matched} {statistics.median(puts0):.2f} {statistics.median(puts100):.2f}")
+if step == "first":
+    print(f"{get('/v1/lists/people/rows?q=evelyn')[0]:.0f}")
+else:
+    fragments = ["ell", "son", "ber", "ann", "man", "ste", "ric", "ton", "lin", "ard",
+                 "ter", "mar", "der", "ley", "ver", "ing", "ros", "hal", "ken", "tin"]
+    cold = [get(f"/v1/lists/people/rows?q={f}")[0] for f in fragments]
+    counts = sorted(sum(s["rowCount"] for s in json.loads(get("/v1/lists/people?q=" + f)[1])["sections"]) for f in fragments)
+    for a in "abcdefghij":
+        for b in "abcdefghij":
+            get(f"/v1/lists/people/rows?q={a}{b}&pageSize=1")
+    print(f"{statistics.median(cold):.1f} {counts[len(counts) // 2]}")
 PY
-)
+}
+writes() { wrk_figures -c1 -d"$((seconds / 2 + 1))s" -s Benchmarks/wrk/search-writes.lua "$base"; }
+first_ms=$(session first)
+read -r _ put0_p50 put0_p99 < <(writes)
+read -r cold_p50 matched < <(session searches)
+read -r _ put100_p50 put100_p99 < <(writes)
 rss=$(awk '/VmRSS/ {printf "%.0f", $2 / 1024}' "/proc/$pid/status")
 
 list_page="$base/v1/lists/people/rows"
@@ -97,7 +98,7 @@ for round in 1 2; do
   echo "  round $round: list ${reads_all[-1]} | search ${reads_q[-1]}" >&2
 done
 
-python3 - "$records" "$(nproc)" "$(date -u +%Y-%m-%d)" "$load" "$first_ms" "$cold_p50" "$matched" "$put0_p50" "$put100_p50" "$rss" \
+python3 - "$records" "$(nproc)" "$(date -u +%Y-%m-%d)" "$load" "$first_ms" "$cold_p50" "$matched" "$put0_p50 $put0_p99" "$put100_p50 $put100_p99" "$rss" \
   "$all_rows" "$all_bytes" "$q_rows" "$q_bytes" "$same" "${reads_all[*]}" "${reads_q[*]}" <<'PY'
 import sys
 (records, cores, day, load, first_ms, cold_p50, matched, put0, put100, rss,
@@ -120,7 +121,8 @@ best_all, best_q = max(r[0] for r in reads_all), max(r[0] for r in reads_q)
 ratio = best_q / max(best_all, 1)
 print(f"| warm first page, best round: search / list | {ratio:.2f} "
       f"({'within' if ratio >= 0.90 else 'NOT within'} 10% of the list; {same}) |")
-print(f"| PUT of a record, one connection, p50 of 200 | {put0} ms without searches; {put100} ms with 100 resident |")
+(put0_p50, put0_p99), (put100_p50, put100_p99) = put0.split(), put100.split()
+print(f"| PUT of a record, wrk -c1: p50 (p99) without searches / with 100 resident | {put0_p50} ({put0_p99}) ms / {put100_p50} ({put100_p99}) ms |")
 print()
 print(f"RSS after the searches: {rss} MiB")
 PY

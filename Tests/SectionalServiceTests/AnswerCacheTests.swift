@@ -5,7 +5,7 @@ import XCTest
 final class AnswerCacheTests: XCTestCase {
     /// Renders an answer of `size` bytes, counting renders.
     private func answer(_ cache: AnswerCache, _ key: String, size: Int, renders: Counter) -> AnswerCache.Answer {
-        cache.answer(for: key) { () -> AnswerCache.Answer in
+        cache.answer(for: AnswerCache.Key(kind: key)) { () -> AnswerCache.Answer in
             renders.increment()
             return AnswerCache.Answer(body: [UInt8](repeating: 0x20, count: size))
         }

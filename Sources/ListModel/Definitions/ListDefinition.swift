@@ -36,6 +36,9 @@ public struct ListDefinition: Sendable {
 
     /// The view a read without `?view=` sees.
     public var defaultView: ViewState { ViewState(hidden: defaultHidden) }
+    /// ``defaultView``'s fingerprint, computed once (it sorts the hidden keys; every state a
+    /// write publishes, one per resident search too, tags itself with it).
+    public let defaultViewFingerprint: UInt64
 
     /// `true` when the list reads `collection`.
     public func reads(collection: String) -> Bool { sources.contains(collection) }
@@ -80,6 +83,7 @@ public struct ListDefinition: Sendable {
         self.specsBySource = bySource
         self.sources = bySource.keys.sorted(by: codePointLess)
         self.defaultHidden = hidden
+        self.defaultViewFingerprint = ViewState(hidden: hidden).fingerprint
         self.orders = orders
         self.bindings = sections.map(\.binding)
     }

@@ -69,11 +69,6 @@ final class AnswerCache: Sendable {
 
     private let state = Mutex(State())
 
-    /// The cached answer for `text` (a key of that kind alone), or `render()`'s.
-    func answer<Failure: Error>(for text: String, render: () throws(Failure) -> Answer) throws(Failure) -> Answer {
-        try answer(for: Key(kind: text), render: render)
-    }
-
     /// The cached answer for `key`, or `render()`'s, remembered when it fits the budget.
     func answer<Failure: Error>(for key: Key, render: () throws(Failure) -> Answer) throws(Failure) -> Answer {
         if let hit = state.withLock({ $0.answers[key] }) { return hit }

@@ -37,7 +37,7 @@ public final class ListState: Sendable {
         self.query = query
         queryFingerprint = query?.fingerprint
         answers = AnswerCache(budget: partition == nil && query == nil ? AnswerCache.listBudget : AnswerCache.partitionBudget)
-        defaultViewFingerprint = snapshot.definition.defaultView.fingerprint
+        defaultViewFingerprint = snapshot.definition.defaultViewFingerprint
         defaultViewEntityTag = EntityTag.of(version: version, definition: snapshot.definition.fingerprint, view: defaultViewFingerprint,
                                             partition: partition?.fingerprint, query: queryFingerprint)
     }
