@@ -2,8 +2,9 @@
 # `make bench-compare BASE=<git revision>`: this checkout against an earlier one, to see what a
 # change costs. Both release servers run at once, each with its own checkout's demo `contacts`
 # list, request logs off (warn), the same 100,000 generated people; every scenario is measured in
-# alternating rounds (base, head, base, head; wrk -t1 -c32, BENCH_SECONDS each, default 10) and
-# the better round of each is compared, so a slow minute of the machine does not pick the winner.
+# alternating rounds (base, head, base, head, …: BENCH_ROUNDS of each, default 3; wrk -t1 -c32,
+# BENCH_SECONDS each, default 10) and the best round of each is compared, so a slow minute of the
+# machine does not pick the winner.
 # Then the in-process model benchmark of both, alternating, twice each.
 #
 #   Benchmarks/compare.sh BASE_DIR    BASE_DIR: a checkout with release builds of `sectional` and
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 source Benchmarks/common.sh
 base_dir=$(cd "${1:?usage: $0 BASE_DIR}" && pwd)
 seconds=${BENCH_SECONDS:-10}
+rounds=${BENCH_ROUNDS:-3}
 begin_run compare
 export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}
 declare -A url=([base]="http://127.0.0.1:18700" [head]="http://127.0.0.1:18701")
@@ -78,7 +80,7 @@ compare() {
   local name=$1 args=$2 side round best figures
   declare -A best_of=()
   local line="  $name:"
-  for round in 1 2; do
+  for round in $(seq "$rounds"); do
     for side in base head; do
       # shellcheck disable=SC2086
       figures=$(wrk_figures ${3:--c32} -d"${seconds}s" ${args//\{side\}/$side} "${url[$side]}" -- ${4//\{side\}/$side})
@@ -91,7 +93,7 @@ compare() {
   results+=("$name	${best_of[base]}	${best_of[head]}")
 }
 
-echo "== scenarios (wrk -t1 -c32 -d${seconds}s, rounds base head base head)" >&2
+echo "== scenarios (wrk -t1 -c32 -d${seconds}s, $rounds rounds of base then head)" >&2
 for side in base head; do
   echo "/v1/lists/contacts" > "$work/outline-$side.txt"
   echo "/v1/lists/contacts/rows?pageSize=50" > "$work/first-$side.txt"
@@ -128,7 +130,7 @@ for round in 1 2; do
 done
 
 echo
-echo "Base $(git -C "$base_dir" rev-parse --short HEAD) against head $(git rev-parse --short HEAD): wrk -t1 -d${seconds}s, best of two alternating rounds; release builds; logs off; $(nproc) cores; $(date +%F)"
+echo "Base $(git -C "$base_dir" rev-parse --short HEAD) against head $(git rev-parse --short HEAD): wrk -t1 -d${seconds}s, best of $rounds alternating rounds; release builds; logs off; $(nproc) cores; $(date +%F)"
 echo
 echo "| scenario | base req/s | head req/s | head / base | base p50 ms | head p50 ms |"
 echo "|---|---:|---:|---:|---:|---:|"
