@@ -142,16 +142,7 @@ scenario "section range (20 rows)" "Benchmarks/wrk/paths.lua $work/ranges.txt" "
 scenario "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "/tags/4711" "$first_tag"
 scenario "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "/rows/p-0004711" "$first_row"
 since=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
-python3 - "$base" <<'PY'
-import http.client, json, random, sys
-host, port = sys.argv[1].split("//")[1].split(":")
-c = http.client.HTTPConnection(host, int(port))
-random.seed(11)
-for n in range(1000):
-    body = json.dumps({"name": f"Changed {random.randrange(10**6)}", "team": random.choice(["Design", "Sales", "Support"]), "kind": "person"})
-    c.request("PUT", f"/v1/collections/people/records/p-{random.randint(1, 100000):07d}", body, {"Content-Type": "application/json"})
-    r = c.getresponse(); r.read(); assert r.status in (200, 201), r.status
-PY
+python3 Benchmarks/write-changes.py "$base"
 scenario "changes after 1,000 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
 lines_before=$(wc -l < "$work/server.log")
 scenario "mixed 90% read / 10% write" "Benchmarks/wrk/mixed.lua $work/mixed.txt" "-" "$first_tag"

@@ -106,16 +106,7 @@ compare "tag look-up" "-s Benchmarks/wrk/paths.lua" "" "$work/tags.txt"
 compare "row-id look-up" "-s Benchmarks/wrk/paths.lua" "" "$work/rows.txt"
 for side in base head; do
   since=$(curl -s "${url[$side]}/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
-  python3 - "${url[$side]}" <<'PY'
-import http.client, json, random, sys
-host, port = sys.argv[1].split("//")[1].split(":")
-c = http.client.HTTPConnection(host, int(port))
-random.seed(11)
-for n in range(1000):
-    body = json.dumps({"name": f"Changed {random.randrange(10**6)}", "team": random.choice(["Design", "Sales", "Support"]), "kind": "person"})
-    c.request("PUT", f"/v1/collections/people/records/p-{random.randint(1, 100000):07d}", body, {"Content-Type": "application/json"})
-    r = c.getresponse(); r.read(); assert r.status in (200, 201), r.status
-PY
+  python3 Benchmarks/write-changes.py "${url[$side]}"
   echo "/v1/lists/contacts/changes?since=$since" > "$work/changes-$side.txt"
 done
 compare "changes after 1,000 writes" "-s Benchmarks/wrk/paths.lua" "" "$work/changes-{side}.txt"

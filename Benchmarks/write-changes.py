@@ -1,0 +1,20 @@
+#!/usr/bin/env python3
+"""Makes the history the "changes after 1,000 writes" scenario reads: 1,000 PUTs of random people
+(the same ones on every run, seed 11) moved between teams.
+
+    Benchmarks/write-changes.py BASE_URL
+"""
+import http.client
+import json
+import random
+import sys
+
+host, port = sys.argv[1].split("//")[1].split(":")
+c = http.client.HTTPConnection(host, int(port))
+random.seed(11)
+for n in range(1000):
+    body = json.dumps({"name": f"Changed {random.randrange(10**6)}", "team": random.choice(["Design", "Sales", "Support"]), "kind": "person"})
+    c.request("PUT", f"/v1/collections/people/records/p-{random.randint(1, 100000):07d}", body, {"Content-Type": "application/json"})
+    r = c.getresponse()
+    r.read()
+    assert r.status in (200, 201), r.status
