@@ -22,12 +22,15 @@ extension ListSnapshot {
     /// Writes rows `start ..< start+count` of section `si` as array elements (no brackets).
     func appendRows(section si: Int, start: Int, count: Int, into w: inout JSONWriter) {
         guard count > 0 else { return }
+        // Read before the closures: one that reads `self` copies the whole snapshot (a retain per
+        // stored reference) on every call.
+        let firstTag = tagStarts[si]
         sections.withUnsafeBufferPointer { secs in
             let node = secs.baseAddress! + si
             definition.sections.withUnsafeBufferPointer { specs in
                 RowEncoder.withEncoder(section: si, spec: specs.baseAddress! + node.pointee.spec) { encoder in
                     node.pointee.rows.withRowsView { rows in
-                        var tag = tagStarts[si] + rows.tagOffset(ofRow: start)
+                        var tag = firstTag + rows.tagOffset(ofRow: start)
                         rows.forEachSlice(from: start, count: count) { slice, first in
                             for j in 0..<slice.count {
                                 slice[j]._withUnsafeGuaranteedRef { row in
