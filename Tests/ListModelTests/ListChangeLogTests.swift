@@ -51,6 +51,35 @@ final class ListChangeLogTests: XCTestCase {
         }
     }
 
+    /// `since` and `upTo` resolve to the newest kept version at or before them (the versions
+    /// kept have gaps and the oldest fell out); older than every kept version is a reload.
+    func testSinceAndTargetResolveToTheNewestKeptVersionAtOrBefore() {
+        let d = definition(#"{"sections":[{"source":"a","key":"k","row":{"title":"{id}"}}]}"#)
+        var log = ListChangeLog(version: 1, snapshot: ListSnapshot.build(definition: d, records: [:]), maxVersions: 20)
+        var kept: [Int64] = [1]
+        var version: Int64 = 1
+        for n in 0..<40 {
+            var edit = log.edit()
+            edit.apply(.upsert(["id": .string("r\(n)")]), collection: "a")
+            version += Int64(1 + n % 3)
+            log.append(version: version, edit)
+            kept.append(version)
+        }
+        kept = Array(kept.suffix(20))
+        XCTAssertEqual(log.size.versions, 20)
+        for since in (kept[0] - 2)...(version + 2) {
+            let expected = kept.last { $0 <= since }
+            let span = log.changes(since: since, limit: .max)
+            XCTAssertEqual(span?.base.version, expected, "since \(since)")
+            XCTAssertEqual(span?.target.version, expected.map { _ in version }, "since \(since)")
+            for target in [since, (since + version) / 2] {
+                let at = log.changes(since: since, upTo: target, limit: .max)
+                XCTAssertEqual(at?.target.version, expected.map { e in kept.last { $0 <= target }.map { max($0, e) } ?? e },
+                               "since \(since) up to \(target)")
+            }
+        }
+    }
+
     func testLimitsDropTheOldestVersions() {
         let d = definition(#"{"sections":[{"source":"a","key":"k","row":{"title":"{id}"}}]}"#)
         var log = ListChangeLog(version: 1, snapshot: ListSnapshot.build(definition: d, records: [:]), maxVersions: 3, maxWrittenRows: 5)

@@ -74,8 +74,8 @@ public struct ListChangeLog: Sendable {
     /// writes that large answers reload even if few rows changed). A version between two kept
     /// ones resolves to the kept one before it.
     public func changes(since: Int64, upTo target: Int64? = nil, limit: Int) -> ListChangeSpan? {
-        guard let b = entries.lastIndex(where: { $0.version <= since }) else { return nil }
-        let t = target.map { v in entries.lastIndex(where: { $0.version <= v }) ?? b } ?? entries.count - 1
+        guard let b = lastIndex(atOrBefore: since) else { return nil }
+        let t = target.map { v in lastIndex(atOrBefore: v) ?? b } ?? entries.count - 1
         var ids = Set<String>()
         if t > b {
             for entry in entries[(b + 1)...t] {
@@ -84,6 +84,18 @@ public struct ListChangeLog: Sendable {
             }
         }
         return ListChangeSpan(base: entries[b], target: entries[max(b, t)], writtenRowIDs: ids)
+    }
+
+    /// The index of the newest version at or before `version`, nil when every version kept is
+    /// newer. A binary search (versions increase along the log): a scan read every entry, a cache
+    /// line each, on every `changes` request that reloads.
+    private func lastIndex(atOrBefore version: Int64) -> Int? {
+        var lo = 0, hi = entries.count   // the first index newer than `version` is in lo...hi
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if entries[mid].version <= version { lo = mid + 1 } else { hi = mid }
+        }
+        return lo > 0 ? lo - 1 : nil
     }
 }
 
