@@ -84,11 +84,9 @@ extension ListSnapshot {
             let (si, found) = sectionLowerBound(spec: t.spec, rawKey: t.rawKey, rank: t.cut?.keyRank)
             var j = si
             if found {
-                // The closures capture these, not the token (a copy of it would retain each string).
-                let sortKey = t.sortKey, rowID = t.rowID, spec = t.spec
                 let r = definition.orders.withUnsafeBufferPointer { orders in
                     sections.withUnsafeBufferPointer { secs in
-                        secs[si].rows.withRowsView { $0.lowerBound(sortKey, rowID, order: orders.baseAddress! + spec, strictly: true) }
+                        secs[si].rows.withRowsView { $0.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true) }
                     }
                 }
                 if r < visible[si] { start = (si, r) }
