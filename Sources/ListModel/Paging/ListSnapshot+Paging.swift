@@ -158,25 +158,22 @@ extension ListSnapshot {
         let after = visibleTotal - visibleBefore - onPage
         var next: String? = nil
         if after > 0, let l = last {
-            // Encoded straight from the (unretained) row: no copy of its shared strings. The
-            // closures lent a row view or a row read nothing from `self` (that would copy the
-            // whole snapshot, a retain per stored reference, on every page).
-            next = definition.orders.withUnsafeBufferPointer { orders in
-                sections.withUnsafeBufferPointer { secs in
-                    let node = secs.baseAddress! + l.section
-                    let spec = node.pointee.spec
-                    let keyOrder = rankers.withUnsafeBufferPointer { rankers -> (rank: Int, descending: Bool) in
-                        let ranker = rankers.baseAddress! + spec
-                        guard ranker.pointee.isGrouped else { return (Int.max, false) }
-                        let rank = node.pointee.rank >= 0 ? node.pointee.rank : ranker.pointee.rank(of: node.pointee.rawKey)
-                        if case .descending = ranker.pointee.order { return (rank, true) }
-                        return (rank, false)
-                    }
-                    let order = orders.baseAddress! + spec
-                    return node.pointee.rows.withRowsView { rows in
-                        rows.withRow(at: l.row) { row in
+            // Encoded straight from the (unretained) row: no copy of its shared strings.
+            next = sections.withUnsafeBufferPointer { secs in
+                let node = secs.baseAddress! + l.section
+                let spec = node.pointee.spec
+                let keyOrder = rankers.withUnsafeBufferPointer { rankers -> (rank: Int, descending: Bool) in
+                    let ranker = rankers.baseAddress! + spec
+                    guard ranker.pointee.isGrouped else { return (Int.max, false) }
+                    let rank = node.pointee.rank >= 0 ? node.pointee.rank : ranker.pointee.rank(of: node.pointee.rawKey)
+                    if case .descending = ranker.pointee.order { return (rank, true) }
+                    return (rank, false)
+                }
+                return node.pointee.rows.withRowsView { rows in
+                    rows.withRow(at: l.row) { row in
+                        definition.orders.withUnsafeBufferPointer { orders in
                             PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
-                                             order: order.pointee, keyOrder: keyOrder, binding: binding)
+                                             order: orders[spec], keyOrder: keyOrder, binding: binding)
                         }
                     }
                 }
