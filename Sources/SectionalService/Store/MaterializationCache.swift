@@ -133,7 +133,16 @@ final class MaterializationCache: Sendable {
         let table = table()
         guard let entry = table.entry(key) else { return nil }
         if !entry.pinned { entry.recency.touch(clock) }
-        return (entry.state, entry.recency, table.generation)
+        return (Self.served(entry.state, of: key) { table.entry($0) }, entry.recency, table.generation)
+    }
+
+    /// A search result's `state` as its entry holds it, served at the version of its list
+    /// (`entry` finds the list's entry in the same table): a write that does not change a
+    /// result of a list that is the same for everyone leaves its entry as it was (see
+    /// ``ViewModelStore/advanceQueries(of:by:sequence:next:)`` and ``ListState/serving(_:)``).
+    private static func served(_ state: ListState, of key: MaterializationKey, entry: (MaterializationKey) -> Entry?) -> ListState {
+        guard key.query != nil, key.partition == nil, key.language == nil, let list = entry(key.base) else { return state }
+        return list.state.serving(state)
     }
 
     /// The current table when it is the one numbered `generation` (nothing in memory changed
@@ -197,7 +206,7 @@ final class MaterializationCache: Sendable {
             guard (moved ?? 0) <= state.version, contents.epochs[key.list] == epoch else { return nil }
             if let existing = contents[key] {
                 existing.recency.touch(clock)
-                return existing.state
+                return Self.served(existing.state, of: key) { contents[$0] }
             }
             contents[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
                                   pinned: false, recency: Recency(clock.wrappingAdd(1, ordering: .relaxed).newValue))
@@ -268,7 +277,8 @@ final class MaterializationCache: Sendable {
                 for key in contents.queries[base] ?? [] { dropStale(key, below: version) }
             }
             for (key, next) in states {
-                guard let entry = contents[key] else { continue }
+                // A search result the writes left as it was (its entry is not touched).
+                guard let entry = contents[key], entry.state !== next else { continue }
                 if !entry.pinned { contents.residentRows += next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount }
                 contents[key] = Entry(state: next, history: entry.history, pinned: entry.pinned, recency: entry.recency)
             }

@@ -157,10 +157,18 @@ extension ViewModelStore {
     /// a group of writes: a record written that matches is written into the result, one that
     /// does not is deleted from it (it may have matched before). Each written record's
     /// searchable text is folded once, whatever the number of searches.
+    ///
+    /// A result of a list that is the same for everyone that no write enters, leaves or is in
+    /// keeps its state (put in `next` as it is, so the publication knows the writer saw it): it
+    /// is served at the list's version by ``ListState/serving(_:)``. Making a state per resident
+    /// search per write cost about 20,000 instructions a search (callgrind: a PUT into 100,000
+    /// rows with 121 resident searches took 3.1 million instructions, one with none 0.37 million).
+    /// Results of partitions and other languages still take every version.
     func advanceQueries(of base: MaterializationKey, by writes: [AppliedWrite], sequence: Int64,
                         next: inout [MaterializationKey: ListState]) {
         let resident = cache.queries(of: base)
         guard !resident.isEmpty else { return }
+        let servedAtListVersion = base.partition == nil && base.language == nil
         var folded: [Int: [UInt8]] = [:]
         for (key, current) in resident {
             let state = next[key] ?? current
@@ -188,6 +196,10 @@ extension ViewModelStore {
                 entered[write.id] = false
                 guard write.record != nil else { return write }
                 return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
+            }
+            if filtered.isEmpty && servedAtListVersion {
+                next[key] = state
+                continue
             }
             next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)
         }
