@@ -47,8 +47,16 @@ final class MaterializationCache: Sendable {
         /// Per list: the change number of its last definition change (a build begun before it
         /// is not installed).
         var epochs: [String: Int64] = [:]
-        /// Per whole list (or partition, per language): its resident search results.
-        var queries: [MaterializationKey: Set<MaterializationKey>] = [:]
+        /// Per whole list (or partition, per language): its resident search results, each with
+        /// its state as its entry holds it and the number of its install (a write looks at them
+        /// all without a look-up per result).
+        var queries: [MaterializationKey: [MaterializationKey: ResidentQuery]] = [:]
+        /// Installs of search results so far (numbers them).
+        var queryInstalls: UInt64 = 0
+        /// Per whole list (or partition, per language): ``queryInstalls`` when the writer last
+        /// looked at its search results (``MaterializationCache/queries(of:)``), until the
+        /// writer publishes: a result installed after that was not moved by the writer.
+        var queriesLooked: [MaterializationKey: UInt64] = [:]
         var residentRows = 0
         var residentPartitions = 0
         var evictions: UInt64 = 0
@@ -76,6 +84,12 @@ final class MaterializationCache: Sendable {
             table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards)
             _ = published.exchange(table.generation, ordering: .acquiringAndReleasing)
         }
+    }
+
+    /// A resident search result as ``Contents/queries`` holds it.
+    struct ResidentQuery {
+        var state: ListState
+        let install: UInt64
     }
 
     let maxResidentRows: Int
@@ -187,11 +201,14 @@ final class MaterializationCache: Sendable {
     }
 
     /// The resident search results of a whole list or partition (`base`), with their states
-    /// (one look for all of them: a write moves each).
+    /// (one look for all of them: a write moves each). Marks the look: until the next
+    /// ``publish(_:partitionVersions:)``, results installed after it are the only ones of `base`
+    /// that can be behind the writer.
     func queries(of base: MaterializationKey) -> [(key: MaterializationKey, state: ListState)] {
         contents.withLock { contents in
-            guard let keys = contents.queries[base] else { return [] }
-            return keys.compactMap { key in contents[key].map { (key, $0.state) } }
+            contents.queriesLooked[base] = contents.queryInstalls
+            guard let queries = contents.queries[base] else { return [] }
+            return queries.map { ($0.key, $0.value.state) }
         }
     }
 
@@ -212,7 +229,10 @@ final class MaterializationCache: Sendable {
                                   pinned: false, recency: Recency(clock.wrappingAdd(1, ordering: .relaxed).newValue))
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1
-            if key.query != nil { contents.queries[key.base, default: []].insert(key) }
+            if key.query != nil {
+                contents.queryInstalls += 1
+                contents.queries[key.base, default: [:]][key] = ResidentQuery(state: state, install: contents.queryInstalls)
+            }
             if contents.residentRows > maxResidentRows { victims = evict(&contents, keeping: key) }
             return state
         }
@@ -274,14 +294,20 @@ final class MaterializationCache: Sendable {
             var moved = partitionVersions
             for (key, state) in states where key.query == nil { moved[key] = max(moved[key] ?? 0, state.version) }
             for (base, version) in moved {
-                for key in contents.queries[base] ?? [] { dropStale(key, below: version) }
+                // Only results the writer did not look at can be behind: one it looked at and left
+                // as it was is served at its list's version (see `ListState.serving`).
+                let looked = contents.queriesLooked[base]
+                for (key, query) in contents.queries[base] ?? [:] where looked.map({ query.install > $0 }) ?? true {
+                    dropStale(key, below: version)
+                }
             }
             for (key, next) in states {
-                // A search result the writes left as it was (its entry is not touched).
-                guard let entry = contents[key], entry.state !== next else { continue }
+                guard let entry = contents[key] else { continue }
                 if !entry.pinned { contents.residentRows += next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount }
                 contents[key] = Entry(state: next, history: entry.history, pinned: entry.pinned, recency: entry.recency)
+                if key.query != nil { contents.queries[key.base]?[key]?.state = next }
             }
+            contents.queriesLooked = [:]
         }
         release(victims)
     }
@@ -309,7 +335,7 @@ final class MaterializationCache: Sendable {
         contents.residentRows -= entry.state.snapshot.totalRowCount
         contents.residentPartitions -= 1
         if key.query != nil {
-            contents.queries[key.base]?.remove(key)
+            contents.queries[key.base]?.removeValue(forKey: key)
             if contents.queries[key.base]?.isEmpty == true { contents.queries.removeValue(forKey: key.base) }
         }
         return entry
