@@ -204,11 +204,11 @@ final class MaterializationCache: Sendable {
     /// (one look for all of them: a write moves each). Marks the look: until the next
     /// ``publish(_:partitionVersions:)``, results installed after it are the only ones of `base`
     /// that can be behind the writer.
-    func queries(of base: MaterializationKey) -> [(key: MaterializationKey, state: ListState)] {
+    func queries(of base: MaterializationKey) -> [ListState] {
         contents.withLock { contents in
             contents.queriesLooked[base] = contents.queryInstalls
             guard let queries = contents.queries[base] else { return [] }
-            return queries.map { ($0.key, $0.value.state) }
+            return queries.values.map(\.state)
         }
     }
 

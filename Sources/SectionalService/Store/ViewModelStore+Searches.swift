@@ -161,27 +161,24 @@ extension ViewModelStore {
     /// A result of a list that is the same for everyone that no write enters, leaves or is in
     /// keeps its state (the publication knows the writer looked at it: see
     /// ``MaterializationCache/queries(of:)``): it is served at the list's version by
-    /// ``ListState/serving(_:)``. Making a state per resident
-    /// search per write cost about 20,000 instructions a search (callgrind: a PUT into 100,000
-    /// rows with 121 resident searches took 3.1 million instructions, one with none 0.37 million).
-    /// Results of partitions and other languages still take every version.
+    /// ``ListState/serving(_:)``, and the writer spends on it only the test of each record
+    /// (callgrind, a PUT into 100,000 rows with 121 resident searches: 3.1 million instructions
+    /// when each search took a state per write, 0.35 million with no search). Results of
+    /// partitions and other languages still take every version.
     func advanceQueries(of base: MaterializationKey, by writes: [AppliedWrite], sequence: Int64,
                         next: inout [MaterializationKey: ListState]) {
         let resident = cache.queries(of: base)
         guard !resident.isEmpty else { return }
         let servedAtListVersion = base.partition == nil && base.language == nil
-        var folded: [Int: [UInt8]] = [:]
-        for (key, current) in resident {
-            let state = next[key] ?? current
-            guard let query = key.query, state.version < sequence else { continue }
+        // A result is in `next` only when an earlier group of the same commit moved it.
+        let movedBefore = next.keys.contains { $0.query != nil }
+        var folded = [[UInt8]?](repeating: nil, count: writes.count)
+        for current in resident {
+            let state = movedBefore ? next[current.key] ?? current : current
+            guard let query = state.query, state.version < sequence else { continue }
             let fields = query.searchFields
-            // A record that does not match leaves the result; one that is not in it is skipped.
-            // Whether it is in it follows the group's own writes (one may enter it, a later one
-            // of the same id leave it).
-            var entered: [String: Bool] = [:]
-            func isIn(_ id: String) -> Bool { entered[id] ?? state.snapshot.contains(rowID: id) }
-            let filtered = writes.enumerated().compactMap { index, write -> AppliedWrite? in
-                let matches = write.record.map { record in
+            func matches(_ index: Int) -> Bool {
+                writes[index].record.map { record in
                     query.matches(record) { object in
                         if let text = folded[index] { return text }
                         let text = ListQuery.searchableText(of: object, fields: fields)
@@ -189,7 +186,18 @@ extension ViewModelStore {
                         return text
                     }
                 } ?? false
-                if matches {
+            }
+            // Most writes neither enter, leave nor touch a result: found without building anything.
+            let touched = writes.indices.contains { matches($0) || state.snapshot.contains(rowID: writes[$0].id) }
+            if !touched && servedAtListVersion { continue }
+            // A record that does not match leaves the result; one that is not in it is skipped.
+            // Whether it is in it follows the group's own writes (one may enter it, a later one
+            // of the same id leave it).
+            var entered: [String: Bool] = [:]
+            func isIn(_ id: String) -> Bool { entered[id] ?? state.snapshot.contains(rowID: id) }
+            let filtered = !touched ? [] : writes.indices.compactMap { index -> AppliedWrite? in
+                let write = writes[index]
+                if matches(index) {
                     entered[write.id] = true
                     return write
                 }
@@ -198,7 +206,7 @@ extension ViewModelStore {
                 guard write.record != nil else { return write }
                 return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
             }
-            if filtered.isEmpty && servedAtListVersion { continue }
+            let key = state.key
             next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)
         }
     }
