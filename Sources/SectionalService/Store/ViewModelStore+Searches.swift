@@ -6,7 +6,9 @@ import ListStore
 /// match — built on first read, kept current by every write while in memory, and evicted
 /// least-recently-read under the same `maxResidentRows` budget as partitions. It moves with the
 /// list or partition it is taken from: same versions, its own `changes` history, no events of
-/// its own (the list's stream announces them).
+/// its own (the list's stream announces them). A result of a list that is the same for everyone
+/// takes a new state only from a write that changes its rows; between, it is served at the
+/// list's version (``ListState/serving(_:)``).
 extension ViewModelStore {
     /// The result of `query` on `base` (a list, or a user's partition, in one of its languages):
     /// from memory, or built from storage (as a partition is; see ``partition(_:of:)``) at the
