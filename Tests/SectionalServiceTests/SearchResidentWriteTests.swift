@@ -54,7 +54,7 @@ final class SearchResidentWriteTests: XCTestCase {
         try person(app, "p1", "Anna")
         try person(app, "p2", "Bert")
         try person(app, "p3", "Carl")
-        try person(app, "p4", "Bertha", team: "Sales")
+        try person(app, "p4", "Bertha")
         let ann0 = try outline(app, "ann"), bert0 = try outline(app, "bert"), carl0 = try outline(app, "carl")
         XCTAssertEqual(ann0.sections.flatMap(\.rows), ["me", "p1"])
         XCTAssertEqual(bert0.sections.flatMap(\.rows), ["me", "p2", "p4"])

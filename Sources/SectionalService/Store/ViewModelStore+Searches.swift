@@ -52,7 +52,8 @@ extension ViewModelStore {
         guard recent.list == base.name, recent.partition == base.partition?.text, recent.language == base.language,
               !recent.items.isEmpty, recent.sameParameters(items), let recency = recent.recency,
               let table = cache.table(ifGeneration: recent.generation) else { return nil }
-        // The state was read from this table, which holds it: alive while the table is held.
+        // The state was read from this table, which holds it (or holds the list state that keeps
+        // the state it is served by: `ListState.serving`): alive while the table is held.
         guard let state = withExtendedLifetime(table, { recent.state }) else { return nil }
         cache.touch(recency)
         return state
