@@ -1,4 +1,5 @@
 import ListModel
+import Synchronization
 
 /// One list (or one user's partition of a per-user list) as it is served at one version: an
 /// immutable snapshot that readers hold while the writer publishes the next.
@@ -27,6 +28,9 @@ public final class ListState: Sendable {
     /// view's fingerprint sorts its hidden keys).
     let defaultViewFingerprint: UInt64
     let defaultViewEntityTag: String
+    /// For a whole list's state: the results of its searches as served at its version, each
+    /// keyed by (and holding) the resident state it was made from (see ``serving(_:)``).
+    private let searchResults = Mutex<[ObjectIdentifier: (resident: ListState, served: ListState)]>([:])
 
     init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil, query: ListQuery? = nil) {
         self.name = snapshot.definition.name
@@ -46,6 +50,23 @@ public final class ListState: Sendable {
 
     /// Which materialization this is.
     var key: MaterializationKey { MaterializationKey(list: name, partition: partition, language: language, query: query) }
+
+    /// A search result of this whole list (`resident`, as its cache entry holds it) served at
+    /// this list's version. A write that neither adds nor removes nor changes a row of a result
+    /// leaves its entry as it was (a write into a list with many resident searches does not make
+    /// a state for each), so its entry may be older than the list: its rows are the same at this
+    /// version, served by a state of this version made on the first read and kept with this
+    /// state, so every read at this version gets the same one (its rendered answers with it) and
+    /// it lives as long as the table that holds this state.
+    func serving(_ resident: ListState) -> ListState {
+        guard resident.version < version else { return resident }
+        return searchResults.withLock { served in
+            if let found = served[ObjectIdentifier(resident)] { return found.served }
+            let state = resident.next(resident.snapshot, version: version)
+            served[ObjectIdentifier(resident)] = (resident, state)
+            return state
+        }
+    }
 
     /// The same list at the next version.
     func next(_ snapshot: ListSnapshot, version: Int64) -> ListState {

@@ -47,8 +47,16 @@ final class MaterializationCache: Sendable {
         /// Per list: the change number of its last definition change (a build begun before it
         /// is not installed).
         var epochs: [String: Int64] = [:]
-        /// Per whole list (or partition, per language): its resident search results.
-        var queries: [MaterializationKey: Set<MaterializationKey>] = [:]
+        /// Per whole list (or partition, per language): its resident search results, each with
+        /// its state as its entry holds it and the number of its install (a write looks at them
+        /// all without a look-up per result).
+        var queries: [MaterializationKey: [MaterializationKey: ResidentQuery]] = [:]
+        /// Installs of search results so far (numbers them).
+        var queryInstalls: UInt64 = 0
+        /// Per whole list (or partition, per language): ``queryInstalls`` when the writer last
+        /// looked at its search results (``MaterializationCache/queries(of:)``), until the
+        /// writer publishes: a result installed after that was not moved by the writer.
+        var queriesLooked: [MaterializationKey: UInt64] = [:]
         var residentRows = 0
         var residentPartitions = 0
         var evictions: UInt64 = 0
@@ -76,6 +84,12 @@ final class MaterializationCache: Sendable {
             table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards)
             _ = published.exchange(table.generation, ordering: .acquiringAndReleasing)
         }
+    }
+
+    /// A resident search result as ``Contents/queries`` holds it.
+    struct ResidentQuery {
+        var state: ListState
+        let install: UInt64
     }
 
     let maxResidentRows: Int
@@ -133,7 +147,16 @@ final class MaterializationCache: Sendable {
         let table = table()
         guard let entry = table.entry(key) else { return nil }
         if !entry.pinned { entry.recency.touch(clock) }
-        return (entry.state, entry.recency, table.generation)
+        return (Self.served(entry.state, of: key) { table.entry($0) }, entry.recency, table.generation)
+    }
+
+    /// A search result's `state` as its entry holds it, served at the version of its list
+    /// (`entry` finds the list's entry in the same table): a write that does not change a
+    /// result of a list that is the same for everyone leaves its entry as it was (see
+    /// ``ViewModelStore/advanceQueries(of:by:sequence:next:)`` and ``ListState/serving(_:)``).
+    private static func served(_ state: ListState, of key: MaterializationKey, entry: (MaterializationKey) -> Entry?) -> ListState {
+        guard key.query != nil, key.partition == nil, key.language == nil, let list = entry(key.base) else { return state }
+        return list.state.serving(state)
     }
 
     /// The current table when it is the one numbered `generation` (nothing in memory changed
@@ -178,11 +201,14 @@ final class MaterializationCache: Sendable {
     }
 
     /// The resident search results of a whole list or partition (`base`), with their states
-    /// (one look for all of them: a write moves each).
-    func queries(of base: MaterializationKey) -> [(key: MaterializationKey, state: ListState)] {
+    /// (one look for all of them: a write moves each). Marks the look: until the next
+    /// ``publish(_:partitionVersions:)``, results installed after it are the only ones of `base`
+    /// that can be behind the writer.
+    func queries(of base: MaterializationKey) -> [ListState] {
         contents.withLock { contents in
-            guard let keys = contents.queries[base] else { return [] }
-            return keys.compactMap { key in contents[key].map { (key, $0.state) } }
+            contents.queriesLooked[base] = contents.queryInstalls
+            guard let queries = contents.queries[base] else { return [] }
+            return queries.values.map(\.state)
         }
     }
 
@@ -197,13 +223,16 @@ final class MaterializationCache: Sendable {
             guard (moved ?? 0) <= state.version, contents.epochs[key.list] == epoch else { return nil }
             if let existing = contents[key] {
                 existing.recency.touch(clock)
-                return existing.state
+                return Self.served(existing.state, of: key) { contents[$0] }
             }
             contents[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
                                   pinned: false, recency: Recency(clock.wrappingAdd(1, ordering: .relaxed).newValue))
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1
-            if key.query != nil { contents.queries[key.base, default: []].insert(key) }
+            if key.query != nil {
+                contents.queryInstalls += 1
+                contents.queries[key.base, default: [:]][key] = ResidentQuery(state: state, install: contents.queryInstalls)
+            }
             if contents.residentRows > maxResidentRows { victims = evict(&contents, keeping: key) }
             return state
         }
@@ -265,13 +294,20 @@ final class MaterializationCache: Sendable {
             var moved = partitionVersions
             for (key, state) in states where key.query == nil { moved[key] = max(moved[key] ?? 0, state.version) }
             for (base, version) in moved {
-                for key in contents.queries[base] ?? [] { dropStale(key, below: version) }
+                // Only results the writer did not look at can be behind: one it looked at and left
+                // as it was is served at its list's version (see `ListState.serving`).
+                let looked = contents.queriesLooked[base]
+                for (key, query) in contents.queries[base] ?? [:] where looked.map({ query.install > $0 }) ?? true {
+                    dropStale(key, below: version)
+                }
             }
             for (key, next) in states {
                 guard let entry = contents[key] else { continue }
                 if !entry.pinned { contents.residentRows += next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount }
                 contents[key] = Entry(state: next, history: entry.history, pinned: entry.pinned, recency: entry.recency)
+                if key.query != nil { contents.queries[key.base]?[key]?.state = next }
             }
+            contents.queriesLooked = [:]
         }
         release(victims)
     }
@@ -299,7 +335,7 @@ final class MaterializationCache: Sendable {
         contents.residentRows -= entry.state.snapshot.totalRowCount
         contents.residentPartitions -= 1
         if key.query != nil {
-            contents.queries[key.base]?.remove(key)
+            contents.queries[key.base]?.removeValue(forKey: key)
             if contents.queries[key.base]?.isEmpty == true { contents.queries.removeValue(forKey: key.base) }
         }
         return entry
