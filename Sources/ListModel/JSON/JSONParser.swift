@@ -40,6 +40,8 @@ private struct Parser {
     var i = 0
     var depth = 0
     var scratch: [UInt8] = []
+    /// The members of the objects being parsed, innermost last (see ``parseObject()``).
+    var members: [JSONObject.Member] = []
 
     init(_ buf: UnsafeBufferPointer<UInt8>) {
         base = buf.baseAddress
@@ -119,10 +121,14 @@ private struct Parser {
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         i += 1
-        var members: [JSONObject.Member] = []
+        // Members collect on a stack shared by every object of the document, and each object
+        // takes an exact-size copy of its own: one allocation per object rather than one per
+        // doubling of its own array.
+        if members.capacity == 0 { members.reserveCapacity(16) }
+        let base = members.count
         var seen: Set<CodePointKey>? = nil
         skipWhitespace()
-        if i < end, byte(i) == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(JSONObject(uncheckedMembers: members)) }
+        if i < end, byte(i) == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(JSONObject(uncheckedMembers: [])) }
         while true {
             skipWhitespace()
             guard i < end else { throw fail("unexpected end of input", i) }
@@ -135,11 +141,11 @@ private struct Parser {
             } else {
                 // Lengths first: most names differ in length, and comparing them is O(1).
                 let length = key.utf8.count
-                for m in members where m.key.utf8.count == length && m.key.utf8.elementsEqual(key.utf8) {
+                for m in members[base...] where m.key.utf8.count == length && m.key.utf8.elementsEqual(key.utf8) {
                     throw fail("duplicate member name", keyStart)
                 }
-                if members.count == 15 {
-                    var set = Set(members.map { CodePointKey($0.key) })
+                if members.count - base == 15 {
+                    var set = Set(members[base...].map { CodePointKey($0.key) })
                     set.insert(CodePointKey(key))
                     seen = set
                 }
@@ -160,7 +166,9 @@ private struct Parser {
             throw fail("expected ',' or '}'", i - 1)
         }
         depth -= 1
-        return .object(JSONObject(uncheckedMembers: members))
+        let own = Array(members[base...])
+        members.removeSubrange(base...)
+        return .object(JSONObject(uncheckedMembers: own))
     }
 
     /// Parses a string starting at the opening quote; validates UTF-8 as it goes.
@@ -323,18 +331,25 @@ private struct Parser {
             }
         }
         var isInteger = true
+        // The fraction's digits as an integer and their count (while at most 15 with the integer part's).
+        var fraction: UInt64 = 0
+        var fractionDigits = 0
         if i < end, byte(i) == UInt8(ascii: ".") {
             isInteger = false
             i += 1
             guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
             while i < end, isDigit(byte(i)) {
                 if byte(i) != UInt8(ascii: "0") { nonzero = true }
+                if fractionDigits < 16 { fraction = fraction &* 10 &+ UInt64(byte(i) - UInt8(ascii: "0")) }
+                fractionDigits += 1
                 i += 1
             }
         }
         var exponentDigits = 0
+        var hasExponent = false
         if i < end, byte(i) == UInt8(ascii: "e") || byte(i) == UInt8(ascii: "E") {
             isInteger = false
+            hasExponent = true
             i += 1
             if i < end, byte(i) == UInt8(ascii: "+") || byte(i) == UInt8(ascii: "-") { i += 1 }
             guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
@@ -348,12 +363,23 @@ private struct Parser {
             if negative, value != 0, value <= UInt64(Int64.max) + 1 { return .int(value == UInt64(Int64.max) + 1 ? Int64.min : -Int64(value)) }
         }
         let bytes = UnsafeBufferPointer(start: base! + start, count: i - start)
+        // A decimal of at most 15 digits without an exponent is an exact integer (below 2^53)
+        // over an exact power of ten, so one division rounds it as `Double(text)` does.
+        let integerDigits = i - start - (negative ? 1 : 0) - (isInteger ? 0 : fractionDigits + 1)
+        if !isInteger, !hasExponent, !overflow, integerDigits + fractionDigits <= 15 {
+            let magnitude = Double(value * Parser.powersOfTen[fractionDigits] + fraction) / Double(Parser.powersOfTen[fractionDigits])
+            let d = negative ? -magnitude : magnitude
+            if JSONNumberText.writesBack(d, as: bytes) { return .double(d) }
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         // A nonzero number needs an exponent below 10^15 in magnitude (so its exact value has
         // a bounded form); zero may carry any exponent.
         guard let d = Double(text), d.isFinite, !nonzero || exponentDigits <= 15 else { throw fail("number out of range", start) }
         return JSONNumberText.writesBack(d, as: bytes) ? .double(d) : .number(JSONNumber(unchecked: text))
     }
+
+    /// 10^0 … 10^15.
+    static let powersOfTen: [UInt64] = (0...15).map { k in (0..<k).reduce(1) { acc, _ in acc * 10 } }
 
     @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
 }
