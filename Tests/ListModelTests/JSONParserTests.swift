@@ -186,4 +186,37 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(parsed.objectValue?.count, 20)
         XCTAssertEqual(parsed["k19"]?["k19"], .int(19))
     }
+
+    /// Documents parsed with shared member names give what ``JSONParser/parse(_:)`` gives, whatever
+    /// names the earlier documents had at the same positions (longer, shorter, escaped, reordered).
+    func testSharedMemberNamesParseAsAlone() throws {
+        let documents = [
+            #"{"id":"a","owner":"u1","total":1.5}"#,
+            #"{"id":"b","owner":"u2","total":2}"#,
+            #"{"idx":"c","own":"u3","total":3,"extra":{"id":1}}"#,
+            #"{"id":"d","owner":"u4"}"#,
+            #"{"i\u0064":"e","owner":"u5"}"#,
+            #"{"id":"f","\u006fwner":"u6"}"#,
+            #"{"owner":"u7","id":"g"}"#,
+            #"{ "id" : "h" , "owner":"u8"}"#,
+            #"[{"id":"i"}]"#,
+            #"{"id":"j","owner":"u9","id":"dup"}"#,
+            #"{"id":"k","owner":"u10","total":"x\"y"}"#,
+            #"{"id":"l","owner\"":"u11"}"#,
+            #"{"id":"m","owner":"u12","é":"ü"}"#,
+            #"{"id":"n","owner":"u13","é":"ü"}"#,
+            #"{"id":"o","owner"#,
+            #"{}"#,
+            #"{"id":"p"}"#,
+        ]
+        func outcome(_ body: () throws -> JSONValue) -> String {
+            do { return "value \(try body().description)" } catch { return "error \(error)" }
+        }
+        var names = JSONParser.MemberNames()
+        for document in documents {
+            let bytes = Array(document.utf8)
+            XCTAssertEqual(outcome { try JSONParser.parse(bytes) }, outcome { try JSONParser.parse(bytes, names: &names) }, document)
+        }
+        XCTAssertTrue(outcome { try JSONParser.parse(Array(documents[14].utf8), names: &names) }.hasPrefix("error"), "a cut document fails")
+    }
 }

@@ -22,6 +22,32 @@ public enum JSONParser {
         return try result.get()
     }
 
+    /// Parses a complete JSON text, reusing the outer object's member names that `names` holds
+    /// from earlier documents (records of one collection repeat theirs) and keeping this one's.
+    /// The value is the one ``parse(_:)`` gives.
+    public static func parse(_ bytes: [UInt8], names: inout MemberNames) throws(JSONParseError) -> JSONValue {
+        var kept = JSONParser.MemberNames()
+        swap(&kept, &names)
+        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buf in
+            var p = Parser(buf)
+            swap(&p.names, &kept)
+            defer { swap(&p.names, &kept) }
+            do throws(JSONParseError) { return .success(try p.parseDocument()) } catch { return .failure(error) }
+        }
+        swap(&kept, &names)
+        return try result.get()
+    }
+
+    /// The member names of the outer object of the last document parsed with them, by position:
+    /// a name the next document repeats at the same position is matched as bytes rather than
+    /// decoded into a new string.
+    public struct MemberNames: Sendable {
+        var texts: [String] = []
+        var bytes: [[UInt8]] = []
+        /// None yet.
+        public init() {}
+    }
+
     /// Parses a complete JSON text from raw memory.
     public static func parse(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
         var p = Parser(buffer.bindMemory(to: UInt8.self))
@@ -40,8 +66,8 @@ private struct Parser {
     var i = 0
     var depth = 0
     var scratch: [UInt8] = []
-    /// The members of the objects being parsed, innermost last (see ``parseObject()``).
-    var members: [JSONObject.Member] = []
+    /// Member names of the outer object to match (see ``JSONParser/MemberNames``).
+    var names = JSONParser.MemberNames()
 
     init(_ buf: UnsafeBufferPointer<UInt8>) {
         base = buf.baseAddress
@@ -121,31 +147,35 @@ private struct Parser {
     mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enter()
         i += 1
-        // Members collect on a stack shared by every object of the document, and each object
-        // takes an exact-size copy of its own: one allocation per object rather than one per
-        // doubling of its own array.
-        if members.capacity == 0 { members.reserveCapacity(16) }
-        let base = members.count
+        var members: [JSONObject.Member] = []
         var seen: Set<CodePointKey>? = nil
         skipWhitespace()
-        if i < end, byte(i) == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(JSONObject(uncheckedMembers: [])) }
+        if i < end, byte(i) == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(JSONObject(uncheckedMembers: members)) }
+        // A document's outer object (a record) gets room for 8 members at once rather than
+        // growing 1, 2, 4, 8 (three reallocations of a typical record, copying its members).
+        if depth == 1 { members.reserveCapacity(8) }
         while true {
             skipWhitespace()
             guard i < end else { throw fail("unexpected end of input", i) }
             guard byte(i) == UInt8(ascii: "\"") else { throw fail("expected a member name", i) }
             let keyStart = i
-            let key = try parseString()
+            let key: String
+            if depth == 1 {
+                key = try outerName(at: members.count)
+            } else {
+                key = try parseString()
+            }
             // Duplicate names (compared by code points): linear for small objects, a set beyond.
             if seen != nil {
                 if !seen!.insert(CodePointKey(key)).inserted { throw fail("duplicate member name", keyStart) }
             } else {
                 // Lengths first: most names differ in length, and comparing them is O(1).
                 let length = key.utf8.count
-                for m in members[base...] where m.key.utf8.count == length && m.key.utf8.elementsEqual(key.utf8) {
+                for m in members where m.key.utf8.count == length && m.key.utf8.elementsEqual(key.utf8) {
                     throw fail("duplicate member name", keyStart)
                 }
-                if members.count - base == 15 {
-                    var set = Set(members[base...].map { CodePointKey($0.key) })
+                if members.count == 15 {
+                    var set = Set(members.map { CodePointKey($0.key) })
                     set.insert(CodePointKey(key))
                     seen = set
                 }
@@ -166,9 +196,35 @@ private struct Parser {
             throw fail("expected ',' or '}'", i - 1)
         }
         depth -= 1
-        let own = Array(members[base...])
-        members.removeSubrange(base...)
-        return .object(JSONObject(uncheckedMembers: own))
+        return .object(JSONObject(uncheckedMembers: members))
+    }
+
+    /// The name of the outer object's member number `position`, starting at its opening quote:
+    /// the name at that position in ``names`` when the bytes up to the closing quote are its
+    /// bytes (it was decoded from them without escapes, so decoding them again gives it), else
+    /// parsed and remembered there.
+    mutating func outerName(at position: Int) throws(JSONParseError) -> String {
+        if position < names.bytes.count {
+            let known = names.bytes[position]
+            let n = known.count
+            if i + 1 + n < end, byte(i + 1 + n) == UInt8(ascii: "\""),
+               known.withUnsafeBufferPointer({ memcmpBytes($0.baseAddress!, base! + i + 1, n) == 0 }) {
+                i += n + 2
+                return names.texts[position]
+            }
+        }
+        let start = i + 1
+        let key = try parseString()
+        let raw = UnsafeBufferPointer(start: base! + start, count: i - 1 - start)
+        guard position <= names.bytes.count, raw.count == key.utf8.count, raw.count > 0 else { return key }  // escapes: not kept
+        if position == names.bytes.count {
+            names.bytes.append(Array(raw))
+            names.texts.append(key)
+        } else {
+            names.bytes[position] = Array(raw)
+            names.texts[position] = key
+        }
+        return key
     }
 
     /// Parses a string starting at the opening quote; validates UTF-8 as it goes.
