@@ -80,61 +80,6 @@ final class JSONParserTests: XCTestCase {
         let v = try bytes.withUnsafeBytes { try JSONParser.parse($0) }
         XCTAssertEqual(v["id"], "p1")
     }
-}
-
-final class JSONWriterTests: XCTestCase {
-    func testEscaping() {
-        var w = JSONWriter()
-        w.string("a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}/é😀\u{2028}")
-        XCTAssertEqual(text(w), #""a\"b\\c\n\r\t\b\f\u0001\u001f/é😀"# + "\u{2028}\"")
-    }
-
-    func testStructureAndCommas() {
-        var w = JSONWriter()
-        w.beginObject()
-        w.key("a"); w.int(1)
-        w.key("b"); w.beginArray(); w.int(1); w.null(); w.bool(true); w.bool(false); w.beginObject(); w.endObject(); w.endArray()
-        w.key("c\"x" as String); w.string("y")
-        w.key("d"); w.rawValue(Array("[1]".utf8))
-        w.endObject()
-        XCTAssertEqual(text(w), #"{"a":1,"b":[1,null,true,false,{}],"c\"x":"y","d":[1]}"#)
-    }
-
-    func testNumbersShortestAndLocaleFree() {
-        func t(_ d: Double) -> String { var w = JSONWriter(); w.double(d); return text(w) }
-        XCTAssertEqual(t(56), "56")
-        XCTAssertEqual(t(-56), "-56")
-        XCTAssertEqual(t(0.1), "0.1")
-        XCTAssertEqual(t(1234.5), "1234.5")
-        XCTAssertEqual(t(1e-7), "1e-7")
-        XCTAssertEqual(t(1e20), "1e+20")
-        XCTAssertEqual(t(.nan), "null")
-        XCTAssertEqual(t(.infinity), "null")
-        var w = JSONWriter(); w.int64(Int64.min)
-        XCTAssertEqual(text(w), "-9223372036854775808")
-        for d in [0.1, 1e-7, 1e20, 123456.789, 5e-324, 1.7976931348623157e308] {
-            XCTAssertEqual(try JSONParser.parse(t(d)).doubleValue, d)
-        }
-    }
-
-    func testDeepNestingBeyond64() throws {
-        var v: JSONValue = 1
-        for _ in 0..<70 { v = .array([v, 2]) }
-        var w = JSONWriter()
-        w.value(v)
-        let s = text(w)
-        XCTAssertTrue(s.hasPrefix("[[[["))
-        XCTAssertTrue(s.hasSuffix(",2],2]"))
-        XCTAssertEqual(s.filter { $0 == "," }.count, 70)
-    }
-
-    func testRoundTrip() throws {
-        let src = #"{"a":[1,2.5,"x",{"b":null}],"c":true}"#
-        var w = JSONWriter()
-        w.value(try JSONParser.parse(src))
-        XCTAssertEqual(text(w), src)
-    }
-
     /// Short plain decimals take a fast path (an integer over a power of ten): the value must be
     /// exactly what `Double(text)` gives, and the kind (double or kept text) unchanged.
     func testShortDecimalsParseAsDoubleDoes() throws {
@@ -219,4 +164,59 @@ final class JSONWriterTests: XCTestCase {
         }
         XCTAssertTrue(outcome { try JSONParser.parse(Array(documents[14].utf8), names: &names) }.hasPrefix("error"), "a cut document fails")
     }
+}
+
+final class JSONWriterTests: XCTestCase {
+    func testEscaping() {
+        var w = JSONWriter()
+        w.string("a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}/é😀\u{2028}")
+        XCTAssertEqual(text(w), #""a\"b\\c\n\r\t\b\f\u0001\u001f/é😀"# + "\u{2028}\"")
+    }
+
+    func testStructureAndCommas() {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("a"); w.int(1)
+        w.key("b"); w.beginArray(); w.int(1); w.null(); w.bool(true); w.bool(false); w.beginObject(); w.endObject(); w.endArray()
+        w.key("c\"x" as String); w.string("y")
+        w.key("d"); w.rawValue(Array("[1]".utf8))
+        w.endObject()
+        XCTAssertEqual(text(w), #"{"a":1,"b":[1,null,true,false,{}],"c\"x":"y","d":[1]}"#)
+    }
+
+    func testNumbersShortestAndLocaleFree() {
+        func t(_ d: Double) -> String { var w = JSONWriter(); w.double(d); return text(w) }
+        XCTAssertEqual(t(56), "56")
+        XCTAssertEqual(t(-56), "-56")
+        XCTAssertEqual(t(0.1), "0.1")
+        XCTAssertEqual(t(1234.5), "1234.5")
+        XCTAssertEqual(t(1e-7), "1e-7")
+        XCTAssertEqual(t(1e20), "1e+20")
+        XCTAssertEqual(t(.nan), "null")
+        XCTAssertEqual(t(.infinity), "null")
+        var w = JSONWriter(); w.int64(Int64.min)
+        XCTAssertEqual(text(w), "-9223372036854775808")
+        for d in [0.1, 1e-7, 1e20, 123456.789, 5e-324, 1.7976931348623157e308] {
+            XCTAssertEqual(try JSONParser.parse(t(d)).doubleValue, d)
+        }
+    }
+
+    func testDeepNestingBeyond64() throws {
+        var v: JSONValue = 1
+        for _ in 0..<70 { v = .array([v, 2]) }
+        var w = JSONWriter()
+        w.value(v)
+        let s = text(w)
+        XCTAssertTrue(s.hasPrefix("[[[["))
+        XCTAssertTrue(s.hasSuffix(",2],2]"))
+        XCTAssertEqual(s.filter { $0 == "," }.count, 70)
+    }
+
+    func testRoundTrip() throws {
+        let src = #"{"a":[1,2.5,"x",{"b":null}],"c":true}"#
+        var w = JSONWriter()
+        w.value(try JSONParser.parse(src))
+        XCTAssertEqual(text(w), src)
+    }
+
 }
