@@ -5,7 +5,8 @@
 # alternating rounds (base, head, base, head, …: BENCH_ROUNDS of each, default 3; wrk -t1 -c32,
 # BENCH_SECONDS each, default 10) and the best round of each is compared, so a slow minute of the
 # machine does not pick the winner.
-# Then the in-process model benchmark of both, alternating, twice each.
+# Then the in-process model benchmark of both, alternating, BENCH_ROUNDS times each; its table
+# takes each figure's best round per side (lower is better there).
 #
 #   Benchmarks/compare.sh BASE_DIR    BASE_DIR: a checkout with release builds of `sectional` and
 #                                     `sectional-bench` (the Makefile target makes one under
@@ -113,8 +114,8 @@ compare "changes after 1,000 writes" "-s Benchmarks/wrk/paths.lua" "" "$work/cha
 compare "mixed 90% read / 10% write" "-s Benchmarks/wrk/mixed.lua" "" "$work/mixed-{side}.txt"
 compare "single durable upsert (-c1)" "-s Benchmarks/wrk/upsert.lua" "-c1" ""
 
-echo "== model, in process (sectional-bench model), base head base head" >&2
-for round in 1 2; do
+echo "== model, in process (sectional-bench model), $rounds rounds of base then head" >&2
+for round in $(seq "$rounds"); do
   for side in base head; do
     "${bin[$side]}/sectional-bench" model > "$work/model-$side-$round.txt"
   done
@@ -131,7 +132,34 @@ for r in "${results[@]}"; do
   python3 -c "print(f'| $name | {$brps:,} | {$hrps:,} | {$hrps / $brps:.2f} | $bp50 | $hp50 |')"
 done
 echo
-echo "Model (sectional-bench model), each run:"
+echo "Model (sectional-bench model), best of $rounds alternating rounds (each round's figures below):"
+echo
+python3 - "$work" <<'PY'
+import glob, re, sys
+figures = {  # name: (pattern over one run's output, unit)
+    "build 1,000,000 rows": (r"build\s+1,000,000 rows: ([\d.]+) s", "s"),
+    "upsert p50": (r"upsert .*?p50 ([\d.]+) µs", "µs"),
+    "delete p50": (r"delete .*?p50 ([\d.]+) µs", "µs"),
+    "page write p50": (r"page .*?write p50 ([\d.]+) µs", "µs"),
+    "page cut p50": (r"cut \(token decode \+ seek\) p50 ([\d.]+) µs", "µs"),
+    "tag look-up p50": (r"lookup .*?p50 ([\d.]+) µs", "µs"),
+}
+best = {}
+for path in glob.glob(f"{sys.argv[1]}/model-*.txt"):
+    side = path.rsplit("/", 1)[1].split("-")[1]
+    text = open(path).read()
+    for name, (pattern, _) in figures.items():
+        if (m := re.search(pattern, text)):
+            value = float(m.group(1))
+            best[side, name] = min(value, best.get((side, name), value))
+print("| figure | base | head | head / base |")
+print("|---|---:|---:|---:|")
+for name, (_, unit) in figures.items():
+    b, h = best.get(("base", name)), best.get(("head", name))
+    if b and h:
+        print(f"| {name} | {b:g} {unit} | {h:g} {unit} | {h / b:.2f} |")
+PY
+echo
 for f in "$work"/model-*.txt; do
   side=$(basename "$f" .txt); side=${side#model-}
   grep -E '^(build   1,000,000|upsert|delete|page|lookup)' "$f" | sed "s/^/  $side: /"

@@ -148,17 +148,10 @@ struct ListRoutes {
         }
     }
 
-    /// A query parameter's name or value, percent-encoded for a `Link` target: every byte of its
-    /// UTF-8 but the unreserved ones (RFC 3986 §2.3) as `%XX`.
-    static func linkEncoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        appendLinkEncoded(text, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends ``linkEncoded(_:)`` of `text` to `bytes`: byte by byte, or the text's bytes at
-    /// once when nothing needs encoding (the usual search word), since every warm search page
-    /// writes it.
+    /// Appends a query parameter's name or value, percent-encoded for a `Link` target, to `bytes`:
+    /// every byte of its UTF-8 but the unreserved ones (RFC 3986 §2.3) as `%XX`. Byte by byte, or
+    /// the text's bytes at once when nothing needs encoding (the usual search word), since every
+    /// warm search page writes it.
     static func appendLinkEncoded(_ text: String, to bytes: inout [UInt8]) {
         let plain = text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isUnreserved) } ?? text.utf8.allSatisfy(isUnreserved)
         guard !plain else {

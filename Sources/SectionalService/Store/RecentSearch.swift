@@ -1,5 +1,3 @@
-import Glibc
-
 /// A thread's last warm search look-up: the base list or partition, the request's search
 /// parameters as sent (`q`, `filter.*`, in order), the result's state and the generation of the
 /// ``MaterializationCache`` table it was found in. While that generation is still the published
@@ -12,8 +10,7 @@ import Glibc
 /// weakly referenced (that moves a state's reference counts to a side table, slower on every
 /// retain): it is used only while its table is held — the table numbered ``generation``, which
 /// holds it (tables never change; see ``ViewModelStore/recentSearch(of:items:)``). Its recency
-/// mark is retained (a few bytes). Only its own thread touches a slot; it lives in
-/// thread-specific storage like ``ReaderSlot`` and is released when the thread ends.
+/// mark is retained (a few bytes). Only its own thread touches a slot (a ``ThreadSlot``).
 final class RecentSearch {
     var generation: UInt64 = 0
     var list = ""
@@ -39,19 +36,7 @@ final class RecentSearch {
     }
 
     /// The calling thread's slot (made on its first search).
-    static var current: RecentSearch {
-        if let stored = pthread_getspecific(key) { return Unmanaged<RecentSearch>.fromOpaque(stored).takeUnretainedValue() }
-        let slot = RecentSearch()
-        pthread_setspecific(key, Unmanaged.passRetained(slot).toOpaque())
-        return slot
-    }
+    static var current: RecentSearch { slots.current }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { stored in
-            if let stored { Unmanaged<RecentSearch>.fromOpaque(stored).release() }
-        }
-        precondition(created == 0, "no thread-specific storage key left")
-        return key
-    }()
+    private static let slots = ThreadSlot { RecentSearch() }
 }

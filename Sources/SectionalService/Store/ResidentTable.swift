@@ -1,4 +1,3 @@
-import Glibc
 import Synchronization
 
 /// The materializations in memory as readers see them: an immutable table that the
@@ -65,26 +64,12 @@ final class Recency: Sendable {
 /// reader is using it at that moment (an idle thread keeps no old snapshot alive), and a reader
 /// that finds it gone simply takes the current one.
 ///
-/// Only its own thread touches a slot. It lives in thread-specific storage (a process-wide
-/// `pthread` key): the slot is retained once when stored and released by the key's destructor
-/// when the thread ends; the raw pointer never leaves ``current``.
+/// Only its own thread touches a slot (a ``ThreadSlot``).
 final class ReaderSlot {
     weak var table: ResidentTable?
 
     /// The calling thread's slot (made on its first read).
-    static var current: ReaderSlot {
-        if let stored = pthread_getspecific(key) { return Unmanaged<ReaderSlot>.fromOpaque(stored).takeUnretainedValue() }
-        let slot = ReaderSlot()
-        pthread_setspecific(key, Unmanaged.passRetained(slot).toOpaque())
-        return slot
-    }
+    static var current: ReaderSlot { slots.current }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let created = pthread_key_create(&key) { stored in
-            if let stored { Unmanaged<ReaderSlot>.fromOpaque(stored).release() }
-        }
-        precondition(created == 0, "no thread-specific storage key left")
-        return key
-    }()
+    private static let slots = ThreadSlot { ReaderSlot() }
 }
