@@ -80,6 +80,7 @@ final class JSONParserTests: XCTestCase {
         let v = try bytes.withUnsafeBytes { try JSONParser.parse($0) }
         XCTAssertEqual(v["id"], "p1")
     }
+
     /// Short plain decimals take a fast path (an integer over a power of ten): the value must be
     /// exactly what `Double(text)` gives, and the kind (double or kept text) unchanged.
     func testShortDecimalsParseAsDoubleDoes() throws {
