@@ -80,6 +80,91 @@ final class JSONParserTests: XCTestCase {
         let v = try bytes.withUnsafeBytes { try JSONParser.parse($0) }
         XCTAssertEqual(v["id"], "p1")
     }
+
+    /// Short plain decimals take a fast path (an integer over a power of ten): the value must be
+    /// exactly what `Double(text)` gives, and the kind (double or kept text) unchanged.
+    func testShortDecimalsParseAsDoubleDoes() throws {
+        var texts = ["0.1", "-0.1", "0.0", "-0.0", "12.34", "-12.34", "123.45", "999999999999.999", "0.000000000000001",
+                     "123456789012.345", "1234567890123.456", "0.30000000000000004", "12.50", "00.5", "1.0", "9007199254740.993",
+                     "0.12345678901234567890123", "1.5e0", "2.5E+1"]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5000 {
+            let integer = UInt64.random(in: 0..<1_000_000, using: &generator)
+            let digits = Int.random(in: 1...12, using: &generator)
+            let fraction = String(UInt64.random(in: 0..<1_000_000_000_000, using: &generator))
+            let padded = String(repeating: "0", count: max(0, digits - fraction.count)) + fraction.prefix(digits)
+            texts.append((Bool.random(using: &generator) ? "-" : "") + "\(integer).\(padded)")
+        }
+        for source in texts {
+            guard let expected = Double(source) else { continue }
+            let parsed: JSONValue
+            do { parsed = try JSONParser.parse(source) } catch {
+                XCTAssertTrue(source.hasPrefix("00"), "\(source): \(error)")   // a leading zero is refused
+                continue
+            }
+            switch parsed {
+            case .double(let d):
+                XCTAssertEqual(d.bitPattern, expected.bitPattern, source)
+            case .number(let n):
+                XCTAssertEqual(n.text, source)
+                var w = JSONWriter(); w.double(expected)
+                XCTAssertNotEqual(text(w), source, "kept as text only when the double does not write back as it")
+            default:
+                XCTFail("\(source) parsed as \(parsed)")
+            }
+        }
+    }
+
+    /// Objects inside objects (and arrays) keep their own members, and duplicate names are
+    /// found per object, not across the nesting.
+    func testNestedObjectsKeepTheirOwnMembers() throws {
+        let v = try JSONParser.parse(#"{"a":1,"b":{"a":2,"c":[{"a":3},{"d":4}]},"e":{},"f":5}"#)
+        XCTAssertEqual(v.objectValue?.keys, ["a", "b", "e", "f"])
+        XCTAssertEqual(v["b"]?.objectValue?.keys, ["a", "c"])
+        XCTAssertEqual(v["b"]?["a"], .int(2))
+        XCTAssertEqual(v["b"]?["c"]?.arrayValue?.map { $0.objectValue?.keys ?? [] }, [["a"], ["d"]])
+        XCTAssertEqual(v["e"], .object(JSONObject()))
+        XCTAssertEqual(v["f"], .int(5))
+        XCTAssertThrowsError(try JSONParser.parse(#"{"a":{"b":1,"b":2}}"#))
+        XCTAssertThrowsError(try JSONParser.parse(#"{"a":{"b":1},"a":2}"#))
+        let wide = (0..<20).map { "\"k\($0)\":{\"k\($0)\":\($0)}" }.joined(separator: ",")
+        let parsed = try JSONParser.parse("{" + wide + "}")
+        XCTAssertEqual(parsed.objectValue?.count, 20)
+        XCTAssertEqual(parsed["k19"]?["k19"], .int(19))
+    }
+
+    /// Documents parsed with shared member names give what ``JSONParser/parse(_:)`` gives, whatever
+    /// names the earlier documents had at the same positions (longer, shorter, escaped, reordered).
+    func testSharedMemberNamesParseAsAlone() throws {
+        let documents = [
+            #"{"id":"a","owner":"u1","total":1.5}"#,
+            #"{"id":"b","owner":"u2","total":2}"#,
+            #"{"idx":"c","own":"u3","total":3,"extra":{"id":1}}"#,
+            #"{"id":"d","owner":"u4"}"#,
+            #"{"i\u0064":"e","owner":"u5"}"#,
+            #"{"id":"f","\u006fwner":"u6"}"#,
+            #"{"owner":"u7","id":"g"}"#,
+            #"{ "id" : "h" , "owner":"u8"}"#,
+            #"[{"id":"i"}]"#,
+            #"{"id":"j","owner":"u9","id":"dup"}"#,
+            #"{"id":"k","owner":"u10","total":"x\"y"}"#,
+            #"{"id":"l","owner\"":"u11"}"#,
+            #"{"id":"m","owner":"u12","é":"ü"}"#,
+            #"{"id":"n","owner":"u13","é":"ü"}"#,
+            #"{"id":"o","owner"#,
+            #"{}"#,
+            #"{"id":"p"}"#,
+        ]
+        func outcome(_ body: () throws -> JSONValue) -> String {
+            do { return "value \(try body().description)" } catch { return "error \(error)" }
+        }
+        var names = JSONParser.MemberNames()
+        for document in documents {
+            let bytes = Array(document.utf8)
+            XCTAssertEqual(outcome { try JSONParser.parse(bytes) }, outcome { try JSONParser.parse(bytes, names: &names) }, document)
+        }
+        XCTAssertTrue(outcome { try JSONParser.parse(Array(documents[14].utf8), names: &names) }.hasPrefix("error"), "a cut document fails")
+    }
 }
 
 final class JSONWriterTests: XCTestCase {
@@ -134,4 +219,5 @@ final class JSONWriterTests: XCTestCase {
         w.value(try JSONParser.parse(src))
         XCTAssertEqual(text(w), src)
     }
+
 }

@@ -157,13 +157,6 @@ public struct DataBinding: Sendable {
         guard let tf = typeField, case .string(let t)? = tf.lookup(in: record) else { return nil }
         return t
     }
-
-    /// The template for a row type from ``rowType(for:)``.
-    @inline(__always)
-    func template(forType t: String?) -> RowTemplate {
-        guard let t, !rowTypes.isEmpty, let r = rowTypes[t] else { return row }
-        return r
-    }
 }
 
 /// One entry of a list definition's `sections` array: literal or data-bound.

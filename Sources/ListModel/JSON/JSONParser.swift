@@ -22,6 +22,32 @@ public enum JSONParser {
         return try result.get()
     }
 
+    /// Parses a complete JSON text, reusing the outer object's member names that `names` holds
+    /// from earlier documents (records of one collection repeat theirs) and keeping this one's.
+    /// The value is the one ``parse(_:)`` gives.
+    public static func parse(_ bytes: [UInt8], names: inout MemberNames) throws(JSONParseError) -> JSONValue {
+        var kept = JSONParser.MemberNames()
+        swap(&kept, &names)
+        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buf in
+            var p = Parser(buf)
+            swap(&p.names, &kept)
+            defer { swap(&p.names, &kept) }
+            do throws(JSONParseError) { return .success(try p.parseDocument()) } catch { return .failure(error) }
+        }
+        swap(&kept, &names)
+        return try result.get()
+    }
+
+    /// The member names of the outer object of the last document parsed with them, by position:
+    /// a name the next document repeats at the same position is matched as bytes rather than
+    /// decoded into a new string.
+    public struct MemberNames: Sendable {
+        var texts: [String] = []
+        var bytes: [[UInt8]] = []
+        /// None yet.
+        public init() {}
+    }
+
     /// Parses a complete JSON text from raw memory.
     public static func parse(_ buffer: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
         var p = Parser(buffer.bindMemory(to: UInt8.self))
@@ -40,6 +66,8 @@ private struct Parser {
     var i = 0
     var depth = 0
     var scratch: [UInt8] = []
+    /// Member names of the outer object to match (see ``JSONParser/MemberNames``).
+    var names = JSONParser.MemberNames()
 
     init(_ buf: UnsafeBufferPointer<UInt8>) {
         base = buf.baseAddress
@@ -123,12 +151,20 @@ private struct Parser {
         var seen: Set<CodePointKey>? = nil
         skipWhitespace()
         if i < end, byte(i) == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(JSONObject(uncheckedMembers: members)) }
+        // A document's outer object (a record) gets room for 8 members at once rather than
+        // growing 1, 2, 4, 8 (three reallocations of a typical record, copying its members).
+        if depth == 1 { members.reserveCapacity(8) }
         while true {
             skipWhitespace()
             guard i < end else { throw fail("unexpected end of input", i) }
             guard byte(i) == UInt8(ascii: "\"") else { throw fail("expected a member name", i) }
             let keyStart = i
-            let key = try parseString()
+            let key: String
+            if depth == 1 {
+                key = try outerName(at: members.count)
+            } else {
+                key = try parseString()
+            }
             // Duplicate names (compared by code points): linear for small objects, a set beyond.
             if seen != nil {
                 if !seen!.insert(CodePointKey(key)).inserted { throw fail("duplicate member name", keyStart) }
@@ -161,6 +197,34 @@ private struct Parser {
         }
         depth -= 1
         return .object(JSONObject(uncheckedMembers: members))
+    }
+
+    /// The name of the outer object's member number `position`, starting at its opening quote:
+    /// the name at that position in ``names`` when the bytes up to the closing quote are its
+    /// bytes (it was decoded from them without escapes, so decoding them again gives it), else
+    /// parsed and remembered there.
+    mutating func outerName(at position: Int) throws(JSONParseError) -> String {
+        if position < names.bytes.count {
+            let known = names.bytes[position]
+            let n = known.count
+            if i + 1 + n < end, byte(i + 1 + n) == UInt8(ascii: "\""),
+               known.withUnsafeBufferPointer({ memcmpBytes($0.baseAddress!, base! + i + 1, n) == 0 }) {
+                i += n + 2
+                return names.texts[position]
+            }
+        }
+        let start = i + 1
+        let key = try parseString()
+        let raw = UnsafeBufferPointer(start: base! + start, count: i - 1 - start)
+        guard position <= names.bytes.count, raw.count == key.utf8.count, raw.count > 0 else { return key }  // escapes: not kept
+        if position == names.bytes.count {
+            names.bytes.append(Array(raw))
+            names.texts.append(key)
+        } else {
+            names.bytes[position] = Array(raw)
+            names.texts[position] = key
+        }
+        return key
     }
 
     /// Parses a string starting at the opening quote; validates UTF-8 as it goes.
@@ -323,18 +387,25 @@ private struct Parser {
             }
         }
         var isInteger = true
+        // The fraction's digits as an integer and their count (while at most 15 with the integer part's).
+        var fraction: UInt64 = 0
+        var fractionDigits = 0
         if i < end, byte(i) == UInt8(ascii: ".") {
             isInteger = false
             i += 1
             guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
             while i < end, isDigit(byte(i)) {
                 if byte(i) != UInt8(ascii: "0") { nonzero = true }
+                if fractionDigits < 16 { fraction = fraction &* 10 &+ UInt64(byte(i) - UInt8(ascii: "0")) }
+                fractionDigits += 1
                 i += 1
             }
         }
         var exponentDigits = 0
+        var hasExponent = false
         if i < end, byte(i) == UInt8(ascii: "e") || byte(i) == UInt8(ascii: "E") {
             isInteger = false
+            hasExponent = true
             i += 1
             if i < end, byte(i) == UInt8(ascii: "+") || byte(i) == UInt8(ascii: "-") { i += 1 }
             guard i < end, isDigit(byte(i)) else { throw fail("invalid number", i) }
@@ -348,12 +419,23 @@ private struct Parser {
             if negative, value != 0, value <= UInt64(Int64.max) + 1 { return .int(value == UInt64(Int64.max) + 1 ? Int64.min : -Int64(value)) }
         }
         let bytes = UnsafeBufferPointer(start: base! + start, count: i - start)
+        // A decimal of at most 15 digits without an exponent is an exact integer (below 2^53)
+        // over an exact power of ten, so one division rounds it as `Double(text)` does.
+        let integerDigits = i - start - (negative ? 1 : 0) - (isInteger ? 0 : fractionDigits + 1)
+        if !isInteger, !hasExponent, !overflow, integerDigits + fractionDigits <= 15 {
+            let magnitude = Double(value * Parser.powersOfTen[fractionDigits] + fraction) / Double(Parser.powersOfTen[fractionDigits])
+            let d = negative ? -magnitude : magnitude
+            if JSONNumberText.writesBack(d, as: bytes) { return .double(d) }
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         // A nonzero number needs an exponent below 10^15 in magnitude (so its exact value has
         // a bounded form); zero may carry any exponent.
         guard let d = Double(text), d.isFinite, !nonzero || exponentDigits <= 15 else { throw fail("number out of range", start) }
         return JSONNumberText.writesBack(d, as: bytes) ? .double(d) : .number(JSONNumber(unchecked: text))
     }
+
+    /// 10^0 … 10^15.
+    static let powersOfTen: [UInt64] = (0...15).map { k in (0..<k).reduce(1) { acc, _ in acc * 10 } }
 
     @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- UInt8(ascii: "0") < 10 }
 }

@@ -70,7 +70,16 @@ struct RowFactory {
     /// The row of a record under a data-bound spec.
     mutating func dataRow(binding: DataBinding, record: JSONObject, id: String) -> Row {
         let type = binding.rowType(for: record)
-        let tpl = binding.template(forType: type)
+        // The template is passed on, not bound to a local: a local copy retained and released
+        // every member of `RowTemplate` per row.
+        if let type, !binding.rowTypes.isEmpty, let template = binding.rowTypes[type] {
+            return dataRow(binding: binding, template: template, type: type, record: record, id: id)
+        }
+        return dataRow(binding: binding, template: binding.row, type: type, record: record, id: id)
+    }
+
+    private mutating func dataRow(binding: DataBinding, template tpl: RowTemplate, type: String?, record: JSONObject,
+                                  id: String) -> Row {
         json.removeAll(keepingCapacity: true)
         RowFactory.append("{\"id\":", to: &json)
         JSONWriter.appendEscaped(id, to: &json)

@@ -107,9 +107,10 @@ public final class ViewModelStore: Sendable {
             let range = min(part * size, records.count)..<min((part + 1) * size, records.count)
             var values: [JSONValue] = []
             values.reserveCapacity(range.count)
+            var names = JSONParser.MemberNames()
             for record in records[range] {
                 do {
-                    values.append(try JSONParser.parse(record.json))
+                    values.append(try JSONParser.parse(record.json, names: &names))
                 } catch {
                     unreadable.withLock { $0.append(record.id) }
                 }
