@@ -26,15 +26,13 @@ public enum JSONParser {
     /// from earlier documents (records of one collection repeat theirs) and keeping this one's.
     /// The value is the one ``parse(_:)`` gives.
     public static func parse(_ bytes: [UInt8], names: inout MemberNames) throws(JSONParseError) -> JSONValue {
-        var kept = JSONParser.MemberNames()
-        swap(&kept, &names)
         let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBufferPointer { buf in
             var p = Parser(buf)
-            swap(&p.names, &kept)
-            defer { swap(&p.names, &kept) }
+            p.names = MemberNames()
+            swap(&p.names!, &names)  // moved, not copied: the arrays stay uniquely referenced
+            defer { swap(&p.names!, &names) }
             do throws(JSONParseError) { return .success(try p.parseDocument()) } catch { return .failure(error) }
         }
-        swap(&kept, &names)
         return try result.get()
     }
 
@@ -66,8 +64,9 @@ private struct Parser {
     var i = 0
     var depth = 0
     var scratch: [UInt8] = []
-    /// Member names of the outer object to match (see ``JSONParser/MemberNames``).
-    var names = JSONParser.MemberNames()
+    /// Member names of the outer object to match (see ``JSONParser/MemberNames``); nil when the
+    /// caller keeps none (one document: remembering its names would only cost).
+    var names: JSONParser.MemberNames?
 
     init(_ buf: UnsafeBufferPointer<UInt8>) {
         base = buf.baseAddress
@@ -160,7 +159,7 @@ private struct Parser {
             guard byte(i) == UInt8(ascii: "\"") else { throw fail("expected a member name", i) }
             let keyStart = i
             let key: String
-            if depth == 1 {
+            if depth == 1, names != nil {
                 key = try outerName(at: members.count)
             } else {
                 key = try parseString()
@@ -204,25 +203,25 @@ private struct Parser {
     /// bytes (it was decoded from them without escapes, so decoding them again gives it), else
     /// parsed and remembered there.
     mutating func outerName(at position: Int) throws(JSONParseError) -> String {
-        if position < names.bytes.count {
-            let known = names.bytes[position]
+        if position < names!.bytes.count {
+            let known = names!.bytes[position]
             let n = known.count
             if i + 1 + n < end, byte(i + 1 + n) == UInt8(ascii: "\""),
                known.withUnsafeBufferPointer({ memcmpBytes($0.baseAddress!, base! + i + 1, n) == 0 }) {
                 i += n + 2
-                return names.texts[position]
+                return names!.texts[position]
             }
         }
         let start = i + 1
         let key = try parseString()
         let raw = UnsafeBufferPointer(start: base! + start, count: i - 1 - start)
-        guard position <= names.bytes.count, raw.count == key.utf8.count, raw.count > 0 else { return key }  // escapes: not kept
-        if position == names.bytes.count {
-            names.bytes.append(Array(raw))
-            names.texts.append(key)
+        guard position <= names!.bytes.count, raw.count == key.utf8.count, raw.count > 0 else { return key }  // escapes: not kept
+        if position == names!.bytes.count {
+            names!.bytes.append(Array(raw))
+            names!.texts.append(key)
         } else {
-            names.bytes[position] = Array(raw)
-            names.texts[position] = key
+            names!.bytes[position] = Array(raw)
+            names!.texts[position] = key
         }
         return key
     }

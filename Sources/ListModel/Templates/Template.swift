@@ -139,8 +139,7 @@ public struct Template: Sendable, Equatable {
     }
 
     private static func applyChain(_ fs: [TemplateFormatter], _ v: JSONValue?, _ out: inout [UInt8]) {
-        // Borrowed in place: `fs[0]` copied the formatter (retaining its pattern) per row.
-        if fs.count == 1, fs.withUnsafeBufferPointer({ $0[0].appendDirect(value: v, to: &out) }) { return }
+        if fs.count == 1, fs[0].appendDirect(value: v, to: &out) { return }
         var text = plainText(v)
         var value = v
         for f in fs {
