@@ -4,7 +4,8 @@
 # list, request logs off (warn), the same 100,000 generated people; every scenario is measured in
 # alternating rounds (base, head, base, head, …: BENCH_ROUNDS of each, default 3; wrk -t1 -c32,
 # BENCH_SECONDS each, default 10) and the best round of each is compared, so a slow minute of the
-# machine does not pick the winner.
+# machine does not pick the winner; next to it, the server's CPU time per request (median round),
+# which the machine's other work (wrk shares the cores) moves far less.
 # Then the in-process model benchmark of both, alternating, BENCH_ROUNDS times each; its table
 # takes each figure's best round per side (lower is better there).
 #
@@ -23,6 +24,7 @@ export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-fo
 declare -A url=([base]="http://127.0.0.1:18700" [head]="http://127.0.0.1:18701")
 declare -A bin=([base]="$base_dir/.build/release" [head]="$PWD/.build/release")
 declare -A src=([base]="$base_dir" [head]="$PWD")
+declare -A server_pid=()
 
 echo "== base $(git -C "$base_dir" rev-parse --short HEAD), head $(git rev-parse --short HEAD): 100,000 people each" >&2
 for side in base head; do
@@ -38,7 +40,7 @@ print(json.dumps(config))
 PY
   SECTIONAL_LOG_LEVEL=warn "${bin[$side]}/sectional" --config "$work/$side.json" --port "${url[$side]##*:}" \
     2>"$work/$side.log" &
-  pids+=($!)
+  pids+=($!); server_pid[$side]=$!
   wait_ready "${url[$side]}/readyz"
   echo "  $side: $(python3 Benchmarks/load-people.py "${url[$side]}" 100000 2>&1 | tail -1)" >&2
 done
@@ -78,21 +80,32 @@ PY
 # script's own argument, where "{side}" stands for base or head.
 results=()
 compare() {
-  local name=$1 args=$2 side round best figures
-  declare -A best_of=()
+  local name=$1 args=$2 side round best figures ticks
+  declare -A best_of=() cpu_of=()
   local line="  $name:"
   for round in $(seq "$rounds"); do
     for side in base head; do
+      ticks=$(cpu_ticks "${server_pid[$side]}")
       # shellcheck disable=SC2086
       figures=$(wrk_figures ${3:--c32} -d"${seconds}s" ${args//\{side\}/$side} "${url[$side]}" -- ${4//\{side\}/$side})
+      ticks=$(( $(cpu_ticks "${server_pid[$side]}") - ticks ))
+      # The server's CPU time per request (user + system over the round, in clock ticks).
+      cpu_of[$side]+=" $(python3 -c "print(f'{$ticks * 1e6 / $(getconf CLK_TCK) / max(${figures%% *} * $seconds, 1):.2f}')")"
       line+=" $side ${figures%% *}"
       best=${best_of[$side]:-0 0 0}
       [ "${figures%% *}" -gt "${best%% *}" ] && best_of[$side]=$figures
     done
   done
   echo "$line" >&2
-  results+=("$name	${best_of[base]}	${best_of[head]}")
+  echo "    server CPU µs/request: base${cpu_of[base]}, head${cpu_of[head]}" >&2
+  results+=("$name	${best_of[base]}	${best_of[head]}	$(median ${cpu_of[base]})	$(median ${cpu_of[head]})")
 }
+
+# The CPU time (user + system, in clock ticks) process PID has used.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# The median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 echo "== scenarios (wrk -t1 -c32 -d${seconds}s, $rounds rounds of base then head)" >&2
 for side in base head; do
@@ -124,12 +137,16 @@ done
 echo
 echo "Base $(git -C "$base_dir" rev-parse --short HEAD) against head $(git rev-parse --short HEAD): wrk -t1 -d${seconds}s, best of $rounds alternating rounds; release builds; logs off; $(nproc) cores; $(date +%F)"
 echo
-echo "| scenario | base req/s | head req/s | head / base | base p50 ms | head p50 ms |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "Req/s is each side's best round; server CPU per request (user + system time of the server process"
+echo "over the round, divided by its requests) is each side's median round: on a machine whose cores wrk"
+echo "shares, it moves far less from round to round than req/s does."
+echo
+echo "| scenario | base req/s | head req/s | head / base | base p50 ms | head p50 ms | base CPU µs/req | head CPU µs/req | head / base CPU |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for r in "${results[@]}"; do
-  IFS=$'\t' read -r name b h <<< "$r"
+  IFS=$'\t' read -r name b h bcpu hcpu <<< "$r"
   read -r brps bp50 _ <<< "$b"; read -r hrps hp50 _ <<< "$h"
-  python3 -c "print(f'| $name | {$brps:,} | {$hrps:,} | {$hrps / $brps:.2f} | $bp50 | $hp50 |')"
+  python3 -c "print(f'| $name | {$brps:,} | {$hrps:,} | {$hrps / $brps:.2f} | $bp50 | $hp50 | $bcpu | $hcpu | {$hcpu / $bcpu:.2f} |')"
 done
 echo
 echo "Model (sectional-bench model), best of $rounds alternating rounds (each round's figures below):"

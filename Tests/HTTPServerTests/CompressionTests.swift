@@ -1,4 +1,4 @@
-import HTTPServer
+@testable import HTTPServer
 import XCTest
 
 final class CompressionTests: XCTestCase {
@@ -16,6 +16,40 @@ final class CompressionTests: XCTestCase {
         }
         for refused in ["gzip;q=0", "gzip;q=0.0", "gzip;q=0.000", "gzip; Q=0", "gzip;q=0, *", "*;q=0", "identity", "br",
                         "*, gzip;q=0", "gzip;q=nonsense"] {
+            XCTAssertFalse(gzipped(refused), refused)
+        }
+    }
+
+    /// A cached answer's memo gives the same gzip bytes to every request (its own kept storage,
+    /// not a new compression), and only for its own body: another body of the same length put
+    /// in the response is compressed afresh.
+    func testAMemoCompressesItsOwnBodyOnce() {
+        let request = Request(method: .get, uri: "/", headers: HTTPHeaders([("Accept-Encoding", "gzip")]))
+        let body = Array(String(repeating: #"{"a":1},"#, count: 400).utf8)
+        let memo = GzipMemo(body)
+        func served(_ body: [UInt8]) -> [UInt8] {
+            var response = Response.json(body)
+            response.gzipMemo = memo
+            Compression.apply(to: &response, for: request)
+            XCTAssertEqual(response.headers["Content-Encoding"], "gzip")
+            return response.body
+        }
+        let first = served(body)
+        let second = served(body)
+        XCTAssertEqual(first, Compression.gzip(body))
+        XCTAssertTrue(first.withUnsafeBufferPointer { a in second.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } })
+        let other = Array(String(repeating: #"{"b":2},"#, count: 400).utf8)
+        XCTAssertEqual(other.count, body.count)
+        XCTAssertEqual(served(other), Compression.gzip(other))
+        XCTAssertNotEqual(Compression.gzip(other), first)
+    }
+
+    /// Items, parameters and spaces as clients send them.
+    func testAcceptEncodingIsReadItemByItem() {
+        for accepted in [" gzip ", "deflate,gzip", "br;q=1.0, gzip;q=0.8, *;q=0.1", "gzip;level=1;q=0.3", "X-GZIP", "*;q=0.5"] {
+            XCTAssertTrue(gzipped(accepted), accepted)
+        }
+        for refused in ["", ",", "gzip;q=2", "gzip;q=-1", "gzipx", "deflate, br;q=1", "gzip;q=0;q=1", "*;q=0, identity"] {
             XCTAssertFalse(gzipped(refused), refused)
         }
     }

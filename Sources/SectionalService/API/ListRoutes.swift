@@ -63,11 +63,11 @@ struct ListRoutes {
     func register(on router: inout Router) {
         router.get("/v1/lists") { request in try index(request) }
         get(&router, "/v1/lists/{list}") { request, t in
-            .json(t.state.answers.answer(for: AnswerCache.Key(kind: "outline", view: t.viewFingerprint)) {
+            t.state.answers.answer(for: AnswerCache.Key(kind: "outline", view: t.viewFingerprint)) {
                 var w = JSONWriter(capacity: 256 + 256 * t.snapshot.sectionCount)
                 t.snapshot.writeOutlineAnswer(list: t.name, version: t.version, view: t.view, into: &w)
                 return AnswerCache.Answer(body: w.bytes)
-            }.body)
+            }.response
         }
         get(&router, "/v1/lists/{list}/rows") { request, t in try page(request, t) }
         get(&router, "/v1/lists/{list}/sections/{index}/rows") { request, t in
@@ -212,7 +212,7 @@ struct ListRoutes {
             }
             return answer
         }
-        var response = Response.json(answer.body)
+        var response = answer.response
         if let next = answer.nextPageToken {
             // The kept link when this request spells it the same way (a warm page builds none).
             if let link = answer.link, answer.linkPageSize == request.query("pageSize"), !Self.carriesQuery(request) {

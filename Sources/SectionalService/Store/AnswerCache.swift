@@ -1,3 +1,4 @@
+import HTTPServer
 import Synchronization
 
 /// Rendered answers of one immutable list snapshot, so a hot page or outline is written once
@@ -37,11 +38,27 @@ final class AnswerCache: Sendable {
     /// A rendered answer: its body and, for pages, the next page token.
     struct Answer: Sendable {
         let body: [UInt8]
-        var nextPageToken: String? = nil
+        var nextPageToken: String?
         /// For a page: its `Link` to the next page as the request that rendered it spelled
         /// `pageSize` (``linkPageSize``), with no search or filter parameters; nil otherwise.
         var link: String? = nil
         var linkPageSize: String? = nil
+        /// Its gzip form, made for the first request that accepts gzip. Not counted in the
+        /// budget: kept only when smaller than the body, so at most as many bytes again.
+        let gzip: GzipMemo
+
+        init(body: [UInt8], nextPageToken: String? = nil) {
+            self.body = body
+            self.nextPageToken = nextPageToken
+            gzip = GzipMemo(body)
+        }
+
+        /// The answer as a JSON response whose gzip form is made once.
+        var response: Response {
+            var response = Response.json(body)
+            response.gzipMemo = gzip
+            return response
+        }
 
         /// What keeping it costs, with its key.
         func cost(key: Key) -> Int {
