@@ -1,3 +1,4 @@
+import ListModel
 import Synchronization
 
 /// The materializations in memory as readers see them: an immutable table that the
@@ -33,7 +34,18 @@ final class ResidentTable: Sendable {
 
     static let empty = Shards(repeating: [:], count: shardCount)
 
-    static func shard(of key: MaterializationKey) -> Int { key.hashValue & (shardCount - 1) }
+    /// A key's shard. A key without a query (the one every warm read looks up) is placed by
+    /// FNV-1a over its partition's text (else its list's name) and language, so it is hashed with
+    /// `Hasher` once, by its shard's dictionary, not twice; a search result keeps `hashValue`,
+    /// which spreads a list's many searches over the shards.
+    static func shard(of key: MaterializationKey) -> Int {
+        guard key.query == nil else { return key.hashValue & (shardCount - 1) }
+        var hash = FNV1a()
+        hash.combine(key.partition?.text ?? key.list)
+        if let language = key.language { hash.combine(language) }
+        // The top bits of a Fibonacci multiply: FNV-1a's low bits mix poorly.
+        return Int(truncatingIfNeeded: (hash.value &* 0x9E37_79B9_7F4A_7C15) >> (64 - shardCount.trailingZeroBitCount))
+    }
 
     func entry(_ key: MaterializationKey) -> Entry? { shards[Self.shard(of: key)][key] }
 

@@ -74,12 +74,13 @@ public final class Log: Sendable {
 
     /// The line of one answered request, at info: built without a field list or any formatting
     /// allocation beyond the line itself.
-    public func request(method: HTTPMethod, path: Substring, route: String, status: HTTPStatus, bytes: Int, durationSeconds: Double) {
+    public func request(method: HTTPMethod, path: @autoclosure () -> Substring, route: String, status: HTTPStatus, bytes: Int,
+                        durationSeconds: Double) {
         guard .info >= level else { return }
+        var path = path()  // found only when the line is written
         var w = start(.info, "request", capacity: 192 + path.utf8.count)
         w.key("method"); w.string(method.rawValue)
         w.key("path")
-        var path = path
         path.withUTF8 { w.string(utf8: $0) }
         w.key("route"); w.string(route)
         w.key("status"); w.int(status.code)
