@@ -321,6 +321,7 @@ public final class Server: @unchecked Sendable {
     /// The request's header fields, names and values read with their lengths.
     private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
         var headers = HTTPHeaders()
+        headers.reserveCapacity(8)  // one allocation for a usual head, not one per doubling
         withUnsafeMutablePointer(to: &headers) { target in
             _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls, let key else { return MHD_Result.YES }
