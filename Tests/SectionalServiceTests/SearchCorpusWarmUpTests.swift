@@ -14,6 +14,10 @@ final class SearchCorpusWarmUpTests: XCTestCase {
           "sections": [ { "key": "all", "source": "people", "type": "all", "title": "All", "sortBy": [ { "field": "name" } ],
                           "row": { "type": "person", "title": "{name}" } } ]
         },
+        "teams": {
+          "filters": ["team"],
+          "sections": [ { "key": "all", "source": "people", "type": "all", "title": "All", "row": { "type": "person", "title": "{name}" } } ]
+        },
         "plain": {
           "sections": [ { "key": "all", "source": "people", "type": "all", "title": "All", "row": { "type": "person", "title": "{name}" } } ]
         }
@@ -34,9 +38,9 @@ final class SearchCorpusWarmUpTests: XCTestCase {
         XCTFail("the corpus of \(list) holds \(last.map { "\($0)" } ?? "nothing"), not \(records) records", file: file, line: line)
     }
 
-    private func ids(_ app: TestApp, _ q: String) throws -> Set<String> {
+    private func ids(_ app: TestApp, _ q: String, list: String = "people", query: String = "q") throws -> Set<String> {
         let rows = try walkPages { token in
-            let answer = try app.get("/v1/lists/people/rows?q=\(q)&pageSize=500" + (token.map { "&pageToken=\($0)" } ?? ""))
+            let answer = try app.get("/v1/lists/\(list)/rows?\(query)=\(q)&pageSize=500" + (token.map { "&pageToken=\($0)" } ?? ""))
             XCTAssertEqual(answer.status, 200, answer.text)
             return try answer.json
         }.sections.flatMap(\.rows).compactMap { $0 }
@@ -85,13 +89,18 @@ final class SearchCorpusWarmUpTests: XCTestCase {
         try waitForCorpus(app, records: 3)
         XCTAssertEqual(try ids(app, "ada"), ["p1", "p3"])
 
+        try waitForCorpus(app, "teams", records: 3)
+        XCTAssertEqual(try ids(app, "Sales", list: "teams", query: "filter.team"), ["p3"], "a list with filters only has one too")
+        try app.request("PUT", "/v1/collections/people/records/p2", json: #"{"name":"Bea","team":"Sales"}"#, headers: service).expect(200)
+        XCTAssertEqual(try ids(app, "Sales", list: "teams", query: "filter.team"), ["p2", "p3"], "and it follows the writes")
+
         let definition = """
         { "search": { "fields": ["team"] },
           "sections": [ { "key": "all", "source": "people", "type": "all", "title": "All", "row": { "type": "person", "title": "{name}" } } ] }
         """
         try app.request("PUT", "/v1/lists/people/definition", json: definition, headers: service).expect(200)
         try waitForCorpus(app, records: 3)
-        XCTAssertEqual(try ids(app, "sales"), ["p3"], "the corpus of the new definition searches the new fields")
+        XCTAssertEqual(try ids(app, "sales"), ["p2", "p3"], "the corpus of the new definition searches the new fields")
         XCTAssertEqual(try ids(app, "ada"), [])
     }
 }

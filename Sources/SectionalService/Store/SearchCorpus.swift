@@ -156,6 +156,11 @@ struct SearchCorpora: Sendable {
         held[list] = corpus
     }
 
+    /// Whether `list` has a corpus or one being made (its writes are wanted).
+    func follows(_ list: String) -> Bool {
+        held[list] != nil || making.values.contains { $0.list == list }
+    }
+
     /// Moves `list`'s corpus, and records `writes` for its corpora being made.
     mutating func write(list: String, _ writes: [Write]) {
         if held[list] != nil {

@@ -134,7 +134,7 @@ extension ViewModelStore {
 
     /// Serves `snapshot` as list `name` from `sequence` on, in place of everything held for it
     /// (nil: a per-user list, or none), and starts making its search corpus in the background
-    /// (if it has `search`); returns the events to send.
+    /// (if it has `search` or `filters`); returns the events to send.
     private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64) -> [VersionEvent] {
         corpora.withLock { $0.forget(name) }
         if snapshot != nil { prepareCorporaLater([name]) }

@@ -139,9 +139,9 @@ extension ViewModelStore {
     }
 
     /// Makes the ``SearchCorpus`` of `definition` (a list that is the same for everyone, with
-    /// `search`) from storage and keeps it, unless one is held for it already. Returns whether a
-    /// corpus for `definition` is held on return: false when the list's definition changed while
-    /// it was made (it is dropped).
+    /// `search` or `filters`) from storage and keeps it, unless one is held for it already.
+    /// Returns whether a corpus for `definition` is held on return: false when the list's
+    /// definition changed while it was made (it is dropped).
     ///
     /// Cost: every record of the list's sources read under the writer's lock (writes wait), then
     /// parsed and folded outside it (on every core; 100,000 people: about half a second), then
@@ -203,7 +203,8 @@ extension ViewModelStore {
     }
 
     /// Makes, in the background, the ``SearchCorpus`` of each list named in `names` (nil: every
-    /// list) that is the same for everyone and has `search`, one list at a time on a utility
+    /// list) that is the same for everyone and takes a query (has `search` or `filters`: either
+    /// reads the corpus), one list at a time on a utility
     /// queue, with the definition in force when its turn comes: after start and after a
     /// definition change, so that the first search does not read storage. Returns at once; a
     /// corpus is ready when ``searchCorpusRecords`` names its list. A store failure is logged and
@@ -211,7 +212,7 @@ extension ViewModelStore {
     func prepareCorporaLater(_ names: [String]? = nil) {
         corpusQueue.async { [weak self] in
             guard let self else { return }
-            for definition in definitions where definition.scope == nil && definition.search != nil
+            for definition in definitions where definition.scope == nil && (definition.search != nil || !definition.filters.isEmpty)
                 && names.map({ $0.contains(definition.name) }) ?? true {
                 do throws(StoreError) {
                     try prepareCorpus(of: definition)
@@ -229,10 +230,10 @@ extension ViewModelStore {
     /// Moves the ``SearchCorpus`` of a list that is the same for everyone, if it has one or one
     /// is being made, with a group of writes.
     func advanceCorpus(of definition: ListDefinition, by writes: [AppliedWrite]) {
-        guard definition.search != nil else { return }
-        let read = writes.filter { definition.reads(collection: $0.collection) }.map { ($0.collection, $0.id, $0.record) }
-        guard !read.isEmpty else { return }
-        corpora.withLock { $0.write(list: definition.name, read) }
+        corpora.withLock { corpora in
+            guard corpora.follows(definition.name) else { return }
+            corpora.write(list: definition.name, writes.filter { definition.reads(collection: $0.collection) }.map { ($0.collection, $0.id, $0.record) })
+        }
     }
 
     /// Moves every resident search result of `base` (a list or partition, in one language) with
