@@ -39,7 +39,8 @@ struct OperationRoutes {
                                                        answerCache: cached, histories: context.lists.historySizes(),
                                                        refusedWrites: context.faults.refusedWrites,
                                                        writer: (ListHistory.pendingFrees, context.lists.queuedWrites),
-                                                       partitions: context.lists.partitionStatistics).utf8))
+                                                       partitions: context.lists.partitionStatistics,
+                                                       searchCorpora: context.lists.searchCorpusRecords).utf8))
         }
     }
 }

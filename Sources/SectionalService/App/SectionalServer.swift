@@ -234,6 +234,8 @@ public final class SectionalServer: @unchecked Sendable {
             log.info("webhooks", ["count": .number(Double(webhookTargets.count))])
         }
         readiness.set(.ready)
+        // Ready without them: the first search after start does not wait for storage.
+        lists.prepareCorporaLater()
         for state in lists.allLists() {
             log.info("list ready", ["list": .text(state.name), "version": .number(Double(state.version)),
                                     "sections": .number(Double(state.snapshot.sectionCount)),

@@ -103,13 +103,15 @@ public final class Metrics: Sendable {
     /// the views held and evicted; `answerCache` the current snapshots' cached answers;
     /// `histories` each list's `changes` history; `refusedWrites` the writes refused for a store
     /// failure, by cause; `writer` the history versions waiting to be
-    /// freed and the writes waiting for the writer thread.
+    /// freed and the writes waiting for the writer thread; `searchCorpora` the records of each
+    /// list's search corpus, once made.
     func render(lists: [(name: String, rows: Int, version: Int64)], connections: ConnectionStatistics,
                 streams: (open: Int, refused: UInt64), views: (count: Int, evicted: UInt64),
                 answerCache: (entries: Int, bytes: Int), histories: [(list: String, versions: Int, rows: Int)],
                 refusedWrites: [(cause: String, count: UInt64)],
                 writer: (pendingFrees: Int, queuedWrites: Int),
-                partitions: (partitions: Int, rows: Int, evictions: UInt64) = (0, 0, 0)) -> String {
+                partitions: (partitions: Int, rows: Int, evictions: UInt64) = (0, 0, 0),
+                searchCorpora: [(list: String, records: Int)] = []) -> String {
         let snapshot = state.withLock { $0 }
         var out = ""
         out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
@@ -156,6 +158,9 @@ public final class Metrics: Sendable {
         out += family("sectional_answer_cache_entries", "gauge", "Rendered answers cached for the lists' current versions.",
                       [(nil, "\(answerCache.entries)")])
         out += family("sectional_answer_cache_bytes", "gauge", "Bytes those cached answers count for.", [(nil, "\(answerCache.bytes)")])
+        out += family("sectional_search_corpus_records", "gauge",
+                      "Records in a list's search corpus; a list appears once its corpus is made (in the background after start or a definition change).",
+                      searchCorpora.map { ("list=\(label($0.list))", "\($0.records)") })
         out += family("sectional_history_versions", "gauge", "Versions of a list kept to answer changes.",
                       histories.map { ("list=\(label($0.list))", "\($0.versions)") })
         out += family("sectional_history_rows", "gauge", "Written row ids kept in a list's history.",

@@ -4,8 +4,9 @@ import ListModel
 /// The records of a list that is the same for everyone as its searches read them: per source
 /// collection, each record's id, JSON and the keys of its filter fields, and its searchable text
 /// folded once (``ListQuery/searchableText(of:fields:)``) into one contiguous ``FoldedTexts``.
-/// Made on the list's first search, kept current by every write (one fold per written record),
-/// forgotten when the definition changes. A new search then scans the folded text with one byte
+/// Made in the background after start and after a change of the list's definition (or by the
+/// list's first search, if that comes first), kept current by every write (one fold per written
+/// record), forgotten when the definition changes. A new search then scans the folded text with one byte
 /// search and looks at the matching records only, instead of reading storage.
 struct SearchCorpus: Sendable {
     /// One source collection's records, each in a slot (slots of deleted records are reused).
@@ -86,6 +87,9 @@ struct SearchCorpus: Sendable {
         parts[collection]!.set(id: id, json: bytes, folded: ListQuery.searchableText(of: object, fields: searchFields), keys: keys)
     }
 
+    /// Records held, in all source collections.
+    var recordCount: Int { parts.values.reduce(0) { $0 + $1.slotOf.count } }
+
     /// The records that `query` matches, per collection.
     func matching(_ query: ListQuery) -> [String: [Match]] {
         let positions = Dictionary(filterFields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
@@ -109,5 +113,65 @@ struct SearchCorpus: Sendable {
             result[collection] = kept
         }
         return result
+    }
+}
+
+/// The search corpora of a store's lists, and the writes each corpus being made has missed: its
+/// records are read under the writer's lock and parsed outside it, so the writes that come while
+/// it parses are recorded here and applied to it before it is kept (none is lost, and a corpus
+/// is never made again for a write). Changed only under the writer's lock, except that a making
+/// may be abandoned at any time.
+struct SearchCorpora: Sendable {
+    /// A write as a corpus takes it (record nil: deleted).
+    typealias Write = (collection: String, id: String, record: JSONValue?)
+
+    private var held: [String: SearchCorpus] = [:]
+    /// Per corpus being made (by number): its list, and the writes of it since its records were read.
+    private var making: [Int: (list: String, missed: [Write])] = [:]
+    private var lastNumber = 0
+
+    /// The corpus held for `list`, if any.
+    subscript(list: String) -> SearchCorpus? { held[list] }
+
+    /// Per list with a corpus: its records (for the metrics).
+    var recordCounts: [(list: String, records: Int)] {
+        held.map { ($0.key, $0.value.recordCount) }.sorted { $0.list < $1.list }
+    }
+
+    /// Starts recording the writes of `list` for a corpus whose records were just read; returns
+    /// the making's number, for ``finish(_:)``.
+    mutating func start(_ list: String) -> Int {
+        lastNumber += 1
+        making[lastNumber] = (list, [])
+        return lastNumber
+    }
+
+    /// Stops recording for making `number`: the writes it missed, in order, or nil when the
+    /// list's definition changed since (``forget(_:)``: the corpus is not to be kept).
+    mutating func finish(_ number: Int) -> [Write]? {
+        making.removeValue(forKey: number)?.missed
+    }
+
+    mutating func keep(_ corpus: SearchCorpus, as list: String) {
+        held[list] = corpus
+    }
+
+    /// Whether `list` has a corpus or one being made (its writes are wanted).
+    func follows(_ list: String) -> Bool {
+        held[list] != nil || making.values.contains { $0.list == list }
+    }
+
+    /// Moves `list`'s corpus, and records `writes` for its corpora being made.
+    mutating func write(list: String, _ writes: [Write]) {
+        if held[list] != nil {
+            for write in writes { held[list]!.write(collection: write.collection, id: write.id, record: write.record) }
+        }
+        for number in making.keys where making[number]!.list == list { making[number]!.missed += writes }
+    }
+
+    /// Forgets `list`'s corpus and abandons its makings (its definition changed).
+    mutating func forget(_ list: String) {
+        held[list] = nil
+        making = making.filter { $0.value.list != list }
     }
 }

@@ -133,9 +133,11 @@ extension ViewModelStore {
     }
 
     /// Serves `snapshot` as list `name` from `sequence` on, in place of everything held for it
-    /// (nil: a per-user list, or none); returns the events to send.
+    /// (nil: a per-user list, or none), and starts making its search corpus in the background
+    /// (if it has `search` or `filters`); returns the events to send.
     private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64) -> [VersionEvent] {
-        corpora.withLock { $0[name] = nil }
+        corpora.withLock { $0.forget(name) }
+        if snapshot != nil { prepareCorporaLater([name]) }
         let dropped = cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
         var streams = Set(dropped.map(\.streamName))
         streams.insert(name)

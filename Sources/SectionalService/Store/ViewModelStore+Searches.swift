@@ -94,8 +94,13 @@ extension ViewModelStore {
     }
 
     /// The result of `query` on a list that is the same for everyone (in one of its languages),
-    /// from the list's ``SearchCorpus`` (made from storage on the list's first search) at the
-    /// list's version now; with that version and the list's epoch.
+    /// from the list's ``SearchCorpus`` at the list's version now; with that version and the
+    /// list's epoch.
+    ///
+    /// The corpus is made in the background after start (``prepareCorporaLater(_:)``); a search
+    /// that comes before it is ready makes one itself (``prepareCorpus(of:)``; the first kept is
+    /// held, the other dropped) rather than wait for the background's, which may be busy with
+    /// another list.
     ///
     /// The corpus says which records match; their rows are taken from the list's snapshot at the
     /// same version (``ListSnapshot/restricted(to:)``: no record parsed, no row rendered). Only a
@@ -104,55 +109,130 @@ extension ViewModelStore {
     private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError) -> (ListSnapshot, Int64, Int64?) {
         let listKey = MaterializationKey(list: base.name, partition: nil)
         while true {
-            let (found, rows, stored, version, epoch, definition) = try writer.withLock {
-                _ throws(StoreError) -> (SearchCorpus?, ListState?, [String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+            let (found, rows, version, epoch, definition) = writer.withLock { _ -> (SearchCorpus?, ListState?, Int64, Int64?, ListDefinition) in
                 let epoch = cache.epoch(of: base.name)
                 let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
                 // A language moves with its list: the same version.
                 let version = cache.currentVersion(of: base.key) ?? cache.currentVersion(of: listKey) ?? base.version
-                if let corpus = corpora.withLock({ $0[base.name] }), corpus.fingerprint == definition.fingerprint {
-                    // The rows of the same version (the writer moves the corpus and the lists together).
-                    let rows = cache.peek(base.key).flatMap { $0.version == version ? $0 : nil }
-                    return (corpus, rows, [:], version, epoch, definition)
+                guard let corpus = corpora.withLock({ $0[base.name] }), corpus.fingerprint == definition.fingerprint else {
+                    return (nil, nil, version, epoch, definition)
                 }
-                var stored: [String: [StoredRecord]] = [:]
-                for source in definition.sources { stored[source] = try store.allRecords(in: source) }
-                return (nil, nil, stored, cache.currentVersion(of: listKey) ?? base.version, epoch, definition)
+                // The rows of the same version (the writer moves the corpus and the lists together).
+                let rows = cache.peek(base.key).flatMap { $0.version == version ? $0 : nil }
+                return (corpus, rows, version, epoch, definition)
             }
-            if let found {
-                let matched = found.matching(query)
-                if let rows, let snapshot = rows.snapshot.restricted(to: matched.mapValues { $0.map(\.id) }) {
-                    return (snapshot, version, epoch)
-                }
-                var records: [String: [JSONValue]] = [:]
-                for (collection, matches) in matched {
-                    records[collection] = matches.compactMap { try? JSONParser.parse($0.json) }
-                }
-                return (ListSnapshot.build(definition: served(definition, base), records: records), version, epoch)
+            guard let found else {
+                // Not kept only when the definition changed meanwhile: then again, for the new one.
+                try prepareCorpus(of: definition)
+                continue
             }
-            var corpus = SearchCorpus(definition: definition)
+            let matched = found.matching(query)
+            if let rows, let snapshot = rows.snapshot.restricted(to: matched.mapValues { $0.map(\.id) }) {
+                return (snapshot, version, epoch)
+            }
+            var records: [String: [JSONValue]] = [:]
+            for (collection, matches) in matched {
+                records[collection] = matches.compactMap { try? JSONParser.parse($0.json) }
+            }
+            return (ListSnapshot.build(definition: served(definition, base), records: records), version, epoch)
+        }
+    }
+
+    /// Makes the ``SearchCorpus`` of `definition` (a list that is the same for everyone, with
+    /// `search` or `filters`) from storage and keeps it, unless one is held for it already.
+    /// Returns whether a corpus for `definition` is held on return: false when the list's
+    /// definition changed while it was made (it is dropped).
+    ///
+    /// Cost: every record of the list's sources read under the writer's lock (writes wait), then
+    /// parsed and folded outside it (on every core; 100,000 people: about half a second), then
+    /// the writes that came meanwhile applied under the lock (``SearchCorpora``). Logs one info
+    /// line when a corpus is kept (list, records, milliseconds). Throws what the store throws.
+    @discardableResult
+    func prepareCorpus(of definition: ListDefinition) throws(StoreError) -> Bool {
+        let started = ContinuousClock.now
+        let name = definition.name
+        let read = try writer.withLock { _ throws(StoreError) -> CorpusRead in
+            // A definition no longer in force is not made (a removed list's, for its last searches, is).
+            if let current = catalog.withLock({ $0.definition(name) }), current.fingerprint != definition.fingerprint { return .stale }
+            guard corpora.withLock({ $0[name] })?.fingerprint != definition.fingerprint else { return .held }
+            var stored: [String: [StoredRecord]] = [:]
+            for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+            return .read(number: corpora.withLock { $0.start(name) }, stored: stored)
+        }
+        let number: Int, stored: [String: [StoredRecord]]
+        switch read {
+        case .held: return true
+        case .stale: return false
+        case .read(let made, let records): (number, stored) = (made, records)
+        }
+        var corpus = SearchCorpus(definition: definition)
+        do throws(StoreError) {
             for (source, list) in stored {
                 for record in try Self.parseAll(list, collection: source, log: log) {
                     guard case .object(let object) = record, case .string(let id)? = object["id"] else { continue }
                     corpus.write(collection: source, id: id, record: record)
                 }
             }
-            // Kept only when no write came since the records were read (else made again).
-            writer.withLock { _ in
-                guard cache.currentVersion(of: listKey) ?? base.version == version, cache.epoch(of: base.name) == epoch else { return }
-                corpora.withLock { $0[base.name] = corpus }
+        } catch {
+            corpora.withLock { _ = $0.finish(number) }
+            throw error
+        }
+        // Nil: dropped (the definition changed); false: another making's corpus was kept first.
+        let kept = writer.withLock { _ in
+            corpora.withLock { corpora -> Bool? in
+                guard let missed = corpora.finish(number) else { return nil }
+                // A search's own corpus and the background's may both be made: the first is kept.
+                guard corpora[name]?.fingerprint != definition.fingerprint else { return false }
+                for write in missed { corpus.write(collection: write.collection, id: write.id, record: write.record) }
+                corpora.keep(corpus, as: name)
+                return true
+            }
+        }
+        if kept == true {
+            log.info("search corpus made", ["list": .text(name), "records": .number(Double(corpus.recordCount)),
+                                            "milliseconds": .number(((ContinuousClock.now - started).seconds * 1000).rounded())])
+        }
+        return kept != nil
+    }
+
+    /// What ``prepareCorpus(of:)`` found: a corpus held for the definition, a definition no
+    /// longer in force, or the records read (and the making's number).
+    private enum CorpusRead {
+        case held, stale
+        case read(number: Int, stored: [String: [StoredRecord]])
+    }
+
+    /// Makes, in the background, the ``SearchCorpus`` of each list named in `names` (nil: every
+    /// list) that is the same for everyone and takes a query (has `search` or `filters`: either
+    /// reads the corpus), one list at a time on a utility
+    /// queue, with the definition in force when its turn comes: after start and after a
+    /// definition change, so that the first search does not read storage. Returns at once; a
+    /// corpus is ready when ``searchCorpusRecords`` names its list. A store failure is logged and
+    /// leaves the corpus to the list's first search.
+    func prepareCorporaLater(_ names: [String]? = nil) {
+        corpusQueue.async { [weak self] in
+            guard let self else { return }
+            for definition in definitions where definition.scope == nil && (definition.search != nil || !definition.filters.isEmpty)
+                && names.map({ $0.contains(definition.name) }) ?? true {
+                do throws(StoreError) {
+                    try prepareCorpus(of: definition)
+                } catch {
+                    log.warn("search corpus not made in the background; the list's first search makes it",
+                             ["list": .text(definition.name), "error": .text("\(error)")])
+                }
             }
         }
     }
 
-    /// Moves the ``SearchCorpus`` of a list that is the same for everyone, if it has one, with a
-    /// group of writes.
+    /// Per list with a search corpus: the records in it (a list is missing until its corpus is made).
+    var searchCorpusRecords: [(list: String, records: Int)] { corpora.withLock { $0.recordCounts } }
+
+    /// Moves the ``SearchCorpus`` of a list that is the same for everyone, if it has one or one
+    /// is being made, with a group of writes.
     func advanceCorpus(of definition: ListDefinition, by writes: [AppliedWrite]) {
         corpora.withLock { corpora in
-            guard corpora[definition.name] != nil else { return }
-            for write in writes where definition.reads(collection: write.collection) {
-                corpora[definition.name]!.write(collection: write.collection, id: write.id, record: write.record)
-            }
+            guard corpora.follows(definition.name) else { return }
+            corpora.write(list: definition.name, writes.filter { definition.reads(collection: $0.collection) }.map { ($0.collection, $0.id, $0.record) })
         }
     }
 

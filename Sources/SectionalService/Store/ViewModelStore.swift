@@ -36,9 +36,11 @@ public final class ViewModelStore: Sendable {
     private let duplicateLog = DuplicateLogLimiter()
     /// The last commit applied to the lists (read-your-writes: `minVersion`).
     let applied: AppliedVersion
-    /// Per list that is the same for everyone and has been searched: its records as searches
-    /// read them (see `ViewModelStore+Searches.swift`; changed only under ``writer``).
-    let corpora = Mutex<[String: SearchCorpus]>([:])
+    /// Per list that is the same for everyone and has `search`: its records as searches read
+    /// them, once made (see `ViewModelStore+Searches.swift`).
+    let corpora = Mutex(SearchCorpora())
+    /// Where corpora are made in the background, one at a time (``prepareCorporaLater(_:)``).
+    let corpusQueue = DispatchQueue(label: "sectional.search-corpus", qos: .utility)
     /// Told the ids of views other instances changed (see ``followViews(_:)``).
     let viewFollower = Mutex<@Sendable ([String]) -> Void>({ _ in })
     /// The webhooks whose deliveries commits record (see `ViewModelStore+Webhooks.swift`).
