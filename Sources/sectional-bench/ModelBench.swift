@@ -98,70 +98,23 @@ enum ModelBench {
         }
 
         if arguments.contains("--build-only") { return }
+        if let i = arguments.firstIndex(of: "--only"), i + 1 < arguments.count {
+            let rounds = arguments.firstIndex(of: "--rounds").flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil } ?? 3
+            only(arguments[i + 1], rounds: rounds, list: list, big: big)
+            return
+        }
 
-        // Upserts: 10,000 random records (70% existing ids, ~half of those change team), old snapshot kept alive
-        // as a reader would, so every write pays copy-on-write.
-        var samples: [UInt64] = []
-        samples.reserveCapacity(10_000)
         var urng = SplitMix64(seed: 7)
-        var keep: ListSnapshot? = nil
-        for k in 0..<10_000 {
-            let existing = Int.random(in: 0..<10, using: &urng) < 7
-            let id = existing ? Int.random(in: 0..<big, using: &urng) : big + k
-            let r = record(id, &urng)
-            keep = list
-            t0 = nowNanos()
-            list = list.applying(.upsert(r), collection: "people")
-            samples.append(nowNanos() - t0)
-        }
-        _ = keep
-        samples.sort()
-        print("upsert    \(samples.count)× into \(list.totalRowCount) rows: p50 \(micros(percentile(samples, 0.5)))  p99 \(micros(percentile(samples, 0.99)))  max \(micros(samples.last!))")
-
-        var dsamples: [UInt64] = []
-        for _ in 0..<2_000 {
-            let id = "p\(Int.random(in: 0..<big, using: &urng))"
-            keep = list
-            t0 = nowNanos()
-            list = list.applying(.delete(id: id), collection: "people")
-            dsamples.append(nowNanos() - t0)
-        }
-        dsamples.sort()
+        let usamples = upserts(&list, big: big, rng: &urng)
+        print("upsert    \(usamples.count)× into \(list.totalRowCount) rows: p50 \(micros(percentile(usamples, 0.5)))  p99 \(micros(percentile(usamples, 0.99)))  max \(micros(usamples.last!))")
+        let dsamples = deletes(&list, big: big, rng: &urng)
         print("delete    \(dsamples.count)×: p50 \(micros(percentile(dsamples, 0.5)))  p99 \(micros(percentile(dsamples, 0.99)))")
-
-        // Page render: cut + write a 50-row page (first page and pages deep in the list via tokens).
-        let view = def.defaultView
-        let binding = PageBinding(list: "people", view: nil)
-        var tokens: [String?] = [nil]
-        var token: String? = nil
-        for _ in 0..<200 {
-            guard let p = try? list.page(size: 500, token: token, view: view, binding: binding) else { break }
-            token = p.nextPageToken
-            if let t = token { tokens.append(t) }
-            for _ in 0..<20 { if let p2 = try? list.page(size: 500, token: token, view: view, binding: binding) { token = p2.nextPageToken } }
-        }
-        var w = JSONWriter(capacity: 64 * 1024)
-        var rsamples: [UInt64] = []
-        var csamples: [UInt64] = []
-        var pageBytes = 0
-        for i in 0..<20_000 {
-            let tk = tokens[i % tokens.count]
-            w.bytes.removeAll(keepingCapacity: true)
-            w = JSONWriter(appendingTo: w.bytes)
-            t0 = nowNanos()
-            let page = try! list.page(size: 50, token: tk, view: view, binding: binding)
-            let t1 = nowNanos()
-            list.writePageAnswer(page, list: "people", version: 42, into: &w)
-            let t2 = nowNanos()
-            csamples.append(t1 - t0)
-            rsamples.append(t2 - t1)
-            pageBytes = w.bytes.count
-        }
-        rsamples.sort()
-        csamples.sort()
+        let tokens = pageTokens(list)
+        let (csamples, rsamples, pageBytes) = pages(list, tokens: tokens)
         print("page      50 rows (\(pageBytes) B JSON): write p50 \(micros(percentile(rsamples, 0.5))) p99 \(micros(percentile(rsamples, 0.99)));  cut (token decode + seek) p50 \(micros(percentile(csamples, 0.5))) p99 \(micros(percentile(csamples, 0.99)))")
 
         // Look-ups.
+        let view = def.defaultView
         var lsamples: [UInt64] = []
         for _ in 0..<10_000 {
             let tag = Int.random(in: 0..<list.tagCount, using: &urng)
@@ -172,5 +125,112 @@ enum ModelBench {
         }
         lsamples.sort()
         print("lookup    tag → row p50 \(micros(percentile(lsamples, 0.5)))")
+    }
+
+    /// `--only upsert|delete|page`: that phase alone, `rounds` times over the same built list
+    /// (same writes or pages each round), one p50 line per round — a focused harness for
+    /// profilers (`--toggle-collect='*ModelBench*upserts*'`) and for alternating runs.
+    static func only(_ phase: String, rounds: Int, list built: ListSnapshot, big: Int) {
+        let tokens = phase == "page" ? pageTokens(built) : []
+        for round in 1...max(1, rounds) {
+            var list = built
+            var rng = SplitMix64(seed: 7)
+            switch phase {
+            case "upsert":
+                let s = upserts(&list, big: big, rng: &rng)
+                print("round \(round) upsert p50 \(micros(percentile(s, 0.5)))  p99 \(micros(percentile(s, 0.99)))")
+            case "delete":
+                let s = deletes(&list, big: big, rng: &rng)
+                print("round \(round) delete p50 \(micros(percentile(s, 0.5)))  p99 \(micros(percentile(s, 0.99)))")
+            case "page":
+                let (c, w, _) = pages(list, tokens: tokens)
+                print("round \(round) page cut p50 \(micros(percentile(c, 0.5)))  write p50 \(micros(percentile(w, 0.5)))")
+            default:
+                print("--only: upsert, delete or page")
+                return
+            }
+        }
+    }
+
+    /// 10,000 upserts of random records (70% existing ids, ~half of those change team), the
+    /// old snapshot kept alive as a reader would, so every write pays copy-on-write; sorted
+    /// nanosecond samples.
+    @inline(never)
+    static func upserts(_ list: inout ListSnapshot, big: Int, rng: inout SplitMix64) -> [UInt64] {
+        var samples: [UInt64] = []
+        samples.reserveCapacity(10_000)
+        var keep: ListSnapshot? = nil
+        for k in 0..<10_000 {
+            let existing = Int.random(in: 0..<10, using: &rng) < 7
+            let id = existing ? Int.random(in: 0..<big, using: &rng) : big + k
+            let r = record(id, &rng)
+            keep = list
+            let t0 = nowNanos()
+            list = list.applying(.upsert(r), collection: "people")
+            samples.append(nowNanos() - t0)
+        }
+        _ = keep
+        samples.sort()
+        return samples
+    }
+
+    /// 2,000 deletes of random ids (some already gone), the old snapshot kept alive; sorted samples.
+    @inline(never)
+    static func deletes(_ list: inout ListSnapshot, big: Int, rng: inout SplitMix64) -> [UInt64] {
+        var samples: [UInt64] = []
+        var keep: ListSnapshot? = nil
+        for _ in 0..<2_000 {
+            let id = "p\(Int.random(in: 0..<big, using: &rng))"
+            keep = list
+            let t0 = nowNanos()
+            list = list.applying(.delete(id: id), collection: "people")
+            samples.append(nowNanos() - t0)
+        }
+        _ = keep
+        samples.sort()
+        return samples
+    }
+
+    /// Next-page tokens to pages deep in the list (and `nil`, the first page).
+    static func pageTokens(_ list: ListSnapshot) -> [String?] {
+        let view = list.definition.defaultView
+        let binding = PageBinding(list: "people", view: nil)
+        var tokens: [String?] = [nil]
+        var token: String? = nil
+        for _ in 0..<200 {
+            guard let p = try? list.page(size: 500, token: token, view: view, binding: binding) else { break }
+            token = p.nextPageToken
+            if let t = token { tokens.append(t) }
+            for _ in 0..<20 { if let p2 = try? list.page(size: 500, token: token, view: view, binding: binding) { token = p2.nextPageToken } }
+        }
+        return tokens
+    }
+
+    /// 20,000 50-row pages at `tokens` in turn: sorted cut (token decode + seek) and write
+    /// samples, and the last page's JSON size.
+    @inline(never)
+    static func pages(_ list: ListSnapshot, tokens: [String?]) -> (cut: [UInt64], write: [UInt64], bytes: Int) {
+        let view = list.definition.defaultView
+        let binding = PageBinding(list: "people", view: nil)
+        var w = JSONWriter(capacity: 64 * 1024)
+        var rsamples: [UInt64] = []
+        var csamples: [UInt64] = []
+        var pageBytes = 0
+        for i in 0..<20_000 {
+            let tk = tokens[i % tokens.count]
+            w.bytes.removeAll(keepingCapacity: true)
+            w = JSONWriter(appendingTo: w.bytes)
+            let t0 = nowNanos()
+            let page = try! list.page(size: 50, token: tk, view: view, binding: binding)
+            let t1 = nowNanos()
+            list.writePageAnswer(page, list: "people", version: 42, into: &w)
+            let t2 = nowNanos()
+            csamples.append(t1 - t0)
+            rsamples.append(t2 - t1)
+            pageBytes = w.bytes.count
+        }
+        rsamples.sort()
+        csamples.sort()
+        return (csamples, rsamples, pageBytes)
     }
 }

@@ -17,6 +17,9 @@ default:
     usage: sectional-bench <suite> [options]
       model [--small] [--build-only]   ListModel: JSON parse, build 100k/1M rows, memory per row,
                                        upsert/delete p50/p99, 50-row page render, tag look-up
+        [--only upsert|delete|page [--rounds N]]
+                                       after the build, only that phase, N (3) times over the
+                                       same list: p50 per round (a focused profiling harness)
       changes [--rows N] [--runs N] [--sizes 10,1000,10000]
                                        batch-update diff + JSON answer after N random writes
                                        on the 100k-row demo list (p50 over runs)
