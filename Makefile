@@ -105,20 +105,15 @@ bench-search: release
 
 # This checkout against an earlier revision (BASE=<git revision>, required): both release servers
 # side by side, every scenario in alternating rounds, then the model benchmark of both. The base is
-# checked out and built under .bench-base/<revision> (kept for the next run). The model benchmark
-# is the measuring instrument, so the base's is built from this checkout's sectional-bench sources
-# (falling back, with a warning, to the base's own when they do not build against it).
+# checked out and built under .bench-base/<revision> (kept for the next run); its model benchmark is
+# built with this checkout's model suite (Benchmarks/base-harness.sh: the same instrument on both sides).
 bench-compare: release
 	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<git revision>" >&2; exit 2; }
 	@scripts/ensure-packages.sh $(BENCH_PKGS)
 	@dir=.bench-base/$$(git rev-parse --short "$(BASE)") && \
 	  { [ -d "$$dir" ] || git worktree add --detach "$$dir" "$(BASE)"; } && \
 	  (cd "$$dir" && $(SWIFT) build -c release --product sectional) && \
-	  rm -rf "$$dir/Sources/sectional-bench" && cp -R Sources/sectional-bench "$$dir/Sources/" && \
-	  { (cd "$$dir" && $(SWIFT) build -c release --product sectional-bench) || \
-	    { echo "warning: this checkout's sectional-bench does not build against $(BASE): the base's own measures it" >&2; \
-	      rm -rf "$$dir/Sources/sectional-bench" && git -C "$$dir" checkout -q -- Sources/sectional-bench && \
-	      (cd "$$dir" && $(SWIFT) build -c release --product sectional-bench); }; } && \
+	  Benchmarks/base-harness.sh "$$dir" && \
 	  Benchmarks/compare.sh "$$dir"
 
 # Everything, on the machine as it is: first the service against the C baseline and the Go and
