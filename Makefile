@@ -119,8 +119,8 @@ bench-compare: release
 # Everything, on the machine as it is: first the service against the C baseline and the Go and
 # Node peers at the default log level (one table: request-log cost, the HTTP layer on /healthz and
 # the mixed run's reads and writes included, then the 1,000,000-record figures); then the model
-# in-process, per-user lists, several instances on PostgreSQL and languages, each its own table.
-bench: bench-service bench-model bench-peruser bench-postgres bench-languages
+# in-process, per-user lists, several instances on PostgreSQL, languages and search, each its own table.
+bench: bench-service bench-model bench-peruser bench-postgres bench-languages bench-search
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.
