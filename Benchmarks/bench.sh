@@ -31,7 +31,7 @@ quiet="http://127.0.0.1:$port_q"  # the same service with request logs off
 measure_c() {
   head -c "$1" /dev/zero | tr '\0' 'x' > "$work/body"
   Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & local pid=$!
-  wait_ready "http://127.0.0.1:$port_c/"
+  wait_ready "http://127.0.0.1:$port_c/" "$pid"
   measure "http://127.0.0.1:$port_c/"
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
@@ -74,12 +74,13 @@ config["server"]["maxEventStreams"] = 2000
 json.dump(config, open(f"{work}/config.json", "w"))
 PY
 sed "s|$work/db.sqlite|$work/quiet.sqlite|" "$work/config.json" > "$work/quiet.json"
+for port in $port_s $port_q $port_n $port_g $port_c; do port_free "$port"; done
 env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pids+=($!)
 SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/quiet.json" --port $port_q 2>"$work/quiet.log" &
 pids+=($!)
-wait_ready "$base/readyz"
-wait_ready "$quiet/readyz"
+wait_ready "$base/readyz" "${pids[0]}"
+wait_ready "$quiet/readyz" "${pids[1]}"
 python3 Benchmarks/load-people.py "$base" 100000 >&2
 python3 Benchmarks/load-people.py "$quiet" 100000 >&2
 node Benchmarks/node-baseline.mjs $port_n "$work/people.json" &
@@ -174,13 +175,13 @@ rm -f "$work"/db.sqlite*
 kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
 env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pid=$!
-wait_ready "$base/readyz"
+wait_ready "$base/readyz" "$pid"
 import=$(python3 Benchmarks/load-people.py "$base" "$large")
 kill -TERM $pid; wait $pid 2>/dev/null || true
 start_ns=$(date +%s%N)
 env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
 pid=$!; pids+=($pid)
-wait_ready "$base/readyz"
+wait_ready "$base/readyz" "$pid"
 cold=$(( ($(date +%s%N) - start_ns) / 1000000 ))
 rss_kb=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 rows=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totalRowCount"])')

@@ -1,7 +1,22 @@
 # Shell functions the benchmark scripts share (sourced, from the repository's root).
 
-# Waits (up to 5 minutes: a 1,000,000-record start included) until URL answers 2xx.
-wait_ready() { for _ in $(seq 6000); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.05; done; echo "not ready: $1" >&2; return 1; }
+# Fails, saying so, when something already listens on 127.0.0.1:PORT: a server started there would
+# exit, and what holds the port would answer the benchmark in its place.
+port_free() {
+  if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then echo "port $1 is in use: stop what listens there" >&2; return 1; fi
+}
+
+# Waits (up to 5 minutes: a 1,000,000-record start included) until URL answers 2xx. With PID, the
+# process that is to answer: fails as soon as it has exited (its port taken, say — then whatever
+# holds the port would answer, and be measured in its place).
+wait_ready() {
+  for _ in $(seq 6000); do
+    if [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null; then echo "exited before it was ready (port in use?): $1" >&2; return 1; fi
+    curl -sf "$1" >/dev/null 2>&1 && return 0
+    sleep 0.05
+  done
+  echo "not ready: $1" >&2; return 1
+}
 
 # "req/s p50_ms p99_ms" from one `wrk -t1 --latency` run with the given arguments.
 wrk_figures() {
@@ -24,7 +39,8 @@ begin_run() {
 # Starts the release server on `$work/config.json` at `$port_s` (request logs off), adds it to
 # `pids` (its own in `pid`) and waits until it is ready.
 start_server() {
+  port_free "$port_s"
   SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port "$port_s" 2>>"$work/server.log" &
   pid=$!; pids+=("$pid")
-  wait_ready "http://127.0.0.1:$port_s/readyz"
+  wait_ready "http://127.0.0.1:$port_s/readyz" "$pid"
 }

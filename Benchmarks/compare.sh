@@ -27,6 +27,7 @@ declare -A src=([base]="$base_dir" [head]="$PWD")
 declare -A server_pid=()
 
 echo "== base $(git -C "$base_dir" rev-parse --short HEAD), head $(git rev-parse --short HEAD): 100,000 people each" >&2
+for side in base head; do port_free "${url[$side]##*:}"; done
 for side in base head; do
   python3 - "${src[$side]}/config/sectional.json" "$work/$side" > "$work/$side.json" <<'PY'
 import json, sys
@@ -41,7 +42,7 @@ PY
   SECTIONAL_LOG_LEVEL=warn "${bin[$side]}/sectional" --config "$work/$side.json" --port "${url[$side]##*:}" \
     2>"$work/$side.log" &
   pids+=($!); server_pid[$side]=$!
-  wait_ready "${url[$side]}/readyz"
+  wait_ready "${url[$side]}/readyz" "${server_pid[$side]}"
   echo "  $side: $(python3 Benchmarks/load-people.py "${url[$side]}" 100000 2>&1 | tail -1)" >&2
 done
 

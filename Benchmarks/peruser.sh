@@ -79,7 +79,7 @@ bytes=$(python3 Benchmarks/peruser.py warm "$base" "$users" "$warm_users" "$work
 read -r warm_rps warm_p50 warm_p99 < <(measure -s Benchmarks/wrk/users.lua "$base" -- "$work/warm.txt")
 head -c "$bytes" /dev/zero | tr '\0' 'x' > "$work/body"
 Benchmarks/bin/mhd-fixed $port_c "$bytes" "$work/body" & cpid=$!; pids+=($cpid)
-wait_ready "http://127.0.0.1:$port_c/"
+wait_ready "http://127.0.0.1:$port_c/" "$cpid"
 read -r c_rps c_p50 c_p99 < <(measure "http://127.0.0.1:$port_c/")
 kill "$cpid"; wait "$cpid" 2>/dev/null || true
 

@@ -38,9 +38,10 @@ json.dump(config, open(f"{work}/config.json", "w"))
 PY
 start() {  # PORT STORE-FLAGS…
   local port=$1; shift
+  port_free "$port"
   SECTIONAL_LOG_LEVEL=warn "${SECTIONAL_BIN:-.build/release/sectional}" --config "$work/config.json" --port "$port" "$@" 2>>"$work/server-$port.log" &
   pids+=($!)
-  wait_ready "http://127.0.0.1:$port/readyz"
+  wait_ready "http://127.0.0.1:$port/readyz" "$!"
 }
 
 echo "== instances: A and B on PostgreSQL (one database), S on SQLite" >&2
