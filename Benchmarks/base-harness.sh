@@ -9,6 +9,7 @@
 #   Benchmarks/base-harness.sh BASE_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
 dir=${1:?usage: $0 BASE_DIR}
 bench="$dir/Sources/sectional-bench"
 build() { (cd "$dir" && swift build -c release --product sectional-bench); }
