@@ -44,12 +44,14 @@ final class CompressionTests: XCTestCase {
         XCTAssertNotEqual(Compression.gzip(other), first)
     }
 
-    /// Items, parameters and spaces as clients send them.
+    /// Items, parameters and spaces as clients send them, read as `Accept-Language` is
+    /// (``WeightedList``: of two `q` the last counts).
     func testAcceptEncodingIsReadItemByItem() {
-        for accepted in [" gzip ", "deflate,gzip", "br;q=1.0, gzip;q=0.8, *;q=0.1", "gzip;level=1;q=0.3", "X-GZIP", "*;q=0.5"] {
+        for accepted in [" gzip ", "deflate,gzip", "br;q=1.0, gzip;q=0.8, *;q=0.1", "gzip;level=1;q=0.3", "X-GZIP", "*;q=0.5",
+                         "gzip;q=0;q=1"] {
             XCTAssertTrue(gzipped(accepted), accepted)
         }
-        for refused in ["", ",", "gzip;q=2", "gzip;q=-1", "gzipx", "deflate, br;q=1", "gzip;q=0;q=1", "*;q=0, identity"] {
+        for refused in ["", ",", "gzip;q=-1", "gzipx", "deflate, br;q=1", "gzip;q=1;q=0", "*;q=0, identity", "gzip;q=x"] {
             XCTAssertFalse(gzipped(refused), refused)
         }
     }

@@ -36,7 +36,7 @@ public final class ViewModelStore: Sendable {
     private let duplicateLog = DuplicateLogLimiter()
     /// The last commit applied to the lists (read-your-writes: `minVersion`).
     let applied: AppliedVersion
-    /// Per list that is the same for everyone and has `search`: its records as searches read
+    /// Per list that is the same for everyone and has `search` or `filters`: its records as queries read
     /// them, once made (see `ViewModelStore+Searches.swift`).
     let corpora = Mutex(SearchCorpora())
     /// Where corpora are made in the background, one at a time (``prepareCorporaLater(_:)``).
