@@ -26,10 +26,10 @@ final class CompressionTests: XCTestCase {
     func testAMemoCompressesItsOwnBodyOnce() {
         let request = Request(method: .get, uri: "/", headers: HTTPHeaders([("Accept-Encoding", "gzip")]))
         let body = Array(String(repeating: #"{"a":1},"#, count: 400).utf8)
-        let memo = GzipMemo(body)
+        let memo = ResponseMemo(body)
         func served(_ body: [UInt8]) -> [UInt8] {
             var response = Response.json(body)
-            response.gzipMemo = memo
+            response.memo = memo
             Compression.apply(to: &response, for: request)
             XCTAssertEqual(response.headers["Content-Encoding"], "gzip")
             return response.body

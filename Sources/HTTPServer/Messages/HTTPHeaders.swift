@@ -1,5 +1,5 @@
 /// HTTP header fields in arrival order, looked up without regard to case (RFC 9110 §5.1).
-public struct HTTPHeaders: Sendable, Sequence {
+public struct HTTPHeaders: Sendable, Sequence, Equatable {
     private var fields: [(name: String, value: String)] = []
 
     public init() {}
@@ -22,29 +22,6 @@ public struct HTTPHeaders: Sendable, Sequence {
         fields.append((name: name, value: value))
     }
 
-    /// Adds `value` to the list field `name` (RFC 9110 §5.3: one field or several, the same
-    /// list): onto its only field when it has exactly one (`a, value`), else as a field of its
-    /// own. One field less for libmicrohttpd to copy and send (`Vary` on a per-user list's read).
-    public mutating func addToList(_ name: String, _ value: String) {
-        var only: Int?
-        for i in fields.indices where fields[i].name.caseInsensitiveEquals(name) {
-            guard only == nil else {
-                fields.append((name: name, value: value))
-                return
-            }
-            only = i
-        }
-        guard let only else {
-            fields.append((name: name, value: value))
-            return
-        }
-        var joined = fields[only].value
-        joined.reserveCapacity(joined.utf8.count + 2 + value.utf8.count)  // one allocation
-        joined.append(", ")
-        joined.append(value)
-        fields[only].value = joined
-    }
-
     /// Sets a field, replacing every earlier field of the same name.
     public mutating func set(_ name: String, _ value: String) {
         fields.removeAll { $0.name.caseInsensitiveEquals(name) }
@@ -55,6 +32,11 @@ public struct HTTPHeaders: Sendable, Sequence {
 
     /// Makes room for `count` fields, so building an answer's few headers reallocates once.
     public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
+    /// The same fields in the same order, names and values byte for byte.
+    public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
+        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         fields.makeIterator()

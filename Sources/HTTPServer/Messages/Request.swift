@@ -21,7 +21,7 @@ public struct Request: Sendable {
     public let headers: HTTPHeaders
     public let body: [UInt8]
     /// Values of the `{name}` parts of the matched route template.
-    public internal(set) var parameters: [String: String] = [:]
+    public internal(set) var parameters: [(name: String, value: String)] = []
     /// The matched route template, e.g. `/v1/lists/{list}`; empty when none matched.
     public var route: String = ""
 
@@ -56,7 +56,8 @@ public struct Request: Sendable {
 
     /// A path parameter of the matched route; routes guarantee the ones in their template.
     public func parameter(_ name: String) -> String {
-        parameters[name] ?? ""
+        for parameter in parameters where parameter.name == name { return parameter.value }
+        return ""
     }
 }
 

@@ -7,9 +7,10 @@ public struct Response: Sendable {
     public var stream: StreamBody?
     /// When set, the real answer comes later from this (status, headers and body here are unused).
     public var deferred: DeferredResponse?
-    /// When set, where ``Compression`` keeps the gzip form of ``body`` for the next response
-    /// with the same body (it is used only while ``body`` is the memo's own storage).
-    public var gzipMemo: GzipMemo?
+    /// When set, what a response with this body keeps for the next one: its gzip form and the
+    /// libmicrohttpd responses built for it (used only while ``body`` is the memo's own storage
+    /// or its gzip form; see ``ResponseMemo``).
+    public var memo: ResponseMemo?
 
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], stream: StreamBody? = nil) {
         self.status = status

@@ -14,7 +14,7 @@ public enum Compression {
     public static func apply(to response: inout Response, for request: Request) {
         guard response.stream == nil, response.headers["Content-Encoding"] == nil,
               response.status == .notModified || !response.body.isEmpty else { return }
-        response.headers.addToList("Vary", "Accept-Encoding")
+        response.headers.add("Vary", "Accept-Encoding")
         // The size first: an answer too small to compress (a write's is a few hundred bytes)
         // skips reading `Accept-Encoding`.
         guard response.status == .notModified || response.body.count > minimumBytes, acceptsGzip(request) else { return }
@@ -24,7 +24,7 @@ public enum Compression {
         }
         // A body served many times (a cached answer) carries its memo: compressed once.
         let made: [UInt8]?
-        if let memo = response.gzipMemo, let kept = memo.gzip(of: response.body) { made = kept } else { made = gzip(response.body) }
+        if let memo = response.memo, let kept = memo.gzip(of: response.body) { made = kept } else { made = gzip(response.body) }
         guard let output = made else { return }
         response.body = output
         response.headers.add("Content-Encoding", "gzip")

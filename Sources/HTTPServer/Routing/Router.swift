@@ -15,12 +15,26 @@ public struct Router: Sendable {
     /// A check of the request head that runs before a handler; throws to refuse the request.
     public typealias Guard = @Sendable (Request) throws(HTTPError) -> Void
 
+    /// One path segment's node. Its literal children and methods are searched in order, not
+    /// hashed: a node has a few of each, and comparing a short segment costs less than hashing
+    /// it (dictionaries here were a tenth of a warm per-user first page's instructions).
     private struct Node: Sendable {
-        var literals: [String: Int] = [:]
+        var literals: [(segment: String, node: Int)] = []
         var parameter: (name: String, node: Int)?
-        var handlers: [HTTPMethod: Handler] = [:]
-        var guards: [HTTPMethod: Guard] = [:]
+        var methods: [Method] = []
         var template = ""
+
+        func literal(_ segment: String) -> Int? {
+            for literal in literals where literal.segment == segment { return literal.node }
+            return nil
+        }
+    }
+
+    /// A method's handler at a node, and its guard.
+    fileprivate struct Method: Sendable {
+        let method: HTTPMethod
+        let handler: Handler
+        let check: Guard?
     }
 
     /// One registered route: its method, template and the names of its guards, outermost first.
@@ -52,16 +66,16 @@ public struct Router: Sendable {
                     nodes[current].parameter = (name, nodes.count - 1)
                     current = nodes.count - 1
                 }
-            } else if let next = nodes[current].literals[String(segment)] {
+            } else if let next = nodes[current].literal(String(segment)) {
                 current = next
             } else {
                 nodes.append(Node())
-                nodes[current].literals[String(segment)] = nodes.count - 1
+                nodes[current].literals.append((String(segment), nodes.count - 1))
                 current = nodes.count - 1
             }
         }
-        nodes[current].handlers[method] = handler
-        nodes[current].guards[method] = Self.combined(activeGuards.map(\.check))
+        nodes[current].methods.removeAll { $0.method == method }
+        nodes[current].methods.append(Method(method: method, handler: handler, check: Self.combined(activeGuards.map(\.check))))
         nodes[current].template = template
         let route = Route(method: method, template: template, guards: activeGuards.map(\.name))
         if let index = routes.firstIndex(where: { $0.method == method && $0.template == template }) {
@@ -96,20 +110,25 @@ public struct Router: Sendable {
     /// The result of matching a path: the node's handlers and template, and the parameters.
     public struct Match: Sendable {
         public let template: String
-        public let parameters: [String: String]
-        fileprivate let handlers: [HTTPMethod: Handler]
-        fileprivate let guards: [HTTPMethod: Guard]
+        /// The values of the template's `{name}` segments, in path order.
+        public let parameters: [(name: String, value: String)]
+        fileprivate let methods: [Method]
+
+        /// The route for `method`: its own, or `GET`'s for `HEAD`.
+        fileprivate func route(for method: HTTPMethod) -> Method? {
+            for route in methods where route.method == method { return route }
+            return method == .head ? route(for: .get) : nil
+        }
 
         /// Runs the guard of the route for the request's method (`HEAD` as `GET`), if it has one.
         /// Needs only the request head, so a refusal can be sent before the body is read.
         public func admit(_ request: Request) throws(HTTPError) {
-            let method: HTTPMethod = handlers[request.method] == nil && request.method == .head ? .get : request.method
-            try guards[method]?(request)
+            try route(for: request.method)?.check?(request)
         }
 
         /// Methods with a handler here, `HEAD` included where `GET` is, sorted.
         public var allowedMethods: [HTTPMethod] {
-            var methods = Set(handlers.keys)
+            var methods = Set(methods.map(\.method))
             if methods.contains(.get) { methods.insert(.head) }
             return methods.sorted { $0.rawValue < $1.rawValue }
         }
@@ -118,20 +137,20 @@ public struct Router: Sendable {
     /// Finds the route template matching `segments`, or nil.
     public func match(_ segments: [String]) -> Match? {
         var current = 0
-        var parameters: [String: String] = [:]
+        var parameters: [(name: String, value: String)] = []
         for segment in segments {
-            if let next = nodes[current].literals[segment] {
+            if let next = nodes[current].literal(segment) {
                 current = next
             } else if let (name, next) = nodes[current].parameter {
-                parameters[name] = segment
+                parameters.append((name, segment))
                 current = next
             } else {
                 return nil
             }
         }
         let node = nodes[current]
-        guard !node.handlers.isEmpty else { return nil }
-        return Match(template: node.template, parameters: parameters, handlers: node.handlers, guards: node.guards)
+        guard !node.methods.isEmpty else { return nil }
+        return Match(template: node.template, parameters: parameters, methods: node.methods)
     }
 
     /// Answers a request: routes it, runs the handler, turns thrown errors into problem answers.
@@ -142,13 +161,12 @@ public struct Router: Sendable {
         }
         request.route = match.template
         request.parameters = match.parameters
-        guard let handler = match.handlers[request.method]
-                ?? (request.method == .head ? match.handlers[.get] : nil) else {
+        guard let route = match.route(for: request.method) else {
             return HTTPError.methodNotAllowed(request.method, allowed: match.allowedMethods).response
         }
         do {
-            try match.admit(request)
-            return try handler(request)
+            try route.check?(request)
+            return try route.handler(request)
         } catch let error as HTTPError {
             return error.response
         } catch {

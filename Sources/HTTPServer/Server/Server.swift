@@ -162,13 +162,14 @@ public final class Server: @unchecked Sendable {
             exchange.started = true
             inFlight.add(1, ordering: .relaxed)
             exchange.method = HTTPMethod(String(cString: method))
-            exchange.headers = Self.headers(of: connection)
-            if let problem = headProblem(connection, method: method, version: version, exchange: exchange) {
+            let fields: RequestFraming.Fields
+            (exchange.headers, fields) = Self.headers(of: connection)
+            if let problem = headProblem(connection, method: method, version: version, fields: fields, exchange: exchange) {
                 return queue(problem, on: connection, for: exchange)
             }
             exchange.target = RequestFraming.originForm(exchange.target)
             // A declared length over the limit is answered at once; the body is never read.
-            if let length = exchange.headers["Content-Length"].flatMap(Int.init), length > configuration.maxBodyBytes {
+            if let length = fields.contentLength, length > configuration.maxBodyBytes {
                 return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
             }
             // Decided before libmicrohttpd sends `100 Continue`, which it does when this call queues nothing.
@@ -236,25 +237,54 @@ public final class Server: @unchecked Sendable {
 
     /// Queues `response`; when libmicrohttpd cannot send it (a header it refuses, or no room for
     /// the header block), queues `500 internal` instead, so no answer is an empty reply.
+    ///
+    /// A response with a ``ResponseMemo`` is queued as the libmicrohttpd response the memo keeps
+    /// for its status, fields and body, built by the first request that sends it.
     private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange,
                        isFallback: Bool = false) -> MHD_Result {
         let fallback = { [self] in
             isFallback ? MHD_Result.NO : queue(HTTPError.internalError.response, on: connection, for: exchange, isFallback: true)
         }
-        guard headersFit(response.headers, on: connection, for: exchange) else {
-            response.stream?.end()
-            return fallback()
-        }
-        exchange.answered = true
-        exchange.status = response.status
-        exchange.bytes = exchange.method == .head ? 0 : response.body.count
-        let answer: OpaquePointer?
         if let stream = response.stream {
+            guard let headerBytes = Self.headerBytes(of: response.headers), fits(headerBytes, on: connection, for: exchange) else {
+                stream.end()
+                return fallback()
+            }
+            answered(response, exchange)
             stream.attach(connection)
             streams.withLock { $0[ObjectIdentifier(stream)] = stream }
             let context = Unmanaged.passRetained(StreamContext(stream: stream, server: self)).toOpaque()
-            answer = MHD_create_response_from_callback(UInt64.max, 4096, readStream, context, releaseStream)
-        } else if response.body.isEmpty {
+            guard let answer = MHD_create_response_from_callback(UInt64.max, 4096, readStream, context, releaseStream),
+                  Self.add(response.headers, to: answer) else { return fallback() }
+            let result = MHD_queue_response(connection, UInt32(response.status.code), answer)
+            MHD_destroy_response(answer)
+            return result
+        }
+        let prepared = response.memo?.answer(for: response, build: Self.answer(for:))
+            ?? Self.answer(for: response).map { ($0.answer, $0.headerBytes, owned: true) }
+        guard let (answer, headerBytes, owned) = prepared else { return fallback() }
+        guard fits(headerBytes, on: connection, for: exchange) else {
+            if owned { MHD_destroy_response(answer) }
+            return fallback()
+        }
+        answered(response, exchange)
+        let result = MHD_queue_response(connection, UInt32(response.status.code), answer)
+        if owned { MHD_destroy_response(answer) }
+        return result
+    }
+
+    private func answered(_ response: Response, _ exchange: Exchange) {
+        exchange.answered = true
+        exchange.status = response.status
+        exchange.bytes = exchange.method == .head ? 0 : response.body.count
+    }
+
+    /// A libmicrohttpd response for `response`'s body and fields, with the bytes its fields take;
+    /// nil when a field holds a NUL byte or libmicrohttpd refuses one.
+    private static func answer(for response: Response) -> (answer: OpaquePointer, headerBytes: Int)? {
+        guard let headerBytes = headerBytes(of: response.headers) else { return nil }
+        let answer: OpaquePointer?
+        if response.body.isEmpty {
             answer = MHD_create_response_from_buffer(0, nil, MHD_ResponseMemoryMode.RESPMEM_PERSISTENT)
         } else {
             // Hand the Swift array's own storage to libmicrohttpd; the box keeps it alive until sent.
@@ -263,19 +293,22 @@ public final class Server: @unchecked Sendable {
             answer = MHD_create_response_from_buffer_with_free_callback_cls(
                 box.bytes.count, bytes, releaseBody, Unmanaged.passRetained(box).toOpaque())
         }
-        guard let answer else { return fallback() }
-        for (name, value) in response.headers {
+        guard let answer, add(response.headers, to: answer) else { return nil }
+        return (answer, headerBytes)
+    }
+
+    /// Adds `headers` to `answer`; when libmicrohttpd refuses one, destroys `answer` and says false.
+    private static func add(_ headers: HTTPHeaders, to answer: OpaquePointer) -> Bool {
+        for (name, value) in headers {
             // `withCString` lends a native string's own bytes; passing the strings directly made a
             // C copy of each (`utf8CString`).
             let added = name.withCString { name in value.withCString { MHD_add_response_header(answer, name, $0) } }
             if added == MHD_Result.NO {
                 MHD_destroy_response(answer)
-                return fallback()
+                return false
             }
         }
-        let result = MHD_queue_response(connection, UInt32(response.status.code), answer)
-        MHD_destroy_response(answer)
-        return result
+        return true
     }
 
     fileprivate func streamEnded(_ stream: StreamBody) {
@@ -285,9 +318,9 @@ public final class Server: @unchecked Sendable {
 
     /// Why the head cannot be served (answered at once, closing the connection), or nil.
     private func headProblem(_ connection: OpaquePointer, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
-                             exchange: Exchange) -> Response? {
-        var problem = RequestFraming.problem(method: exchange.method, version: version.map { String(cString: $0) } ?? "",
-                                             target: exchange.target, headers: exchange.headers)
+                             fields: RequestFraming.Fields, exchange: Exchange) -> Response? {
+        let isHTTP10 = version.map { strcmp($0, "HTTP/1.0") == 0 } ?? false
+        var problem = fields.problem(method: exchange.method, isHTTP10: isHTTP10, target: exchange.target)
         if problem == nil, !sectional_mhd_head_is_intact(connection, method) {
             problem = HTTPError(.badRequest, "invalid-request", detail: "A header field holds a NUL byte or is folded over lines.")
         }
@@ -296,18 +329,24 @@ public final class Server: @unchecked Sendable {
         return answer
     }
 
-    /// Whether libmicrohttpd can send these header fields: no NUL byte (a C string would cut the
-    /// value short), and room in the connection's memory, which still holds the request head and
-    /// its fields (an estimate of 64 bytes per field and query parameter, 1 KiB for the status line,
-    /// `Date`, `Content-Length` and `Connection`).
-    private func headersFit(_ headers: HTTPHeaders, on connection: OpaquePointer, for exchange: Exchange) -> Bool {
-        var bytes = 1024 + sectional_mhd_head_size(connection)
-        var target = exchange.target
-        bytes += 64 * (exchange.headers.count + 1 + target.withUTF8 { $0.count(where: { $0 == UInt8(ascii: "&") }) })
+    /// The bytes `headers` take in the answer's head, or nil when one holds a NUL byte (a C
+    /// string would cut the value short).
+    private static func headerBytes(of headers: HTTPHeaders) -> Int? {
+        var bytes = 0
         for (name, value) in headers {
-            if Self.holdsNUL(name) || Self.holdsNUL(value) { return false }
+            if holdsNUL(name) || holdsNUL(value) { return nil }
             bytes += name.utf8.count + value.utf8.count + 4
         }
+        return bytes
+    }
+
+    /// Whether an answer whose fields take `headerBytes` fits in the connection's memory, which
+    /// still holds the request head and its fields (an estimate of 64 bytes per field and query
+    /// parameter, 1 KiB for the status line, `Date`, `Content-Length` and `Connection`).
+    private func fits(_ headerBytes: Int, on connection: OpaquePointer, for exchange: Exchange) -> Bool {
+        var target = exchange.target
+        let parameters = target.withUTF8 { $0.count(where: { $0 == UInt8(ascii: "&") }) }
+        let bytes = 1024 + sectional_mhd_head_size(connection) + 64 * (exchange.headers.count + 1 + parameters) + headerBytes
         return bytes <= configuration.connectionMemoryBytes
     }
 
@@ -318,21 +357,23 @@ public final class Server: @unchecked Sendable {
         return text.withUTF8 { $0.isEmpty ? false : memchr($0.baseAddress!, 0, $0.count) != nil }
     }
 
-    /// The request's header fields, names and values read with their lengths.
-    private static func headers(of connection: OpaquePointer) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(8)  // one allocation for a usual head, not one per doubling
-        withUnsafeMutablePointer(to: &headers) { target in
+    /// The request's header fields, names and values read with their lengths, and what the
+    /// framing rules need from them (read over the same bytes).
+    private static func headers(of connection: OpaquePointer) -> (HTTPHeaders, RequestFraming.Fields) {
+        var reading = (headers: HTTPHeaders(), fields: RequestFraming.Fields())
+        reading.headers.reserveCapacity(8)  // one allocation for a usual head, not one per doubling
+        withUnsafeMutablePointer(to: &reading) { target in
             _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, keySize, value, valueSize in
                 guard let cls, let key else { return MHD_Result.YES }
-                let headers = cls.assumingMemoryBound(to: HTTPHeaders.self)
-                let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
-                let text = value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? ""
-                headers.pointee.add(name, text)
+                let reading = cls.assumingMemoryBound(to: (headers: HTTPHeaders, fields: RequestFraming.Fields).self)
+                let name = UnsafeRawBufferPointer(start: key, count: keySize).assumingMemoryBound(to: UInt8.self)
+                let text = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize).assumingMemoryBound(to: UInt8.self)
+                reading.pointee.fields.read(name: name, value: text)
+                reading.pointee.headers.add(String(decoding: name, as: UTF8.self), String(decoding: text, as: UTF8.self))
                 return MHD_Result.YES
             }, target)
         }
-        return headers
+        return reading
     }
 
     fileprivate func libraryMessage(_ message: UnsafePointer<CChar>) {

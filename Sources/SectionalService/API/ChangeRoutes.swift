@@ -31,8 +31,10 @@ struct ChangeRoutes {
             update = context.lists.history(of: target.state)?.changes(since: since, upTo: current, limit: maxChanges)?
                 .batchUpdate(view: target.view, maxChanges: maxChanges)
         }
-        return target.state.restrict(jsonAnswer { w in
+        var response = jsonAnswer { w in
             ListSnapshot.writeChangesAnswer(update, list: target.name, from: since, to: current, into: &w)
-        })
+        }
+        target.state.restrict(&response)
+        return response
     }
 }

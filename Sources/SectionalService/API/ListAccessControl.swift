@@ -24,10 +24,11 @@ extension ServiceContext {
     func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
         try awaitMinVersion(request)
         let name = try request.name("list", kind: "list")
-        if let state = lists.list(name), state.definition.access == .public {
+        // The scope first: a per-user list has no state of its own to look up.
+        guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
+        if found == nil, let state = lists.list(name), state.definition.access == .public {
             return ReadableList(state: try served(state, request), viewOwner: nil)
         }
-        guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
         let caller = try authenticator.caller(request)
         let named = request.query("user")
         let owner: String?

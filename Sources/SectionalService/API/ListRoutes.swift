@@ -42,7 +42,9 @@ struct ListRoutes {
     /// otherwise runs `read` and tags its answer.
     private func read(_ request: Request, _ read: (Request, Target) throws -> Response) throws -> Response {
         let t = try target(request)
-        return t.state.restrict(try EntityTag.answer(request, tag: t.entityTag) { try read(request, t) })
+        var response = try EntityTag.answer(request, tag: t.entityTag) { try read(request, t) }
+        t.state.restrict(&response)
+        return response
     }
 
     /// Registers a list read on `template`.

@@ -35,7 +35,9 @@ struct ViewRoutes {
             let readable = try context.readableList(request)
             let id = request.parameter("view")
             guard let view = views.use(id, list: readable.state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(id) }
-            return readable.state.restrict(viewAnswer(view, status: .ok))
+            var response = viewAnswer(view, status: .ok)
+            readable.state.restrict(&response)
+            return response
         }
         router.delete("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)

@@ -10,10 +10,21 @@ public final class Metrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     static let buckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
-    struct RequestKey: Hashable {
-        let route: String
-        let method: String
-        let status: Int
+    /// What is counted of one route: its requests by method and status (a few pairs, searched
+    /// in order), and their latency. One look-up of the route per request: counting by a key
+    /// of route, method and status, and latency by route, hashed the route twice.
+    struct RouteStatistics {
+        var requests: [(method: String, status: Int, count: UInt64)] = []
+        var latency = Histogram()
+
+        mutating func record(method: String, status: Int, seconds: Double) {
+            latency.observe(seconds)
+            for i in requests.indices where requests[i].status == status && requests[i].method == method {
+                requests[i].count += 1
+                return
+            }
+            requests.append((method, status, 1))
+        }
     }
 
     struct Histogram {
@@ -29,8 +40,7 @@ public final class Metrics: Sendable {
     }
 
     private struct State {
-        var requests: [RequestKey: UInt64] = [:]
-        var latency: [String: Histogram] = [:]
+        var routes: [String: RouteStatistics] = [:]
         var storeWrites = Histogram()
         var partitionBuilds = Histogram()
         var duplicates: [String: UInt64] = [:]
@@ -55,8 +65,8 @@ public final class Metrics: Sendable {
         let method: String
         if case .other = request.method { method = "other" } else { method = request.method.rawValue }
         state.withLock { state in
-            state.requests[RequestKey(route: route, method: method, status: request.status.code), default: 0] += 1
-            state.latency[route, default: Histogram()].observe(request.durationSeconds)
+            state.routes[route, default: RouteStatistics()].record(method: method, status: request.status.code,
+                                                                  seconds: request.durationSeconds)
         }
     }
 
@@ -116,13 +126,16 @@ public final class Metrics: Sendable {
         var out = ""
         out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
         out += "# TYPE sectional_http_requests_total counter\n"
-        for (key, count) in snapshot.requests.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-            out += "sectional_http_requests_total{route=\(label(key.route)),method=\(label(key.method)),status=\"\(key.status)\"} \(count)\n"
+        let routes = snapshot.routes.sorted { $0.key < $1.key }
+        for (route, statistics) in routes {
+            for (method, status, count) in statistics.requests.sorted(by: { ($0.method, $0.status) < ($1.method, $1.status) }) {
+                out += "sectional_http_requests_total{route=\(label(route)),method=\(label(method)),status=\"\(status)\"} \(count)\n"
+            }
         }
         out += "# HELP sectional_http_request_duration_seconds Time from request line to answer sent, by route template.\n"
         out += "# TYPE sectional_http_request_duration_seconds histogram\n"
-        for (route, histogram) in snapshot.latency.sorted(by: { $0.key < $1.key }) {
-            out += histogramLines("sectional_http_request_duration_seconds", "route=\(label(route))", histogram)
+        for (route, statistics) in routes {
+            out += histogramLines("sectional_http_request_duration_seconds", "route=\(label(route))", statistics.latency)
         }
         out += "# HELP sectional_store_write_seconds Time to commit a write durably.\n"
         out += "# TYPE sectional_store_write_seconds histogram\n"

@@ -43,20 +43,22 @@ final class AnswerCache: Sendable {
         /// `pageSize` (``linkPageSize``), with no search or filter parameters; nil otherwise.
         var link: String? = nil
         var linkPageSize: String? = nil
-        /// Its gzip form, made for the first request that accepts gzip. Not counted in the
-        /// budget: kept only when smaller than the body, so at most as many bytes again.
-        let gzip: GzipMemo
+        /// Its gzip form, made for the first request that accepts gzip, and the libmicrohttpd
+        /// responses built for it. Not counted in the budget: the gzip form is kept only when
+        /// smaller than the body, so at most as many bytes again, and each kept response holds
+        /// only a copy of its few header fields.
+        let memo: ResponseMemo
 
         init(body: [UInt8], nextPageToken: String? = nil) {
             self.body = body
             self.nextPageToken = nextPageToken
-            gzip = GzipMemo(body)
+            memo = ResponseMemo(body)
         }
 
-        /// The answer as a JSON response whose gzip form is made once.
+        /// The answer as a JSON response whose gzip form and libmicrohttpd response are made once.
         var response: Response {
             var response = Response.json(body)
-            response.gzipMemo = gzip
+            response.memo = memo
             return response
         }
 

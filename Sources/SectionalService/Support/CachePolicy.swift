@@ -22,14 +22,13 @@ extension ListState {
     /// Marks a list's answer with its language (`Content-Language`; `Vary: Accept-Language` for
     /// a list in several languages) and, for a list that needs a token, as one only the client's
     /// own cache may keep, which differs by `Authorization`.
-    func restrict(_ response: Response) -> Response {
-        var response = response
+    /// In place: a copy of the answer would copy its header fields on the first one added.
+    func restrict(_ response: inout Response) {
         // The answer's language; a list in several languages answers by `Accept-Language`.
         response.headers.add("Content-Language", definition.language)
         if definition.languages.count > 1 { response.headers.add("Vary", "Accept-Language") }
-        guard definition.access == .users else { return response }
+        guard definition.access == .users else { return }
         if !response.status.isError { response.headers.set("Cache-Control", "private, no-cache") }
         response.headers.add("Vary", "Authorization")
-        return response
     }
 }
