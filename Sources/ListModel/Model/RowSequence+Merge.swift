@@ -23,7 +23,7 @@ extension RowSequence {
         @inline(__always)
         func emit() {
             guard !cur.isEmpty else { return }
-            out.append(RowChunk(cur))
+            out.append(RowChunk.make(cur))
             cur = ContiguousArray()
             cur.reserveCapacity(RowSequence.buildChunk)
         }

@@ -1,50 +1,3 @@
-/// A run of consecutive rows of one section. Shared between snapshots; copied before change.
-final class RowChunk: @unchecked Sendable {
-    var rows: ContiguousArray<Row>
-    var tagTotal: Int
-    /// Row types present (a superset after removals), to skip chunks in type look-ups.
-    var types: [String]
-
-    init(_ rows: ContiguousArray<Row>) {
-        self.rows = rows
-        var t = 0
-        var types: [String] = []
-        rows.withUnsafeBufferPointer { b in
-            b.withMemoryRebound(to: Unmanaged<Row>.self) { um in
-                for u in um {
-                    u._withUnsafeGuaranteedRef { r in
-                        t += r.tagLength
-                        if !types.contains(r.type) { types.append(r.type) }
-                    }
-                }
-            }
-        }
-        tagTotal = t
-        self.types = types
-    }
-
-    /// A copy with its own rows buffer, sized to the rows plus one insert: sharing the buffer
-    /// would let the next insert copy it at the old buffer's capacity, which can ratchet up (see
-    /// ``ListSnapshot/recomputeStarts()``).
-    private init(copying c: RowChunk) {
-        var rows = ContiguousArray<Row>()
-        rows.reserveCapacity(c.rows.count + 1)
-        rows.append(contentsOf: c.rows)
-        self.rows = rows
-        tagTotal = c.tagTotal
-        types = c.types
-    }
-
-    func copy() -> RowChunk { RowChunk(copying: self) }
-
-    /// Lends the rows as unretained references to `body` (see ``RowsView``); the buffer is valid
-    /// only inside `body`.
-    @inline(__always)
-    fileprivate func withUnretainedRows<R>(_ body: (UnsafeBufferPointer<Unmanaged<Row>>) -> R) -> R {
-        rows.withUnsafeBufferPointer { $0.withMemoryRebound(to: Unmanaged<Row>.self, body) }
-    }
-}
-
 /// The chunk holding row `i` and the index of the chunk's first row, given `rowEnds[k]` = rows
 /// in chunks 0…k (binary search).
 @inline(__always)
@@ -202,7 +155,7 @@ struct RowsView {
 /// sums of row counts and tag lengths per chunk make index and tag look-ups binary searches.
 /// Chunks are unchanged after a snapshot is published (`RowChunk` instances are only mutated
 /// while uniquely referenced), which is what makes the `@unchecked Sendable` sound.
-struct RowSequence: Sendable {
+struct RowSequence: @unchecked Sendable {
     static let buildChunk = 96
     static let maxChunk = 192
 
@@ -219,7 +172,7 @@ struct RowSequence: Sendable {
         var start = 0
         while start < rows.count {
             let end = min(start + RowSequence.buildChunk, rows.count)
-            chunks.append(RowChunk(ContiguousArray(rows[start..<end])))
+            chunks.append(RowChunk.make(rows[start..<end]))
             start = end
         }
         recomputePrefixes(from: 0)
@@ -246,7 +199,7 @@ struct RowSequence: Sendable {
         var r = k > 0 ? rowEnds[k - 1] : 0
         var t = k > 0 ? tagEnds[k - 1] : 0
         for j in k..<chunks.count {
-            r += chunks[j].rows.count
+            r += chunks[j].count
             t += chunks[j].tagTotal
             rows.append(r)
             tags.append(t)
@@ -289,34 +242,39 @@ struct RowSequence: Sendable {
         withUnsafePointer(to: order) { order in withRowsView { $0.index(of: key, id, order: order) } }
     }
 
+    /// Makes chunk `k` uniquely referenced, copying it if a snapshot shares it (the copy has
+    /// room for one insert); with `room`, also makes sure it can take one more row (a unique
+    /// full chunk is copied at double the size, capped at ``maxChunk``, as an array would grow).
     @inline(__always)
-    private mutating func uniqueChunk(_ k: Int) {
-        if !isKnownUniquelyReferenced(&chunks[k]) { chunks[k] = chunks[k].copy() }
+    private mutating func uniqueChunk(_ k: Int, room: Bool = false) {
+        if !isKnownUniquelyReferenced(&chunks[k]) {
+            chunks[k] = chunks[k].copy()
+        } else if room && chunks[k].count == chunks[k].rowCapacity {
+            chunks[k] = chunks[k].copy(capacity: min(2 * chunks[k].count, RowSequence.maxChunk))
+        }
     }
 
     /// Inserts a row at its ordered position; returns its index.
     @discardableResult
     mutating func insert(_ row: Row, order: RowOrder) -> Int {
         if chunks.isEmpty {
-            chunks.append(RowChunk([row]))
+            chunks.append(RowChunk.make(CollectionOfOne(row)))
             recomputePrefixes(from: 0)
             return 0
         }
         let i = lowerBound(row.sortKey, row.id, order: order, strictly: false)
-        let (k, s) = i >= count ? (chunks.count - 1, count - chunks[chunks.count - 1].rows.count) : chunkIndex(ofRow: i)
-        uniqueChunk(k)
-        let c = chunks[k]
-        c.rows.insert(row, at: i - s)
-        c.tagTotal += row.tagLength
-        if !c.types.contains(row.type) { c.types.append(row.type) }
-        if c.rows.count > RowSequence.maxChunk {
-            let half = c.rows.count / 2
-            let right = RowChunk(ContiguousArray(c.rows[half...]))
-            let left = RowChunk(ContiguousArray(c.rows[..<half]))
-            chunks[k] = left
-            chunks.insert(right, at: k + 1)
+        let (k, s) = i >= count ? (chunks.count - 1, count - chunks[chunks.count - 1].count) : chunkIndex(ofRow: i)
+        if chunks[k].count >= RowSequence.maxChunk {
+            // A full chunk and the new row become two new halves.
+            var rows = chunks[k].rows(0..<chunks[k].count)
+            rows.insert(row, at: i - s)
+            let half = rows.count / 2
+            chunks[k] = RowChunk.make(rows[..<half])
+            chunks.insert(RowChunk.make(rows[half...]), at: k + 1)
             recomputePrefixes(from: k)
         } else {
+            uniqueChunk(k, room: true)
+            chunks[k].insert(row, at: i - s)
             for j in k..<rowEnds.count {
                 rowEnds[j] += 1
                 tagEnds[j] += row.tagLength
@@ -329,11 +287,7 @@ struct RowSequence: Sendable {
     mutating func replace(at i: Int, with row: Row) {
         let (k, s) = chunkIndex(ofRow: i)
         uniqueChunk(k)
-        let c = chunks[k]
-        let delta = row.tagLength - c.rows[i - s].tagLength
-        c.rows[i - s] = row
-        c.tagTotal += delta
-        if !c.types.contains(row.type) { c.types.append(row.type) }
+        let delta = chunks[k].replace(at: i - s, with: row)
         if delta != 0 { for j in k..<tagEnds.count { tagEnds[j] += delta } }
     }
 
@@ -343,16 +297,15 @@ struct RowSequence: Sendable {
         let (k, s) = chunkIndex(ofRow: i)
         uniqueChunk(k)
         let c = chunks[k]
-        let row = c.rows.remove(at: i - s)
-        c.tagTotal -= row.tagLength
-        if c.rows.isEmpty {
+        let row = c.remove(at: i - s)
+        if c.count == 0 {
             chunks.remove(at: k)
             recomputePrefixes(from: k)
-        } else if c.rows.count < RowSequence.maxChunk / 8, k + 1 < chunks.count,
-                  c.rows.count + chunks[k + 1].rows.count <= RowSequence.buildChunk {
+        } else if c.count < RowSequence.maxChunk / 8, k + 1 < chunks.count,
+                  c.count + chunks[k + 1].count <= RowSequence.buildChunk {
             // Merge a small chunk with its right neighbour to keep the directory short.
-            let merged = RowChunk(c.rows + chunks[k + 1].rows)
-            chunks[k] = merged
+            let next = chunks[k + 1]
+            chunks[k] = RowChunk.make(c.rows(0..<c.count) + next.rows(0..<next.count))
             chunks.remove(at: k + 1)
             recomputePrefixes(from: k)
         } else {
@@ -369,9 +322,10 @@ struct RowSequence: Sendable {
         var start = 0
         for c in chunks {
             if c.types.contains(type) {
-                for (j, r) in c.rows.enumerated() where r.type == type { return start + j }
+                let j = c.withUnretainedRows { rows in rows.firstIndex { $0._withUnsafeGuaranteedRef { $0.type == type } } }
+                if let j { return start + j }
             }
-            start += c.rows.count
+            start += c.count
         }
         return nil
     }
