@@ -94,7 +94,7 @@ extension ListSnapshot {
             var inserted = e.inserted
             RowSorter.sort(&inserted, order: order)
             let (si, found) = sectionLowerBound(spec: e.spec, rawKey: e.rawKey)
-            if found && ListSnapshot.rowWise(edits: e.removed.count + inserted.count, chunks: sections[si].rows.chunks.count) {
+            if found && ListSnapshot.rowWise(edits: e.removed.count + inserted.count, chunks: sections[si].rows.chunkCount) {
                 // Sparse: row by row, in order (each touched chunk is copied once, then edited in place).
                 for r in e.removed {
                     if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order) { sections[si].rows.remove(at: i) }

@@ -9,13 +9,13 @@ extension RowSequence {
     /// replacement); otherwise all rows are distinct in `order`.
     mutating func merge(removing removed: [Int], inserting inserted: ContiguousArray<Row>, order: RowOrder) {
         if removed.isEmpty && inserted.isEmpty { return }
-        if chunks.isEmpty {
+        if entries.isEmpty {
             precondition(removed.isEmpty, "removal from an empty sequence")
             self = RowSequence(sorted: inserted)
             return
         }
         var out: [RowChunk] = []
-        out.reserveCapacity(chunks.count + inserted.count / RowSequence.buildChunk + 1)
+        out.reserveCapacity(entries.count + inserted.count / RowSequence.buildChunk + 1)
         // Rows of touched chunks are gathered in `cur`, cut into chunks of `buildChunk`.
         var cur = ContiguousArray<Row>()
         cur.reserveCapacity(RowSequence.buildChunk)
@@ -69,7 +69,7 @@ extension RowSequence {
                                     }
                                     emit()
                                 }
-                                out.append(chunks[k])
+                                out.append(entries[k].chunk)
                             } else {
                                 // Touch every row first with plain loads, which overlap their cache
                                 // misses; the retains below (atomic, one at a time) then hit the cache.

@@ -1,17 +1,33 @@
-/// The chunk holding row `i` and the index of the chunk's first row, given `rowEnds[k]` = rows
-/// in chunks 0…k (binary search).
-@inline(__always)
-func chunkIndex<Ends: RandomAccessCollection<Int>>(ofRow i: Int, rowEnds: Ends) -> (chunk: Int, start: Int) where Ends.Index == Int {
-    var lo = 0, hi = rowEnds.count - 1
-    while lo < hi {
-        let mid = (lo + hi) >> 1
-        if rowEnds[mid] > i { hi = mid } else { lo = mid + 1 }
-    }
-    return (lo, lo > 0 ? rowEnds[lo - 1] : 0)
+/// One chunk of a ``RowSequence``'s directory, with the prefix sums through it: one array of
+/// these rather than three (chunks, row ends, tag ends) makes lending the directory one loan,
+/// one retained buffer, and a write's copy of it one allocation.
+struct ChunkEntry {
+    var chunk: RowChunk
+    /// Rows in chunks 0…k (this one included).
+    var rowEnd: Int
+    /// Tags of chunks 0…k.
+    var tagEnd: Int
+
+    /// Where `chunk` lies in an entry, to read it unretained (see ``RowsView``); a constant the
+    /// optimizer folds.
+    @inline(__always)
+    fileprivate static var chunkOffset: Int { MemoryLayout<ChunkEntry>.offset(of: \.chunk)! }
 }
 
-/// A read-only view of a ``RowSequence``'s storage that holds no references: chunk and row
-/// references are `Unmanaged`, the prefix sums are plain pointers.
+/// The chunk holding row `i` and the index of the chunk's first row, given the directory
+/// (binary search over the row ends).
+@inline(__always)
+func chunkIndex<Entries: RandomAccessCollection<ChunkEntry>>(ofRow i: Int, entries: Entries) -> (chunk: Int, start: Int) where Entries.Index == Int {
+    var lo = 0, hi = entries.count - 1
+    while lo < hi {
+        let mid = (lo + hi) >> 1
+        if entries[mid].rowEnd > i { hi = mid } else { lo = mid + 1 }
+    }
+    return (lo, lo > 0 ? entries[lo - 1].rowEnd : 0)
+}
+
+/// A read-only view of a ``RowSequence``'s storage that holds no references: the directory is a
+/// plain pointer, chunk and row references are read from it as `Unmanaged`.
 ///
 /// Reading through it touches no reference count, so threads serving pages from one shared
 /// snapshot do not fight over the cache lines of its rows, chunks and arrays. A view is lent by
@@ -20,32 +36,41 @@ func chunkIndex<Ends: RandomAccessCollection<Int>>(ofRow i: Int, rowEnds: Ends) 
 /// Rows are lent the same way — ``withRow(at:_:)``, ``withRows(inChunk:_:)``,
 /// ``forEachSlice(from:count:_:)`` — as references borrowed for the duration of the call.
 struct RowsView {
-    private let chunks: UnsafeBufferPointer<Unmanaged<RowChunk>>
-    /// `rowEnds[k]` = rows in chunks 0…k.
-    private let rowEnds: UnsafeBufferPointer<Int>
-    /// `tagEnds[k]` = tags of chunks 0…k.
-    private let tagEnds: UnsafeBufferPointer<Int>
+    private let entries: UnsafeBufferPointer<ChunkEntry>
 
-    fileprivate init(chunks: UnsafeBufferPointer<Unmanaged<RowChunk>>, rowEnds: UnsafeBufferPointer<Int>, tagEnds: UnsafeBufferPointer<Int>) {
-        self.chunks = chunks
-        self.rowEnds = rowEnds
-        self.tagEnds = tagEnds
+    fileprivate init(entries: UnsafeBufferPointer<ChunkEntry>) {
+        self.entries = entries
     }
 
     /// Number of rows.
-    var count: Int { rowEnds.isEmpty ? 0 : rowEnds[rowEnds.count - 1] }
+    var count: Int { entries.isEmpty ? 0 : entries[entries.count - 1].rowEnd }
+
+    /// Number of tags.
+    private var tagCount: Int { entries.isEmpty ? 0 : entries[entries.count - 1].tagEnd }
 
     /// Number of chunks.
-    var chunkCount: Int { chunks.count }
+    var chunkCount: Int { entries.count }
+
+    /// Rows in chunks 0…k.
+    @inline(__always)
+    private func rowEnd(_ k: Int) -> Int { entries[k].rowEnd }
+
+    /// Tags of chunks 0…k.
+    @inline(__always)
+    private func tagEnd(_ k: Int) -> Int { entries[k].tagEnd }
 
     /// The chunk holding row `i` and the index of the chunk's first row.
     @inline(__always)
-    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, rowEnds: rowEnds) }
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, entries: entries) }
 
-    /// Lends chunk `k`'s rows, unretained, to `body` (valid only inside it).
+    /// Lends chunk `k`'s rows, unretained, to `body` (valid only inside it). The chunk reference
+    /// is loaded from the entry's memory as `Unmanaged` (the same layout): loaded as `RowChunk`
+    /// it would be retained.
     @inline(__always)
     func withRows<R>(inChunk k: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>) -> R) -> R {
-        chunks[k]._withUnsafeGuaranteedRef { $0.withUnretainedRows(body) }
+        assert(k >= 0 && k < entries.count, "chunk index out of range")
+        let chunk = UnsafeRawPointer(entries.baseAddress! + k).load(fromByteOffset: ChunkEntry.chunkOffset, as: Unmanaged<RowChunk>.self)
+        return chunk._withUnsafeGuaranteedRef { $0.withUnretainedRows(body) }
     }
 
     /// Lends row `i` (0 ≤ i < count) to `body`, borrowed: no reference count is touched.
@@ -58,9 +83,9 @@ struct RowsView {
     /// Tags used by rows before row `i`.
     @inline(__always)
     func tagOffset(ofRow i: Int) -> Int {
-        if i >= count { return tagEnds.isEmpty ? 0 : tagEnds[tagEnds.count - 1] }
+        if i >= count { return tagCount }
         let (k, s) = chunkIndex(ofRow: i)
-        var t = k > 0 ? tagEnds[k - 1] : 0
+        var t = k > 0 ? tagEnd(k - 1) : 0
         withRows(inChunk: k) { rows in
             for j in 0..<(i - s) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
         }
@@ -70,14 +95,14 @@ struct RowsView {
     /// The row whose tag range contains tag offset `t` (relative to the sequence), and its tag
     /// offset; `nil` when `t` is past the end. Length-0 rows are never returned.
     func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? {
-        guard t >= 0, !tagEnds.isEmpty, t < tagEnds[tagEnds.count - 1] else { return nil }
-        var lo = 0, hi = tagEnds.count - 1
+        guard t >= 0, t < tagCount else { return nil }
+        var lo = 0, hi = entries.count - 1
         while lo < hi {
             let mid = (lo + hi) >> 1
-            if tagEnds[mid] > t { hi = mid } else { lo = mid + 1 }
+            if tagEnd(mid) > t { hi = mid } else { lo = mid + 1 }
         }
-        var tag = lo > 0 ? tagEnds[lo - 1] : 0
-        var index = lo > 0 ? rowEnds[lo - 1] : 0
+        var tag = lo > 0 ? tagEnd(lo - 1) : 0
+        var index = lo > 0 ? rowEnd(lo - 1) : 0
         return withRows(inChunk: lo) { rows -> (index: Int, tagOffset: Int)? in
             for r in rows {
                 let length = r._withUnsafeGuaranteedRef { $0.tagLength }
@@ -100,12 +125,12 @@ struct RowsView {
             }
         }
         // First chunk whose last row is ≥ (or >) the key.
-        var lo = 0, hi = chunks.count
+        var lo = 0, hi = entries.count
         while lo < hi {
             let mid = (lo + hi) >> 1
             if withRows(inChunk: mid, { after($0[$0.count - 1]) }) { hi = mid } else { lo = mid + 1 }
         }
-        if lo == chunks.count { return count }
+        if lo == entries.count { return count }
         let a = withRows(inChunk: lo) { rows in
             var a = 0, b = rows.count
             while a < b {
@@ -114,7 +139,7 @@ struct RowsView {
             }
             return a
         }
-        return (lo > 0 ? rowEnds[lo - 1] : 0) + a
+        return (lo > 0 ? rowEnd(lo - 1) : 0) + a
     }
 
     /// Index of the row with this key and id, if present.
@@ -152,80 +177,77 @@ struct RowsView {
 ///
 /// Rows sit in chunks of at most ``maxChunk``; the chunk directory is a copy-on-write array, so
 /// changing one row of a snapshot copies the directory and one chunk, never all rows. Prefix
-/// sums of row counts and tag lengths per chunk make index and tag look-ups binary searches.
-/// Chunks are unchanged after a snapshot is published (`RowChunk` instances are only mutated
-/// while uniquely referenced), which is what makes the `@unchecked Sendable` sound.
+/// sums of row counts and tag lengths per chunk (in the directory's entries) make index and tag
+/// look-ups binary searches. Chunks are unchanged after a snapshot is published (`RowChunk`
+/// instances are only mutated while uniquely referenced), which is what makes the
+/// `@unchecked Sendable` sound.
 struct RowSequence: @unchecked Sendable {
     static let buildChunk = 96
     static let maxChunk = 192
 
-    private(set) var chunks: [RowChunk] = []
-    /// `rowEnds[k]` = rows in chunks 0…k.
-    private(set) var rowEnds: [Int] = []
-    /// `tagEnds[k]` = tags of chunks 0…k.
-    private(set) var tagEnds: [Int] = []
+    /// The chunks in order, each with the prefix sums through it.
+    private(set) var entries: [ChunkEntry] = []
 
     init() {}
 
     /// A sequence of rows already in order.
     init(sorted rows: ContiguousArray<Row>) {
+        var chunks: [RowChunk] = []
         var start = 0
         while start < rows.count {
             let end = min(start + RowSequence.buildChunk, rows.count)
             chunks.append(RowChunk.make(rows[start..<end]))
             start = end
         }
-        recomputePrefixes(from: 0)
+        replaceChunks(chunks)
     }
 
-    var count: Int { rowEnds.last ?? 0 }
-    var tagCount: Int { tagEnds.last ?? 0 }
-    var isEmpty: Bool { chunks.isEmpty }
+    var count: Int { entries.last?.rowEnd ?? 0 }
+    var tagCount: Int { entries.last?.tagEnd ?? 0 }
+    var isEmpty: Bool { entries.isEmpty }
+    /// Number of chunks.
+    var chunkCount: Int { entries.count }
 
     /// Replaces the whole chunk directory (see ``merge(removing:inserting:order:)``).
     mutating func replaceChunks(_ new: [RowChunk]) {
-        chunks = new
-        recomputePrefixes(from: 0)
+        replaceChunks(0..<entries.count, with: new)
     }
 
-    private mutating func recomputePrefixes(from k: Int) {
-        // New arrays sized to the directory (see ``ListSnapshot/recomputeStarts()``: trimming a
-        // shared array in place would inherit, and ratchet, its capacity).
-        var rows = [Int](), tags = [Int]()
-        rows.reserveCapacity(chunks.count)
-        tags.reserveCapacity(chunks.count)
-        rows.append(contentsOf: rowEnds[..<k])
-        tags.append(contentsOf: tagEnds[..<k])
-        var r = k > 0 ? rowEnds[k - 1] : 0
-        var t = k > 0 ? tagEnds[k - 1] : 0
-        for j in k..<chunks.count {
-            r += chunks[j].count
-            t += chunks[j].tagTotal
-            rows.append(r)
-            tags.append(t)
+    /// Replaces chunks `range` by `new` and recomputes the prefix sums after them, into a new
+    /// directory sized to its entries (see ``ListSnapshot/recomputeStarts()``: changing a shared
+    /// array in place would inherit, and ratchet, its capacity).
+    private mutating func replaceChunks(_ range: Range<Int>, with new: [RowChunk]) {
+        var out: [ChunkEntry] = []
+        out.reserveCapacity(entries.count - range.count + new.count)
+        out.append(contentsOf: entries[..<range.lowerBound])
+        var r = out.last?.rowEnd ?? 0
+        var t = out.last?.tagEnd ?? 0
+        @inline(__always)
+        func append(_ c: RowChunk) {
+            r += c.count
+            t += c.tagTotal
+            out.append(ChunkEntry(chunk: c, rowEnd: r, tagEnd: t))
         }
-        rowEnds = rows
-        tagEnds = tags
+        for c in new { append(c) }
+        for e in entries[range.upperBound...] { append(e.chunk) }
+        entries = out
     }
 
     /// The chunk holding row `i` and the index of the chunk's first row.
     @inline(__always)
-    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, rowEnds: rowEnds) }
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) { ListModel.chunkIndex(ofRow: i, entries: entries) }
 
     /// Tags used by rows before row `i`.
     func tagOffset(ofRow i: Int) -> Int { withRowsView { $0.tagOffset(ofRow: i) } }
 
     /// Lends the storage to `body` as a reference-free view, valid only inside `body` (see
-    /// ``RowsView``). The one way to read rows unretained.
+    /// ``RowsView``). The one way to read rows unretained. Costs one retain and release, of the
+    /// directory's buffer (the compiler cannot prove `body` leaves the sequence alone); chunks
+    /// and rows are then read without any: chunks from the directory as `Unmanaged`, rows from
+    /// the chunk itself (see ``RowChunk``).
     @inline(__always)
     func withRowsView<R>(_ body: (RowsView) -> R) -> R {
-        chunks.withUnsafeBufferPointer { c in
-            c.withMemoryRebound(to: Unmanaged<RowChunk>.self) { c in
-                rowEnds.withUnsafeBufferPointer { r in
-                    tagEnds.withUnsafeBufferPointer { t in body(RowsView(chunks: c, rowEnds: r, tagEnds: t)) }
-                }
-            }
-        }
+        entries.withUnsafeBufferPointer { body(RowsView(entries: $0)) }
     }
 
     /// The row whose tag range contains tag offset `t` (relative to the section), and its
@@ -247,37 +269,35 @@ struct RowSequence: @unchecked Sendable {
     /// full chunk is copied at double the size, capped at ``maxChunk``, as an array would grow).
     @inline(__always)
     private mutating func uniqueChunk(_ k: Int, room: Bool = false) {
-        if !isKnownUniquelyReferenced(&chunks[k]) {
-            chunks[k] = chunks[k].copy()
-        } else if room && chunks[k].count == chunks[k].rowCapacity {
-            chunks[k] = chunks[k].copy(capacity: min(2 * chunks[k].count, RowSequence.maxChunk))
+        if !isKnownUniquelyReferenced(&entries[k].chunk) {
+            entries[k].chunk = entries[k].chunk.copy()
+        } else if room && entries[k].chunk.count == entries[k].chunk.rowCapacity {
+            entries[k].chunk = entries[k].chunk.copy(capacity: min(2 * entries[k].chunk.count, RowSequence.maxChunk))
         }
     }
 
     /// Inserts a row at its ordered position; returns its index.
     @discardableResult
     mutating func insert(_ row: Row, order: RowOrder) -> Int {
-        if chunks.isEmpty {
-            chunks.append(RowChunk.make(CollectionOfOne(row)))
-            recomputePrefixes(from: 0)
+        if entries.isEmpty {
+            replaceChunks([RowChunk.make(CollectionOfOne(row))])
             return 0
         }
         let i = lowerBound(row.sortKey, row.id, order: order, strictly: false)
-        let (k, s) = i >= count ? (chunks.count - 1, count - chunks[chunks.count - 1].count) : chunkIndex(ofRow: i)
-        if chunks[k].count >= RowSequence.maxChunk {
+        let (k, s) = i >= count ? (entries.count - 1, count - entries[entries.count - 1].chunk.count) : chunkIndex(ofRow: i)
+        let full = entries[k].chunk
+        if full.count >= RowSequence.maxChunk {
             // A full chunk and the new row become two new halves.
-            var rows = chunks[k].rows(0..<chunks[k].count)
+            var rows = full.rows(0..<full.count)
             rows.insert(row, at: i - s)
             let half = rows.count / 2
-            chunks[k] = RowChunk.make(rows[..<half])
-            chunks.insert(RowChunk.make(rows[half...]), at: k + 1)
-            recomputePrefixes(from: k)
+            replaceChunks(k..<(k + 1), with: [RowChunk.make(rows[..<half]), RowChunk.make(rows[half...])])
         } else {
             uniqueChunk(k, room: true)
-            chunks[k].insert(row, at: i - s)
-            for j in k..<rowEnds.count {
-                rowEnds[j] += 1
-                tagEnds[j] += row.tagLength
+            entries[k].chunk.insert(row, at: i - s)
+            for j in k..<entries.count {
+                entries[j].rowEnd += 1
+                entries[j].tagEnd += row.tagLength
             }
         }
         return i
@@ -287,8 +307,8 @@ struct RowSequence: @unchecked Sendable {
     mutating func replace(at i: Int, with row: Row) {
         let (k, s) = chunkIndex(ofRow: i)
         uniqueChunk(k)
-        let delta = chunks[k].replace(at: i - s, with: row)
-        if delta != 0 { for j in k..<tagEnds.count { tagEnds[j] += delta } }
+        let delta = entries[k].chunk.replace(at: i - s, with: row)
+        if delta != 0 { for j in k..<entries.count { entries[j].tagEnd += delta } }
     }
 
     /// Removes row `i`; returns it.
@@ -296,22 +316,19 @@ struct RowSequence: @unchecked Sendable {
     mutating func remove(at i: Int) -> Row {
         let (k, s) = chunkIndex(ofRow: i)
         uniqueChunk(k)
-        let c = chunks[k]
+        let c = entries[k].chunk
         let row = c.remove(at: i - s)
         if c.count == 0 {
-            chunks.remove(at: k)
-            recomputePrefixes(from: k)
-        } else if c.count < RowSequence.maxChunk / 8, k + 1 < chunks.count,
-                  c.count + chunks[k + 1].count <= RowSequence.buildChunk {
+            replaceChunks(k..<(k + 1), with: [])
+        } else if c.count < RowSequence.maxChunk / 8, k + 1 < entries.count,
+                  c.count + entries[k + 1].chunk.count <= RowSequence.buildChunk {
             // Merge a small chunk with its right neighbour to keep the directory short.
-            let next = chunks[k + 1]
-            chunks[k] = RowChunk.make(c.rows(0..<c.count) + next.rows(0..<next.count))
-            chunks.remove(at: k + 1)
-            recomputePrefixes(from: k)
+            let next = entries[k + 1].chunk
+            replaceChunks(k..<(k + 2), with: [RowChunk.make(c.rows(0..<c.count) + next.rows(0..<next.count))])
         } else {
-            for j in k..<rowEnds.count {
-                rowEnds[j] -= 1
-                tagEnds[j] -= row.tagLength
+            for j in k..<entries.count {
+                entries[j].rowEnd -= 1
+                entries[j].tagEnd -= row.tagLength
             }
         }
         return row
@@ -320,7 +337,8 @@ struct RowSequence: @unchecked Sendable {
     /// The first row index whose type is `type`.
     func firstIndex(ofType type: String) -> Int? {
         var start = 0
-        for c in chunks {
+        for e in entries {
+            let c = e.chunk
             if c.types.contains(type) {
                 let j = c.withUnretainedRows { rows in rows.firstIndex { $0._withUnsafeGuaranteedRef { $0.type == type } } }
                 if let j { return start + j }
