@@ -28,6 +28,20 @@ wrk_figures() {
 # The same for the standard load: 32 connections for $seconds (default 10).
 measure() { wrk_figures -c32 -d"${seconds:-10}s" "$@"; }
 
+# The CPU time (user + system, in clock ticks) process PID has used.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# `measure` with the rest of the arguments, and the CPU time process PID (the server) spent per
+# request over the run: "req/s p50_ms p99_ms cpu_us_per_request".
+measure_cpu() {
+  local pid=$1 ticks figures
+  shift
+  ticks=$(cpu_ticks "$pid")
+  figures=$(measure "$@")
+  ticks=$(( $(cpu_ticks "$pid") - ticks ))
+  echo "$figures $(python3 -c "print(f'{$ticks * 1e6 / $(getconf CLK_TCK) / max(${figures%% *} * ${seconds:-10}, 1):.2f}')")"
+}
+
 # A scratch folder for the run (`$work`) and the processes it starts (`pids`): on exit each of
 # them is stopped and the folder removed. NAME names the folder.
 begin_run() {

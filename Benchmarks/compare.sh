@@ -102,8 +102,6 @@ compare() {
   results+=("$name	${best_of[base]}	${best_of[head]}	$(median ${cpu_of[base]})	$(median ${cpu_of[head]})")
 }
 
-# The CPU time (user + system, in clock ticks) process PID has used.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 # The median of the numbers given.
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

@@ -5,7 +5,8 @@
 #   - cold partition: the first page of a partition read for the first time (p50/p99, wrk -t1 -c1,
 #     each partition once: Benchmarks/wrk/cold-users.lua);
 #   - warm partition: the first page of up to 100 resident partitions under wrk -t1 -c32, against the C
-#     baseline (Benchmarks/bin/mhd-fixed) answering the same bytes in the same run;
+#     baseline (Benchmarks/bin/mhd-fixed) answering the same bytes to the same requests in the same run
+#     (and, for reference, to one fixed request without a token);
 #   - one write into a resident partition (PUT with the service token, durable): p50/p99 under
 #     wrk -t1 -c1 (Benchmarks/wrk/peruser-writes.lua), as bench.sh measures a single durable upsert
 #     (the partitions written are read first, so they are resident when the budget holds them);
@@ -76,11 +77,15 @@ read -r cold_done cold_p50 cold_p99 < <(awk '
 warm_users=$(( budget / 2 / (records / users) )); [ "$warm_users" -gt 100 ] && warm_users=100; [ "$warm_users" -lt 1 ] && warm_users=1
 echo "== warm partitions: first page of $warm_users resident partitions (wrk -t1 -c32 -d${seconds}s) vs C" >&2
 bytes=$(python3 Benchmarks/peruser.py warm "$base" "$users" "$warm_users" "$work/warm.txt")
-read -r warm_rps warm_p50 warm_p99 < <(measure -s Benchmarks/wrk/users.lua "$base" -- "$work/warm.txt")
+read -r warm_rps warm_p50 warm_p99 warm_cpu < <(measure_cpu "$pid" -s Benchmarks/wrk/users.lua "$base" -- "$work/warm.txt")
 head -c "$bytes" /dev/zero | tr '\0' 'x' > "$work/body"
 Benchmarks/bin/mhd-fixed $port_c "$bytes" "$work/body" & cpid=$!; pids+=($cpid)
 wait_ready "http://127.0.0.1:$port_c/" "$cpid"
-read -r c_rps c_p50 c_p99 < <(measure "http://127.0.0.1:$port_c/")
+# The C server gets the very requests Sectional got (the same script: paths, tokens, the client's
+# cost of making each request), so only the servers differ; and, for reference, one fixed request
+# without a token (wrk's cheapest client, which let C answer more than its share of the 2 cores).
+read -r c_rps c_p50 c_p99 c_cpu < <(measure_cpu "$cpid" -s Benchmarks/wrk/users.lua "http://127.0.0.1:$port_c" -- "$work/warm.txt")
+read -r c_plain_rps _ _ c_plain_cpu < <(measure_cpu "$cpid" "http://127.0.0.1:$port_c/")
 kill "$cpid"; wait "$cpid" 2>/dev/null || true
 
 echo "== one write into a resident partition (wrk -t1 -c1 -d${seconds}s)" >&2
@@ -93,6 +98,7 @@ read -r rss_peak rss_end sweep_s < <(python3 Benchmarks/peruser.py sweep "$base"
 partitions=$(curl -s "$base/metrics" | grep -E '^sectional_partition' | grep -v _bucket | tr '\n' ';' || true)
 
 ratio=$(python3 -c "print(f'{$warm_rps / max($c_rps, 1):.2f}')")
+plain_ratio=$(python3 -c "print(f'{$warm_rps / max($c_plain_rps, 1):.2f}')")
 cat <<TABLE
 Per-user lists — $records records over $users users ($((records / users)) each); scopes.maxResidentRows $budget; release build; $(nproc) cores; $(date -u +%Y-%m-%d)
 
@@ -101,8 +107,9 @@ Per-user lists — $records records over $users users ($((records / users)) each
 | load through POST …/batch | ${load} |
 | restart to /readyz 200 (no partition resident) | ${start_ms} ms, RSS ${rss_start} MiB |
 | cold partition, first page (50 rows), $cold_reads partitions, wrk -c1 | p50 ${cold_p50} ms, p99 ${cold_p99} ms |
-| warm partition, first page ($bytes bytes), $warm_users partitions, wrk -c32 | ${warm_rps} req/s (p50 ${warm_p50} ms, p99 ${warm_p99} ms) |
-| C baseline, same bytes, same run | ${c_rps} req/s; warm / C = ${ratio} |
+| warm partition, first page ($bytes bytes), $warm_users partitions, wrk -c32 | ${warm_rps} req/s (p50 ${warm_p50} ms, p99 ${warm_p99} ms); server CPU ${warm_cpu} µs/request |
+| C baseline, same bytes, same requests, same run | ${c_rps} req/s; warm / C = ${ratio}; server CPU ${c_cpu} µs/request |
+| C baseline, same bytes, one fixed request without a token | ${c_plain_rps} req/s; warm / C = ${plain_ratio}; server CPU ${c_plain_cpu} µs/request |
 | one write into a resident partition (durable PUT, wrk -c1) | p50 ${write_p50} ms, p99 ${write_p99} ms |
 | all $users partitions read in turn (${sweep_s} s) | peak RSS ${rss_peak} MiB, at the end ${rss_end} MiB |
 

@@ -16,20 +16,22 @@ extension RowSequence {
         }
         var out: [RowChunk] = []
         out.reserveCapacity(entries.count + inserted.count / RowSequence.buildChunk + 1)
-        // Rows of touched chunks are gathered in `cur`, cut into chunks of `buildChunk`.
-        var cur = ContiguousArray<Row>()
-        cur.reserveCapacity(RowSequence.buildChunk)
+        // Rows of touched chunks are appended to `cur`, a chunk of `buildChunk` slots, in place
+        // (it is this function's alone), and it joins `out` when full: gathering them in an array
+        // first and copying that into a chunk retained and released every row once more, which
+        // took batch import from 160,000 to 104,000 records/s (`sectional-bench batch`).
+        func fresh() -> RowChunk { RowChunk.make(EmptyCollection<Row>(), capacity: RowSequence.buildChunk) }
+        var cur = fresh()
 
         @inline(__always)
         func emit() {
-            guard !cur.isEmpty else { return }
-            out.append(RowChunk.make(cur))
-            cur = ContiguousArray()
-            cur.reserveCapacity(RowSequence.buildChunk)
+            guard cur.count > 0 else { return }
+            out.append(cur)
+            cur = fresh()
         }
         @inline(__always)
         func push(_ r: Unmanaged<Row>) {
-            cur.append(r.takeUnretainedValue())
+            cur.insert(r.takeUnretainedValue(), at: cur.count)
             if cur.count == RowSequence.buildChunk { emit() }
         }
         // Rows are read unretained (the chunks and `inserted` hold them throughout); a row is
@@ -60,9 +62,11 @@ extension RowSequence {
                             while rEnd < removed.count && removed[rEnd] < end { rEnd += 1 }
                             if iEnd == ii && rEnd == ri {
                                 // Untouched: shared, after the gathered rows (which absorb it when few).
-                                if !cur.isEmpty {
+                                if cur.count > 0 {
                                     if cur.count < RowSequence.maxChunk / 8 && cur.count + n <= RowSequence.maxChunk {
-                                        for r in rows { cur.append(r.takeUnretainedValue()) }
+                                        // A few gathered rows: copied into room for both (cheap).
+                                        if cur.count + n > cur.rowCapacity { cur = cur.copy(capacity: cur.count + n) }
+                                        for r in rows { cur.insert(r.takeUnretainedValue(), at: cur.count) }
                                         emit()
                                         start = end
                                         return

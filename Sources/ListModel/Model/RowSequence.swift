@@ -266,13 +266,14 @@ struct RowSequence: @unchecked Sendable {
 
     /// Makes chunk `k` uniquely referenced, copying it if a snapshot shares it (the copy has
     /// room for one insert); with `room`, also makes sure it can take one more row (a unique
-    /// full chunk is copied at double the size, capped at ``maxChunk``, as an array would grow).
+    /// full chunk moves its rows into one of double the size, capped at ``maxChunk``, as an array
+    /// would grow).
     @inline(__always)
     private mutating func uniqueChunk(_ k: Int, room: Bool = false) {
         if !isKnownUniquelyReferenced(&entries[k].chunk) {
             entries[k].chunk = entries[k].chunk.copy()
         } else if room && entries[k].chunk.count == entries[k].chunk.rowCapacity {
-            entries[k].chunk = entries[k].chunk.copy(capacity: min(2 * entries[k].chunk.count, RowSequence.maxChunk))
+            entries[k].chunk = entries[k].chunk.moved(capacity: min(2 * entries[k].chunk.count, RowSequence.maxChunk))
         }
     }
 
