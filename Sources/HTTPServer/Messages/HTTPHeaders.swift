@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// HTTP header fields in arrival order, looked up without regard to case (RFC 9110 §5.1).
 public struct HTTPHeaders: Sendable, Sequence, Equatable {
     private var fields: [(name: String, value: String)] = []
@@ -33,9 +37,18 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     /// Makes room for `count` fields, so building an answer's few headers reallocates once.
     public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
 
-    /// The same fields in the same order, names and values byte for byte.
+    /// The same fields in the same order, names and values byte for byte (not `String`'s `==`,
+    /// which also equates canonically equivalent spellings: a ``ResponseMemo`` must not send
+    /// one spelling's bytes for the other).
     public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
-        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { sameBytes($0.name, $1.name) && sameBytes($0.value, $1.value) }
+    }
+
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0) }
+        }
     }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {

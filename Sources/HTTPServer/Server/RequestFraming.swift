@@ -121,8 +121,9 @@ enum RequestFraming {
         HTTPError(.badRequest, "invalid-request", detail: detail)
     }
 
-    /// Whether a token's `bytes` spell `name` (ASCII letters in any case; other bytes exactly,
-    /// since no two token bytes differ only in bit 0x20 but letters).
+    /// Whether a token's `bytes` spell `name`, a name of letters and `-` (letters in any case):
+    /// bytes are compared with bit 0x20 set, which only a letter's other case (or, for `-`, CR,
+    /// which is no token byte) shares.
     private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
         guard bytes.count == name.utf8CodeUnitCount else { return false }
         let expected = name.utf8Start
