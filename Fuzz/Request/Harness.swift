@@ -26,7 +26,13 @@ public func fuzzRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         headers.add(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingSpaces)
     }
 
-    if let problem = RequestFraming.problem(method: HTTPMethod(method), version: version, target: target, headers: headers) {
+    // The fields' bytes read as the server reads them from libmicrohttpd.
+    var fields = RequestFraming.Fields()
+    for (name, value) in headers {
+        var name = name, value = value
+        name.withUTF8 { name in value.withUTF8 { fields.read(name: name, value: $0) } }
+    }
+    if let problem = fields.problem(method: HTTPMethod(method), isHTTP10: version == "HTTP/1.0", target: target) {
         precondition(problem.status.code >= 400 && problem.status.code < 600, "a refusal with status \(problem.status)")
         return 0
     }
@@ -56,7 +62,7 @@ private let router: Router = {
     var router = Router()
     for template in ["/v1/lists", "/v1/lists/{list}", "/v1/lists/{list}/rows", "/v1/lists/{list}/sections/{index}/rows",
                      "/v1/lists/{list}/views/{view}/sections/{index}", "/v1/collections/{c}/records/{id}", "/healthz"] {
-        router.get(template) { request in Response(body: Array(request.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&").utf8)) }
+        router.get(template) { request in Response(body: Array(request.parameters.map { "\($0.name)=\($0.value)" }.joined(separator: "&").utf8)) }
         router.put(template) { _ in throw HTTPError(.badRequest, "invalid-request", detail: "refused") }
     }
     return router
