@@ -38,11 +38,11 @@ enum RequestFraming {
                 malformed = invalid("The header field \(String(decoding: name, as: UTF8.self)) holds a CR or NUL byte.")
                 return
             }
-            if equalsIgnoringCase(name, "Host") {
+            if WeightedList.equalsIgnoringCase(name, name.indices, "Host") {
                 hosts += 1
-            } else if equalsIgnoringCase(name, "Content-Length") {
+            } else if WeightedList.equalsIgnoringCase(name, name.indices, "Content-Length") {
                 lengths.append(String(decoding: value, as: UTF8.self))
-            } else if equalsIgnoringCase(name, "Transfer-Encoding") {
+            } else if WeightedList.equalsIgnoringCase(name, name.indices, "Transfer-Encoding") {
                 encodingFields += 1
                 let text = String(decoding: value, as: UTF8.self)
                 if encodingFields == 1 { plainChunked = text.caseInsensitiveEquals("chunked") }
@@ -119,16 +119,6 @@ enum RequestFraming {
 
     private static func invalid(_ detail: String) -> HTTPError {
         HTTPError(.badRequest, "invalid-request", detail: detail)
-    }
-
-    /// Whether a token's `bytes` spell `name`, a name of letters and `-` (letters in any case):
-    /// bytes are compared with bit 0x20 set, which only a letter's other case (or, for `-`, CR,
-    /// which is no token byte) shares.
-    private static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        let expected = name.utf8Start
-        for i in 0..<bytes.count where bytes[i] | 0x20 != expected[i] | 0x20 { return false }
-        return true
     }
 
     /// `tchar` of RFC 9110 §5.6.2.

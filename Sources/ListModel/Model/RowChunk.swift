@@ -26,8 +26,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     static func make<C: Collection<Row>>(_ rows: C, capacity: Int? = nil) -> RowChunk {
         let n = rows.count
         let cap = max(capacity ?? n, n, 1)
-        let chunk = unsafeDowncast(create(minimumCapacity: cap) { _ in Header(count: 0, capacity: cap, tagTotal: 0, types: []) },
-                                   to: RowChunk.self)
+        let chunk = empty(capacity: cap)
         chunk.withUnsafeMutablePointers { h, e in
             let (_, copied) = UnsafeMutableBufferPointer(start: e, count: n).initialize(from: rows)
             precondition(copied == n, "collection shorter than its count")
@@ -64,38 +63,43 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     /// ``RowSequence``), and sizing it to the original's capacity would let capacity ratchet up
     /// copy after copy (see ``ListSnapshot/recomputeStarts()``). Retains every row; tag total and
     /// types are copied, not recomputed.
-    func copy(capacity: Int? = nil) -> RowChunk {
-        let h = header
-        let cap = max(capacity ?? h.count + 1, h.count, 1)
-        let chunk = unsafeDowncast(RowChunk.create(minimumCapacity: cap) { _ in Header(count: 0, capacity: cap, tagTotal: 0, types: []) },
-                                   to: RowChunk.self)
-        withUnsafeMutablePointerToElements { src in
-            chunk.withUnsafeMutablePointers { ch, e in
-                e.initialize(from: src, count: h.count)
-                ch.pointee = Header(count: h.count, capacity: cap, tagTotal: h.tagTotal, types: h.types)
-            }
-        }
-        return chunk
-    }
+    func copy(capacity: Int? = nil) -> RowChunk { relocated(capacity: capacity ?? count + 1, moving: false) }
 
     /// This chunk's rows moved into a new chunk with room for `capacity` rows, this one left
     /// empty: the rows change owner, none is retained or released (copying a full chunk to grow
-    /// it retained every row, and freeing the old one released them all again, which made row by
-    /// row inserts cost twice the base's: `sectional-bench batch`). Only for a chunk that is
-    /// uniquely referenced (the caller checks).
-    func moved(capacity: Int) -> RowChunk {
+    /// it retains every row, and freeing the old one releases them all again). Only for a chunk
+    /// that is uniquely referenced (the caller checks).
+    func moved(capacity: Int) -> RowChunk { relocated(capacity: capacity, moving: true) }
+
+    /// An empty chunk with room for `capacity` rows.
+    private static func empty(capacity: Int) -> RowChunk {
+        unsafeDowncast(create(minimumCapacity: capacity) { _ in Header(count: 0, capacity: capacity, tagTotal: 0, types: []) },
+                       to: RowChunk.self)
+    }
+
+    /// A new chunk with room for `capacity` rows (at least ``count``) holding this one's rows,
+    /// copied (each retained) or moved (this one left empty). Row by row rather than
+    /// `initialize(from:count:)`, which copies through the runtime's generic array copy, a
+    /// value-witness call per row.
+    private func relocated(capacity: Int, moving: Bool) -> RowChunk {
         let h = header
-        let cap = max(capacity, h.count, 1)
-        let chunk = unsafeDowncast(RowChunk.create(minimumCapacity: cap) { _ in Header(count: 0, capacity: cap, tagTotal: 0, types: []) },
-                                   to: RowChunk.self)
-        withUnsafeMutablePointerToElements { src in
-            chunk.withUnsafeMutablePointers { ch, e in
-                e.moveInitialize(from: src, count: h.count)
-                ch.pointee = Header(count: h.count, capacity: cap, tagTotal: h.tagTotal, types: h.types)
+        let chunk = RowChunk.empty(capacity: max(capacity, h.count, 1))
+        withUnsafeMutablePointerToElements { source in
+            chunk.withUnsafeMutablePointers { target, rows in
+                if moving {
+                    rows.moveInitialize(from: source, count: h.count)
+                } else {
+                    for i in 0..<h.count { (rows + i).initialize(to: source[i]) }
+                }
+                target.pointee.count = h.count
+                target.pointee.tagTotal = h.tagTotal
+                target.pointee.types = h.types
             }
         }
-        header.count = 0
-        header.tagTotal = 0
+        if moving {
+            header.count = 0
+            header.tagTotal = 0
+        }
         return chunk
     }
 
