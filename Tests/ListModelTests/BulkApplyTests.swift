@@ -105,6 +105,34 @@ final class BulkApplyTests: XCTestCase {
         }
     }
 
+    /// A search that starts from a row at or before its answer (as a batch's sorted inserts do)
+    /// finds what a search from the first row finds: every start, both strictnesses, keys
+    /// before, between, on and after the rows, across many chunks.
+    func testSearchFromAnEarlierRowFindsWhatASearchFromTheStartFinds() {
+        let d = definition(#"{"sections":[{"source":"a","key":"k","sortBy":[{"field":"v"}],"row":{"title":"{v}"}}]}"#)
+        var rng = SplitMix64(seed: 5)
+        let stored: [JSONValue] = (0..<2_000).map { i in
+            ["id": .string("r\(i)"), "v": .int(Int64.random(in: 0..<400, using: &rng))]
+        }
+        let list = ListSnapshot.build(definition: d, records: ["a": stored])
+        let rows = list.sections[0].rows, order = list.definition.orders[0]
+        XCTAssertGreaterThan(rows.chunkCount, 10)
+        for _ in 0..<3_000 {
+            let key = SortKey.one(.int(Int64.random(in: -1...401, using: &rng)))
+            let id = "r\(Int.random(in: 0..<2_200, using: &rng))"
+            for strictly in [false, true] {
+                let answer = rows.lowerBound(key, id, order: order, strictly: strictly)
+                for start in [0, answer, Int.random(in: 0...answer, using: &rng), max(0, answer - 1)] {
+                    XCTAssertEqual(rows.lowerBound(key, id, order: order, strictly: strictly, from: start), answer,
+                                   "key \(key) id \(id) strictly \(strictly) from \(start)")
+                }
+            }
+            let r = Int.random(in: 0..<rows.count, using: &rng)
+            let (k, rid) = rows.withRowsView { v in v.withRow(at: r) { ($0.sortKey, $0.id) } }
+            XCTAssertEqual(rows.index(of: k, rid, order: order, from: Int.random(in: 0...r, using: &rng)), r)
+        }
+    }
+
     /// An upsert then a delete of one id in a batch is a delete; a delete then an upsert is an upsert.
     func testLastWriteWinsWithinBatch() {
         let def = PropertyTests.def

@@ -41,7 +41,7 @@ extension ListSnapshot {
     private struct SectionEdit {
         let spec: Int
         let rawKey: String
-        var removed: [Row] = []
+        var removed = ContiguousArray<Row>()
         var inserted = ContiguousArray<Row>()
     }
 
@@ -91,29 +91,35 @@ extension ListSnapshot {
         var emptied = false
         for e in edits {
             let order = definition.orders[e.spec]
-            var inserted = e.inserted
+            var inserted = e.inserted, removed = e.removed
             RowSorter.sort(&inserted, order: order)
+            RowSorter.sort(&removed, order: order)
             let (si, found) = sectionLowerBound(spec: e.spec, rawKey: e.rawKey)
-            if found && ListSnapshot.rowWise(edits: e.removed.count + inserted.count, chunks: sections[si].rows.chunkCount) {
-                // Sparse: row by row, in order (each touched chunk is copied once, then edited in place).
-                for r in e.removed {
-                    if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order) { sections[si].rows.remove(at: i) }
-                    else { assertionFailure("row of \(r.id) not found") }
+            if found && ListSnapshot.rowWise(edits: removed.count + inserted.count, chunks: sections[si].rows.chunkCount) {
+                // Sparse: row by row, in order (each touched chunk is copied once, then edited in
+                // place), each search starting where the one before ended (rows sorted).
+                var at = 0
+                for r in removed {
+                    if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order, from: at) {
+                        sections[si].rows.remove(at: i)
+                        at = i
+                    } else { assertionFailure("row of \(r.id) not found") }
                 }
-                for r in inserted { sections[si].rows.insert(r, order: order) }
+                at = 0
+                for r in inserted { at = sections[si].rows.insert(r, order: order, from: at) + 1 }
                 if sections[si].rows.isEmpty && definition.sections[e.spec].isGrouped { emptied = true }
             } else if found {
                 var positions: [Int] = []
-                positions.reserveCapacity(e.removed.count)
-                for r in e.removed {
-                    if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order) { positions.append(i) }
-                    else { assertionFailure("row of \(r.id) not found") }
+                positions.reserveCapacity(removed.count)
+                for r in removed {
+                    if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order, from: positions.last.map { $0 + 1 } ?? 0) {
+                        positions.append(i)
+                    } else { assertionFailure("row of \(r.id) not found") }
                 }
-                positions.sort()
                 sections[si].rows.merge(removing: positions, inserting: inserted, order: order)
                 if sections[si].rows.isEmpty && definition.sections[e.spec].isGrouped { emptied = true }
             } else {
-                assert(e.removed.isEmpty, "rows removed from a missing section")
+                assert(removed.isEmpty, "rows removed from a missing section")
                 guard !inserted.isEmpty else { continue }
                 created.append(SectionNode(spec: e.spec, rawKey: e.rawKey, key: e.rawKey, rows: RowSequence(sorted: inserted)))
             }

@@ -25,12 +25,25 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     /// row (tag total, types).
     static func make<C: Collection<Row>>(_ rows: C, capacity: Int? = nil) -> RowChunk {
         let n = rows.count
-        let cap = max(capacity ?? n, n, 1)
-        let chunk = empty(capacity: cap)
+        return filled(capacity: capacity ?? n, count: n) { slots in
+            var i = 0
+            for r in rows where i < n {
+                (slots + i).initialize(to: r)
+                i += 1
+            }
+            precondition(i == n, "collection shorter than its count")
+        }
+    }
+
+    /// A chunk with room for `capacity` rows whose first `n` slots `initialize` fills (each
+    /// slot exactly once); tag total and types are then read from the rows, unretained (the
+    /// chunk holds them). Rows are placed one by one by the callers, not with
+    /// `initialize(from:count:)` or `initialize(from:)`: those copy through the runtime's generic
+    /// array copy, one value-witness call per row (`sectional-bench batch` under callgrind).
+    private static func filled(capacity: Int, count n: Int, _ initialize: (UnsafeMutablePointer<Row>) -> Void) -> RowChunk {
+        let chunk = empty(capacity: max(capacity, n, 1))
         chunk.withUnsafeMutablePointers { h, e in
-            let (_, copied) = UnsafeMutableBufferPointer(start: e, count: n).initialize(from: rows)
-            precondition(copied == n, "collection shorter than its count")
-            // Tag total and types read with the rows unretained (the chunk holds them now).
+            initialize(e)
             var t = 0
             var types: [String] = []
             e.withMemoryRebound(to: Unmanaged<Row>.self, capacity: n) { um in
@@ -41,13 +54,19 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
                     }
                 }
             }
-            h.pointee = Header(count: n, capacity: cap, tagTotal: t, types: types)
+            h.pointee.count = n
+            h.pointee.tagTotal = t
+            h.pointee.types = types
         }
         return chunk
     }
 
     deinit {
-        _ = withUnsafeMutablePointers { h, e in e.deinitialize(count: h.pointee.count) }
+        // Row by row: `deinitialize(count:)` releases through the runtime's generic array
+        // destroy, a value-witness call per row.
+        withUnsafeMutablePointers { h, e in
+            for i in 0..<h.pointee.count { _ = (e + i).move() }
+        }
     }
 
     /// Number of rows.
@@ -59,11 +78,11 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     /// Row types present (a superset after removals).
     var types: [String] { header.types }
 
-    /// A copy with room for the rows plus one insert: a copy is made to be changed once (see
-    /// ``RowSequence``), and sizing it to the original's capacity would let capacity ratchet up
-    /// copy after copy (see ``ListSnapshot/recomputeStarts()``). Retains every row; tag total and
-    /// types are copied, not recomputed.
-    func copy(capacity: Int? = nil) -> RowChunk { relocated(capacity: capacity ?? count + 1, moving: false) }
+    /// A copy with room for `capacity` rows (at least ``count``): the caller sizes it for the
+    /// change it is made for (see ``RowSequence``); sizing it to the original's capacity would
+    /// let capacity ratchet up copy after copy (see ``ListSnapshot/recomputeStarts()``). Retains
+    /// every row; tag total and types are copied, not recomputed.
+    func copy(capacity: Int) -> RowChunk { relocated(capacity: capacity, moving: false) }
 
     /// This chunk's rows moved into a new chunk with room for `capacity` rows, this one left
     /// empty: the rows change owner, none is retained or released (copying a full chunk to grow
@@ -78,9 +97,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     }
 
     /// A new chunk with room for `capacity` rows (at least ``count``) holding this one's rows,
-    /// copied (each retained) or moved (this one left empty). Row by row rather than
-    /// `initialize(from:count:)`, which copies through the runtime's generic array copy, a
-    /// value-witness call per row.
+    /// copied (each retained) or moved (this one left empty).
     private func relocated(capacity: Int, moving: Bool) -> RowChunk {
         let h = header
         let chunk = RowChunk.empty(capacity: max(capacity, h.count, 1))
@@ -96,11 +113,41 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
                 target.pointee.types = h.types
             }
         }
-        if moving {
-            header.count = 0
-            header.tagTotal = 0
-        }
+        if moving { emptied() }
         return chunk
+    }
+
+    /// This chunk's rows with `row` inserted at `j` (0 ≤ j ≤ count), as two new chunks of half
+    /// each, with room for `capacity` rows apiece. Rows are moved when `moving` (only for a
+    /// chunk that is uniquely referenced; it is left empty), else copied (each retained once).
+    func split(inserting row: Row, at j: Int, capacity: Int, moving: Bool) -> (RowChunk, RowChunk) {
+        let n = count
+        precondition(j >= 0 && j <= n, "insert out of range")
+        let half = (n + 1) / 2
+        let (left, right) = withUnsafeMutablePointerToElements { source in
+            /// Puts row `p` of the combined rows into `slot`.
+            @inline(__always)
+            func place(_ p: Int, _ slot: UnsafeMutablePointer<Row>) {
+                if p == j { slot.initialize(to: row); return }
+                let from = source + (p < j ? p : p - 1)
+                slot.initialize(to: moving ? from.move() : from.pointee)
+            }
+            let left = RowChunk.filled(capacity: capacity, count: half) { slots in
+                for p in 0..<half { place(p, slots + p) }
+            }
+            let right = RowChunk.filled(capacity: capacity, count: n + 1 - half) { slots in
+                for p in half...n { place(p, slots + (p - half)) }
+            }
+            return (left, right)
+        }
+        if moving { emptied() }
+        return (left, right)
+    }
+
+    /// Marks the rows as moved out (the slots hold nothing to release).
+    private func emptied() {
+        header.count = 0
+        header.tagTotal = 0
     }
 
     /// Lends the rows as unretained references to `body` (see ``RowsView``); the buffer is valid
@@ -113,10 +160,13 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
         }
     }
 
-    /// Rows `range` (within 0…count), retained, in a new array.
-    func rows(_ range: Range<Int>) -> ContiguousArray<Row> {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "row range out of bounds")
-        return withUnsafeMutablePointerToElements { ContiguousArray(UnsafeBufferPointer(start: $0 + range.lowerBound, count: range.count)) }
+    /// A new chunk holding `a`'s rows then `b`'s, each retained.
+    static func joined(_ a: RowChunk, _ b: RowChunk) -> RowChunk {
+        let (m, n) = (a.count, b.count)
+        return filled(capacity: m + n, count: m + n) { slots in
+            a.withUnsafeMutablePointerToElements { rows in for i in 0..<m { (slots + i).initialize(to: rows[i]) } }
+            b.withUnsafeMutablePointerToElements { rows in for i in 0..<n { (slots + m + i).initialize(to: rows[i]) } }
+        }
     }
 
     // Changes: only while uniquely referenced (the caller checks).

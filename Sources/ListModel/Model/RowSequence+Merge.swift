@@ -65,7 +65,7 @@ extension RowSequence {
                                 if cur.count > 0 {
                                     if cur.count < RowSequence.maxChunk / 8 && cur.count + n <= RowSequence.maxChunk {
                                         // A few gathered rows: copied into room for both (cheap).
-                                        if cur.count + n > cur.rowCapacity { cur = cur.copy(capacity: cur.count + n) }
+                                        if cur.count + n > cur.rowCapacity { cur = cur.moved(capacity: cur.count + n) }
                                         for r in rows { cur.insert(r.takeUnretainedValue(), at: cur.count) }
                                         emit()
                                         start = end
