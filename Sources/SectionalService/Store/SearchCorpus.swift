@@ -71,7 +71,8 @@ struct SearchCorpus: Sendable {
         for source in definition.sources { parts[source] = Part() }
     }
 
-    /// Records `record` (nil: deleted) as the one with `id` in `collection`, if the list reads it.
+    /// Records `record` (nil: deleted) as the one with `id` in `collection`, if the list reads it;
+    /// `json` is its JSON text when the caller has it (else it is written here).
     mutating func write(collection: String, id: String, record: JSONValue?, json: [UInt8]? = nil) {
         guard parts[collection] != nil else { return }
         guard let record, case .object(let object) = record else {
@@ -122,8 +123,9 @@ struct SearchCorpus: Sendable {
 /// is never made again for a write). Changed only under the writer's lock, except that a making
 /// may be abandoned at any time.
 struct SearchCorpora: Sendable {
-    /// A write as a corpus takes it (record nil: deleted).
-    typealias Write = (collection: String, id: String, record: JSONValue?)
+    /// A write as a corpus takes it (record nil: deleted), with the record's JSON text when the
+    /// writer has it (else the corpus writes it).
+    typealias Write = (collection: String, id: String, record: JSONValue?, json: [UInt8]?)
 
     private var held: [String: SearchCorpus] = [:]
     /// Per corpus being made (by number): its list, and the writes of it since its records were read.
@@ -164,7 +166,7 @@ struct SearchCorpora: Sendable {
     /// Moves `list`'s corpus, and records `writes` for its corpora being made.
     mutating func write(list: String, _ writes: [Write]) {
         if held[list] != nil {
-            for write in writes { held[list]!.write(collection: write.collection, id: write.id, record: write.record) }
+            for write in writes { held[list]!.write(collection: write.collection, id: write.id, record: write.record, json: write.json) }
         }
         for number in making.keys where making[number]!.list == list { making[number]!.missed += writes }
     }

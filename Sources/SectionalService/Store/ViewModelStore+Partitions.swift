@@ -94,7 +94,7 @@ extension ViewModelStore {
             routed[partition, default: []].append(write)
         }
         for write in writes where definition.reads(collection: write.collection) {
-            let owner = write.record.flatMap { Self.owner(of: $0, scope: scope) }
+            let owner = write.record.flatMap { Self.owner(of: $0.value, scope: scope) }
             let previousOwner = write.previous.flatMap { try? JSONParser.parse($0) }.flatMap { Self.owner(of: $0, scope: scope) }
             if let owner { route(write, to: owner) }
             if let previousOwner, previousOwner != owner {

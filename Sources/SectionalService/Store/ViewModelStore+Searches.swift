@@ -183,7 +183,7 @@ extension ViewModelStore {
                 guard let missed = corpora.finish(number) else { return nil }
                 // A search's own corpus and the background's may both be made: the first is kept.
                 guard corpora[name]?.fingerprint != definition.fingerprint else { return false }
-                for write in missed { corpus.write(collection: write.collection, id: write.id, record: write.record) }
+                for write in missed { corpus.write(collection: write.collection, id: write.id, record: write.record, json: write.json) }
                 corpora.keep(corpus, as: name)
                 return true
             }
@@ -232,7 +232,7 @@ extension ViewModelStore {
     func advanceCorpus(of definition: ListDefinition, by writes: [AppliedWrite]) {
         corpora.withLock { corpora in
             guard corpora.follows(definition.name) else { return }
-            corpora.write(list: definition.name, writes.filter { definition.reads(collection: $0.collection) }.map { ($0.collection, $0.id, $0.record) })
+            corpora.write(list: definition.name, writes.filter { definition.reads(collection: $0.collection) }.map { ($0.collection, $0.id, $0.record?.value, $0.record?.json) })
         }
     }
 
@@ -262,7 +262,7 @@ extension ViewModelStore {
             let fields = query.searchFields
             func matches(_ index: Int) -> Bool {
                 writes[index].record.map { record in
-                    query.matches(record) { object in
+                    query.matches(record.value) { object in
                         if let text = folded[index] { return text }
                         let text = ListQuery.searchableText(of: object, fields: fields)
                         folded[index] = text

@@ -346,8 +346,8 @@ public final class ViewModelStore: Sendable {
         let collection: String
         let id: String
         let change: RecordChange
-        /// The record written (nil for a delete).
-        let record: JSONValue?
+        /// The record written, object and JSON text (nil for a delete).
+        let record: IncomingRecord?
         /// The record's JSON before the write, when a per-user list reads its collection.
         let previous: [UInt8]?
     }
@@ -361,7 +361,7 @@ public final class ViewModelStore: Sendable {
             switch write {
             case .upsert(let collection, let record):
                 applied.append(AppliedWrite(collection: collection, id: record.id, change: .upsert(record.value),
-                                            record: record.value, previous: result.previous[index]))
+                                            record: record, previous: result.previous[index]))
             case .delete(let collection, let id):
                 guard result.existed[index] else { continue }
                 applied.append(AppliedWrite(collection: collection, id: id, change: .delete(id: id), record: nil,
