@@ -51,7 +51,7 @@ extension SQLiteStore {
     }
 
     public func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
+        _ = try writer.withLock { connection throws(StoreError) in
             try connection.run("""
                 UPDATE outbox SET attempts = attempts + 1, due_at = ?, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = ? AND list = ? AND partition_key = ? AND claimed_by = ?
