@@ -64,7 +64,7 @@ extension RowSequence {
                                 // Untouched: shared, after the gathered rows (which absorb it when few).
                                 if cur.count > 0 {
                                     if cur.count < RowSequence.maxChunk / 8 && cur.count + n <= RowSequence.maxChunk {
-                                        // A few gathered rows: copied into room for both (cheap).
+                                        // A few gathered rows: moved into room for both (cheap), then this chunk's rows copied in.
                                         if cur.count + n > cur.rowCapacity { cur = cur.moved(capacity: cur.count + n) }
                                         for r in rows { cur.insert(r.takeUnretainedValue(), at: cur.count) }
                                         emit()
