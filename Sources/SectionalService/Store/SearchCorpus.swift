@@ -123,9 +123,8 @@ struct SearchCorpus: Sendable {
 /// is never made again for a write). Changed only under the writer's lock, except that a making
 /// may be abandoned at any time.
 struct SearchCorpora: Sendable {
-    /// A write as a corpus takes it (record nil: deleted), with the record's JSON text when the
-    /// writer has it (else the corpus writes it).
-    typealias Write = (collection: String, id: String, record: JSONValue?, json: [UInt8]?)
+    /// A write as a corpus takes it (record nil: deleted): the record with its JSON text.
+    typealias Write = (collection: String, id: String, record: IncomingRecord?)
 
     private var held: [String: SearchCorpus] = [:]
     /// Per corpus being made (by number): its list, and the writes of it since its records were read.
@@ -166,7 +165,7 @@ struct SearchCorpora: Sendable {
     /// Moves `list`'s corpus, and records `writes` for its corpora being made.
     mutating func write(list: String, _ writes: [Write]) {
         if held[list] != nil {
-            for write in writes { held[list]!.write(collection: write.collection, id: write.id, record: write.record, json: write.json) }
+            for write in writes { held[list]!.write(collection: write.collection, id: write.id, record: write.record?.value, json: write.record?.json) }
         }
         for number in making.keys where making[number]!.list == list { making[number]!.missed += writes }
     }

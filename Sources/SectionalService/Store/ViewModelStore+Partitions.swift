@@ -98,8 +98,7 @@ extension ViewModelStore {
             let previousOwner = write.previous.flatMap { try? JSONParser.parse($0) }.flatMap { Self.owner(of: $0, scope: scope) }
             if let owner { route(write, to: owner) }
             if let previousOwner, previousOwner != owner {
-                route(AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil),
-                      to: previousOwner)
+                route(write.asDelete, to: previousOwner)
             }
         }
         for partition in order {

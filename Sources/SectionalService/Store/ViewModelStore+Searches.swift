@@ -183,7 +183,7 @@ extension ViewModelStore {
                 guard let missed = corpora.finish(number) else { return nil }
                 // A search's own corpus and the background's may both be made: the first is kept.
                 guard corpora[name]?.fingerprint != definition.fingerprint else { return false }
-                for write in missed { corpus.write(collection: write.collection, id: write.id, record: write.record, json: write.json) }
+                for write in missed { corpus.write(collection: write.collection, id: write.id, record: write.record?.value, json: write.record?.json) }
                 corpora.keep(corpus, as: name)
                 return true
             }
@@ -232,7 +232,7 @@ extension ViewModelStore {
     func advanceCorpus(of definition: ListDefinition, by writes: [AppliedWrite]) {
         corpora.withLock { corpora in
             guard corpora.follows(definition.name) else { return }
-            corpora.write(list: definition.name, writes.filter { definition.reads(collection: $0.collection) }.map { ($0.collection, $0.id, $0.record?.value, $0.record?.json) })
+            corpora.write(list: definition.name, writes.filter { definition.reads(collection: $0.collection) }.map { ($0.collection, $0.id, $0.record) })
         }
     }
 
@@ -287,7 +287,7 @@ extension ViewModelStore {
                 guard isIn(write.id) else { return nil }
                 entered[write.id] = false
                 guard write.record != nil else { return write }
-                return AppliedWrite(collection: write.collection, id: write.id, change: .delete(id: write.id), record: nil, previous: nil)
+                return write.asDelete
             }
             let key = state.key
             next[key] = state.next(apply(filtered, to: state, key: key, sequence: sequence), version: sequence)

@@ -345,11 +345,16 @@ public final class ViewModelStore: Sendable {
     struct AppliedWrite {
         let collection: String
         let id: String
-        let change: RecordChange
         /// The record written, object and JSON text (nil for a delete).
         let record: IncomingRecord?
         /// The record's JSON before the write, when a per-user list reads its collection.
         let previous: [UInt8]?
+
+        /// What the model applies: the record, or the delete of `id`.
+        var change: RecordChange { record.map { .upsert($0.value) } ?? .delete(id: id) }
+
+        /// The delete of this write's record (for a list or partition the record leaves).
+        var asDelete: AppliedWrite { AppliedWrite(collection: collection, id: id, record: nil, previous: nil) }
     }
 
     /// Derives the next state of every list (and resident partition) a group of writes changes.
@@ -360,11 +365,10 @@ public final class ViewModelStore: Sendable {
         for (index, write) in writes.enumerated() {
             switch write {
             case .upsert(let collection, let record):
-                applied.append(AppliedWrite(collection: collection, id: record.id, change: .upsert(record.value),
-                                            record: record, previous: result.previous[index]))
+                applied.append(AppliedWrite(collection: collection, id: record.id, record: record, previous: result.previous[index]))
             case .delete(let collection, let id):
                 guard result.existed[index] else { continue }
-                applied.append(AppliedWrite(collection: collection, id: id, change: .delete(id: id), record: nil,
+                applied.append(AppliedWrite(collection: collection, id: id, record: nil,
                                             previous: result.previous[index]))
             case .patch:
                 preconditionFailure("patches are merged before the commit")
