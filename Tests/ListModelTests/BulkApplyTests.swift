@@ -96,7 +96,7 @@ final class BulkApplyTests: XCTestCase {
                 XCTAssertEqual(bulk.fullText(), expected, "seed \(seed) step \(step)")
                 XCTAssertEqual(sequential.fullText(), expected, "seed \(seed) step \(step)")
                 for s in bulk.sections {
-                    for c in s.rows.entries.map(\.chunk) {
+                    for c in s.rows.chunks {
                         XCTAssertGreaterThan(c.count, 0, "seed \(seed)")
                         XCTAssertLessThanOrEqual(c.count, RowSequence.maxChunk, "seed \(seed)")
                     }

@@ -29,11 +29,11 @@ final class SnapshotCapacityTests: XCTestCase {
     func testCopiedRowChunksDoNotInheritCapacity() {
         var base = snapshot()
         for i in base.sections.indices {
-            base.sections[i].rows.replaceChunks(base.sections[i].rows.entries.map { $0.chunk.copy(capacity: 100_000) })
+            base.sections[i].rows.replaceChunks(base.sections[i].rows.chunks.map { $0.copy(capacity: 100_000) })
         }
         // An insert into a chunk the old snapshot still holds copies that chunk.
         let next = base.applying(.upsert(["id": "new", "g": "g0", "n": 0.5]), collection: "a")
-        let copied = next.sections.flatMap { $0.rows.entries.map(\.chunk) }.filter { chunk in !base.sections.contains { $0.rows.entries.contains { $0.chunk === chunk } } }
+        let copied = next.sections.flatMap { $0.rows.chunks }.filter { chunk in !base.sections.contains { $0.rows.chunks.contains { $0 === chunk } } }
         XCTAssertFalse(copied.isEmpty, "the insert copied a chunk")
         for chunk in copied {
             XCTAssertLessThan(chunk.rowCapacity, 1_000, "capacity inherited from the shared chunk")
