@@ -199,9 +199,10 @@ struct RowsView {
 /// runtime's retain loop and a plain-data array in one `memcpy`, where an array of structs
 /// holding a reference copies (and later destroys) element by element through the struct's
 /// value witnesses. With one array of entries, `sectional-bench model`'s upsert into 1,000,000
-/// rows spent a quarter of its time copying directories and took 8–15% longer. Chunks are unchanged after a snapshot is published (`RowChunk`
-/// instances are only mutated while uniquely referenced), which is what makes the
-/// `@unchecked Sendable` sound.
+/// rows spent a quarter of its time copying directories and took 8–15% longer.
+///
+/// Chunks are unchanged after a snapshot is published (`RowChunk` instances are only mutated
+/// while uniquely referenced), which is what makes the `@unchecked Sendable` sound.
 struct RowSequence: @unchecked Sendable {
     static let buildChunk = 96
     static let maxChunk = 192
