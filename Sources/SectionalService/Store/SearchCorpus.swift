@@ -88,6 +88,11 @@ struct SearchCorpus: Sendable {
         parts[collection]!.set(id: id, json: bytes, folded: ListQuery.searchableText(of: object, fields: searchFields), keys: keys)
     }
 
+    /// Takes a write as ``SearchCorpora`` records it.
+    mutating func write(_ write: SearchCorpora.Write) {
+        self.write(collection: write.collection, id: write.id, record: write.record?.value, json: write.record?.json)
+    }
+
     /// Records held, in all source collections.
     var recordCount: Int { parts.values.reduce(0) { $0 + $1.slotOf.count } }
 
@@ -165,7 +170,7 @@ struct SearchCorpora: Sendable {
     /// Moves `list`'s corpus, and records `writes` for its corpora being made.
     mutating func write(list: String, _ writes: [Write]) {
         if held[list] != nil {
-            for write in writes { held[list]!.write(collection: write.collection, id: write.id, record: write.record?.value, json: write.record?.json) }
+            for write in writes { held[list]!.write(write) }
         }
         for number in making.keys where making[number]!.list == list { making[number]!.missed += writes }
     }

@@ -183,7 +183,7 @@ extension ViewModelStore {
                 guard let missed = corpora.finish(number) else { return nil }
                 // A search's own corpus and the background's may both be made: the first is kept.
                 guard corpora[name]?.fingerprint != definition.fingerprint else { return false }
-                for write in missed { corpus.write(collection: write.collection, id: write.id, record: write.record?.value, json: write.record?.json) }
+                for write in missed { corpus.write(write) }
                 corpora.keep(corpus, as: name)
                 return true
             }
