@@ -9,13 +9,13 @@ extension RowSequence {
     /// replacement); otherwise all rows are distinct in `order`.
     mutating func merge(removing removed: [Int], inserting inserted: ContiguousArray<Row>, order: RowOrder) {
         if removed.isEmpty && inserted.isEmpty { return }
-        if chunks.isEmpty {
+        if chunkCount == 0 {
             precondition(removed.isEmpty, "removal from an empty sequence")
             self = RowSequence(sorted: inserted)
             return
         }
         var out: [RowChunk] = []
-        out.reserveCapacity(chunks.count + inserted.count / RowSequence.buildChunk + 1)
+        out.reserveCapacity(chunkCount + inserted.count / RowSequence.buildChunk + 1)
         // Rows of touched chunks are appended to `cur`, a chunk of `buildChunk` slots, in place
         // (it is this function's alone), and it joins `out` when full: gathering them in an array
         // first and copying that into a chunk retained and released every row once more, which
@@ -73,7 +73,7 @@ extension RowSequence {
                                     }
                                     emit()
                                 }
-                                out.append(chunks[k])
+                                out.append(view.chunk(k))
                             } else {
                                 // Touch every row first with plain loads, which overlap their cache
                                 // misses; the retains below (atomic, one at a time) then hit the cache.

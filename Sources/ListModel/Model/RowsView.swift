@@ -1,0 +1,195 @@
+/// A read-only view of a ``RowSequence``'s storage that holds no references: the directory's
+/// pages and their sums are plain pointers, and page, chunk and row references are read from
+/// them as `Unmanaged`.
+///
+/// Reading through it touches no reference count, so threads serving pages from one shared
+/// snapshot do not fight over the cache lines of its rows, chunks and pages. A view is lent by
+/// ``RowSequence/withRowsView(_:)`` to a closure and is valid only inside it (the sequence is
+/// borrowed, alive and unmodified for that long): never store it or return it from the closure.
+/// Rows are lent the same way — ``withRow(at:_:)``, ``withRows(inChunk:_:)``,
+/// ``forEachSlice(from:count:_:)`` — as references borrowed for the duration of the call.
+///
+/// Chunks are numbered across pages: chunk `k` is slot `k % pageSize` of page `k / pageSize`
+/// (every page but the last is full).
+struct RowsView {
+    /// The pages, read as `Unmanaged` (the same layout as the references).
+    private let pages: UnsafeBufferPointer<Unmanaged<ChunkPage>>
+    /// Rows and tags of pages 0…p.
+    private let pageEnds: UnsafeBufferPointer<ChunkEnds>
+    /// Number of chunks.
+    let chunkCount: Int
+
+    init(pages: UnsafeBufferPointer<Unmanaged<ChunkPage>>, pageEnds: UnsafeBufferPointer<ChunkEnds>, chunkCount: Int) {
+        self.pages = pages
+        self.pageEnds = pageEnds
+        self.chunkCount = chunkCount
+    }
+
+    /// Number of rows.
+    var count: Int { pageEnds.isEmpty ? 0 : pageEnds[pageEnds.count - 1].rows }
+
+    /// Number of tags.
+    private var tagCount: Int { pageEnds.isEmpty ? 0 : pageEnds[pageEnds.count - 1].tags }
+
+    /// Lends page `p`'s slots to `body`, with the rows and tags of the pages before it.
+    @inline(__always)
+    private func withPage<R>(_ p: Int, _ body: (UnsafeBufferPointer<ChunkPage.Entry>, ChunkEnds) -> R) -> R {
+        let before = p > 0 ? pageEnds[p - 1] : .zero
+        return pages[p]._withUnsafeGuaranteedRef { $0.withEntries { body($0, before) } }
+    }
+
+    /// Rows and tags of chunks 0…k.
+    @inline(__always)
+    private func ends(through k: Int) -> ChunkEnds {
+        withPage(k / RowSequence.pageSize) { e, before in before + e[k % RowSequence.pageSize].ends }
+    }
+
+    /// The chunk holding row `i` (0 ≤ i < count; the last chunk past that) and the index of the
+    /// chunk's first row: a binary search over the pages' sums, then over one page's.
+    @inline(__always)
+    func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
+        if pageEnds.isEmpty { return (0, 0) }
+        let p = firstEnd(above: i, count: pageEnds.count) { pageEnds[$0].rows }
+        return withPage(p) { e, before in
+            let c = firstEnd(above: i - before.rows, count: e.count) { e[$0].ends.rows }
+            return (p * RowSequence.pageSize + c, before.rows + (c > 0 ? e[c - 1].ends.rows : 0))
+        }
+    }
+
+    /// Lends chunk `k`, borrowed, to `body`.
+    @inline(__always)
+    func withChunk<R>(_ k: Int, _ body: (RowChunk) -> R) -> R {
+        withPage(k / RowSequence.pageSize) { e, _ in e[k % RowSequence.pageSize].chunk._withUnsafeGuaranteedRef(body) }
+    }
+
+    /// Chunk `k`, retained (to share it in a new directory).
+    func chunk(_ k: Int) -> RowChunk { withChunk(k) { $0 } }
+
+    /// Lends chunk `k`'s rows, unretained, to `body` (valid only inside it).
+    @inline(__always)
+    func withRows<R>(inChunk k: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>) -> R) -> R {
+        withChunk(k) { $0.withUnretainedRows(body) }
+    }
+
+    /// Lends row `i` (0 ≤ i < count) to `body`, borrowed: no reference count is touched.
+    @inline(__always)
+    func withRow<R>(at i: Int, _ body: (Row) -> R) -> R {
+        let (k, s) = chunkIndex(ofRow: i)
+        return withRows(inChunk: k) { $0[i - s]._withUnsafeGuaranteedRef(body) }
+    }
+
+    /// Tags used by rows before row `i`.
+    @inline(__always)
+    func tagOffset(ofRow i: Int) -> Int {
+        if i >= count { return tagCount }
+        let (k, s) = chunkIndex(ofRow: i)
+        var t = k > 0 ? ends(through: k - 1).tags : 0
+        withRows(inChunk: k) { rows in
+            for j in 0..<(i - s) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
+        }
+        return t
+    }
+
+    /// The row whose tag range contains tag offset `t` (relative to the sequence), and its tag
+    /// offset; `nil` when `t` is past the end. Length-0 rows are never returned.
+    func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? {
+        guard t >= 0, t < tagCount else { return nil }
+        let p = firstEnd(above: t, count: pageEnds.count) { pageEnds[$0].tags }
+        let (k, first) = withPage(p) { e, before -> (Int, ChunkEnds) in
+            let c = firstEnd(above: t - before.tags, count: e.count) { e[$0].ends.tags }
+            return (p * RowSequence.pageSize + c, c > 0 ? before + e[c - 1].ends : before)
+        }
+        var tag = first.tags
+        var index = first.rows
+        return withRows(inChunk: k) { rows -> (index: Int, tagOffset: Int)? in
+            for r in rows {
+                let length = r._withUnsafeGuaranteedRef { $0.tagLength }
+                if t < tag + length { return (index, tag) }
+                tag += length
+                index += 1
+            }
+            return nil
+        }
+    }
+
+    /// Index of the first row ordered after (`strictly == true`) or at-or-after the key, given
+    /// that it is at least `start` (every row before `start` is ordered before the key).
+    /// (`order` by pointer: a page request reads it from the shared definition uncopied.)
+    ///
+    /// From 0 it is a binary search over the chunks' last rows, then within one chunk. From a
+    /// later row it gallops first (the chunk of `start`, then 1, 2, 4… chunks on) and searches
+    /// only the span it lands in: a batch inserts its rows in order, each a few chunks after the
+    /// one before, and every probe reads a row elsewhere in memory (O(log gap) probes instead
+    /// of O(log chunks); `sectional-bench batch`).
+    func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int = 0) -> Int {
+        @inline(__always)
+        func after(_ r: Unmanaged<Row>) -> Bool {
+            r._withUnsafeGuaranteedRef { row in
+                let c = order.pointee.compare(row.sortKey, row.id, key, id)
+                return strictly ? c > 0 : c >= 0
+            }
+        }
+        @inline(__always)
+        func lastAfter(_ k: Int) -> Bool { withRows(inChunk: k) { after($0[$0.count - 1]) } }
+        // First chunk whose last row is ≥ (or >) the key.
+        var lo = 0, hi = chunkCount
+        if start > 0 {
+            guard start < count else { return count }
+            lo = chunkIndex(ofRow: start).chunk
+            hi = lo
+            var step = 1
+            while hi < chunkCount && !lastAfter(hi) {
+                lo = hi + 1
+                hi = lo + step
+                step <<= 1
+            }
+            hi = min(hi, chunkCount)
+        }
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if lastAfter(mid) { hi = mid } else { lo = mid + 1 }
+        }
+        if lo == chunkCount { return count }
+        let first = lo > 0 ? ends(through: lo - 1).rows : 0
+        let a = withRows(inChunk: lo) { rows in
+            var a = max(0, start - first), b = rows.count
+            while a < b {
+                let mid = (a + b) >> 1
+                if after(rows[mid]) { b = mid } else { a = mid + 1 }
+            }
+            return a
+        }
+        return first + a
+    }
+
+    /// Index of the row with this key and id, if present (at or after `start`, as for
+    /// ``lowerBound(_:_:order:strictly:from:)``).
+    func index(of key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, from start: Int = 0) -> Int? {
+        let i = lowerBound(key, id, order: order, strictly: false, from: start)
+        guard i < count else { return nil }
+        let same = withRow(at: i) { r in codePointEqual(r.id, id) && order.pointee.compare(r.sortKey, r.id, key, id) == 0 }
+        return same ? i : nil
+    }
+
+    /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
+    /// with that chunk's slice of rows (lent for the call) and the index of the slice's first row.
+    @inline(__always)
+    func forEachSlice(from start: Int, count n: Int, _ body: (UnsafeBufferPointer<Unmanaged<Row>>, Int) -> Void) {
+        let total = count
+        guard n > 0, start < total else { return }
+        var (k, s) = chunkIndex(ofRow: start)
+        var i = start
+        let end = min(start + n, total)
+        while i < end {
+            let chunkRows = withRows(inChunk: k) { rows in
+                let from = i - s
+                let take = min(rows.count - from, end - i)
+                body(UnsafeBufferPointer(rebasing: rows[from..<(from + take)]), i)
+                i += take
+                return rows.count
+            }
+            s += chunkRows
+            k += 1
+        }
+    }
+}
