@@ -89,13 +89,12 @@ final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
         }
     }
 
-    /// Lends the slots, chunks unretained, to `body` (valid only inside it).
+    /// Slot `c` (0 ≤ c < count), its chunk unretained. Reads the slot alone, not the page's
+    /// header: a binary search over chunks reads one slot in each page it probes.
     @inline(__always)
-    func withEntries<R>(_ body: (UnsafeBufferPointer<Entry>) -> R) -> R {
-        withUnsafeMutablePointers { count, slots in
-            let n = count.pointee
-            return slots.withMemoryRebound(to: Entry.self, capacity: n) { body(UnsafeBufferPointer(start: $0, count: n)) }
-        }
+    func entry(_ c: Int) -> Entry {
+        assert(c >= 0 && c < header, "slot out of range")
+        return withUnsafeMutablePointerToElements { $0.withMemoryRebound(to: Entry.self, capacity: c + 1) { $0[c] } }
     }
 
     // Changes: only while uniquely referenced (the caller checks).

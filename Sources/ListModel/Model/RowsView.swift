@@ -31,36 +31,43 @@ struct RowsView {
     /// Number of tags.
     private var tagCount: Int { pageEnds.isEmpty ? 0 : pageEnds[pageEnds.count - 1].tags }
 
-    /// Lends page `p`'s slots to `body`, with the rows and tags of the pages before it.
+    /// Chunk `k`'s slot (its chunk unretained, and the sums through it counted from its page).
     @inline(__always)
-    private func withPage<R>(_ p: Int, _ body: (UnsafeBufferPointer<ChunkPage.Entry>, ChunkEnds) -> R) -> R {
-        let before = p > 0 ? pageEnds[p - 1] : .zero
-        return pages[p]._withUnsafeGuaranteedRef { $0.withEntries { body($0, before) } }
+    private func entry(_ k: Int) -> ChunkPage.Entry {
+        pages[k / RowSequence.pageSize]._withUnsafeGuaranteedRef { $0.entry(k % RowSequence.pageSize) }
     }
+
+    /// Rows and tags of the pages before page `p`.
+    @inline(__always)
+    private func before(page p: Int) -> ChunkEnds { p > 0 ? pageEnds[p - 1] : .zero }
 
     /// Rows and tags of chunks 0…k.
     @inline(__always)
-    private func ends(through k: Int) -> ChunkEnds {
-        withPage(k / RowSequence.pageSize) { e, before in before + e[k % RowSequence.pageSize].ends }
-    }
+    private func ends(through k: Int) -> ChunkEnds { before(page: k / RowSequence.pageSize) + entry(k).ends }
 
     /// The chunk holding row `i` (0 ≤ i < count; the last chunk past that) and the index of the
     /// chunk's first row: a binary search over the pages' sums, then over one page's.
     @inline(__always)
     func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
+        chunkIndex(containing: i) { $0.rows }
+    }
+
+    /// The chunk whose sums (`value` of them: rows or tags) first exceed `x`, and the sums
+    /// before it; the last chunk when none does.
+    @inline(__always)
+    private func chunkIndex(containing x: Int, _ value: (ChunkEnds) -> Int) -> (chunk: Int, start: Int) {
         if pageEnds.isEmpty { return (0, 0) }
-        let p = firstEnd(above: i, count: pageEnds.count) { pageEnds[$0].rows }
-        return withPage(p) { e, before in
-            let c = firstEnd(above: i - before.rows, count: e.count) { e[$0].ends.rows }
-            return (p * RowSequence.pageSize + c, before.rows + (c > 0 ? e[c - 1].ends.rows : 0))
+        let p = firstEnd(above: x, count: pageEnds.count) { value(pageEnds[$0]) }
+        let start = before(page: p), first = p * RowSequence.pageSize
+        let c = firstEnd(above: x - value(start), count: min(RowSequence.pageSize, chunkCount - first)) {
+            value(entry(first + $0).ends)
         }
+        return (first + c, value(start) + (c > 0 ? value(entry(first + c - 1).ends) : 0))
     }
 
     /// Lends chunk `k`, borrowed, to `body`.
     @inline(__always)
-    func withChunk<R>(_ k: Int, _ body: (RowChunk) -> R) -> R {
-        withPage(k / RowSequence.pageSize) { e, _ in e[k % RowSequence.pageSize].chunk._withUnsafeGuaranteedRef(body) }
-    }
+    func withChunk<R>(_ k: Int, _ body: (RowChunk) -> R) -> R { entry(k).chunk._withUnsafeGuaranteedRef(body) }
 
     /// Chunk `k`, retained (to share it in a new directory).
     func chunk(_ k: Int) -> RowChunk { withChunk(k) { $0 } }
@@ -94,11 +101,8 @@ struct RowsView {
     /// offset; `nil` when `t` is past the end. Length-0 rows are never returned.
     func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? {
         guard t >= 0, t < tagCount else { return nil }
-        let p = firstEnd(above: t, count: pageEnds.count) { pageEnds[$0].tags }
-        let (k, first) = withPage(p) { e, before -> (Int, ChunkEnds) in
-            let c = firstEnd(above: t - before.tags, count: e.count) { e[$0].ends.tags }
-            return (p * RowSequence.pageSize + c, c > 0 ? before + e[c - 1].ends : before)
-        }
+        let (k, _) = chunkIndex(containing: t) { $0.tags }
+        let first = k > 0 ? ends(through: k - 1) : .zero
         var tag = first.tags
         var index = first.rows
         return withRows(inChunk: k) { rows -> (index: Int, tagOffset: Int)? in
