@@ -6,8 +6,10 @@
 # BENCH_SECONDS each, default 10) and the best round of each is compared, so a slow minute of the
 # machine does not pick the winner; next to it, the server's CPU time per request (median round),
 # which the machine's other work (wrk shares the cores) moves far less.
-# Then the in-process model benchmark of both, alternating, BENCH_ROUNDS times each; its table
-# takes each figure's best round per side (lower is better there).
+# Then the in-process model benchmark of both, alternating, MODEL_ROUNDS times each (default 6);
+# its table gives each figure's best and median round per side (lower is better there). More
+# rounds than the servers get: on this machine a whole process runs fast or slow (a page written
+# in about 6 µs or in 15–25 µs), so the best of three rounds says which side drew a fast process.
 #
 #   Benchmarks/compare.sh BASE_DIR    BASE_DIR: a checkout with release builds of `sectional` and
 #                                     `sectional-bench` (the Makefile target makes one under
@@ -19,6 +21,7 @@ source Benchmarks/common.sh
 base_dir=$(cd "${1:?usage: $0 BASE_DIR}" && pwd)
 seconds=${BENCH_SECONDS:-10}
 rounds=${BENCH_ROUNDS:-3}
+model_rounds=${MODEL_ROUNDS:-6}
 begin_run compare
 export SECTIONAL_JWT_SECRET=${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}
 declare -A url=([base]="http://127.0.0.1:18700" [head]="http://127.0.0.1:18701")
@@ -126,8 +129,8 @@ compare "changes after 1,000 writes" "-s Benchmarks/wrk/paths.lua" "" "$work/cha
 compare "mixed 90% read / 10% write" "-s Benchmarks/wrk/mixed.lua" "" "$work/mixed-{side}.txt"
 compare "single durable upsert (-c1)" "-s Benchmarks/wrk/upsert.lua" "-c1" ""
 
-echo "== model, in process (sectional-bench model), $rounds rounds of base then head" >&2
-for round in $(seq "$rounds"); do
+echo "== model, in process (sectional-bench model), $model_rounds rounds of base then head" >&2
+for round in $(seq "$model_rounds"); do
   for side in base head; do
     "${bin[$side]}/sectional-bench" model > "$work/model-$side-$round.txt"
   done
@@ -148,10 +151,10 @@ for r in "${results[@]}"; do
   python3 -c "print(f'| $name | {$brps:,} | {$hrps:,} | {$hrps / $brps:.2f} | $bp50 | $hp50 | $bcpu | $hcpu | {$hcpu / $bcpu:.2f} |')"
 done
 echo
-echo "Model (sectional-bench model), best of $rounds alternating rounds (each round's figures below):"
+echo "Model (sectional-bench model), $model_rounds alternating rounds per side: each figure's best and median round (each round's figures below):"
 echo
 python3 - "$work" <<'PY'
-import glob, re, sys
+import glob, re, statistics, sys
 figures = {  # name: (pattern over one run's output, unit)
     "build 1,000,000 rows": (r"build\s+1,000,000 rows: ([\d.]+) s", "s"),
     "upsert p50": (r"upsert .*?p50 ([\d.]+) µs", "µs"),
@@ -160,20 +163,20 @@ figures = {  # name: (pattern over one run's output, unit)
     "page cut p50": (r"cut \(token decode \+ seek\) p50 ([\d.]+) µs", "µs"),
     "tag look-up p50": (r"lookup .*?p50 ([\d.]+) µs", "µs"),
 }
-best = {}
+values = {}
 for path in glob.glob(f"{sys.argv[1]}/model-*.txt"):
     side = path.rsplit("/", 1)[1].split("-")[1]
     text = open(path).read()
     for name, (pattern, _) in figures.items():
         if (m := re.search(pattern, text)):
-            value = float(m.group(1))
-            best[side, name] = min(value, best.get((side, name), value))
-print("| figure | base | head | head / base |")
-print("|---|---:|---:|---:|")
+            values.setdefault((side, name), []).append(float(m.group(1)))
+print("| figure | base best | head best | head / base | base median | head median | head / base |")
+print("|---|---:|---:|---:|---:|---:|---:|")
 for name, (_, unit) in figures.items():
-    b, h = best.get(("base", name)), best.get(("head", name))
+    b, h = values.get(("base", name)), values.get(("head", name))
     if b and h:
-        print(f"| {name} | {b:g} {unit} | {h:g} {unit} | {h / b:.2f} |")
+        bb, hb, bm, hm = min(b), min(h), statistics.median(b), statistics.median(h)
+        print(f"| {name} | {bb:g} {unit} | {hb:g} {unit} | {hb / bb:.2f} | {bm:g} {unit} | {hm:g} {unit} | {hm / bm:.2f} |")
 PY
 echo
 for f in "$work"/model-*.txt; do

@@ -46,6 +46,7 @@ final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
     /// A page of `chunks` (1…``RowSequence/pageSize`` of them), its sums computed from theirs.
     static func make<C: Collection<RowChunk>>(_ chunks: C) -> ChunkPage {
         let n = chunks.count
+        precondition(n > 0, "a page holds at least one chunk")
         let page = unsafeDowncast(create(minimumCapacity: n) { _ in 0 }, to: ChunkPage.self)
         page.withUnsafeMutablePointers { count, slots in
             var sums = ChunkEnds.zero
