@@ -75,9 +75,6 @@ final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
     /// Rows and tags of the whole page.
     var total: ChunkEnds { withUnsafeMutablePointers { count, slots in slots[count.pointee - 1].ends } }
 
-    /// Chunk `c` (retained).
-    func chunk(_ c: Int) -> RowChunk { withUnsafeMutablePointerToElements { $0[c].chunk } }
-
     /// A copy sharing every chunk (each retained once).
     func copy() -> ChunkPage {
         withUnsafeMutablePointers { count, slots in

@@ -165,14 +165,16 @@ struct RowSequence: @unchecked Sendable {
             return 0
         }
         let i = lowerBound(row.sortKey, row.id, order: order, strictly: false, from: start)
-        let (k, s) = chunkIndex(ofRow: i)
-        let n = withRowsView { $0.withChunk(k) { $0.count } }
+        let (k, s, n) = withRowsView { v in
+            let (k, s) = v.chunkIndex(ofRow: i)
+            return (k, s, v.withChunk(k) { $0.count })
+        }
         if n >= RowSequence.maxChunk {
             // A full chunk and the new row become two new halves (its rows moved when unique).
             let (p, c) = (k / RowSequence.pageSize, k % RowSequence.pageSize)
             let moving = isKnownUniquelyReferenced(&pages[p]) && pages[p].holdsUniquely(chunk: c)
-            let (left, right) = pages[p].chunk(c).split(inserting: row, at: i - s,
-                                                        capacity: RowSequence.roomForInserts((n + 1) / 2), moving: moving)
+            let (left, right) = withRowsView { $0.chunk(k) }.split(inserting: row, at: i - s,
+                                                                   capacity: RowSequence.roomForInserts((n + 1) / 2), moving: moving)
             replaceChunks(k..<(k + 1), with: [left, right])
         } else {
             changeChunk(k, room: true, { $0.insert(row, at: i - s) }, delta: { ChunkEnds(rows: 1, tags: row.tagLength) })
@@ -189,15 +191,14 @@ struct RowSequence: @unchecked Sendable {
     /// Removes row `i`; returns it.
     @discardableResult
     mutating func remove(at i: Int) -> Row {
-        let (k, s) = chunkIndex(ofRow: i)
-        let (left, next) = withRowsView { v in
-            (v.withChunk(k) { $0.count } - 1, k + 1 < v.chunkCount ? v.withChunk(k + 1) { $0.count } : nil)
+        let (k, s, left, next) = withRowsView { v in
+            let (k, s) = v.chunkIndex(ofRow: i)
+            return (k, s, v.withChunk(k) { $0.count } - 1, k + 1 < v.chunkCount ? v.withChunk(k + 1) { $0.count } : nil)
         }
         if left == 0 || (left < RowSequence.maxChunk / 8 && next.map { left + $0 <= RowSequence.buildChunk } == true) {
             // The chunk empties, or is merged with its right neighbour to keep the directory short
             // (either way new pages follow; the chunk, a few rows, is copied rather than changed).
-            let (p, c) = (k / RowSequence.pageSize, k % RowSequence.pageSize)
-            let chunk = pages[p].chunk(c).copy(capacity: left + 1)
+            let chunk = withRowsView { $0.chunk(k) }.copy(capacity: left + 1)
             let row = chunk.remove(at: i - s)
             if left == 0 {
                 replaceChunks(k..<(k + 1), with: [])

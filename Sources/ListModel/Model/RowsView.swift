@@ -49,20 +49,21 @@ struct RowsView {
     /// chunk's first row: a binary search over the pages' sums, then over one page's.
     @inline(__always)
     func chunkIndex(ofRow i: Int) -> (chunk: Int, start: Int) {
-        chunkIndex(containing: i) { $0.rows }
+        let (k, before) = chunk(where: i) { $0.rows }
+        return (k, before.rows)
     }
 
-    /// The chunk whose sums (`value` of them: rows or tags) first exceed `x`, and the sums
-    /// before it; the last chunk when none does.
+    /// The first chunk whose sums (`value` of them: rows or tags) exceed `x` — the last chunk
+    /// when none does — and the rows and tags of the chunks before it.
     @inline(__always)
-    private func chunkIndex(containing x: Int, _ value: (ChunkEnds) -> Int) -> (chunk: Int, start: Int) {
-        if pageEnds.isEmpty { return (0, 0) }
+    private func chunk(where x: Int, _ value: (ChunkEnds) -> Int) -> (chunk: Int, before: ChunkEnds) {
+        if pageEnds.isEmpty { return (0, .zero) }
         let p = firstEnd(above: x, count: pageEnds.count) { value(pageEnds[$0]) }
         let start = before(page: p), first = p * RowSequence.pageSize
         let c = firstEnd(above: x - value(start), count: min(RowSequence.pageSize, chunkCount - first)) {
             value(entry(first + $0).ends)
         }
-        return (first + c, value(start) + (c > 0 ? value(entry(first + c - 1).ends) : 0))
+        return (first + c, c > 0 ? start + entry(first + c - 1).ends : start)
     }
 
     /// Lends chunk `k`, borrowed, to `body`.
@@ -89,10 +90,10 @@ struct RowsView {
     @inline(__always)
     func tagOffset(ofRow i: Int) -> Int {
         if i >= count { return tagCount }
-        let (k, s) = chunkIndex(ofRow: i)
-        var t = k > 0 ? ends(through: k - 1).tags : 0
+        let (k, before) = chunk(where: i) { $0.rows }
+        var t = before.tags
         withRows(inChunk: k) { rows in
-            for j in 0..<(i - s) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
+            for j in 0..<(i - before.rows) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
         }
         return t
     }
@@ -101,10 +102,9 @@ struct RowsView {
     /// offset; `nil` when `t` is past the end. Length-0 rows are never returned.
     func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? {
         guard t >= 0, t < tagCount else { return nil }
-        let (k, _) = chunkIndex(containing: t) { $0.tags }
-        let first = k > 0 ? ends(through: k - 1) : .zero
-        var tag = first.tags
-        var index = first.rows
+        let (k, before) = chunk(where: t) { $0.tags }
+        var tag = before.tags
+        var index = before.rows
         return withRows(inChunk: k) { rows -> (index: Int, tagOffset: Int)? in
             for r in rows {
                 let length = r._withUnsafeGuaranteedRef { $0.tagLength }
