@@ -1,3 +1,4 @@
+import Dispatch
 import XCTest
 @testable import ListModel
 
@@ -166,6 +167,50 @@ final class BuildTests: XCTestCase {
         // p2: people×2 dropped; p1: people(group) + bots dropped; p3: group dropped.
         XCTAssertEqual(l.duplicateRowCount, 5)
         XCTAssertEqual(l.rowJSON(0, 0)["title"], "literal")
+    }
+
+    /// A build whose rows are made and sections sorted on several threads equals the serial
+    /// build: ids are claimed in record order whatever the parts (here the second copy of an id
+    /// lies in a later part than the first), and every section is sorted.
+    func testBuildInParallelPartsEqualsSerialBuild() {
+        let d = definition(#"""
+        {"sections":[
+          {"source":"people","where":{"active":true},"groupBy":"team","sortBy":[{"field":"name"}],
+           "row":{"title":"{name}","subtitle":"{team}"}},
+          {"source":"people","key":"inactive","sortBy":[{"field":"n","order":"desc"}],"row":{"title":"{name}"}},
+          {"source":"bots","key":"bots","row":{"title":"bot {id}"}}
+        ]}
+        """#)
+        let count = 4 * ListSnapshot.rowsPerPart + 123
+        let people: [JSONValue] = (0..<count).map { i in
+            // Every 7th record repeats the id of one 3 parts earlier (the first stays).
+            let id = i % 7 == 0 && i >= 3 * ListSnapshot.rowsPerPart ? "p\(i - 3 * ListSnapshot.rowsPerPart)" : "p\(i)"
+            return parse(#"{"id":"\#(id)","name":"n\#((i * 7919) % 1000)","team":"t\#(i % 5)","active":\#(i % 3 != 0),"n":\#(i % 97)}"#)
+        }
+        let bots = (0..<3000).map { i in parse(#"{"id":"p\#(i * 11)"}"#) }
+        let threads = Parallelism { parts, body in DispatchQueue.concurrentPerform(iterations: parts, execute: body) }
+        let serial = ListSnapshot.build(definition: d, records: ["people": people, "bots": bots])
+        let parallel = ListSnapshot.build(definition: d, records: ["people": people, "bots": bots], parallelism: threads)
+        XCTAssertEqual(parallel.sectionKeys, ["t0", "t1", "t2", "t3", "t4", "inactive", "bots"])
+        XCTAssertEqual(parallel.rowIDs, serial.rowIDs)
+        XCTAssertEqual(parallel.fullText(), serial.fullText())
+        XCTAssertEqual(parallel.duplicateRowCount, serial.duplicateRowCount)
+        XCTAssertGreaterThan(serial.duplicateRowCount, 3000)
+        // The first record of an id wins, whichever part the second lies in.
+        var firstName: [String: String] = [:]
+        for case .object(let o) in people {
+            if case .string(let id)? = o["id"], case .string(let name)? = o["name"], firstName[id] == nil { firstName[id] = name }
+        }
+        let full = parse(parallel.fullText())
+        for section in full.arrayValue![1].arrayValue! where section["key"] != "bots" {
+            for row in section["rows"]!.arrayValue! {
+                XCTAssertEqual(row["title"]?.stringValue, firstName[row["id"]!.stringValue!], "\(row["id"]!)")
+            }
+        }
+        // Sorted: names ascending within each team.
+        let firstTeam = parallel.rowIDs[0].map { id in Int(id.dropFirst())! }
+        let names = firstTeam.map { (($0 * 7919) % 1000) }
+        XCTAssertEqual(names.map { "n\($0)" }, names.map { "n\($0)" }.sorted())
     }
 
     func testRuntimeSectionKeyCollisionIsDisambiguated() {

@@ -127,7 +127,7 @@ extension ViewModelStore {
         for source in definition.sources {
             records[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
         }
-        let snapshot = ListSnapshot.build(definition: definition, records: records)
+        let snapshot = ListSnapshot.build(definition: definition, records: records, parallelism: .cores)
         logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         return snapshot
     }

@@ -43,7 +43,7 @@ extension ViewModelStore {
                 records[source] = parsed
             }
             let localized = definition.localized(language, formats: Localization.formats(for: language))
-            let snapshot = ListSnapshot.build(definition: localized, records: records)
+            let snapshot = ListSnapshot.build(definition: localized, records: records, parallelism: .cores)
             let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: language)
             if let installed = cache.install(key, state: state, epoch: epoch) {
                 metrics.recordLanguageBuild(language: language)
