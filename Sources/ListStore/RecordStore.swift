@@ -13,6 +13,11 @@ public protocol RecordStore: AnyObject, Sendable {
     func collectionSequences() throws(StoreError) -> [String: Int64]
     /// Every record of a collection, by id ascending.
     func allRecords(in collection: String) throws(StoreError) -> [StoredRecord]
+    /// Every record of a collection, by id ascending, handed to `body` in pages of at most
+    /// `pageSize` records as they are read, so that a caller can work on one page while the
+    /// next is read. A store that reads all at once hands them over in pages afterwards.
+    func forEachPage(in collection: String, pageSize: Int,
+                     _ body: @Sendable ([StoredRecord]) throws(StoreError) -> Void) throws(StoreError)
     /// One record with its version, or nil.
     func record(in collection: String, id: String) throws(StoreError) -> StoredRecord?
     /// Up to `limit` records with ids after `afterID` (all when nil), by id ascending.
@@ -135,6 +140,14 @@ extension RecordStore {
     public func view(id: String) throws(StoreError) -> StoredView? { try allViews().first { $0.id == id } }
 
     public func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try body() }
+
+    public func forEachPage(in collection: String, pageSize: Int,
+                            _ body: @Sendable ([StoredRecord]) throws(StoreError) -> Void) throws(StoreError) {
+        let all = try allRecords(in: collection)
+        for start in stride(from: 0, to: all.count, by: max(1, pageSize)) {
+            try body(Array(all[start..<min(start + max(1, pageSize), all.count)]))
+        }
+    }
 
     /// Applies groups of writes in one transaction; see ``commit(groups:previousIn:)``.
     public func commit(groups: [[RecordWrite]]) throws(StoreError) -> [CommitResult] {

@@ -78,6 +78,23 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try records(in: collection, after: nil, limit: Int.max)
     }
 
+    public func forEachPage(in collection: String, pageSize: Int,
+                            _ body: @Sendable ([StoredRecord]) throws(StoreError) -> Void) throws(StoreError) {
+        try reader.withLock { connection throws(StoreError) in
+            var page: [StoredRecord] = []
+            page.reserveCapacity(pageSize)
+            try connection.query("SELECT id, json FROM records WHERE collection = ? ORDER BY id", .text(collection)) {
+                row throws(StoreError) in
+                page.append(StoredRecord(id: try row.text(0), json: try row.blob(1)))
+                if page.count >= pageSize {
+                    try body(page)
+                    page.removeAll(keepingCapacity: true)
+                }
+            }
+            if !page.isEmpty { try body(page) }
+        }
+    }
+
     public func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? {
         try reader.withLock { connection throws(StoreError) in
             var found: StoredRecord?

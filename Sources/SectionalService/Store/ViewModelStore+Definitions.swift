@@ -125,7 +125,7 @@ extension ViewModelStore {
         }
         var records: [String: [JSONValue]] = [:]
         for source in definition.sources {
-            records[source] = try Self.parseAll(try store.allRecords(in: source), collection: source, log: log)
+            records[source] = try Self.readAll(in: source, from: store, log: log)
         }
         let snapshot = ListSnapshot.build(definition: definition, records: records, parallelism: .cores)
         logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
