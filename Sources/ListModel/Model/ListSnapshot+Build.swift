@@ -50,18 +50,20 @@ extension ListSnapshot {
                 unsorted.append((spec.index, spec.key ?? "", kept))
             case .data(let b):
                 let parts = rows(of: records[b.source] ?? [], binding: b, parallelism: parallelism)
+                let (owned, found) = index.claim(parts, spec: spec.index, parallelism: parallelism)
+                duplicates += found
                 if b.groupBy == nil {
                     var kept = ContiguousArray<Row>()
                     kept.reserveCapacity(parts.reduce(0) { $0 + $1.count })
-                    for part in parts {
-                        for row in part where claim(row.id, Claim(spec: spec.index, row: row)) { kept.append(row) }
+                    for (part, owns) in zip(parts, owned) {
+                        for i in part.indices where owns[i] { kept.append(part[i]) }
                     }
                     unsorted.append((spec.index, spec.key ?? "", kept))
                 } else {
                     var groups: [CodePointKey: ContiguousArray<Row>] = [:]
-                    for part in parts {
-                        for row in part where claim(row.id, Claim(spec: spec.index, row: row)) {
-                            groups[CodePointKey(row.groupKey), default: []].append(row)
+                    for (part, owns) in zip(parts, owned) {
+                        for i in part.indices where owns[i] {
+                            groups[CodePointKey(part[i].groupKey), default: []].append(part[i])
                         }
                     }
                     let ranker = SectionRanker(b.sectionOrder)
