@@ -20,8 +20,24 @@ extension ListSnapshot {
     ///   - parallelism: how the parts run (one after another by default).
     public static func build(definition: ListDefinition, records: [String: [JSONValue]],
                              parallelism: Parallelism = .serial) -> ListSnapshot {
+        build(definition: definition, parts: records.mapValues { all in
+            let parts = max(1, all.count / rowsPerPart)
+            let size = (all.count + parts - 1) / parts
+            return (0..<parts).map { all[min($0 * size, all.count)..<min(($0 + 1) * size, all.count)] }
+        }, parallelism: parallelism)
+    }
+
+    /// Builds a list from records read in pages (each page one part of the work): as
+    /// ``build(definition:records:parallelism:)`` with each collection's pages in order.
+    public static func build(definition: ListDefinition, recordPages: [String: [[JSONValue]]],
+                             parallelism: Parallelism = .serial) -> ListSnapshot {
+        build(definition: definition, parts: recordPages.mapValues { $0.map { $0[...] } }, parallelism: parallelism)
+    }
+
+    private static func build(definition: ListDefinition, parts records: [String: [ArraySlice<JSONValue>]],
+                              parallelism: Parallelism) -> ListSnapshot {
         var index = IdIndex()
-        let expected = definition.sources.reduce(0) { $0 + (records[$1]?.count ?? 0) }
+        let expected = definition.sources.reduce(0) { $0 + (records[$1]?.reduce(0) { $0 + $1.count } ?? 0) }
         index.reserve(expected)
         var duplicates = 0
         /// Sections in order, their rows not yet sorted.
@@ -96,17 +112,14 @@ extension ListSnapshot {
     }
 
     /// The rows of the records `binding` shows (objects with a string id that match its filter),
-    /// in record order, made in parts that `parallelism` may run at once.
-    private static func rows(of records: [JSONValue], binding b: DataBinding,
+    /// in record order, one part per part of `records`, made as `parallelism` runs them.
+    private static func rows(of records: [ArraySlice<JSONValue>], binding b: DataBinding,
                              parallelism: Parallelism) -> [ContiguousArray<Row>] {
-        let parts = max(1, records.count / rowsPerPart)
-        let size = (records.count + parts - 1) / parts
-        return parallelism.map(parts) { part in
+        parallelism.map(records.count) { part in
             var factory = RowFactory()
             var rows = ContiguousArray<Row>()
-            let range = min(part * size, records.count)..<min((part + 1) * size, records.count)
-            rows.reserveCapacity(range.count)
-            for v in records[range] {
+            rows.reserveCapacity(records[part].count)
+            for v in records[part] {
                 guard case .object(let o) = v, case .string(let id)? = o["id"], b.matches(o) else { continue }
                 rows.append(factory.dataRow(binding: b, record: o, id: id))
             }

@@ -123,11 +123,12 @@ extension ViewModelStore {
             for source in definition.sources { try store.prepareField(scope.field, in: source) }
             return nil
         }
-        var records: [String: [JSONValue]] = [:]
+        var records: [String: [[JSONValue]]] = [:]
         for source in definition.sources {
             records[source] = try Self.readAll(in: source, from: store, log: log)
         }
-        let snapshot = ListSnapshot.build(definition: definition, records: records, parallelism: .cores)
+        let snapshot = ListSnapshot.build(definition: definition, recordPages: records, parallelism: .cores)
+        Self.free(records)
         logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         return snapshot
     }
