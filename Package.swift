@@ -39,6 +39,8 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // glibc's malloc.h (part of libc, nothing to link): malloc_trim after large frees.
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -65,7 +67,7 @@ let package = Package(
         // The application: lists, views, records over HTTP; config, logs, lifecycle.
         .target(
             name: "SectionalService",
-            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity"],
+            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity", "CMalloc"],
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html"),
                         // A link to clients/js/sectional.mjs, the JavaScript client, served at /sectional.mjs.
                         .embedInCode("Resources/sectional.mjs")]

@@ -159,7 +159,8 @@ extension ViewModelStore {
             for source in definition.sources { stored[source] = try store.allRecords(in: source) }
             return .read(number: corpora.withLock { $0.start(name) }, stored: stored)
         }
-        let number: Int, stored: [String: [StoredRecord]]
+        let number: Int
+        var stored: [String: [StoredRecord]]
         switch read {
         case .held: return true
         case .stale: return false
@@ -177,6 +178,7 @@ extension ViewModelStore {
             corpora.withLock { _ = $0.finish(number) }
             throw error
         }
+        stored = [:]
         // Nil: dropped (the definition changed); false: another making's corpus was kept first.
         let kept = writer.withLock { _ in
             corpora.withLock { corpora -> Bool? in
@@ -188,6 +190,8 @@ extension ViewModelStore {
                 return true
             }
         }
+        // The records read and parsed for it are freed: give their memory back.
+        FreedMemory.release()
         if kept == true {
             log.info("search corpus made", ["list": .text(name), "records": .number(Double(corpus.recordCount)),
                                             "milliseconds": .number(((ContinuousClock.now - started).seconds * 1000).rounded())])
