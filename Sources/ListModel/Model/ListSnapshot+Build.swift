@@ -7,11 +7,12 @@ extension ListSnapshot {
 
     /// Builds a list from a definition and the records of its source collections.
     ///
-    /// Rows are made (templates rendered, JSON pre-encoded) and sections sorted in parts that
-    /// `parallelism` may run at once; ids are claimed in record order on the calling thread, so
-    /// the result does not depend on how the parts ran. Measured at start-up with 1,000,000
-    /// records on 2 cores (`make bench`'s cold start): making rows was 40% of the build and
-    /// sorting 20%, both now spread over the cores.
+    /// Rows are made (templates rendered, JSON pre-encoded), ids claimed and sections sorted in
+    /// parts that `parallelism` may run at once; the claims of one id are made in record order
+    /// (``IdIndex/claim(_:spec:parallelism:)``), so the result does not depend on how the parts
+    /// ran. Measured at start-up with 1,000,000 records on 2 cores (`make bench`'s cold start):
+    /// making rows was 40% of the build, claiming ids 20% and sorting 20%, all now spread over
+    /// the cores.
     ///
     /// - Parameters:
     ///   - definition: the validated definition.
@@ -40,8 +41,9 @@ extension ListSnapshot {
         let expected = definition.sources.reduce(0) { $0 + (records[$1]?.reduce(0) { $0 + $1.count } ?? 0) }
         index.reserve(expected)
         var duplicates = 0
-        /// Sections in order, their rows not yet sorted.
-        var unsorted: [(spec: Int, key: String, rows: ContiguousArray<Row>)] = []
+        /// Sections in order, and their rows not yet sorted.
+        var unsorted: [(spec: Int, key: String)] = []
+        var unsortedRows: [ContiguousArray<Row>] = []
 
         /// Registers a claim; returns `true` when the claim owns the id.
         func claim(_ id: String, _ c: Claim) -> Bool {
@@ -63,7 +65,8 @@ extension ListSnapshot {
             case .literal:
                 var kept = ContiguousArray<Row>()
                 for r in spec.literalRows where claim(r.id, Claim(spec: spec.index, row: r)) { kept.append(r) }
-                unsorted.append((spec.index, spec.key ?? "", kept))
+                unsorted.append((spec.index, spec.key ?? ""))
+                unsortedRows.append(kept)
             case .data(let b):
                 let parts = rows(of: records[b.source] ?? [], binding: b, parallelism: parallelism)
                 let (owned, found) = index.claim(parts, spec: spec.index, parallelism: parallelism)
@@ -74,7 +77,8 @@ extension ListSnapshot {
                     for (part, owns) in zip(parts, owned) {
                         for i in part.indices where owns[i] { kept.append(part[i]) }
                     }
-                    unsorted.append((spec.index, spec.key ?? "", kept))
+                    unsorted.append((spec.index, spec.key ?? ""))
+                    unsortedRows.append(kept)
                 } else {
                     var groups: [CodePointKey: ContiguousArray<Row>] = [:]
                     for (part, owns) in zip(parts, owned) {
@@ -84,14 +88,19 @@ extension ListSnapshot {
                     }
                     let ranker = SectionRanker(b.sectionOrder)
                     let keys = groups.keys.sorted { ranker.compare($0.string, $1.string) < 0 }
-                    for k in keys { unsorted.append((spec.index, k.string, groups.removeValue(forKey: k)!)) }
+                    for k in keys {
+                        unsorted.append((spec.index, k.string))
+                        unsortedRows.append(groups.removeValue(forKey: k)!)
+                    }
                 }
             }
         }
 
         // Each section sorted (literal rows keep their order) and chunked as one part. The rows
-        // move through a lock so that each part holds the only reference and sorts in place.
-        let pending = Mutex(unsorted.map { $0.rows })
+        // move through a lock so that each part holds the only reference and sorts in place
+        // (a second reference would make the sort copy them).
+        let pending = Mutex(unsortedRows)
+        unsortedRows = []
         let specs = unsorted.map { $0.spec }
         let sequences = parallelism.map(unsorted.count) { i -> RowSequence in
             var rows = pending.withLock { all in

@@ -128,7 +128,7 @@ extension ViewModelStore {
             records[source] = try Self.readAll(in: source, from: store, log: log)
         }
         let snapshot = ListSnapshot.build(definition: definition, recordPages: records, parallelism: .cores)
-        Self.free(records)
+        Self.free(consume records)
         logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         return snapshot
     }

@@ -94,7 +94,7 @@ public final class ViewModelStore: Sendable {
             metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         }
         self.catalog = Mutex(catalog)
-        Self.free(parsed)
+        Self.free(consume parsed)
         for (key, state) in cache.pinnedStates() {
             logDuplicates(list: key.list, count: state.snapshot.duplicateRowCount)
         }
