@@ -1,5 +1,3 @@
-import Synchronization
-
 extension ListSnapshot {
     /// Records per part when rows are made in parts: below twice this, one part (a thread's
     /// start-up is not worth a few thousand rows).
@@ -45,28 +43,14 @@ extension ListSnapshot {
         var unsorted: [(spec: Int, key: String)] = []
         var unsortedRows: [ContiguousArray<Row>] = []
 
-        /// Registers a claim; returns `true` when the claim owns the id.
-        func claim(_ id: String, _ c: Claim) -> Bool {
-            // One hash look-up in the common case (a new id); a taken id gets its entry back.
-            guard let e = index.replace(id, with: IdEntry(single: c)) else { return true }
-            var cs = e.claims
-            if cs.last!.spec == c.spec {   // same collection twice: keep the first
-                index.set(id, e)
-                return false
-            }
-            cs.append(c)
-            index.set(id, IdEntry(cs))
-            duplicates += 1
-            return false
-        }
-
         for spec in definition.sections {
             switch spec.content {
             case .literal:
-                var kept = ContiguousArray<Row>()
-                for r in spec.literalRows where claim(r.id, Claim(spec: spec.index, row: r)) { kept.append(r) }
+                let rows = ContiguousArray(spec.literalRows)
+                let (owned, found) = index.claim([rows], spec: spec.index, parallelism: parallelism)
+                duplicates += found
                 unsorted.append((spec.index, spec.key ?? ""))
-                unsortedRows.append(kept)
+                unsortedRows.append(ContiguousArray(zip(rows, owned[0]).filter(\.1).map(\.0)))
             case .data(let b):
                 let parts = rows(of: records[b.source] ?? [], binding: b, parallelism: parallelism)
                 let (owned, found) = index.claim(parts, spec: spec.index, parallelism: parallelism)
@@ -96,17 +80,9 @@ extension ListSnapshot {
             }
         }
 
-        // Each section sorted (literal rows keep their order) and chunked as one part. The rows
-        // move through a lock so that each part holds the only reference and sorts in place
-        // (a second reference would make the sort copy them).
-        let pending = Mutex(unsortedRows)
-        unsortedRows = []
+        // Each section sorted in place (literal rows keep their order) and chunked as one part.
         let specs = unsorted.map { $0.spec }
-        let sequences = parallelism.map(unsorted.count) { i -> RowSequence in
-            var rows = pending.withLock { all in
-                defer { all[i] = [] }
-                return all[i]
-            }
+        let sequences = parallelism.map(taking: consume unsortedRows) { i, rows -> RowSequence in
             if case .data = definition.sections[specs[i]].content {
                 RowSorter.sort(&rows, order: definition.orders[specs[i]])
             }

@@ -18,7 +18,7 @@ public struct Parallelism: Sendable {
     }
 
     /// `body(part)` for each part, in part order, computed as the runner schedules them.
-    func map<T: Sendable>(_ parts: Int, _ body: @Sendable (Int) -> T) -> [T] {
+    public func map<T: Sendable>(_ parts: Int, _ body: @Sendable (Int) -> T) -> [T] {
         guard parts > 1 else { return parts == 1 ? [body(0)] : [] }
         let results = Mutex([T?](repeating: nil, count: parts))
         run(parts) { part in
@@ -26,5 +26,21 @@ public struct Parallelism: Sendable {
             results.withLock { $0[part] = value }
         }
         return results.withLock { $0.map { $0! } }
+    }
+
+    /// `body(i, &item)` for each of `items`, one part each, the part holding the item's only
+    /// reference: an array it changes is changed in place (a second reference would make it
+    /// copy first), and what it lets go of is freed on its thread.
+    public func map<T: Sendable, U: Sendable>(taking items: consuming [T], _ body: @Sendable (Int, inout T) -> U) -> [U] {
+        let pending = Mutex(items.map { Optional($0) })
+        let count = items.count
+        items = []
+        return map(count) { i in
+            var item = pending.withLock { all in
+                defer { all[i] = nil }
+                return all[i]!
+            }
+            return body(i, &item)
+        }
     }
 }

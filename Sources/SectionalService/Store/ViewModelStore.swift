@@ -140,16 +140,9 @@ public final class ViewModelStore: Sendable {
     /// cold start, and freeing them after the server is ready left 500 MiB more resident at
     /// ready (measured with `make bench`: 1,406 bytes per row against 914).
     static func free(_ parsed: consuming [String: [[JSONValue]]]) {
-        let pages = Mutex(parsed.values.flatMap { $0 })
+        let pages = parsed.values.flatMap { $0 }
         parsed = [:]
-        let count = pages.withLock { $0.count }
-        DispatchQueue.concurrentPerform(iterations: count) { i in
-            let page = pages.withLock { all in
-                defer { all[i] = [] }
-                return all[i]
-            }
-            withExtendedLifetime(page) {}
-        }
+        _ = Parallelism.cores.map(taking: consume pages) { _, page in page = [] }
     }
 
     /// Parses `records`; returns the values and the ids of records that do not parse.
@@ -178,16 +171,11 @@ public final class ViewModelStore: Sendable {
     static func parseAll(_ records: [StoredRecord], collection: String, log: Log) throws(StoreError) -> [JSONValue] {
         let parts = records.count < 10_000 ? 1 : System.coreCount * 2
         let size = (records.count + parts - 1) / max(parts, 1)
-        let results = Mutex([[JSONValue]](repeating: [], count: parts))
-        let unreadable = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let range = min(part * size, records.count)..<min((part + 1) * size, records.count)
-            let (values, bad) = parse(records[range])
-            results.withLock { $0[part] = values }
-            if !bad.isEmpty { unreadable.withLock { $0 += bad } }
+        let results = Parallelism.cores.map(parts) { part in
+            parse(records[min(part * size, records.count)..<min((part + 1) * size, records.count)])
         }
-        logUnreadable(unreadable.withLock { $0 }, collection: collection, log: log)
-        return results.withLock { $0.flatMap { $0 } }
+        logUnreadable(results.flatMap { $0.1 }, collection: collection, log: log)
+        return results.flatMap { $0.0 }
     }
 
     /// The definition of a list, or nil when there is no such list.
