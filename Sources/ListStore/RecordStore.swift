@@ -20,6 +20,9 @@ public protocol RecordStore: AnyObject, Sendable {
                      _ body: @Sendable ([StoredRecord]) throws(StoreError) -> Void) throws(StoreError)
     /// One record with its version, or nil.
     func record(in collection: String, id: String) throws(StoreError) -> StoredRecord?
+    /// The records of `collection` with these ids (those that exist; an id given twice is read
+    /// once), by id ascending in code-point order.
+    func records(in collection: String, ids: [String]) throws(StoreError) -> [StoredRecord]
     /// Up to `limit` records with ids after `afterID` (all when nil), by id ascending.
     func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord]
     /// Applies groups of writes in one transaction (all or nothing), durable when this returns;
@@ -140,6 +143,15 @@ extension RecordStore {
     public func view(id: String) throws(StoreError) -> StoredView? { try allViews().first { $0.id == id } }
 
     public func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try body() }
+
+    /// One ``record(in:id:)`` per id: right for a store whose reads cost no round trip.
+    public func records(in collection: String, ids: [String]) throws(StoreError) -> [StoredRecord] {
+        var found: [StoredRecord] = []
+        for id in Set(ids).sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            if let record = try record(in: collection, id: id) { found.append(record) }
+        }
+        return found
+    }
 
     public func forEachPage(in collection: String, pageSize: Int,
                             _ body: @Sendable ([StoredRecord]) throws(StoreError) -> Void) throws(StoreError) {

@@ -90,6 +90,13 @@ class RecordStoreContract: XCTestCase {
         try store.forEachPage(in: "x", pageSize: 4) { page in pages.withLock { $0.append(page.map(\.id)) } }
         try store.forEachPage(in: "nothing", pageSize: 4) { page in pages.withLock { $0.append(page.map(\.id)) } }
         XCTAssertEqual(pages.withLock { $0 }, [["Z", "a", "a1", "b"], ["c", "é"]])
+        // Some ids, in the same order whatever order they are asked in; missing ones skipped,
+        // one asked twice read once, each with its version.
+        let some = try store.records(in: "x", ids: ["é", "missing", "a", "Z", "a"])
+        XCTAssertEqual(some.map(\.id), ["Z", "a", "é"])
+        XCTAssertEqual(some.map(\.version), [1, 1, 1])
+        XCTAssertEqual(try store.records(in: "nothing", ids: ["a"]), [])
+        XCTAssertEqual(try store.records(in: "x", ids: []), [])
     }
 
     func checkViewsAreSavedTouchedAndDeleted() throws {

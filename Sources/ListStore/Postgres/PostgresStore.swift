@@ -164,6 +164,17 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
         }
     }
 
+    /// One query for all the ids (not a round trip per id).
+    public func records(in collection: String, ids: [String]) throws(StoreError) -> [StoredRecord] {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("SELECT id, json, sequence FROM records WHERE collection = $1 AND id = ANY($2) ORDER BY id",
+                                                .text(collection), PostgresArray.text(Array(Set(ids))))
+            return try (0..<result.rowCount).map { row throws(PostgresError) in
+                StoredRecord(id: result.string(row, 0), json: result.bytes(row, 1), version: try result.int(row, 2))
+            }
+        }
+    }
+
     public func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
         try reading { connection throws(PostgresError) in
             Self.records(try connection.execute(

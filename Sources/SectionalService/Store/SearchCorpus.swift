@@ -2,26 +2,43 @@ import JSONOutput
 import ListModel
 
 /// The records of a list that is the same for everyone as its searches read them: per source
-/// collection, each record's id, JSON and the keys of its filter fields, and its searchable text
+/// collection, each record's id and the keys of its filter fields, and its searchable text
 /// folded once (``ListQuery/searchableText(of:fields:)``) into one contiguous ``FoldedTexts``.
 /// Made in the background after start and after a change of the list's definition (or by the
 /// list's first search, if that comes first), kept current by every write (one fold per written
-/// record), forgotten when the definition changes. A new search then scans the folded text with one byte
-/// search and looks at the matching records only, instead of reading storage.
+/// record), forgotten when the definition changes. A new search then scans the folded text with
+/// one byte search and looks at the matching records only, instead of reading storage.
+///
+/// It holds no record's JSON: a search takes its rows from the list's own (see
+/// ``ListSnapshot/restricted(to:)``), and the few searches that build instead read the records
+/// that match from storage. Holding the JSON cost about 300 bytes per record, a third of the
+/// server's memory (`make bench-service`, 1,000,000 records: 1,433 bytes per row resident with the
+/// corpus made, 894 without it).
 struct SearchCorpus: Sendable {
     /// One source collection's records, each in a slot (slots of deleted records are reused).
     struct Part: Sendable {
-        /// Per slot: the record's id (nil: a free slot), JSON and filter keys.
+        /// Per slot: the record's id (nil: a free slot).
         var ids: [String?] = []
-        var json: [[UInt8]] = []
-        /// Per field of ``filterFields``: the ``ScalarKey`` text of the record's value, if any.
-        var filterKeys: [[String?]] = []
+        /// Per slot, one entry per field of ``SearchCorpus/filterFields``: the ``ScalarKey`` text
+        /// of the record's value, if any. Flat, so a record's keys cost no allocation of their own.
+        var filterKeys: [String?] = []
         var slotOf: [String: Int] = [:]
         var free: [Int] = []
         /// Per slot: its folded searchable text.
         var texts = FoldedTexts()
+        /// Entries of ``filterKeys`` per slot.
+        let keysPerSlot: Int
 
-        mutating func set(id: String, json bytes: [UInt8], folded: [UInt8], keys: [String?]) {
+        init(keysPerSlot: Int) { self.keysPerSlot = keysPerSlot }
+
+        /// Makes room for `count` records (a corpus being made knows how many it reads).
+        mutating func reserve(_ count: Int) {
+            ids.reserveCapacity(count)
+            filterKeys.reserveCapacity(count * keysPerSlot)
+            slotOf.reserveCapacity(count)
+        }
+
+        mutating func set(id: String, folded: [UInt8], keys: [String?]) {
             let slot: Int
             if let existing = slotOf[id] {
                 slot = existing
@@ -32,29 +49,20 @@ struct SearchCorpus: Sendable {
             } else {
                 slot = ids.count
                 ids.append(id)
-                json.append([])
-                filterKeys.append([])
+                filterKeys.append(contentsOf: repeatElement(nil, count: keysPerSlot))
                 slotOf[id] = slot
             }
-            json[slot] = bytes
-            filterKeys[slot] = keys
+            filterKeys.replaceSubrange(slot * keysPerSlot..<(slot + 1) * keysPerSlot, with: keys)
             texts.set(slot, to: folded)
         }
 
         mutating func remove(id: String) {
             guard let slot = slotOf.removeValue(forKey: id) else { return }
             ids[slot] = nil
-            json[slot] = []
-            filterKeys[slot] = []
+            for i in slot * keysPerSlot..<(slot + 1) * keysPerSlot { filterKeys[i] = nil }
             texts.set(slot, to: nil)
             free.append(slot)
         }
-    }
-
-    /// A record a query matches.
-    struct Match {
-        let id: String
-        let json: [UInt8]
     }
 
     /// The definition (first language) it was made for.
@@ -68,48 +76,47 @@ struct SearchCorpus: Sendable {
         fingerprint = definition.fingerprint
         searchFields = definition.search ?? []
         filterFields = definition.filters
-        for source in definition.sources { parts[source] = Part() }
+        for source in definition.sources { parts[source] = Part(keysPerSlot: filterFields.count) }
     }
 
-    /// Records `record` (nil: deleted) as the one with `id` in `collection`, if the list reads it;
-    /// `json` is its JSON text when the caller has it (else it is written here).
-    mutating func write(collection: String, id: String, record: JSONValue?, json: [UInt8]? = nil) {
+    /// Makes room for `count` records of `collection`.
+    mutating func reserve(_ count: Int, in collection: String) {
+        parts[collection]?.reserve(count)
+    }
+
+    /// Records `record` (nil: deleted) as the one with `id` in `collection`, if the list reads it.
+    mutating func write(collection: String, id: String, record: JSONValue?) {
         guard parts[collection] != nil else { return }
         guard let record, case .object(let object) = record else {
             parts[collection]!.remove(id: id)
             return
         }
-        let bytes = json ?? {
-            var writer = JSONWriter(capacity: 256)
-            writer.value(record)
-            return writer.bytes
-        }()
         let keys = filterFields.map { $0.lookup(in: object).flatMap(ScalarKey.init)?.text }
-        parts[collection]!.set(id: id, json: bytes, folded: ListQuery.searchableText(of: object, fields: searchFields), keys: keys)
+        parts[collection]!.set(id: id, folded: ListQuery.searchableText(of: object, fields: searchFields), keys: keys)
     }
 
     /// Takes a write as ``SearchCorpora`` records it.
     mutating func write(_ write: SearchCorpora.Write) {
-        self.write(collection: write.collection, id: write.id, record: write.record?.value, json: write.record?.json)
+        self.write(collection: write.collection, id: write.id, record: write.record?.value)
     }
 
     /// Records held, in all source collections.
     var recordCount: Int { parts.values.reduce(0) { $0 + $1.slotOf.count } }
 
-    /// The records that `query` matches, per collection.
-    func matching(_ query: ListQuery) -> [String: [Match]] {
+    /// The ids of the records that `query` matches, per collection.
+    func matching(_ query: ListQuery) -> [String: [String]] {
         let positions = Dictionary(filterFields.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var result: [String: [Match]] = [:]
+        var result: [String: [String]] = [:]
         for (collection, part) in parts {
-            var kept: [Match] = []
+            var kept: [String] = []
+            let width = part.keysPerSlot
             func consider(_ slot: Int) {
                 guard let id = part.ids[slot] else { return }
                 // The text is already found: only the filters are left to check.
                 if !query.filters.isEmpty {
-                    let keys = part.filterKeys[slot]
-                    guard query.filtersHold(keyOf: { positions[$0].flatMap { keys[$0] } }) else { return }
+                    guard query.filtersHold(keyOf: { positions[$0].flatMap { part.filterKeys[slot * width + $0] } }) else { return }
                 }
-                kept.append(Match(id: id, json: part.json[slot]))
+                kept.append(id)
             }
             if let text = query.text {
                 part.texts.forEachOwner(containing: text, consider)
@@ -128,7 +135,7 @@ struct SearchCorpus: Sendable {
 /// is never made again for a write). Changed only under the writer's lock, except that a making
 /// may be abandoned at any time.
 struct SearchCorpora: Sendable {
-    /// A write as a corpus takes it (record nil: deleted): the record with its JSON text.
+    /// A write as a corpus takes it (record nil: deleted).
     typealias Write = (collection: String, id: String, record: IncomingRecord?)
 
     private var held: [String: SearchCorpus] = [:]

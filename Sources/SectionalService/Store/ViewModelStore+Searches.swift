@@ -104,16 +104,14 @@ extension ViewModelStore {
     ///
     /// The corpus says which records match; their rows are taken from the list's snapshot at the
     /// same version (``ListSnapshot/restricted(to:)``: no record parsed, no row rendered). Only a
-    /// list that drops duplicate rows, or a language not in memory, parses the matching
-    /// records' JSON and builds.
+    /// list that drops duplicate rows, or a language not in memory, reads the matching records
+    /// from storage and builds.
     private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError) -> (ListSnapshot, Int64, Int64?) {
-        let listKey = MaterializationKey(list: base.name, partition: nil)
         while true {
             let (found, rows, version, epoch, definition) = writer.withLock { _ -> (SearchCorpus?, ListState?, Int64, Int64?, ListDefinition) in
                 let epoch = cache.epoch(of: base.name)
                 let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
-                // A language moves with its list: the same version.
-                let version = cache.currentVersion(of: base.key) ?? cache.currentVersion(of: listKey) ?? base.version
+                let version = versionNow(of: base)
                 guard let corpus = corpora.withLock({ $0[base.name] }), corpus.fingerprint == definition.fingerprint else {
                     return (nil, nil, version, epoch, definition)
                 }
@@ -127,14 +125,35 @@ extension ViewModelStore {
                 continue
             }
             let matched = found.matching(query)
-            if let rows, let snapshot = rows.snapshot.restricted(to: matched.mapValues { $0.map(\.id) }) {
+            if let rows, let snapshot = rows.snapshot.restricted(to: matched) {
                 return (snapshot, version, epoch)
             }
+            // Built from the matching records, read from storage at the same version (else again).
+            guard let stored = try matchingRecords(matched, of: base, at: version) else { continue }
             var records: [String: [JSONValue]] = [:]
-            for (collection, matches) in matched {
-                records[collection] = matches.compactMap { try? JSONParser.parse($0.json) }
+            for (collection, list) in stored {
+                records[collection] = try Self.parseAll(list, collection: collection, log: log)
             }
             return (ListSnapshot.build(definition: served(definition, base), records: records), version, epoch)
+        }
+    }
+
+    /// The version of `base`'s list now (a language moves with its list: the same version).
+    /// Under the writer's lock.
+    private func versionNow(of base: ListState) -> Int64 {
+        cache.currentVersion(of: base.key) ?? cache.currentVersion(of: MaterializationKey(list: base.name, partition: nil)) ?? base.version
+    }
+
+    /// The records named in `ids` (per collection), read from storage under the writer's lock
+    /// while the list of `base` is still at `version` (so no write falls between); nil when it
+    /// moved on. A read per id on SQLite (a few microseconds each), one query on PostgreSQL.
+    private func matchingRecords(_ ids: [String: [String]], of base: ListState,
+                                 at version: Int64) throws(StoreError) -> [String: [StoredRecord]]? {
+        try writer.withLock { _ throws(StoreError) -> [String: [StoredRecord]]? in
+            guard versionNow(of: base) == version else { return nil }
+            var records: [String: [StoredRecord]] = [:]
+            for (collection, list) in ids { records[collection] = try store.records(in: collection, ids: list) }
+            return records
         }
     }
 
@@ -169,6 +188,7 @@ extension ViewModelStore {
         var corpus = SearchCorpus(definition: definition)
         do throws(StoreError) {
             for (source, list) in stored {
+                corpus.reserve(list.count, in: source)
                 for record in try Self.parseAll(list, collection: source, log: log) {
                     guard case .object(let object) = record, case .string(let id)? = object["id"] else { continue }
                     corpus.write(collection: source, id: id, record: record)
