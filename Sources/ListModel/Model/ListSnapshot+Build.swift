@@ -19,25 +19,35 @@ extension ListSnapshot {
     ///   - parallelism: how the parts run (one after another by default).
     public static func build(definition: ListDefinition, records: [String: [JSONValue]],
                              parallelism: Parallelism = .serial) -> ListSnapshot {
-        build(definition: definition, parts: records.mapValues { all in
-            let parts = max(1, all.count / rowsPerPart)
-            let size = (all.count + parts - 1) / parts
-            return (0..<parts).map { all[min($0 * size, all.count)..<min(($0 + 1) * size, all.count)] }
-        }, parallelism: parallelism)
+        var split: [(collection: String, records: ArraySlice<JSONValue>)] = []
+        for (collection, all) in records where definition.reads(collection: collection) {
+            let count = max(1, all.count / rowsPerPart)
+            let size = (all.count + count - 1) / count
+            for part in 0..<count { split.append((collection, all[min(part * size, all.count)..<min((part + 1) * size, all.count)])) }
+        }
+        let parts = split
+        let pages = parallelism.map(parts.count) { PageRows(definition: definition, collection: parts[$0].collection, records: parts[$0].records) }
+        return build(definition: definition, pages: pages, parallelism: parallelism)
     }
 
-    /// Builds a list from records read in pages (each page one part of the work): as
-    /// ``build(definition:records:parallelism:)`` with each collection's pages in order.
-    public static func build(definition: ListDefinition, recordPages: [String: [[JSONValue]]],
-                             parallelism: Parallelism = .serial) -> ListSnapshot {
-        build(definition: definition, parts: recordPages.mapValues { $0.map { $0[...] } }, parallelism: parallelism)
+    /// Builds a list from rows made ahead for `definition`, a page of records at a time (``PageRows``): as
+    /// ``build(definition:records:parallelism:)`` with each collection's records in the order of
+    /// its pages. Start-up makes each page's rows as soon as the page is parsed and drops the
+    /// parsed records at once, so they never pile up beside the rows (which left a third of the
+    /// resident memory in holes glibc could not give back: see `ViewModelStore.readAll`).
+    public static func build(definition: ListDefinition, pages: [PageRows], parallelism: Parallelism = .serial) -> ListSnapshot {
+        var parts: [Int: [ContiguousArray<Row>]] = [:]
+        for page in pages {
+            for (spec, rows) in page.rows { parts[spec, default: []].append(rows) }
+        }
+        return build(definition: definition, parts: parts, parallelism: parallelism)
     }
 
-    private static func build(definition: ListDefinition, parts records: [String: [ArraySlice<JSONValue>]],
+    /// The build proper, from each data spec's rows (in parts, in record order).
+    private static func build(definition: ListDefinition, parts made: [Int: [ContiguousArray<Row>]],
                               parallelism: Parallelism) -> ListSnapshot {
         var index = IdIndex()
-        let expected = definition.sources.reduce(0) { $0 + (records[$1]?.reduce(0) { $0 + $1.count } ?? 0) }
-        index.reserve(expected)
+        index.reserve(made.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } })
         var duplicates = 0
         /// Sections in order, and their rows not yet sorted.
         var unsorted: [(spec: Int, key: String)] = []
@@ -52,7 +62,7 @@ extension ListSnapshot {
                 unsorted.append((spec.index, spec.key ?? ""))
                 unsortedRows.append(ContiguousArray(zip(rows, owned[0]).filter(\.1).map(\.0)))
             case .data(let b):
-                let parts = rows(of: records[b.source] ?? [], binding: b, parallelism: parallelism)
+                let parts = made[spec.index] ?? []
                 let (owned, found) = index.claim(parts, spec: spec.index, parallelism: parallelism)
                 duplicates += found
                 if b.groupBy == nil {
@@ -94,21 +104,5 @@ extension ListSnapshot {
             sections.append(SectionNode(spec: s.spec, rawKey: s.key, key: s.key, rows: sequences[i]))
         }
         return ListSnapshot(definition: definition, sections: sections, index: index, duplicates: duplicates)
-    }
-
-    /// The rows of the records `binding` shows (objects with a string id that match its filter),
-    /// in record order, one part per part of `records`, made as `parallelism` runs them.
-    private static func rows(of records: [ArraySlice<JSONValue>], binding b: DataBinding,
-                             parallelism: Parallelism) -> [ContiguousArray<Row>] {
-        parallelism.map(records.count) { part in
-            var factory = RowFactory()
-            var rows = ContiguousArray<Row>()
-            rows.reserveCapacity(records[part].count)
-            for v in records[part] {
-                guard case .object(let o) = v, case .string(let id)? = o["id"], b.matches(o) else { continue }
-                rows.append(factory.dataRow(binding: b, record: o, id: id))
-            }
-            return rows
-        }
     }
 }

@@ -123,12 +123,11 @@ extension ViewModelStore {
             for source in definition.sources { try store.prepareField(scope.field, in: source) }
             return nil
         }
-        var records: [String: [[JSONValue]]] = [:]
+        var pages: [PageRows] = []
         for source in definition.sources {
-            records[source] = try Self.readAll(in: source, from: store, log: log)
+            pages += try Self.readAll(in: source, from: store, log: log) { PageRows(definition: definition, collection: source, records: $0) }
         }
-        let snapshot = ListSnapshot.build(definition: definition, recordPages: records, parallelism: .cores)
-        Self.free(consume records)
+        let snapshot = ListSnapshot.build(definition: definition, pages: pages, parallelism: .cores)
         logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         return snapshot
     }

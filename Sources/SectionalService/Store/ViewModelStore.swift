@@ -62,24 +62,29 @@ public final class ViewModelStore: Sendable {
         // One committed state for the sequence, the versions, the run-time definitions and the
         // records, however many commits other instances make while this one loads: the change
         // log is followed from it.
-        let (last, sequences, loaded, parsed) = try store.readConsistently {
-            () throws(StoreError) -> (Int64, [String: Int64], ListCatalog, [String: [[JSONValue]]]) in
+        let (last, sequences, loaded, made) = try store.readConsistently {
+            () throws(StoreError) -> (Int64, [String: Int64], ListCatalog, [String: [PageRows]]) in
             let last = try store.lastSequence()
             let sequences = try store.collectionSequences()
             var catalog = ListCatalog(config: definitions)
             for (list, errors) in catalog.load(try store.allDefinitions()) {
                 log.error("skipping a stored run-time definition that does not decode", ["list": .text(list), "errors": .text(errors.description)])
             }
-            var parsed: [String: [[JSONValue]]] = [:]
-            for definition in catalog.definitions where definition.scope == nil {
-                for source in definition.sources where parsed[source] == nil {
-                    parsed[source] = try Self.readAll(in: source, from: store, log: log)
+            // Each collection read once, its rows made for every list that reads it.
+            let built = catalog.definitions.filter { $0.scope == nil }
+            var made: [String: [PageRows]] = [:]
+            for source in Set(built.flatMap(\.sources)).sorted() {
+                let readers = built.filter { $0.reads(collection: source) }
+                let pages = try Self.readAll(in: source, from: store, log: log) { records in
+                    readers.map { PageRows(definition: $0, collection: source, records: records) }
                 }
+                for (i, reader) in readers.enumerated() { made[reader.name, default: []] += pages.map { $0[i] } }
             }
-            return (last, sequences, catalog, parsed)
+            return (last, sequences, catalog, made)
         }
         applied = AppliedVersion(last)
         var catalog = loaded
+        var pages = made
         for definition in catalog.definitions {
             let version = max(definition.sources.compactMap { sequences[$0] }.max() ?? 0, catalog.floors[definition.name] ?? 0)
             catalog.setFloor(definition.name, version)
@@ -89,40 +94,42 @@ public final class ViewModelStore: Sendable {
                 }
                 continue
             }
-            let snapshot = ListSnapshot.build(definition: definition, recordPages: parsed, parallelism: .cores)
+            let snapshot = ListSnapshot.build(definition: definition, pages: pages.removeValue(forKey: definition.name) ?? [], parallelism: .cores)
             cache.pin(MaterializationKey(list: definition.name, partition: nil), state: ListState(snapshot: snapshot, version: version))
             metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         }
         self.catalog = Mutex(catalog)
-        Self.free(consume parsed)
         for (key, state) in cache.pinnedStates() {
             logDuplicates(list: key.list, count: state.snapshot.duplicateRowCount)
         }
     }
 
-    /// Records per page of ``readAll(in:from:log:)``.
+    /// Records per page of ``readAll(in:from:log:_:)``.
     static let readPageSize = 16_384
 
-    /// Every record of `collection`, parsed, in pages of ``readPageSize`` (in id order): read
-    /// in pages, each page parsed on another thread while the next is read. Reading 1,000,000
-    /// records from SQLite took a second of `make bench`'s cold start with the other core idle;
-    /// now parsing runs beside it.
-    static func readAll(in collection: String, from store: any RecordStore, log: Log) throws(StoreError) -> [[JSONValue]] {
-        final class Pages: Sendable {
-            let parsed = Mutex<[[JSONValue]]>([])
-            let unreadable = Mutex<[String]>([])
-        }
-        let pages = Pages()
+    /// Reads every record of `collection` in pages of ``readPageSize`` (in id order); each page
+    /// is parsed and handed to `use` on another thread while the next is read, and its records
+    /// are dropped as soon as `use` returns. Returns what `use` made of each page, in order.
+    ///
+    /// Reading 1,000,000 records from SQLite took a second of `make bench`'s cold start with the
+    /// other core idle; now parsing and making rows (`use`) run beside it. Dropping each page's
+    /// records at once matters as much: when every parsed record was kept until the lists were
+    /// built, the rows were made among them, and freeing them left holes glibc could not give
+    /// back (malloc_stats at ready: 530 MiB in use, 885 MiB resident).
+    static func readAll<Made: Sendable>(in collection: String, from store: any RecordStore, log: Log,
+                                        _ use: @escaping @Sendable ([JSONValue]) -> Made) throws(StoreError) -> [Made] {
+        let pages = PageResults<Made>()
         let group = DispatchGroup()
         do {
             try store.forEachPage(in: collection, pageSize: readPageSize) { page throws(StoreError) in
-                let n = pages.parsed.withLock { parsed in
-                    parsed.append([])
-                    return parsed.count - 1
+                let n = pages.made.withLock { made in
+                    made.append(nil)
+                    return made.count - 1
                 }
                 DispatchQueue.global().async(group: group) {
                     let (values, unreadable) = parse(page[...])
-                    pages.parsed.withLock { $0[n] = values }
+                    let result = use(values)
+                    pages.made.withLock { $0[n] = result }
                     if !unreadable.isEmpty { pages.unreadable.withLock { $0 += unreadable } }
                 }
             }
@@ -132,17 +139,7 @@ public final class ViewModelStore: Sendable {
         }
         group.wait()
         logUnreadable(pages.unreadable.withLock { $0 }, collection: collection, log: log)
-        return pages.parsed.withLock { $0 }
-    }
-
-    /// Frees records read by ``readAll(in:from:log:)`` once the lists are built, a page per
-    /// part on every core: freeing a million records on one thread took 0.6 s of `make bench`'s
-    /// cold start, and freeing them after the server is ready left 500 MiB more resident at
-    /// ready (measured with `make bench`: 1,406 bytes per row against 914).
-    static func free(_ parsed: consuming [String: [[JSONValue]]]) {
-        let pages = parsed.values.flatMap { $0 }
-        parsed = [:]
-        _ = Parallelism.cores.map(taking: consume pages) { _, page in page = [] }
+        return pages.made.withLock { $0.map { $0! } }
     }
 
     /// Parses `records`; returns the values and the ids of records that do not parse.
@@ -476,4 +473,11 @@ public struct VersionEvent: Sendable, Equatable {
 extension Duration {
     /// The duration in seconds, as a `Double`.
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// What ``ViewModelStore/readAll(in:from:log:_:)`` made of each page (nil until made), and the
+/// ids of the records that did not parse, filled from the threads that parse.
+private final class PageResults<Made: Sendable>: Sendable {
+    let made = Mutex<[Made?]>([])
+    let unreadable = Mutex<[String]>([])
 }
