@@ -17,6 +17,11 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
         var capacity: Int
         /// Tags of the rows.
         var tagTotal: Int
+        /// The tag length of every row, or -1 when they differ (or may: removals do not look
+        /// again). Lets a page find its first tag without reading each row before it in the
+        /// chunk: a row read is a cache miss, and a page by token starts mid-chunk (half a
+        /// chunk's rows read before rendering any, `make bench-service`'s random pages).
+        var tagStride: Int
         /// Row types present (a superset after removals), to skip chunks in type look-ups.
         var types: [String]
     }
@@ -45,17 +50,20 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
         chunk.withUnsafeMutablePointers { h, e in
             initialize(e)
             var t = 0
+            var stride = n == 0 ? -1 : e[0].tagLength
             var types: [String] = []
             e.withMemoryRebound(to: Unmanaged<Row>.self, capacity: n) { um in
                 for u in UnsafeBufferPointer(start: um, count: n) {
                     u._withUnsafeGuaranteedRef { r in
                         t += r.tagLength
+                        if r.tagLength != stride { stride = -1 }
                         if !types.contains(r.type) { types.append(r.type) }
                     }
                 }
             }
             h.pointee.count = n
             h.pointee.tagTotal = t
+            h.pointee.tagStride = stride
             h.pointee.types = types
         }
         return chunk
@@ -75,6 +83,8 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     var rowCapacity: Int { header.capacity }
     /// Tags of the rows.
     var tagTotal: Int { header.tagTotal }
+    /// The tag length of every row, or -1 (see ``Header/tagStride``).
+    var tagStride: Int { header.tagStride }
     /// Row types present (a superset after removals).
     var types: [String] { header.types }
 
@@ -92,7 +102,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
 
     /// An empty chunk with room for `capacity` rows.
     private static func empty(capacity: Int) -> RowChunk {
-        unsafeDowncast(create(minimumCapacity: capacity) { _ in Header(count: 0, capacity: capacity, tagTotal: 0, types: []) },
+        unsafeDowncast(create(minimumCapacity: capacity) { _ in Header(count: 0, capacity: capacity, tagTotal: 0, tagStride: -1, types: []) },
                        to: RowChunk.self)
     }
 
@@ -110,6 +120,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
                 }
                 target.pointee.count = h.count
                 target.pointee.tagTotal = h.tagTotal
+                target.pointee.tagStride = h.tagStride
                 target.pointee.types = h.types
             }
         }
@@ -148,6 +159,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     private func emptied() {
         header.count = 0
         header.tagTotal = 0
+        header.tagStride = -1
     }
 
     /// Lends the rows as unretained references to `body` (see ``RowsView``); the buffer is valid
@@ -177,6 +189,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
             precondition(j >= 0 && j <= h.pointee.count && h.pointee.count < h.pointee.capacity, "insert out of range or chunk full")
             (e + j + 1).moveInitialize(from: e + j, count: h.pointee.count - j)
             (e + j).initialize(to: row)
+            h.pointee.tagStride = h.pointee.count == 0 || h.pointee.tagStride == row.tagLength ? row.tagLength : -1
             h.pointee.count += 1
             h.pointee.tagTotal += row.tagLength
             if !h.pointee.types.contains(row.type) { h.pointee.types.append(row.type) }
@@ -190,6 +203,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
             let delta = row.tagLength - e[j].tagLength
             e[j] = row
             h.pointee.tagTotal += delta
+            if h.pointee.count == 1 { h.pointee.tagStride = row.tagLength } else if delta != 0 { h.pointee.tagStride = -1 }
             if !h.pointee.types.contains(row.type) { h.pointee.types.append(row.type) }
             return delta
         }

@@ -86,12 +86,15 @@ struct RowsView {
         return withRows(inChunk: k) { $0[i - s]._withUnsafeGuaranteedRef(body) }
     }
 
-    /// Tags used by rows before row `i`.
+    /// Tags used by rows before row `i`: without reading a row when its chunk's rows all have
+    /// one tag length (``RowChunk/tagStride``).
     @inline(__always)
     func tagOffset(ofRow i: Int) -> Int {
         if i >= count { return tagCount }
         let (k, before) = chunk(where: i) { $0.rows }
         var t = before.tags
+        let stride = withChunk(k) { $0.tagStride }
+        if stride >= 0 { return t + (i - before.rows) * stride }
         withRows(inChunk: k) { rows in
             for j in 0..<(i - before.rows) { t += rows[j]._withUnsafeGuaranteedRef { $0.tagLength } }
         }
