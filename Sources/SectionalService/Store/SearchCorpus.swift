@@ -12,7 +12,7 @@ import ListModel
 /// ``ListSnapshot/restricted(to:)``), and the few searches that build instead read the records
 /// that match from storage. Holding the JSON (and a small array of filter keys per record) cost
 /// about 390 bytes per record, a third of the server's memory (`make bench-service`, 1,000,000
-/// records: heap in use with the corpus made 1,040 MiB, now 669 MiB).
+/// records: heap in use with the corpus made 991 MiB, now 638 MiB).
 struct SearchCorpus: Sendable {
     /// One source collection's records, each in a slot (slots of deleted records are reused).
     struct Part: Sendable {
