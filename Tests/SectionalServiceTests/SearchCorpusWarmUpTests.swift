@@ -50,11 +50,15 @@ final class SearchCorpusWarmUpTests: XCTestCase {
     func testTheCorpusIsMadeAtStartAndKeepsTheWritesMadeWhileItIsMade() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let count = 3_000
+        // More than one page of start-up's read and of the corpus's making (16,384 records each).
+        let count = 20_000
         do {
             let app = try TestApp(config: Self.config, folder: folder, sqlite: true)
             let records = (0..<count).map { #"{"id":"p\#($0)","name":"Person \#($0)"}"# }
-            try app.request("POST", "/v1/collections/people/batch", json: #"{"upsert":[\#(records.joined(separator: ","))]}"#).expect(200)
+            for start in stride(from: 0, to: count, by: 2_500) {
+                let batch = records[start..<min(start + 2_500, count)].joined(separator: ",")
+                try app.request("POST", "/v1/collections/people/batch", json: #"{"upsert":[\#(batch)]}"#).expect(200)
+            }
             app.server.stop()
         }
         let app = try TestApp(config: Self.config, folder: folder, sqlite: true)
@@ -70,7 +74,7 @@ final class SearchCorpusWarmUpTests: XCTestCase {
         XCTAssertEqual(try ids(app, "person%202999"), ["p2999"])
         let sixes = try ids(app, "person%206")
         XCTAssertFalse(sixes.contains("p6"), "a deleted record is not found")
-        XCTAssertEqual(sixes.count, 10 + 100, "Person 60 to 69 and 600 to 699")
+        XCTAssertEqual(sixes.count, 10 + 100 + 1_000, "Person 60 to 69, 600 to 699 and 6000 to 6999")
         XCTAssertEqual(try ids(app, "person%2029"), Set(["p29"] + (290..<300).map { "p\($0)" } + (2900..<3000).map { "p\($0)" }))
 
         try app.put("people", "z10", #"{"name":"Zebulon late"}"#).expect(201)

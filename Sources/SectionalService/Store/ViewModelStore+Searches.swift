@@ -163,9 +163,10 @@ extension ViewModelStore {
     /// definition changed while it was made (it is dropped).
     ///
     /// Cost: every record of the list's sources read under the writer's lock (writes wait), then
-    /// parsed and folded outside it (on every core; 100,000 people: about half a second), then
-    /// the writes that came meanwhile applied under the lock (``SearchCorpora``). Logs one info
-    /// line when a corpus is kept (list, records, milliseconds). Throws what the store throws.
+    /// parsed (a page at a time, on every core) and folded outside it (100,000 people: about half
+    /// a second), then the writes that came meanwhile applied under the lock (``SearchCorpora``).
+    /// Logs one info line when a corpus is kept (list, records, milliseconds). Throws what the
+    /// store throws.
     @discardableResult
     func prepareCorpus(of definition: ListDefinition) throws(StoreError) -> Bool {
         let started = ContinuousClock.now
@@ -189,9 +190,15 @@ extension ViewModelStore {
         do throws(StoreError) {
             for (source, list) in stored {
                 corpus.reserve(list.count, in: source)
-                for record in try Self.parseAll(list, collection: source, log: log) {
-                    guard case .object(let object) = record, case .string(let id)? = object["id"] else { continue }
-                    corpus.write(collection: source, id: id, record: record)
+                // A page at a time, as start-up reads (``readAll(in:from:log:_:)``): a page's parsed
+                // records are dropped before the next page is parsed, instead of all of them held
+                // until the corpus is made.
+                for start in stride(from: 0, to: list.count, by: Self.readPageSize) {
+                    let page = Array(list[start..<min(start + Self.readPageSize, list.count)])
+                    for record in try Self.parseAll(page, collection: source, log: log) {
+                        guard case .object(let object) = record, case .string(let id)? = object["id"] else { continue }
+                        corpus.write(collection: source, id: id, record: record)
+                    }
                 }
             }
         } catch {
