@@ -35,12 +35,9 @@ final class ListHistory: Sendable {
             return log.append(version: version, edit)
         }
         // Freeing an old snapshot's unshared parts takes time; do it off the writer's path.
-        guard !dropped.isEmpty else { return }
-        Self.pending.add(dropped.count, ordering: .relaxed)
-        Self.reaper.async {
-            withExtendedLifetime(dropped) {}
-            Self.pending.subtract(dropped.count, ordering: .relaxed)
-        }
+        let count = dropped.count
+        guard count > 0 else { return }
+        Self.reaper.free(consume dropped, count: count)
     }
 
     /// What changed from `since` to `target` (see ``ListChangeLog/changes(since:upTo:limit:)``);
@@ -49,11 +46,10 @@ final class ListHistory: Sendable {
         log.withLock { $0.changes(since: since, upTo: target, limit: limit) }
     }
 
-    private static let reaper = DispatchQueue(label: "sectional.history.reaper", qos: .utility)
-    private static let pending = Atomic<Int>(0)
+    private static let reaper = Reaper(label: "sectional.history.reaper")
 
     /// Versions dropped from every history and not yet freed by the reaper.
-    static var pendingFrees: Int { pending.load(ordering: .relaxed) }
+    static var pendingFrees: Int { reaper.pendingCount }
 
     /// Versions kept and the written row ids they name.
     var size: (versions: Int, rows: Int) { log.withLock { ($0.size.versions, $0.size.writtenRows) } }

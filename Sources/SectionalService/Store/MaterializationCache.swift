@@ -236,7 +236,7 @@ final class MaterializationCache: Sendable {
             if contents.residentRows > maxResidentRows { victims = evict(&contents, keeping: key) }
             return state
         }
-        release(victims)
+        release(consume victims)
         return installed
     }
 
@@ -270,7 +270,7 @@ final class MaterializationCache: Sendable {
             }
             return keys
         }
-        release(victims)
+        release(consume victims)
         return keys
     }
 
@@ -309,7 +309,9 @@ final class MaterializationCache: Sendable {
             }
             contents.queriesLooked = [:]
         }
-        release(victims)
+        var dropped: [Entry] = []
+        swap(&dropped, &victims)   // `victims` is captured by `dropStale`, so it cannot be consumed
+        release(consume dropped)
     }
 
     /// Removes least recently read partitions (never pinned lists, never `keeping`) until the
@@ -342,12 +344,12 @@ final class MaterializationCache: Sendable {
     }
 
     /// Frees evicted snapshots on a queue of their own (freeing many rows takes time).
-    private func release(_ victims: [Entry]) {
+    private func release(_ victims: consuming [Entry]) {
         guard !victims.isEmpty else { return }
-        Self.reaper.async { withExtendedLifetime(victims) {} }
+        Self.reaper.free(consume victims)
     }
 
-    private static let reaper = DispatchQueue(label: "sectional.partitions.reaper", qos: .utility)
+    private static let reaper = Reaper(label: "sectional.partitions.reaper")
 
     /// Resident partitions, their rows, and evictions since start.
     var statistics: (partitions: Int, rows: Int, evictions: UInt64) {
