@@ -133,6 +133,28 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(parsed["k19"]?["k19"], .int(19))
     }
 
+    /// `{"k0":0,…,"k15":15,"<last>":16}`.
+    private func manyNames(last: String) -> String {
+        "{" + (0..<16).map { "\"k\($0)\":\($0)" }.joined(separator: ",") + ",\"\(last)\":16}"
+    }
+
+    /// Strings are scanned 8 bytes at a time while plain ASCII: whatever stops the scan (a quote,
+    /// an escape, a control byte, UTF-8 beyond ASCII, the end of input) is found at every offset.
+    func testStringsStopAtEveryKindOfByteAtEveryOffset() throws {
+        for k in 0..<24 {
+            let run = String(repeating: "a", count: k)
+            func parse(_ inner: String) throws -> JSONValue { try JSONParser.parse(Array(("\"" + inner + "\"").utf8)) }
+            XCTAssertEqual(try parse(run), .string(run))
+            XCTAssertEqual(try parse(run + #"\"b"#), .string(run + "\"b"))
+            XCTAssertEqual(try parse(run + #"\nbbbbbbbbb"#), .string(run + "\nbbbbbbbbb"))
+            XCTAssertEqual(try parse(run + "ébbbbbbbbb"), .string(run + "ébbbbbbbbb"))
+            XCTAssertEqual(try parse(run + "\u{7F}bbbbbbbbb"), .string(run + "\u{7F}bbbbbbbbb"))
+            assertError(Array(("\"" + run + "\u{01}bbbbbbbbb\"").utf8), "control character in string", at: 1 + k)
+            assertError(Array(("\"" + run).utf8), "unterminated string", at: 1 + k)
+            assertError(Array("\"".utf8) + Array(run.utf8) + [0xC3, 0x28] + Array("bbbbbbbbb\"".utf8), "invalid UTF-8", at: 1 + k)
+        }
+    }
+
     /// Documents parsed with shared member names give what ``JSONParser/parse(_:)`` gives, whatever
     /// names the earlier documents had at the same positions (longer, shorter, escaped, reordered).
     func testSharedMemberNamesParseAsAlone() throws {
@@ -154,6 +176,12 @@ final class JSONParserTests: XCTestCase {
             #"{"id":"o","owner"#,
             #"{}"#,
             #"{"id":"p"}"#,
+            // A remembered name that repeats an earlier one is checked even when all matched.
+            #"{"id":"q","owner":"u14","id":"r"}"#,
+            #"{"id":"q","owner":"u14","id":"r"}"#,
+            #"{"id":"s","owner":"u15","total":4}"#,
+            // Past 15 names (the set of names seen), matched and not.
+            manyNames(last: "k3"), manyNames(last: "k3"), manyNames(last: "k16"), manyNames(last: "k16"), manyNames(last: "k3"),
         ]
         func outcome(_ body: () throws -> JSONValue) -> String {
             do { return "value \(try body().description)" } catch { return "error \(error)" }
