@@ -36,7 +36,10 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
     /// The value of member `key`; setting `nil` removes it, setting a new name appends it.
     public subscript(key: String) -> JSONValue? {
         get {
-            for m in members where m.key == key { return m.value }
+            // Lengths first: a name's UTF-8 length is read without touching its bytes, and most
+            // names a look-up passes differ in it; `==` on two different names is a call.
+            let length = key.utf8.count
+            for m in members where m.key.utf8.count == length && m.key == key { return m.value }
             return nil
         }
         set {
