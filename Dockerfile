@@ -2,7 +2,7 @@
 # Build: the Swift toolchain image compiles a release binary.
 FROM swift:6.1-bookworm AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev pkg-config \
+ && apt-get install -y --no-install-recommends libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev libjemalloc-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -16,7 +16,7 @@ RUN swift build -c release --product sectional --static-swift-stdlib \
 # Run: a slim Debian with only the runtime libraries, as a non-root user.
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 zlib1g libssl3 libpq5 curl ca-certificates \
+ && apt-get install -y --no-install-recommends libmicrohttpd12 libsqlite3-0 zlib1g libssl3 libpq5 libjemalloc2 curl ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /srv/sectional --uid 10001 sectional
 WORKDIR /srv/sectional

@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 
 SWIFT      ?= swift
-PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev curl
+PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev libjemalloc-dev curl
 TEST_PKGS  := postgresql nginx
 BENCH_PKGS := wrk gcc golang-go
 JS_PKGS    := nodejs node-typescript

@@ -97,7 +97,8 @@ public final class SectionalServer: @unchecked Sendable {
         try server.start()
         self.server = server
         log.info("listening", ["address": .text("http://\(hostForURL):\(server.port)"),
-                               "threads": .number(Double(configuration.server.threads > 0 ? configuration.server.threads : System.coreCount))])
+                               "threads": .number(Double(configuration.server.threads > 0 ? configuration.server.threads : System.coreCount)),
+                               "allocator": .text(FreedMemory.allocator)])
         warnOfListsOnlyTheServiceReads()
         do {
             try load(authenticator: authenticator, webhookTargets: webhookTargets)
@@ -197,7 +198,7 @@ public final class SectionalServer: @unchecked Sendable {
             webhooks?.nudge()
         }
         // Loading parsed every record; the snapshots keep only rows. Give the freed memory back.
-        _ = releaseFreedMemory(0)
+        FreedMemory.release()
         let views = try ViewRegistry(store: store, ttlSeconds: configuration.viewTTLSeconds,
                                      maxViews: configuration.maxViews, clock: clock)
         try views.expire()
@@ -297,8 +298,3 @@ extension Router {
                          headers: ["Retry-After": "1"]).response
     }
 }
-
-/// glibc's `malloc_trim` (declared in `<malloc.h>`, which no Swift module exports): returns
-/// freed heap memory to the system after the start-up peak.
-@_silgen_name("malloc_trim")
-private func releaseFreedMemory(_ pad: Int) -> Int32
