@@ -87,8 +87,11 @@ for variant in $variants; do
   echo "| min    | RSS MB  | requests  | writes   | failed | hist ver | hist rows | cache n | cache KB | pend. frees | queued |"
   echo "|--------|--------:|----------:|---------:|-------:|---------:|---------:|--------:|---------:|--------:|-------:|"
   declare -a rss_at=()
-  row 0 "$(sample)"
-  rss_at[0]=$(sample | cut -d' ' -f1)
+  s=$(sample)
+  row 0 "$s"
+  rss_at[0]=${s%% *}
+  # Answers before the load (the 503s of /readyz while the server starts) are not the load's.
+  failed_before=$(cut -d' ' -f4 <<<"$s")
   wrk -t1 -c"$connections" -d"${minutes}m" --timeout 10s -s Benchmarks/wrk/soak.lua "$base" -- "$mode" "$records" "$tags" \
     > "$work/wrk.txt" 2>&1 &
   load=$!
@@ -106,7 +109,7 @@ for variant in $variants; do
   s=$(sample)
   row "idle" "$s"
   idle=${s%% *}
-  failed=$(cut -d' ' -f4 <<<"$s")
+  failed=$(( $(cut -d' ' -f4 <<<"$s") - failed_before ))
   wrk_errors=$(awk '/Non-2xx|Socket errors/' "$work/wrk.txt")
   summary=$(awk '/requests in/ {print $1 " requests"} /Requests\/sec/ {print $2 " req/s"}' "$work/wrk.txt" | paste -sd, -)
   verdict=$(python3 - "$minutes" "$failed" "${rss_at[3]:-0}" "${rss_at[$minutes]}" "$idle" "$wrk_errors" <<'PY'
