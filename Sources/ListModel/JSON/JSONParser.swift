@@ -168,7 +168,7 @@ private struct Parser {
         i += 1
         var members: [JSONObject.Member] = []
         var seen: Set<CodePointKey>? = nil
-        /// Whether every name so far was matched from ``names`` (only for the outer object).
+        /// Whether every name so far was matched from ``names`` (false for any object but the outer one).
         var allKnown = depth == 1 && names != nil
         skipWhitespace()
         if i < end, byte(i) == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(JSONObject(uncheckedMembers: members)) }
@@ -194,7 +194,7 @@ private struct Parser {
             if seen != nil {
                 if !seen!.insert(CodePointKey(key)).inserted { throw fail("duplicate member name", keyStart) }
             } else {
-                if !(allKnown && depth == 1 && names!.unique[members.count]) {
+                if !(allKnown && names!.unique[members.count]) {
                     // Lengths first: most names differ in length, and comparing them is O(1).
                     let length = key.utf8.count
                     for m in members where m.key.utf8.count == length && m.key.utf8.elementsEqual(key.utf8) {
