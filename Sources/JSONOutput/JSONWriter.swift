@@ -146,23 +146,30 @@ public struct JSONWriter: Sendable {
             let b = u[k]
             if b >= 0x20 && b != 0x22 && b != 0x5C { k += 1; continue }
             if k > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<k])) }
-            switch b {
-            case 0x22: bytes.append(0x5C); bytes.append(0x22)
-            case 0x5C: bytes.append(0x5C); bytes.append(0x5C)
-            case 0x0A: bytes.append(0x5C); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(0x5C); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(0x5C); bytes.append(UInt8(ascii: "t"))
-            case 0x08: bytes.append(0x5C); bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(0x5C); bytes.append(UInt8(ascii: "f"))
-            default:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            }
+            forEachEscapeByte(of: b) { bytes.append($0) }
             k += 1
             runStart = k
         }
         if n > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<n])) }
         bytes.append(0x22)
+    }
+
+    /// Hands `put` the escape sequence of a byte that needs one (a quote, a backslash or a
+    /// byte below 0x20): `\"`, `\\`, the short forms `\n` `\r` `\t` `\b` `\f`, else `\u00XX`.
+    @inlinable @inline(__always)
+    package static func forEachEscapeByte(of b: UInt8, _ put: (UInt8) -> Void) {
+        put(0x5C)
+        switch b {
+        case 0x22, 0x5C: put(b)
+        case 0x0A: put(UInt8(ascii: "n"))
+        case 0x0D: put(UInt8(ascii: "r"))
+        case 0x09: put(UInt8(ascii: "t"))
+        case 0x08: put(UInt8(ascii: "b"))
+        case 0x0C: put(UInt8(ascii: "f"))
+        default:
+            let hex = { (digit: UInt8) -> UInt8 in digit < 10 ? 0x30 + digit : UInt8(ascii: "a") + digit - 10 }
+            put(UInt8(ascii: "u")); put(0x30); put(0x30); put(hex(b >> 4)); put(hex(b & 15))
+        }
     }
 
     /// `true` when one of the 8 bytes is below 0x20, a quote or a backslash (exact for "any";

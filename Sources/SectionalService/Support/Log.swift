@@ -72,31 +72,52 @@ public final class Log: Sendable {
         finish(&w)
     }
 
-    /// The line of one answered request, at info: built without a field list or any formatting
-    /// allocation beyond the line itself.
+    /// The line of one answered request, at info: put together with a ``JSONCursor`` in memory
+    /// on the stack (on the heap only for a path of hundreds of bytes) and copied once into the
+    /// sink's buffer; no formatting allocation.
     public func request(method: HTTPMethod, path: @autoclosure () -> Substring, route: String, status: HTTPStatus, bytes: Int,
                         durationSeconds: Double) {
         guard .info >= level else { return }
         var path = path()  // found only when the line is written
-        var w = start(.info, "request", capacity: 192 + path.utf8.count)
-        w.key("method"); w.string(method.rawValue)
-        w.key("path")
-        path.withUTF8 { w.string(utf8: $0) }
-        w.key("route"); w.string(route)
-        w.key("status"); w.int(status.code)
-        w.key("bytes"); w.int(bytes)
-        w.key("duration_ms")
-        let micros = max(0, Int((durationSeconds * 1e6).rounded()))
-        var digits: [UInt8] = []
-        digits.reserveCapacity(24)
-        JSONNumberText.appendInt(Int64(micros / 1000), to: &digits)
-        digits.append(UInt8(ascii: "."))
-        let fraction = micros % 1000
-        digits.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        digits.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        digits.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-        w.rawValue(digits)
-        finish(&w)
+        var method = method.rawValue
+        var route = route
+        path.withUTF8 { path in
+            method.withUTF8 { method in
+                route.withUTF8 { route in
+                    let capacity = 256 + JSONCursor.escapedCapacity(path.count + method.count + route.count)
+                    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { memory in
+                        var line = JSONCursor(memory.baseAddress!)
+                        Self.writeRequestLine(to: &line, method: method, path: path, route: route, status: status.code,
+                                              bytes: bytes, durationSeconds: durationSeconds)
+                        sink.append(line.written)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes a request line with its newline: at most 256 bytes besides its three escaped strings.
+    static func writeRequestLine(to line: inout JSONCursor, method: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>,
+                                 route: UnsafeBufferPointer<UInt8>, status: Int, bytes: Int, durationSeconds: Double) {
+        line.put(#"{"time":"#)
+        writeTimestamp(to: &line)
+        line.put(#","level":"info","msg":"request","method":"#)
+        line.putEscaped(method)
+        line.put(#","path":"#)
+        line.putEscaped(path)
+        line.put(#","route":"#)
+        line.putEscaped(route)
+        line.put(#","status":"#)
+        line.putInt(status)
+        line.put(#","bytes":"#)
+        line.putInt(bytes)
+        // Milliseconds with three decimals.
+        let micros = durationSeconds.isFinite ? max(0, Int((min(durationSeconds, 1e9) * 1e6).rounded())) : 0
+        line.put(#","duration_ms":"#)
+        line.putInt(micros / 1000)
+        line.put(UInt8(ascii: "."))
+        line.putDigits(micros % 1000, width: 3)
+        line.put("}\n")
     }
 
     /// Writes every line logged so far (before the process exits).
@@ -106,7 +127,12 @@ public final class Log: Sendable {
         var w = JSONWriter(capacity: capacity)
         w.beginObject()
         w.key("time")
-        w.rawValue(Self.timestamp())
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { memory in
+            var time = JSONCursor(memory.baseAddress!)
+            Self.writeTimestamp(to: &time)
+            w.rawValueBegin()
+            w.raw(time.written)
+        }
         w.key("level"); w.string(level.name)
         w.key("msg"); w.string(message)
         return w
@@ -118,32 +144,22 @@ public final class Log: Sendable {
         sink.append(w.bytes)
     }
 
-    /// An RFC 3339 UTC timestamp with milliseconds, quoted: `"2026-11-30T12:00:00.000Z"`.
-    static func timestamp() -> [UInt8] {
+    /// Writes the time now as an RFC 3339 UTC timestamp with milliseconds, quoted:
+    /// `"2026-11-30T12:00:00.000Z"` (26 bytes).
+    static func writeTimestamp(to out: inout JSONCursor) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)
-        var out: [UInt8] = []
-        out.reserveCapacity(26)
-        func digits(_ value: Int, _ count: Int) {
-            var divisor = 1
-            for _ in 1..<count { divisor *= 10 }
-            while divisor > 0 {
-                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-        digits(Int(parts.tm_year) + 1900, 4); out.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mon) + 1, 2); out.append(UInt8(ascii: "-"))
-        digits(Int(parts.tm_mday), 2); out.append(UInt8(ascii: "T"))
-        digits(Int(parts.tm_hour), 2); out.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_min), 2); out.append(UInt8(ascii: ":"))
-        digits(Int(parts.tm_sec), 2); out.append(UInt8(ascii: "."))
-        digits(Int(now.tv_nsec / 1_000_000), 3)
-        out.append(UInt8(ascii: "Z")); out.append(UInt8(ascii: "\""))
-        return out
+        out.put(UInt8(ascii: "\""))
+        out.putDigits(Int(parts.tm_year) + 1900, width: 4); out.put(UInt8(ascii: "-"))
+        out.putDigits(Int(parts.tm_mon) + 1, width: 2); out.put(UInt8(ascii: "-"))
+        out.putDigits(Int(parts.tm_mday), width: 2); out.put(UInt8(ascii: "T"))
+        out.putDigits(Int(parts.tm_hour), width: 2); out.put(UInt8(ascii: ":"))
+        out.putDigits(Int(parts.tm_min), width: 2); out.put(UInt8(ascii: ":"))
+        out.putDigits(Int(parts.tm_sec), width: 2); out.put(UInt8(ascii: "."))
+        out.putDigits(Int(now.tv_nsec / 1_000_000), width: 3)
+        out.put(UInt8(ascii: "Z")); out.put(UInt8(ascii: "\""))
     }
 }

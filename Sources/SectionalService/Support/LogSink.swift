@@ -38,6 +38,11 @@ final class LogSink: Sendable {
 
     /// Queues one line (with its newline) for writing; returns at once.
     func append(_ line: [UInt8]) {
+        line.withUnsafeBufferPointer { append($0) }
+    }
+
+    /// Queues one line (with its newline) for writing, copying its bytes; returns at once.
+    func append(_ line: UnsafeBufferPointer<UInt8>) {
         let schedule = pending.withLock { pending -> Bool in
             guard pending.bytes.count + line.count <= Self.maxBufferedBytes else {
                 pending.dropped += 1
