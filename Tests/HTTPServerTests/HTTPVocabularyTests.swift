@@ -15,6 +15,23 @@ final class HTTPVocabularyTests: XCTestCase {
         XCTAssertFalse(HTTPMethod.post.isRead)
     }
 
+    func testHeaderFieldsAreEqualOnlyByteForByte() {
+        let long = String(repeating: "v", count: 40)  // stored on the heap, not inline
+        let fields = HTTPHeaders([("ETag", long), ("Vary", "Accept-Encoding")])
+        XCTAssertTrue(fields == fields, "the same strings")
+        let copied = HTTPHeaders([(String(decoding: Array("ETag".utf8), as: UTF8.self), String(decoding: Array(long.utf8), as: UTF8.self)),
+                                  ("Vary", String(decoding: Array("Accept-Encoding".utf8), as: UTF8.self))])
+        XCTAssertTrue(fields == copied, "other storage, the same bytes")
+        XCTAssertFalse(fields == HTTPHeaders([("ETag", long + "x"), ("Vary", "Accept-Encoding")]))
+        XCTAssertFalse(fields == HTTPHeaders([("Vary", "Accept-Encoding"), ("ETag", long)]), "order matters")
+        XCTAssertFalse(fields == HTTPHeaders([("ETag", long)]))
+        // Canonically equivalent, but other bytes: String's == would call them equal.
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        XCTAssertEqual(composed, decomposed)
+        XCTAssertFalse(HTTPHeaders([("X-Name", composed)]) == HTTPHeaders([("X-Name", decomposed)]))
+        XCTAssertFalse(HTTPHeaders([("X-Name", composed + long)]) == HTTPHeaders([("X-Name", decomposed + long)]))
+    }
+
     func testStatusesCarryTheirCodeAndReasonPhrase() {
         XCTAssertEqual(HTTPStatus.preconditionFailed.code, 412)
         XCTAssertEqual(HTTPStatus.serviceUnavailable.description, "503 Service Unavailable")

@@ -10,6 +10,12 @@ final class RequestTargetTests: XCTestCase {
         XCTAssertEqual(request.rawPath, "//v1/lists/caf%C3%A9/rows/a%2Fb/x+y/")
     }
 
+    func testThePathEndsAtTheFirstQuestionMark() {
+        XCTAssertEqual(Request(method: .get, uri: "/a/b").rawPath, "/a/b")
+        XCTAssertEqual(Request(method: .get, uri: "/caf\u{E9}?x=?y").rawPath, "/caf\u{E9}")
+        XCTAssertEqual(Request(method: .get, uri: "?x").rawPath, "")
+    }
+
     func testQueryItemsKeepOrderDecodeBothPartsAndTakePlusAsASpace() {
         let request = Request(method: .get, uri: "/v1/lists/l/rows?q=ada+l%C3%B6velace&&filter.team=R%26D&flag&=v&pageSize=50&q=second")
         XCTAssertEqual(request.query.map(\.name), ["q", "filter.team", "flag", "", "pageSize", "q"])

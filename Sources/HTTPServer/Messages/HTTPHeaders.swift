@@ -40,8 +40,25 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     /// The same fields in the same order, names and values byte for byte (not `String`'s `==`,
     /// which also equates canonically equivalent spellings: a ``ResponseMemo`` must not send
     /// one spelling's bytes for the other).
+    ///
+    /// A memo compares a warm answer's fields with its own on every request, and they are
+    /// nearly always the very same strings (literals, and values kept with the cached answer):
+    /// those are found equal by their representation alone. Reading the bytes of all six fields
+    /// of a first page was 1,900 of its 3,300 instructions in the memo (callgrind).
     public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
-        a.fields.count == b.fields.count && zip(a.fields, b.fields).allSatisfy { sameBytes($0.name, $1.name) && sameBytes($0.value, $1.value) }
+        guard a.fields.count == b.fields.count else { return false }
+        for i in a.fields.indices {
+            let (x, y) = (a.fields[i], b.fields[i])
+            guard identical(x.name, y.name) || sameBytes(x.name, y.name) else { return false }
+            guard identical(x.value, y.value) || sameBytes(x.value, y.value) else { return false }
+        }
+        return true
+    }
+
+    /// Whether both strings have the same representation: the same storage, or the same small
+    /// string held inline. Then their bytes are the same; otherwise they may still be.
+    private static func identical(_ a: String, _ b: String) -> Bool {
+        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
     }
 
     private static func sameBytes(_ a: String, _ b: String) -> Bool {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// One HTTP request, complete with its body, as handed to a route handler.
 public struct Request: Sendable {
     /// The method as sent, e.g. ``HTTPMethod/get``.
@@ -5,10 +9,7 @@ public struct Request: Sendable {
     /// The request target as sent: path and query, still percent-encoded.
     public let rawURI: String
     /// The path part of ``rawURI``, still percent-encoded.
-    public var rawPath: Substring {
-        let utf8 = rawURI.utf8
-        return Substring(utf8[..<(utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex)])
-    }
+    public var rawPath: Substring { rawURI.beforeQuery }
     /// The path, percent-decoded.
     public var path: String {
         var path = String(rawPath)
@@ -58,6 +59,21 @@ public struct Request: Sendable {
     public func parameter(_ name: String) -> String {
         for parameter in parameters where parameter.name == name { return parameter.value }
         return ""
+    }
+}
+
+extension String {
+    /// The part before the first `?`: the path of a request target. Found with `memchr` over
+    /// the string's contiguous UTF-8; the generic `firstIndex(of:)` walk through the UTF-8 view
+    /// cost 700 instructions for every request log line (callgrind, a first page).
+    var beforeQuery: Substring {
+        let utf8 = self.utf8
+        let offset = utf8.withContiguousStorageIfAvailable { bytes -> Int in
+            guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: "?")), bytes.count) else { return bytes.count }
+            return UnsafeRawPointer(base).distance(to: UnsafeRawPointer(found))
+        }
+        let end = offset.map { utf8.index(utf8.startIndex, offsetBy: $0) } ?? utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex
+        return Substring(utf8[..<end])
     }
 }
 

@@ -39,10 +39,7 @@ public struct CompletedRequest: Sendable {
     /// The request target as sent (path and query).
     public let target: String
     /// The path of the target, still percent-encoded.
-    public var path: Substring {
-        let utf8 = target.utf8
-        return Substring(utf8[..<(utf8.firstIndex(of: UInt8(ascii: "?")) ?? utf8.endIndex)])
-    }
+    public var path: Substring { target.beforeQuery }
     /// The route template that matched, or empty.
     public let route: String
     /// ``HTTPStatus/unanswered`` when the client went away before an answer was queued.
