@@ -38,9 +38,16 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection {
         get {
             // Lengths first: a name's UTF-8 length is read without touching its bytes, and most
             // names a look-up passes differ in it; `==` on two different names is a call.
+            // Over the members' storage in place: `for m in members` copied each member, a
+            // retain and a release of its name and its value, to compare one name (a fifth of
+            // making a row at start-up, callgrind).
             let length = key.utf8.count
-            for m in members where m.key.utf8.count == length && m.key == key { return m.value }
-            return nil
+            return members.withUnsafeBufferPointer { members in
+                for i in members.indices where members[i].key.utf8.count == length && members[i].key == key {
+                    return members[i].value
+                }
+                return nil
+            }
         }
         set {
             if let i = members.firstIndex(where: { $0.key == key }) {
