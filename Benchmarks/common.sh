@@ -10,12 +10,7 @@ port_free() {
 # process that is to answer: fails as soon as it has exited (its port taken, say — then whatever
 # holds the port would answer, and be measured in its place).
 wait_ready() {
-  for _ in $(seq 6000); do
-    if [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null; then echo "exited before it was ready (port in use?): $1" >&2; return 1; fi
-    curl -sf "$1" >/dev/null 2>&1 && return 0
-    sleep 0.05
-  done
-  echo "not ready: $1" >&2; return 1
+  python3 Benchmarks/wait-ready.py "$1" "${2:-}" 300
 }
 
 # "req/s p50_ms p99_ms" from one `wrk -t1 --latency` run with the given arguments.
