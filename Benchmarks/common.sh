@@ -13,6 +13,26 @@ wait_ready() {
   python3 Benchmarks/wait-ready.py "$1" "${2:-}" 300
 }
 
+# Waits (up to 5 minutes) until the server at BASE has made list LIST's search corpus, which it
+# does in the background after ready on every core: a measurement started before would share the
+# cores with it.
+wait_corpus() {
+  python3 - "$1" "$2" <<'PY'
+import http.client, sys, time, urllib.parse
+url, name = urllib.parse.urlsplit(sys.argv[1]), sys.argv[2]
+prefix = f'sectional_search_corpus_records{{list="{name}"}} '
+deadline = time.monotonic() + 300
+while time.monotonic() < deadline:
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=5)
+    connection.request("GET", "/metrics")
+    if any(line.startswith(prefix) for line in connection.getresponse().read().decode().splitlines()):
+        sys.exit(0)
+    connection.close()
+    time.sleep(0.01)
+sys.exit(f"the search corpus of {name} was not made within 5 minutes: {sys.argv[1]}")
+PY
+}
+
 # "req/s p50_ms p99_ms" from one `wrk -t1 --latency` run with the given arguments.
 wrk_figures() {
   wrk -t1 --latency "$@" 2>/dev/null | awk '
