@@ -58,7 +58,8 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     /// Whether both strings have the same representation: the same storage, or the same small
     /// string held inline. Then their bytes are the same; otherwise they may still be.
     private static func identical(_ a: String, _ b: String) -> Bool {
-        unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
+        guard MemoryLayout<String>.size == MemoryLayout<(UInt64, UInt64)>.size else { return false }
+        return unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self)
     }
 
     private static func sameBytes(_ a: String, _ b: String) -> Bool {
