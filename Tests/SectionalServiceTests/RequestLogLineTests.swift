@@ -46,6 +46,14 @@ final class RequestLogLineTests: XCTestCase {
         XCTAssertNotNil(time.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$"#, options: .regularExpression), time)
     }
 
+    func testTheTimeIsNowInUTC() throws {
+        let fields = try object(line(path: "/").text)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let time = try XCTUnwrap(formatter.date(from: try XCTUnwrap(fields["time"] as? String)))
+        XCTAssertLessThan(abs(time.timeIntervalSinceNow), 5, "\(time) against \(Date())")
+    }
+
     func testDurationsKeepThreeDecimalsAndNeverGoNegative() throws {
         let text = { (seconds: Double) in String(decoding: self.line(path: "/", seconds: seconds).text, as: UTF8.self) }
         XCTAssertTrue(text(0).contains(#""duration_ms":0.000}"#), text(0))

@@ -1,12 +1,14 @@
 /// UTC calendar arithmetic (proleptic Gregorian), without Foundation's calendars or locale data.
-struct CivilTime: Equatable {
-    var year: Int
-    var month: Int      // 1…12
-    var day: Int        // 1…31
-    var hour: Int
-    var minute: Int
-    var second: Int
-    var millisecond: Int
+/// The service's log lines take their timestamps from it too: glibc's `gmtime_r` takes a lock
+/// the whole process shares, once per request line.
+package struct CivilTime: Equatable {
+    package var year: Int
+    package var month: Int      // 1…12
+    package var day: Int        // 1…31
+    package var hour: Int
+    package var minute: Int
+    package var second: Int
+    package var millisecond: Int
     var weekday: Int    // 0 = Sunday
     var dayOfYear: Int  // 1…366
 
@@ -22,7 +24,7 @@ struct CivilTime: Equatable {
     }
 
     /// The UTC civil time of `seconds` (+ `millisecond`) since the epoch.
-    init(epochSeconds seconds: Int64, millisecond: Int = 0) {
+    package init(epochSeconds seconds: Int64, millisecond: Int = 0) {
         let s = Int(seconds)
         var days = s / 86400
         var rem = s % 86400

@@ -145,21 +145,20 @@ public final class Log: Sendable {
     }
 
     /// Writes the time now as an RFC 3339 UTC timestamp with milliseconds, quoted:
-    /// `"2026-11-30T12:00:00.000Z"` (26 bytes).
+    /// `"2026-11-30T12:00:00.000Z"` (26 bytes). The calendar date is computed (``CivilTime``), not
+    /// asked of glibc's `gmtime_r`, which takes a lock every thread of the process shares.
     static func writeTimestamp(to out: inout JSONCursor) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &parts)
+        let time = CivilTime(epochSeconds: Int64(now.tv_sec), millisecond: Int(now.tv_nsec / 1_000_000))
         out.put(UInt8(ascii: "\""))
-        out.putDigits(Int(parts.tm_year) + 1900, width: 4); out.put(UInt8(ascii: "-"))
-        out.putDigits(Int(parts.tm_mon) + 1, width: 2); out.put(UInt8(ascii: "-"))
-        out.putDigits(Int(parts.tm_mday), width: 2); out.put(UInt8(ascii: "T"))
-        out.putDigits(Int(parts.tm_hour), width: 2); out.put(UInt8(ascii: ":"))
-        out.putDigits(Int(parts.tm_min), width: 2); out.put(UInt8(ascii: ":"))
-        out.putDigits(Int(parts.tm_sec), width: 2); out.put(UInt8(ascii: "."))
-        out.putDigits(Int(now.tv_nsec / 1_000_000), width: 3)
+        out.putDigits(time.year, width: 4); out.put(UInt8(ascii: "-"))
+        out.putDigits(time.month, width: 2); out.put(UInt8(ascii: "-"))
+        out.putDigits(time.day, width: 2); out.put(UInt8(ascii: "T"))
+        out.putDigits(time.hour, width: 2); out.put(UInt8(ascii: ":"))
+        out.putDigits(time.minute, width: 2); out.put(UInt8(ascii: ":"))
+        out.putDigits(time.second, width: 2); out.put(UInt8(ascii: "."))
+        out.putDigits(time.millisecond, width: 3)
         out.put(UInt8(ascii: "Z")); out.put(UInt8(ascii: "\""))
     }
 }
