@@ -137,10 +137,10 @@ first_range=$(head -1 "$work/ranges.txt")
 echo "== scenarios (wrk -t1 -c32 -d${seconds}s)" >&2
 # The cost of request logs: the same answers from a server with them off, measured in turn (on,
 # off, three times, 4 s each), then again with the two servers' levels swapped, and the medians
-# compared. Each server's own start moved its throughput by as much as the lines cost (one build,
-# /healthz, server CPU per request: 17.6 against 15.6 µs with the logs on one of the pair, 15.1
-# against 14.8 with them on the other), and one pair of runs moved with the machine by more
-# again. The server's CPU time per request, the direct cost, is printed beside.
+# compared. One arrangement of the pair, measured once, said little (/healthz, server CPU per
+# request: 17.6 against 15.6 µs with the logs on one server, and within the hour 15.1 against
+# 14.8 with them on the other), and one pair of runs moved with the machine by more than the
+# lines cost. The server's CPU time per request, the direct cost, is printed beside.
 log_runs() {  # PATH ON_PID ON_URL OFF_PID OFF_URL: lines "on|off req/s p50 p99 cpu_us"
   local _
   for _ in 1 2 3; do
