@@ -15,20 +15,22 @@ wait_ready() {
 
 # Waits (up to 5 minutes) until the server at BASE has made list LIST's search corpus, which it
 # does in the background after ready on every core: a measurement started before would share the
-# cores with it.
+# cores with it. With SINCE (nanoseconds, `date +%s%N`), prints the milliseconds from then until
+# the corpus was seen. Polls /metrics over one keep-alive connection every 5 ms.
 wait_corpus() {
-  python3 - "$1" "$2" <<'PY'
+  python3 - "$1" "$2" "${3:-}" <<'PY'
 import http.client, sys, time, urllib.parse
-url, name = urllib.parse.urlsplit(sys.argv[1]), sys.argv[2]
+url, name, since = urllib.parse.urlsplit(sys.argv[1]), sys.argv[2], sys.argv[3]
 prefix = f'sectional_search_corpus_records{{list="{name}"}} '
+connection = http.client.HTTPConnection(url.hostname, url.port, timeout=5)
 deadline = time.monotonic() + 300
 while time.monotonic() < deadline:
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=5)
     connection.request("GET", "/metrics")
     if any(line.startswith(prefix) for line in connection.getresponse().read().decode().splitlines()):
+        if since:
+            print(f"{(time.time() - int(since) / 1e9) * 1000:.0f}")
         sys.exit(0)
-    connection.close()
-    time.sleep(0.01)
+    time.sleep(0.005)
 sys.exit(f"the search corpus of {name} was not made within 5 minutes: {sys.argv[1]}")
 PY
 }

@@ -49,19 +49,7 @@ echo "== restart, search corpus made in the background, first search, new search
 start_server
 ready_ns=$(date +%s%N)
 # Milliseconds from /readyz answering until the list's search corpus is made (polled).
-corpus_ms=$(python3 - "$base" "$ready_ns" <<'PY'
-import http.client, sys, time, urllib.parse
-host, ready = urllib.parse.urlparse(sys.argv[1]).netloc, int(sys.argv[2]) / 1e9
-c = http.client.HTTPConnection(host)
-deadline = time.time() + 300
-while time.time() < deadline:
-    c.request("GET", "/metrics"); body = c.getresponse().read().decode()
-    if any(line.startswith('sectional_search_corpus_records{list="people"} ') for line in body.splitlines()):
-        print(f"{(time.time() - ready) * 1000:.0f}"); sys.exit(0)
-    time.sleep(0.005)
-sys.exit("the search corpus of people was not made within 5 minutes")
-PY
-)
+corpus_ms=$(wait_corpus "$base" people "$ready_ns")
 # Timings over one keep-alive connection (no process start per request): milliseconds. Writes
 # under wrk -t1 -c1 (Benchmarks/wrk/search-writes.lua), as bench.sh times a single durable upsert:
 # first with only the first search resident, then with 100 more (and the 20 new queries).

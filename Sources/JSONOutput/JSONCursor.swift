@@ -61,18 +61,14 @@ package struct JSONCursor {
     @inlinable
     package mutating func putEscaped(_ text: UnsafeBufferPointer<UInt8>) {
         put(0x22)
-        var k = 0
+        var k = JSONWriter.plainPrefix(text)
         if let base = text.baseAddress {
-            // Text with nothing to escape, 8 bytes at a time.
-            while k + 8 <= text.count, !JSONWriter.needsEscape(UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)) {
-                k += 8
-            }
             (start + count).update(from: base, count: k)
             count += k
         }
         while k < text.count {
             let b = text[k]
-            if b >= 0x20 && b != 0x22 && b != 0x5C { put(b) } else { JSONWriter.forEachEscapeByte(of: b) { put($0) } }
+            if JSONWriter.needsEscape(b) { JSONWriter.forEachEscapeByte(of: b) { put($0) } } else { put(b) }
             k += 1
         }
         put(0x22)

@@ -132,19 +132,11 @@ public struct JSONWriter: Sendable {
     package static func appendEscaped(_ u: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         bytes.append(0x22)
         var runStart = 0
-        var k = 0
+        var k = plainPrefix(u)
         let n = u.count
-        // Common case first: text with nothing to escape, checked 8 bytes at a time.
-        if let base = u.baseAddress {
-            while k + 8 <= n {
-                let x = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
-                if JSONWriter.needsEscape(x) { break }
-                k += 8
-            }
-        }
         while k < n {
             let b = u[k]
-            if b >= 0x20 && b != 0x22 && b != 0x5C { k += 1; continue }
+            if !needsEscape(b) { k += 1; continue }
             if k > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: u[runStart..<k])) }
             forEachEscapeByte(of: b) { bytes.append($0) }
             k += 1
@@ -171,6 +163,20 @@ public struct JSONWriter: Sendable {
             put(UInt8(ascii: "u")); put(0x30); put(0x30); put(hex(b >> 4)); put(hex(b & 15))
         }
     }
+
+    /// How many leading bytes of `u` need no escaping, found 8 at a time: a multiple of 8, so
+    /// the caller checks the bytes from there one by one.
+    @inlinable @inline(__always)
+    package static func plainPrefix(_ u: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = u.baseAddress else { return 0 }
+        var k = 0
+        while k + 8 <= u.count, !needsEscape(UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)) { k += 8 }
+        return k
+    }
+
+    /// Whether a byte needs escaping in a JSON string: below 0x20, a quote or a backslash.
+    @inlinable @inline(__always)
+    package static func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == 0x22 || b == 0x5C }
 
     /// `true` when one of the 8 bytes is below 0x20, a quote or a backslash (exact for "any";
     /// the byte loop then finds which).
