@@ -53,15 +53,22 @@ enum IdEntry: Sendable {
 
 /// A persistent hash index from row id to its claims.
 ///
-/// 64 × 64 small dictionaries reached through two copy-on-write levels: an update copies the
-/// top directory (64 references), one node (64 dictionaries) and one dictionary (≈ n/4096
-/// entries), never the whole index. While it holds at most ``smallLimit`` ids (a user's
-/// partition, a small search result) it is one dictionary instead: building those directories
-/// and 4,096 dictionaries for a hundred ids cost more than the hundred rows' index itself.
+/// 64 nodes of small dictionaries (shards) reached through two copy-on-write levels: an update
+/// copies the top directory (64 references), one node (its shards' references) and one shard,
+/// never the whole index. While it holds at most ``smallLimit`` ids (a user's partition, a
+/// small search result) it is one dictionary instead: building those directories and thousands
+/// of dictionaries for a hundred ids cost more than the hundred rows' index itself.
+///
+/// The shard count grows with the index (``shardBits``), keeping about ``shardTarget`` ids in
+/// a shard: a batch of k writes into n ids copies every node it touches and about min(k, shards)
+/// shards of n / shards ids each, so the copy is smallest with shards of a few dozen ids. With
+/// the 4,096 shards of a fixed layout, importing 1,000,000 records in batches of 2,500 copied
+/// some 500,000 entries a batch by the end, plus the fresh pages they were copied into: 18% of
+/// the import's samples (`perf record` of `make bench-service`'s import).
 struct IdIndex: Sendable {
     final class Node: @unchecked Sendable {
         var shards: [[String: IdEntry]]
-        init() { shards = Array(repeating: [:], count: 64) }
+        init(shards count: Int) { shards = Array(repeating: [:], count: count) }
         init(copying n: Node) { shards = n.shards }
     }
 
@@ -71,24 +78,31 @@ struct IdIndex: Sendable {
     /// and a shard — was no dearer at this size.
     static let smallLimit = 128
 
+    /// The average ids per shard the sharded form grows at (doubling its shards).
+    static let shardTarget = 32
+
     /// The sharded form; empty while the index is small.
     private var nodes: [Node] = []
+    /// Shards per node: `1 << shardBits` (at least 64).
+    private var shardBits = 6
     /// The small form.
     private var small: [String: IdEntry] = [:]
     private(set) var count = 0
 
     init() {}
 
+    /// Node and shard of `id` with `bits` shard bits: the hash's low 6 bits pick the node, the
+    /// next `bits` the shard (so doubling the shards splits each in two, within its node).
     @inline(__always)
-    private static func slot(_ id: String) -> (Int, Int) {
+    private static func slot(_ id: String, bits: Int) -> (Int, Int) {
         let h = FNV1a.hash(id)
         let m = h ^ (h >> 29)
-        return (Int(m & 63), Int((m >> 6) & 63))
+        return (Int(m & 63), Int((m >> 6) & ((1 << UInt64(bits)) - 1)))
     }
 
     subscript(id: String) -> IdEntry? {
         if nodes.isEmpty { return small[id] }
-        let (a, b) = IdIndex.slot(id)
+        let (a, b) = IdIndex.slot(id, bits: shardBits)
         return nodes[a].shards[b][id]
     }
 
@@ -98,12 +112,12 @@ struct IdIndex: Sendable {
         if nodes.isEmpty {
             if let entry { old = small.updateValue(entry, forKey: id) } else { old = small.removeValue(forKey: id) }
         } else {
-            let (a, b) = IdIndex.slot(id)
+            let (a, b) = IdIndex.slot(id, bits: shardBits)
             if !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
             if let entry { old = nodes[a].shards[b].updateValue(entry, forKey: id) } else { old = nodes[a].shards[b].removeValue(forKey: id) }
         }
         if old == nil && entry != nil { count += 1 } else if old != nil && entry == nil { count -= 1 }
-        if nodes.isEmpty && count > Self.smallLimit { shard() }
+        grow()
     }
 
     /// Sets the entry of `id` in one hash look-up and returns the entry it replaced (the
@@ -113,13 +127,32 @@ struct IdIndex: Sendable {
         if nodes.isEmpty {
             old = small.updateValue(entry, forKey: id)
         } else {
-            let (a, b) = IdIndex.slot(id)
+            let (a, b) = IdIndex.slot(id, bits: shardBits)
             if !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
             old = nodes[a].shards[b].updateValue(entry, forKey: id)
         }
         if old == nil { count += 1 }
-        if nodes.isEmpty && count > Self.smallLimit { shard() }
+        grow()
         return old
+    }
+
+    /// Shard bits for `n` ids: at most ``shardTarget`` ids a shard on average, at least 64
+    /// shards a node.
+    private static func bits(for n: Int) -> Int {
+        var bits = 6
+        while n > (64 << bits) * shardTarget { bits += 1 }
+        return bits
+    }
+
+    /// Moves to the sharded form past ``smallLimit`` ids, and doubles the shards past
+    /// ``shardTarget`` ids a shard (each id moved once; amortized over the ids added since).
+    @inline(__always)
+    private mutating func grow() {
+        if nodes.isEmpty {
+            if count > Self.smallLimit { reshard(bits: Self.bits(for: count)) }
+        } else if count > (64 << shardBits) * Self.shardTarget {
+            reshard(bits: Self.bits(for: count))
+        }
     }
 
     /// Claims of at least this many rows are made on several threads by
@@ -139,7 +172,8 @@ struct IdIndex: Sendable {
     mutating func claim(_ parts: [ContiguousArray<Row>], spec: Int, parallelism: Parallelism) -> (owned: [[Bool]], duplicates: Int) {
         let total = parts.reduce(0) { $0 + $1.count }
         var owned = parts.map { [Bool](repeating: true, count: $0.count) }
-        if nodes.isEmpty && count + total > Self.smallLimit { shard() }
+        let needed = Self.bits(for: count + total)
+        if count + total > Self.smallLimit && (nodes.isEmpty || needed > shardBits) { reshard(bits: needed) }
         guard !nodes.isEmpty && total >= Self.parallelClaims else {
             var duplicates = 0
             for p in parts.indices {
@@ -155,12 +189,12 @@ struct IdIndex: Sendable {
             return (owned, duplicates)
         }
         for a in nodes.indices where !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
-        let nodes = self.nodes
+        let nodes = self.nodes, bits = shardBits
         // Each row's node and shard, found once.
         let slots = parallelism.map(parts.count) { p in
-            parts[p].map { row -> UInt16 in
-                let (a, b) = IdIndex.slot(row.id)
-                return UInt16(a << 6 | b)
+            parts[p].map { row -> UInt32 in
+                let (a, b) = IdIndex.slot(row.id, bits: bits)
+                return UInt32(b << 6 | a)
             }
         }
         let groups = 8
@@ -169,9 +203,9 @@ struct IdIndex: Sendable {
             var added = 0, duplicates = 0
             for p in parts.indices {
                 let rows = parts[p], places = slots[p]
-                for i in rows.indices where Int(places[i] >> 6) % groups == g {
+                for i in rows.indices where Int(places[i] & 63) % groups == g {
                     let row = rows[i]
-                    let node = nodes[Int(places[i] >> 6)], b = Int(places[i] & 63)
+                    let node = nodes[Int(places[i] & 63)], b = Int(places[i] >> 6)
                     guard let old = node.shards[b].updateValue(IdEntry(single: Claim(spec: spec, row: row)), forKey: row.id) else {
                         added += 1
                         continue
@@ -209,24 +243,32 @@ struct IdIndex: Sendable {
     mutating func reserve(_ n: Int) {
         if nodes.isEmpty {
             guard n > Self.smallLimit else { return small.reserveCapacity(n) }
-            shard()
         }
-        let per = n / 4096 + 1
+        let bits = Self.bits(for: n)
+        if nodes.isEmpty || bits > shardBits { reshard(bits: bits) }
+        let per = n / (64 << shardBits) + 1
         guard per > 4 else { return }
         for a in 0..<64 {
             if !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
-            for b in 0..<64 { nodes[a].shards[b].reserveCapacity(per + per / 4) }
+            for b in nodes[a].shards.indices { nodes[a].shards[b].reserveCapacity(per + per / 4) }
         }
     }
 
-    /// Moves the small form's ids into the sharded form (for good: an index that grew past the
-    /// limit stays sharded).
-    private mutating func shard() {
-        nodes = (0..<64).map { _ in Node() }
-        for (id, entry) in small {
-            let (a, b) = IdIndex.slot(id)
-            nodes[a].shards[b][id] = entry
+    /// Moves every id into a sharded form of `1 << bits` shards a node (for good: an index that
+    /// grew past ``smallLimit`` stays sharded, and its shards never halve).
+    private mutating func reshard(bits: Int) {
+        let new = (0..<64).map { _ in Node(shards: 1 << bits) }
+        func move(_ id: String, _ entry: IdEntry) {
+            let (a, b) = IdIndex.slot(id, bits: bits)
+            new[a].shards[b][id] = entry
         }
-        small = [:]
+        if nodes.isEmpty {
+            for (id, entry) in small { move(id, entry) }
+            small = [:]
+        } else {
+            for node in nodes { for shard in node.shards { for (id, entry) in shard { move(id, entry) } } }
+        }
+        nodes = new
+        shardBits = bits
     }
 }
