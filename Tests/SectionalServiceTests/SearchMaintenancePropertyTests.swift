@@ -68,7 +68,9 @@ final class SearchMaintenancePropertyTests: XCTestCase {
             for query in resident { _ = try store.searched(try XCTUnwrap(store.list(list)), query: query) }
         }
         for step in 0..<150 {
-            try write(Int(random.next() % 3) + 1)
+            // Now and then a group large enough for the corpus to move beside the list
+            // (``ViewModelStore/concurrentCorpusWrites``).
+            try write(step % 25 == 24 ? ViewModelStore.concurrentCorpusWrites + 44 : Int(random.next() % 3) + 1)
             let letters = Array("aeinor")
             let new = query(String((0...(random.next() % 2)).map { _ in letters[Int(random.next() % 6)] }))
             for list in ["people", "leads"] {
