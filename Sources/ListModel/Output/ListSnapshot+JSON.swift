@@ -32,6 +32,7 @@ extension ListSnapshot {
                     node.pointee.rows.withRowsView { rows in
                         var tag = firstTag + rows.tagOffset(ofRow: start)
                         rows.forEachSlice(from: start, count: count) { slice, first in
+                            RowEncoder.touch(slice)
                             for j in 0..<slice.count {
                                 slice[j]._withUnsafeGuaranteedRef { row in
                                     encoder.append(row, rowIndex: first + j, tag: tag, to: &w)

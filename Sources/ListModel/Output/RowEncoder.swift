@@ -88,6 +88,27 @@ struct RowEncoder {
         }
     }
 
+    /// Reads each row, and every cache line of its pre-encoded JSON, with plain loads before
+    /// the rows are written one by one. Rows of a page sit far apart in memory (made in the
+    /// order records came, kept in the list's order), so each is a few cache misses; written
+    /// one after another, each row's misses wait for the row before to be copied, while these
+    /// loads, independent of each other, overlap theirs. Measured with random pages by token
+    /// (50 rows of a 100,000-row list, `wrk -t1 -c32`, two servers alternating, then swapped):
+    /// 25,400–26,000 → 30,000–33,300 requests/s, server CPU 51–53 → 35–42 µs a request.
+    @inline(__always)
+    static func touch(_ rows: UnsafeBufferPointer<Unmanaged<Row>>) {
+        var touched = 0
+        for r in rows {
+            r._withUnsafeGuaranteedRef { row in
+                let e = row.json, n = Int(row.jsonCount)
+                var o = 0
+                while o < n { touched &+= Int(e[o]); o += 64 }
+                if n > 0 { touched &+= Int(e[n - 1]) }
+            }
+        }
+        if touched < 0 { preconditionFailure("unreachable: a sum of bytes") }
+    }
+
     /// Writes the row object at `r` (room for the worst case); returns its length.
     @inline(__always)
     private func assemble(_ row: Row, rowIndex: Int, tag: Int, at r: UnsafeMutablePointer<UInt8>) -> Int {
