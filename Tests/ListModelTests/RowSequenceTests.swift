@@ -122,4 +122,43 @@ final class RowSequenceTests: XCTestCase {
         XCTAssertEqual(earlier.withRowsView { v in (0..<v.count).map { i in v.withRow(at: i) { $0.id } } }, ids)
         XCTAssertEqual(earlier.tagCount, 10_000 + full)
     }
+
+    /// Every tag of a sequence whose chunks mostly have one tag length (found without reading
+    /// rows), before and after rows of other lengths enter some chunks and rows leave others:
+    /// the row holding it and that row's first tag, as a plain prefix sum says.
+    func testEveryTagFindsItsRowWhetherChunksHaveOneTagLengthOrMany() {
+        let order = d.orders[0]
+        var rng = SplitMix64(seed: 29)
+        var model = (0..<3_000).map { (id: $0, v: 2 * $0, tags: 2) }
+        var seq = RowSequence(sorted: ContiguousArray(model.map { row($0.id, $0.v, tags: $0.tags) }))
+        func verify(_ message: String) {
+            var tag = 0
+            var starts: [Int] = []
+            for r in model { starts.append(tag); tag += r.tags }
+            XCTAssertEqual(seq.tagCount, tag, message)
+            var i = 0
+            for t in 0..<tag {
+                while starts[i] + model[i].tags <= t { i += 1 }
+                let found = seq.row(containingTag: t)
+                XCTAssertEqual(found?.index, i, "\(message): tag \(t)")
+                XCTAssertEqual(found?.tagOffset, starts[i], "\(message): tag \(t)")
+            }
+            XCTAssertNil(seq.row(containingTag: tag), message)
+        }
+        verify("one tag length everywhere")
+        for k in 0..<300 {
+            // Odd sort values fall between the rows built; lengths 0, 1 and 3 break a chunk's stride.
+            let v = 2 * Int.random(in: 0..<3_000, using: &rng) + 1
+            let r = (id: 10_000 + k, v: v, tags: [0, 1, 3][k % 3])
+            seq.insert(row(r.id, r.v, tags: r.tags), order: order)
+            let after = model.firstIndex { $0.v > v || ($0.v == v && !"r\($0.id)".utf8.lexicographicallyPrecedes("r\(r.id)".utf8)) }
+            model.insert(r, at: after ?? model.count)
+        }
+        for _ in 0..<300 {
+            let i = Int.random(in: 0..<model.count, using: &rng)
+            seq.remove(at: i)
+            model.remove(at: i)
+        }
+        verify("after inserts of other lengths and removals")
+    }
 }
