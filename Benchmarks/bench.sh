@@ -40,7 +40,16 @@ measure_c() {
 # answer), sample path for the body size, and optionally the base URL (default: logs at info).
 scenario() {
   local name=$1 target=$2 peer=$3 sample=$4 url=${5:-$base}
-  local bytes; bytes=$(curl -s -o /dev/null -w '%{size_download}' "$url$sample")
+  local status bytes
+  read -r status bytes < <(curl -s -o /dev/null -w '%{http_code} %{size_download}' "$url$sample")
+  # A scenario measures answers, not refusals: its sample (and the peers' path) must answer 200.
+  [ "$status" = 200 ] || { echo "$name: $sample answered $status" >&2; exit 1; }
+  if [ "$peer" != "-" ]; then
+    for port in $port_g $port_n; do
+      status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$peer")
+      [ "$status" = 200 ] || { echo "$name: the peer on port $port answered $peer with $status" >&2; exit 1; }
+    done
+  fi
   local s g="- - -" n="- - -" c
   if [[ $target == *.lua* ]]; then
     # shellcheck disable=SC2086
@@ -112,8 +121,10 @@ outline = get("/v1/lists/contacts")
 tags = outline["tagCount"]
 with open(f"{work}/tags.txt", "w") as f:
     for _ in range(5000): f.write(f"/v1/lists/contacts/tags/{random.randrange(tags)}\n")
+# Ids as the generator writes them (their width follows the count: p-000001 … p-100000).
+ids = [person["id"] for person in json.load(open(f"{work}/people.json"))]
 with open(f"{work}/rows.txt", "w") as f:
-    for _ in range(5000): f.write(f"/v1/lists/contacts/rows/p-{random.randint(1, 100000):07d}\n")
+    for _ in range(5000): f.write(f"/v1/lists/contacts/rows/{random.choice(ids)}\n")
 visible = [s for s in outline["sections"] if s["rowCount"] > 0]
 with open(f"{work}/ranges.txt", "w") as f:
     for _ in range(5000):
@@ -187,7 +198,7 @@ echo "  first page, one server thread: $one_thread" >&2
 scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"
 scenario "section range (20 rows)" "Benchmarks/wrk/paths.lua $work/ranges.txt" "/sections/1/rows?start=100&count=20" "$first_range"
 scenario "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "/tags/4711" "$first_tag"
-scenario "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "/rows/p-0004711" "$first_row"
+scenario "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "/rows/p-004711" "$first_row"
 since=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 python3 Benchmarks/write-changes.py "$base"
 scenario "changes after 1,000 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
