@@ -60,7 +60,7 @@ tags = outline["tagCount"]
 visible = [s for s in outline["sections"] if s["rowCount"] > 0]
 lines = {
     "tags": [f"/v1/lists/contacts/tags/{random.randrange(tags)}" for _ in range(5000)],
-    "rows": [f"/v1/lists/contacts/rows/p-{random.randint(1, 100000):07d}" for _ in range(5000)],
+    "rows": [f"/v1/lists/contacts/rows/p-{random.randint(1, 100000):06d}" for _ in range(5000)],  # generate-people.py's ids
 }
 ranges = []
 for _ in range(5000):

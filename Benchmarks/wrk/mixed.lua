@@ -7,7 +7,8 @@ function init(args)
 end
 function request()
   if math.random(10) == 1 then
-    local id = string.format("p-%07d", math.random(100000))
+    -- Ids as scripts/generate-people.py writes them for 100,000 people (p-000001 … p-100000).
+    local id = string.format("p-%06d", math.random(100000))
     local body = string.format('{"name":"Mixed %d","team":"%s","kind":"person","email":"m@example.com","salary":%d}',
       math.random(1000000), teams[math.random(#teams)], math.random(50000, 200000))
     return wrk.format("PUT", "/v1/collections/people/records/" .. id, {["Content-Type"] = "application/json"}, body)
