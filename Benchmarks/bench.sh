@@ -41,7 +41,7 @@ measure_c() {
 scenario() {
   local name=$1 target=$2 peer=$3 sample=$4 url=${5:-$base}
   local status bytes
-  read -r status bytes < <(curl -s -o /dev/null -w '%{http_code} %{size_download}' "$url$sample")
+  read -r status bytes < <(curl -s -o /dev/null -w '%{http_code} %{size_download}\n' "$url$sample")
   # A scenario measures answers, not refusals: its sample (and the peers' path) must answer 200.
   [ "$status" = 200 ] || { echo "$name: $sample answered $status" >&2; exit 1; }
   if [ "$peer" != "-" ]; then
