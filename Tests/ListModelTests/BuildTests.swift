@@ -1,4 +1,3 @@
-import Dispatch
 import XCTest
 @testable import ListModel
 
@@ -188,9 +187,8 @@ final class BuildTests: XCTestCase {
             return parse(#"{"id":"\#(id)","name":"n\#((i * 7919) % 1000)","team":"t\#(i % 5)","active":\#(i % 3 != 0),"n":\#(i % 97)}"#)
         }
         let bots = (0..<3000).map { i in parse(#"{"id":"p\#(i * 11)"}"#) }
-        let threads = Parallelism { parts, body in DispatchQueue.concurrentPerform(iterations: parts, execute: body) }
         let serial = ListSnapshot.build(definition: d, records: ["people": people, "bots": bots])
-        let parallel = ListSnapshot.build(definition: d, records: ["people": people, "bots": bots], parallelism: threads)
+        let parallel = ListSnapshot.build(definition: d, records: ["people": people, "bots": bots], parallelism: .threads)
         XCTAssertEqual(parallel.sectionKeys, ["t0", "t1", "t2", "t3", "t4", "inactive", "bots"])
         XCTAssertEqual(parallel.rowIDs, serial.rowIDs)
         XCTAssertEqual(parallel.fullText(), serial.fullText())

@@ -1,22 +1,15 @@
-import Dispatch
 import XCTest
 @testable import ListModel
 
 /// The id index across its forms: small, sharded, and sharded again with more shards as it grows.
 final class IdIndexTests: XCTestCase {
-    private static func row(_ id: String) -> Row {
-        let json: [UInt8] = Array("{}".utf8)
-        return json.withUnsafeBufferPointer {
-            Row(id: id, type: "t", groupKey: "", sortKey: .none, tagLength: 1, json: $0, headEnd: 0, bodyEnd: 2)
-        }
-    }
 
     /// Enough ids to pass the small form and two doublings of the shards (at 64 × 64 × 32 and
     /// twice that), set one at a time, then half removed: every id is found with its own row,
     /// a snapshot taken before each change keeps what it held, and the count follows.
     func testGrowingThroughReshardsKeepsEveryEntry() {
         let n = 64 * 64 * IdIndex.shardTarget * 2 + 1_000
-        let rows = (0..<n).map { Self.row("id-\($0)") }
+        let rows = (0..<n).map { Row.forTest(id: "id-\($0)") }
         var index = IdIndex()
         var early: IdIndex?
         for (i, r) in rows.enumerated() {
@@ -43,17 +36,16 @@ final class IdIndexTests: XCTestCase {
     /// duplicates.
     func testParallelClaimsAfterReshardAreFound() {
         let n = 64 * 64 * IdIndex.shardTarget + 5_000
-        let rows = (0..<n).map { Self.row("p-\($0)") }
+        let rows = (0..<n).map { Row.forTest(id: "p-\($0)") }
         let parts = stride(from: 0, to: n, by: 20_000).map { ContiguousArray(rows[$0..<min($0 + 20_000, n)]) }
-        let concurrent = Parallelism { parts, body in DispatchQueue.concurrentPerform(iterations: parts, execute: body) }
         var index = IdIndex()
         for r in rows.prefix(200) { index.set(r.id, IdEntry(single: Claim(spec: 0, row: r))) }
-        let first = index.claim(parts, spec: 0, parallelism: concurrent)
+        let first = index.claim(parts, spec: 0, parallelism: .threads)
         XCTAssertEqual(first.duplicates, 0)
         XCTAssertEqual(first.owned.joined().filter { !$0 }.count, 200, "the 200 set before keep their claim")
         XCTAssertEqual(index.count, n)
         for r in rows { XCTAssertNotNil(index[r.id], r.id) }
-        let second = index.claim([ContiguousArray(rows.prefix(30_000).map { Self.row($0.id) })], spec: 1, parallelism: concurrent)
+        let second = index.claim([ContiguousArray(rows.prefix(30_000).map { Row.forTest(id: $0.id) })], spec: 1, parallelism: .threads)
         XCTAssertEqual(second.duplicates, 30_000)
         XCTAssertEqual(index["p-7"]?.count, 2)
         XCTAssertEqual(index["p-\(n - 1)"]?.count, 1)

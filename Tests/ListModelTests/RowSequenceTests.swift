@@ -8,13 +8,7 @@ final class RowSequenceTests: XCTestCase {
     let d = definition(#"{"sections":[{"source":"a","key":"k","sortBy":[{"field":"v"}],"row":{"tagLength":2}}]}"#)
 
     /// A row with sort value `v` and `tags` tags (0…3).
-    func row(_ id: Int, _ v: Int, tags: Int) -> Row {
-        let json = Array(#"{"id":"r\#(id)","type":"row","height":44"#.utf8)
-        return json.withUnsafeBufferPointer {
-            Row(id: "r\(id)", type: "row", groupKey: "", sortKey: .one(.int(Int64(v))), tagLength: tags,
-                json: $0, headEnd: $0.count, bodyEnd: $0.count)
-        }
-    }
+    func row(_ id: Int, _ v: Int, tags: Int) -> Row { .forTest(id: "r\(id)", sortKey: .one(.int(Int64(v))), tags: tags) }
 
     /// The model's rows, ordered as the sequence orders them.
     func check(_ seq: RowSequence, _ model: [(id: Int, v: Int, tags: Int)], _ message: String) {

@@ -1,0 +1,20 @@
+import Dispatch
+@testable import ListModel
+
+// Small fixtures shared by the model's tests.
+
+extension Row {
+    /// A row for tests of the model's structures: id, sort key and tag length as given, and
+    /// `{"id":…,"type":"row"` as its JSON (head and body both end there).
+    static func forTest(id: String, sortKey: SortKey = .none, tags: Int = 1) -> Row {
+        let json = Array(#"{"id":"\#(id)","type":"row""#.utf8)
+        return json.withUnsafeBufferPointer {
+            Row(id: id, type: "row", groupKey: "", sortKey: sortKey, tagLength: tags, json: $0, headEnd: $0.count, bodyEnd: $0.count)
+        }
+    }
+}
+
+extension Parallelism {
+    /// Every core, as the service runs builds (`DispatchQueue.concurrentPerform`).
+    static let threads = Parallelism { parts, body in DispatchQueue.concurrentPerform(iterations: parts, execute: body) }
+}
