@@ -30,10 +30,12 @@ func firstEnd(above x: Int, count: Int, _ end: (Int) -> Int) -> Int {
 /// A page's length is fixed when it is made: chunks are replaced or changed in place, never
 /// added or removed (``RowSequence`` makes new pages for that).
 final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
-    /// A chunk and the sums through it.
+    /// A chunk, the sums through it, and the head of its last row (``RowChunk/lastHead``),
+    /// kept here so that a search over chunks compares heads without reading the chunks.
     struct Slot {
         var chunk: RowChunk
         var ends: ChunkEnds
+        var lastHead: UInt64
     }
 
     /// A slot as it is lent to readers: the same layout, the chunk read as `Unmanaged` (read as
@@ -41,6 +43,7 @@ final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
     struct Entry {
         let chunk: Unmanaged<RowChunk>
         let ends: ChunkEnds
+        let lastHead: UInt64
     }
 
     /// A page of `chunks` (1…``RowSequence/pageSize`` of them), its sums computed from theirs.
@@ -54,7 +57,7 @@ final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
             for c in chunks where i < n {
                 sums.rows += c.count
                 sums.tags += c.tagTotal
-                (slots + i).initialize(to: Slot(chunk: c, ends: sums))
+                (slots + i).initialize(to: Slot(chunk: c, ends: sums, lastHead: c.lastHead))
                 i += 1
             }
             precondition(i == n, "collection shorter than its count")
@@ -100,6 +103,7 @@ final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
     /// Calls `body` with chunk `c` made uniquely referenced, copied first if a snapshot shares
     /// it; with `room`, also made able to take one more row (see
     /// ``RowSequence/roomForInserts(_:)``; a unique full chunk moves its rows, none retained).
+    /// The slot's head is read again afterwards.
     @inline(__always)
     func withUniqueChunk<R>(_ c: Int, room: Bool = false, _ body: (RowChunk) -> R) -> R {
         withUnsafeMutablePointerToElements { slots in
@@ -110,7 +114,9 @@ final class ChunkPage: ManagedBuffer<Int, ChunkPage.Slot> {
             } else if room && n == slot.pointee.chunk.rowCapacity {
                 slot.pointee.chunk = slot.pointee.chunk.moved(capacity: RowSequence.roomForInserts(n))
             }
-            return body(slot.pointee.chunk)
+            let result = body(slot.pointee.chunk)
+            slot.pointee.lastHead = slot.pointee.chunk.lastHead
+            return result
         }
     }
 

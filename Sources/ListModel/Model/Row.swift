@@ -17,6 +17,9 @@ final class Row: @unchecked Sendable {
     /// The raw section key this row belongs to (the `groupBy` string form; `""` otherwise).
     let groupKey: String
     let sortKey: SortKey
+    /// The ascending head of the row's position (see ``SortKey/head(id:)``): most comparisons
+    /// in a search for a place are decided by it alone, without reading the key's strings.
+    let keyHead: UInt64
     let tagLength: Int
     /// The pre-encoded JSON (`jsonCount` bytes), owned.
     let json: UnsafeMutablePointer<UInt8>
@@ -31,6 +34,7 @@ final class Row: @unchecked Sendable {
         self.type = type
         self.groupKey = groupKey
         self.sortKey = sortKey
+        keyHead = sortKey.head(id: id)
         self.tagLength = tagLength
         json = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
         if let b = bytes.baseAddress { json.initialize(from: b, count: bytes.count) }

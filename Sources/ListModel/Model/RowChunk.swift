@@ -87,6 +87,10 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     var tagStride: Int { header.tagStride }
     /// Row types present (a superset after removals).
     var types: [String] { header.types }
+    /// The head of the last row's position (``Row/keyHead``; 0 when empty).
+    var lastHead: UInt64 {
+        withUnsafeMutablePointers { h, e in h.pointee.count > 0 ? e[h.pointee.count - 1].keyHead : 0 }
+    }
 
     /// A copy with room for `capacity` rows (at least ``count``): the caller sizes it for the
     /// change it is made for (see ``RowSequence``); sizing it to the original's capacity would

@@ -69,7 +69,7 @@ enum RowSorter {
     private static func entry(_ r: Row, _ index: Int32, _ order: RowOrder) -> Entry {
         var e = Entry(k0: 0, k1: 0, k2: 0, k3: 0, k4: 0, k5: 0, i1: 0, i2: 0, idLength: 0, index: index, exact: true)
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        let il = prefix(r.id, &words, 2)
+        let il = SortHead.prefix(r.id, &words, 2)
         e.i1 = words.0; e.i2 = words.1; e.idLength = Int32(min(il, 17))
         let value: SortValue
         switch r.sortKey {
@@ -86,17 +86,17 @@ enum RowSorter {
         case .bool(let b):
             rank = 0; e.k1 = b ? 1 : 0
         case .int(let i):
-            rank = 1; e.k1 = orderBits(Double(i))
+            rank = 1; e.k1 = SortHead.orderBits(Double(i))
             if i.magnitude > 1 << 53 { e.exact = false }
         case .double(let d):
-            rank = 1; e.k1 = orderBits(d == 0 ? 0 : d)
+            rank = 1; e.k1 = SortHead.orderBits(d == 0 ? 0 : d)
         case .decimal(let x):
-            rank = 1; e.k1 = orderBits(x.nearest)
+            rank = 1; e.k1 = SortHead.orderBits(x.nearest)
             e.exact = false
         case .string(let s):
             rank = 2
             words = (0, 0, 0, 0)
-            let n = prefix(s, &words, 4)
+            let n = SortHead.prefix(s, &words, 4)
             e.k1 = words.0; e.k2 = words.1; e.k3 = words.2; e.k4 = words.3
             e.k5 = UInt64(min(n, stringPrefix + 1))
             if n > stringPrefix { e.exact = false }
@@ -107,32 +107,5 @@ enum RowSorter {
         }
         e.k0 = rank
         return e
-    }
-
-    @inline(__always)
-    private static func orderBits(_ d: Double) -> UInt64 {
-        let b = d.bitPattern
-        return b & (1 << 63) != 0 ? ~b : b | (1 << 63)
-    }
-
-    /// The first `8 × count` UTF-8 bytes big-endian (zero padded) into `words`; returns the
-    /// byte length. Reads the string in place.
-    @inline(__always)
-    private static func prefix(_ s: String, _ words: inout (UInt64, UInt64, UInt64, UInt64), _ count: Int) -> Int {
-        func fill(_ u: UnsafeBufferPointer<UInt8>) -> Int {
-            withUnsafeMutableBytes(of: &words) { raw in
-                let w = raw.baseAddress!.assumingMemoryBound(to: UInt64.self)
-                let n = min(u.count, 8 * count)
-                var k = 0
-                while k < n {
-                    w[k >> 3] |= UInt64(u[k]) << UInt64(56 - 8 * (k & 7))
-                    k += 1
-                }
-            }
-            return u.count
-        }
-        if let n = s.utf8.withContiguousStorageIfAvailable(fill) { return n }
-        var s = s
-        return s.withUTF8(fill)
     }
 }

@@ -141,16 +141,33 @@ struct RowsView {
     /// only the span it lands in: a batch inserts its rows in order, each a few chunks after the
     /// one before, and every probe reads a row elsewhere in memory (O(log gap) probes instead
     /// of O(log chunks); `sectional-bench batch`).
+    ///
+    /// Each probe first compares heads (``SortKey/head(id:)``): a chunk's from its directory slot,
+    /// a row's from the row, so a probe they decide reads neither the chunk nor the key's strings.
     func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int = 0) -> Int {
+        let head = order.pointee.head(key.head(id: id))
         @inline(__always)
-        func after(_ r: Unmanaged<Row>) -> Bool {
-            r._withUnsafeGuaranteedRef { row in
-                let c = order.pointee.compare(row.sortKey, row.id, key, id)
-                return strictly ? c > 0 : c >= 0
+        func after(_ row: Row) -> Bool {
+            let c = order.pointee.compare(row.sortKey, row.id, key, id)
+            return strictly ? c > 0 : c >= 0
+        }
+        /// Whether the row is after the key: by `rowHead` when it differs from the key's, else
+        /// by the row itself (`row()` is called only then).
+        @inline(__always)
+        func after(head rowHead: UInt64, _ row: () -> Unmanaged<Row>) -> Bool {
+            let h = order.pointee.head(rowHead)
+            if h != head {
+                assert((h > head) == row()._withUnsafeGuaranteedRef(after), "a head contradicts the order")
+                return h > head
             }
+            return row()._withUnsafeGuaranteedRef(after)
         }
         @inline(__always)
-        func lastAfter(_ k: Int) -> Bool { withRows(inChunk: k) { after($0[$0.count - 1]) } }
+        func after(_ r: Unmanaged<Row>) -> Bool { after(head: r._withUnsafeGuaranteedRef { $0.keyHead }) { r } }
+        @inline(__always)
+        func lastAfter(_ k: Int) -> Bool {
+            after(head: entry(k).lastHead) { withRows(inChunk: k) { $0[$0.count - 1] } }
+        }
         // First chunk whose last row is ≥ (or >) the key.
         var lo = 0, hi = chunkCount
         if start > 0 {

@@ -1,0 +1,81 @@
+import XCTest
+@testable import ListModel
+
+/// Heads (``SortKey/head(id:)``) never contradict the order they shortcut, and searches that
+/// use them find the places a plain scan finds — in both directions, for every type of value,
+/// and for keys whose heads tie (strings sharing their first eight bytes, numbers with one
+/// nearest double).
+final class SortHeadTests: XCTestCase {
+    /// Values of every type, with many equal and nearly equal heads.
+    let values: [SortValue] = {
+        var v: [SortValue] = [.missing, .bool(false), .bool(true), .int(0), .int(-1), .int(1), .int(.max), .int(.min),
+                              .int(9_007_199_254_740_992), .int(9_007_199_254_740_993), .double(-0.0), .double(0.5),
+                              .double(-1e300), .double(1e300), .double(9_007_199_254_740_992), .double(-2.5)]
+        for text in ["9007199254740993.0", "1.50", "123456789012345678901234567890", "-0.0000001", "1e-400"] {
+            v.append(SortValue(parse(text)))
+        }
+        for s in ["", "a", "ab", "abcdefgh", "abcdefgh1", "abcdefgh2", "abcdefg", "abcdefg\u{0}", "abcdefgz",
+                  "Évelyn", "Evelyn T", "Evelyn Teitelbaum", "Evelyn Tei", "\u{10FFFF}", "~", "zz"] {
+            v.append(.string(s))
+        }
+        return v
+    }()
+
+    /// Monotone: a key before another never has a larger head, for one and several sort fields
+    /// in either direction, and for id-only keys (keys of one shape, as a section's rows are).
+    func testHeadsNeverContradictTheOrder() {
+        let ids = ["a", "b", "abcdefgh1", "abcdefgh2"]
+        let one: [(SortKey, String)] = values.flatMap { v in ids.map { (SortKey.one(v), $0) } }
+        let many: [(SortKey, String)] = values.flatMap { v in [(SortKey.many([v, .int(1)]), "x"), (.many([v, .int(0)]), "y")] }
+        let none: [(SortKey, String)] = ids.map { (SortKey.none, $0) }
+        var contradictions = 0, decided = 0
+        for keys in [one, many, none] {
+            for descending in [false, true] {
+                let order = RowOrder(descending: keys[0].0 == .none ? [] : [descending, false])
+                for (ka, ia) in keys {
+                    for (kb, ib) in keys where order.compare(ka, ia, kb, ib) < 0 {
+                        let (ha, hb) = (order.head(ka.head(id: ia)), order.head(kb.head(id: ib)))
+                        if ha > hb { contradictions += 1 }
+                        if ha < hb { decided += 1 }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(contradictions, 0)
+        XCTAssertGreaterThan(decided, 1_000, "heads decide most comparisons of different values")
+    }
+
+    /// `lowerBound` (strict and not, from the start and from a later row) against a scan of the
+    /// sorted rows, over several chunks of keys whose heads mostly tie.
+    func testSearchesFindWhatAScanFinds() {
+        var rng = SplitMix64(seed: 5)
+        let prefixes = ["abcdefgh", "abcdefgi", "Evelyn T", "Evelyn U"]
+        func value() -> SortValue {
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: return values.randomElement(using: &rng)!
+            case 1: return .int(Int64.random(in: -3...3, using: &rng))
+            default: return .string(prefixes.randomElement(using: &rng)! + String(Int.random(in: 0..<50, using: &rng)))
+            }
+        }
+        for descending in [false, true] {
+            let order = RowOrder(descending: [descending])
+            var keys: [(SortKey, String)] = (0..<3_000).map { (.one(value()), "r\($0)") }
+            keys.sort { order.compare($0.0, $0.1, $1.0, $1.1) < 0 }
+            let seq = RowSequence(sorted: ContiguousArray(keys.map { Row.forTest(id: $0.1, sortKey: $0.0) }))
+            XCTAssertGreaterThan(seq.chunkCount, 20)
+            var wrong = 0
+            for _ in 0..<2_000 {
+                let key = SortKey.one(value()), id = "r\(Int.random(in: 0..<3_100, using: &rng))"
+                let strictly = Bool.random(using: &rng)
+                let scan = keys.firstIndex { k in
+                    let c = order.compare(k.0, k.1, key, id)
+                    return strictly ? c > 0 : c >= 0
+                } ?? keys.count
+                let start = Int.random(in: 0...scan, using: &rng)
+                if seq.lowerBound(key, id, order: order, strictly: strictly) != scan { wrong += 1 }
+                if seq.lowerBound(key, id, order: order, strictly: strictly, from: start) != scan { wrong += 1 }
+            }
+            XCTAssertEqual(wrong, 0, descending ? "descending" : "ascending")
+        }
+    }
+}
