@@ -45,7 +45,9 @@ static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                                                      MHD_AcceptPolicyCallback accept, void *accept_cls,
                                                      MHD_NotifyConnectionCallback notify, void *notify_cls,
                                                      const struct sectional_mhd_logger *logger) {
+    // The logger first: libmicrohttpd warns, on every start, about a logger given after other options.
     return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET, 0, accept, accept_cls, handler, handler_cls,
+                            MHD_OPTION_EXTERNAL_LOGGER, sectional_mhd_format_message, (void *)logger,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
                             MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
@@ -53,7 +55,6 @@ static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
                             MHD_OPTION_NOTIFY_CONNECTION, notify, notify_cls,
-                            MHD_OPTION_EXTERNAL_LOGGER, sectional_mhd_format_message, (void *)logger,
                             MHD_OPTION_END);
 }
 

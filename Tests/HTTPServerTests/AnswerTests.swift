@@ -68,6 +68,12 @@ final class AnswerTests: XCTestCase {
         XCTAssertEqual(answer.text, #"{"bytes":4}"#)
     }
 
+    /// A start with a valid configuration has nothing to say (libmicrohttpd warned about the
+    /// order of its own options on every start, and the service logged that as a warning).
+    func testAStartSaysNothing() {
+        XCTAssertEqual(messages.items, [])
+    }
+
     func testLibmicrohttpdMessagesGoToTheCallerNotStderr() throws {
         let client = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
         try client.send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n")

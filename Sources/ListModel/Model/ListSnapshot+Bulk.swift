@@ -26,9 +26,9 @@ extension ListSnapshot {
     /// then edited in place) rather than by one ``RowSequence/merge(removing:inserting:order:)``.
     /// Measured (`sectional-bench batch`, 2,500-record batches up to 1M rows): row by row is
     /// 2–3× faster while edits are not many times the chunk count — a merge retains every row
-    /// of every chunk it rebuilds, and row by row pays that only once per touched chunk too,
-    /// but without rebuilding tag sums and type lists; the merge wins only when a section is
-    /// rewritten almost entirely.
+    /// of every chunk it rebuilds, and row by row paid that only once per touched chunk too
+    /// (now less: a copied chunk borrows its rows, see ``RowChunk``), but without rebuilding tag
+    /// sums and type lists; the merge wins only when a section is rewritten almost entirely.
     static func rowWise(edits: Int, chunks: Int) -> Bool { edits <= 8 * chunks }
 
     /// A section position: spec and raw key.

@@ -151,7 +151,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
                 let borrowed = h.count - ownedBySource
                 var owned = SlotBits.none
                 if h.base != nil && (ownedBySource * ownedBySource > 2 * borrowed || borrowed * 2 < base.count) {
-                    // Taken over: every row retained, no base (see ``copy(capacity:)``).
+                    // Taken over: every row retained, no base (see above).
                     for i in 0..<h.count { Self.retain(rows + i) }
                     owned = .first(h.count)
                 } else if h.base != nil {
@@ -193,7 +193,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
 
     /// An empty chunk with room for `capacity` rows.
     private static func empty(capacity: Int) -> RowChunk {
-        return unsafeDowncast(create(minimumCapacity: capacity) { _ in
+        unsafeDowncast(create(minimumCapacity: capacity) { _ in
             Header(count: 0, capacity: capacity, tagTotal: 0, tagStride: -1, types: [], base: nil, owned: .none)
         }, to: RowChunk.self)
     }
