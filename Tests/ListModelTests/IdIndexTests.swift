@@ -3,7 +3,6 @@ import XCTest
 
 /// The id index across its forms: small, sharded, and sharded again with more shards as it grows.
 final class IdIndexTests: XCTestCase {
-
     /// Enough ids to pass the small form and two doublings of the shards (at 64 × 64 × 32 and
     /// twice that), set one at a time, then half removed: every id is found with its own row,
     /// a snapshot taken before each change keeps what it held, and the count follows.

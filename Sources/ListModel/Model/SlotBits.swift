@@ -15,13 +15,15 @@ struct SlotBits: Equatable {
     static func first(_ n: Int) -> SlotBits {
         precondition(n >= 0 && n <= capacity, "slot out of range")
         var b = SlotBits()
-        b.withWords { w in
-            for k in 0..<4 {
-                let bits = min(max(n - 64 * k, 0), 64)
-                w[k] = bits == 64 ? .max : (1 << UInt64(bits)) - 1
-            }
-        }
+        b.withWords { w in for k in 0..<4 { w[k] = mask(word: k, first: n) } }
         return b
+    }
+
+    /// The bits of word `k` that fall among slots `0..<n`.
+    @inline(__always)
+    private static func mask(word k: Int, first n: Int) -> UInt64 {
+        let bits = min(max(n - 64 * k, 0), 64)
+        return bits == 64 ? .max : (1 << UInt64(bits)) - 1
     }
 
     subscript(i: Int) -> Bool {
@@ -41,11 +43,7 @@ struct SlotBits: Equatable {
     func count(in n: Int) -> Int {
         var c = 0
         withWords { (w: UnsafePointer<UInt64>) in
-            for k in 0..<4 {
-                let bits = min(max(n - 64 * k, 0), 64)
-                let mask: UInt64 = bits == 64 ? .max : (1 << UInt64(bits)) - 1
-                c += (w[k] & mask).nonzeroBitCount
-            }
+            for k in 0..<4 { c += (w[k] & SlotBits.mask(word: k, first: n)).nonzeroBitCount }
         }
         return c
     }
