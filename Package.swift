@@ -91,7 +91,7 @@ let package = Package(
         // Keys libcrypto generates for a test run, and tokens signed with them (any header, any claims).
         .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
-        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "SectionalService", "TestSupport"]),
+        .testTarget(name: "ListModelTests", dependencies: ["ListModel", "JSONOutput", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport", "TestKeys",

@@ -10,10 +10,10 @@
 ///
 /// The cursor lends nothing: its pointer is the caller's, valid only inside the closure that
 /// lent it (`withUnsafeTemporaryAllocation`), and the cursor must not outlive that closure.
-package struct JSONCursor {
+@usableFromInline package struct JSONCursor {
     @usableFromInline let start: UnsafeMutablePointer<UInt8>
     /// Bytes written so far.
-    package private(set) var count = 0
+    @usableFromInline package internal(set) var count = 0
 
     /// A cursor at the start of `memory`.
     @inlinable package init(_ memory: UnsafeMutablePointer<UInt8>) { start = memory }
@@ -23,6 +23,13 @@ package struct JSONCursor {
 
     /// The bytes written so far.
     @inlinable package var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+
+    /// Where the next byte goes.
+    @inlinable package var end: UnsafeMutablePointer<UInt8> { start + count }
+
+    /// Counts `n` bytes written at ``end`` by someone else as written.
+    @inlinable @inline(__always)
+    package mutating func advance(by n: Int) { count += n }
 
     /// Writes one byte.
     @inlinable @inline(__always)
@@ -61,16 +68,22 @@ package struct JSONCursor {
     @inlinable
     package mutating func putEscaped(_ text: UnsafeBufferPointer<UInt8>) {
         put(0x22)
+        guard let base = text.baseAddress else { put(0x22); return }
+        // Runs of plain bytes are copied whole, the first found 8 bytes at a time.
+        var runStart = 0
         var k = JSONWriter.plainPrefix(text)
-        if let base = text.baseAddress {
-            (start + count).update(from: base, count: k)
-            count += k
-        }
-        while k < text.count {
-            let b = text[k]
-            if JSONWriter.needsEscape(b) { JSONWriter.forEachEscapeByte(of: b) { put($0) } } else { put(b) }
+        let n = text.count
+        while k < n {
+            let b = base[k]
+            if !JSONWriter.needsEscape(b) { k += 1; continue }
+            (start + count).update(from: base + runStart, count: k - runStart)
+            count += k - runStart
+            JSONWriter.forEachEscapeByte(of: b) { put($0) }
             k += 1
+            runStart = k
         }
+        (start + count).update(from: base + runStart, count: n - runStart)
+        count += n - runStart
         put(0x22)
     }
 }

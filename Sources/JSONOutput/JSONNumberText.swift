@@ -18,6 +18,12 @@
         }
     }
 
+    /// ``appendInt(_:to:)-([UInt8])`` into a ``ByteBuffer``.
+    @inlinable @inline(__always)
+    package static func appendInt(_ v: Int64, to out: inout ByteBuffer) {
+        out.write(reserving: 20) { $0.putInt(Int(v)) }
+    }
+
     /// Writes the decimal digits of `v` at `p`; returns how many bytes were written (≤ 20).
     @inlinable @inline(__always)
     package static func write(_ v: UInt, to p: UnsafeMutablePointer<UInt8>) -> Int {
@@ -53,13 +59,35 @@
     /// (`1e-7`, `1.5e+300`). Non-finite values print `null` (JSON has no NaN/Infinity).
     @inlinable
     package static func appendDouble(_ d: Double, to out: inout [UInt8]) {
-        guard d.isFinite else { out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]); return }
-        if abs(d) < 1e16, Double(Int64(d)) == d {
-            if d == 0 && d.sign == .minus { out.append(contentsOf: [0x2D, 0x30]); return }
-            appendInt(Int64(d), to: &out)
-            return
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: doubleCapacity) { room in
+            out.append(contentsOf: UnsafeBufferPointer(start: room.baseAddress!, count: write(d, to: room.baseAddress!)))
         }
-        out.append(contentsOf: shortest(d).utf8)
+    }
+
+    /// ``appendDouble(_:to:)-([UInt8])`` into a ``ByteBuffer``.
+    @inlinable
+    package static func appendDouble(_ d: Double, to out: inout ByteBuffer) {
+        out.write(reserving: doubleCapacity) { $0.advance(by: write(d, to: $0.end)) }
+    }
+
+    /// The most bytes ``write(_:to:)-(Double,_)`` writes (`-1.2345678901234567e-308` is 24).
+    @inlinable package static var doubleCapacity: Int { 32 }
+
+    /// Writes the text of ``appendDouble(_:to:)-([UInt8])`` at `p`, which has room for
+    /// ``doubleCapacity`` bytes; returns how many bytes were written.
+    @inlinable
+    package static func write(_ d: Double, to p: UnsafeMutablePointer<UInt8>) -> Int {
+        guard d.isFinite else { return write("null", to: p) }
+        if abs(d) < 1e16, Double(Int64(d)) == d {
+            if d == 0 && d.sign == .minus { return write("-0", to: p) }
+            if d < 0 { p[0] = UInt8(ascii: "-") }
+            return (d < 0 ? 1 : 0) + write(UInt(Int64(d).magnitude), to: d < 0 ? p + 1 : p)
+        }
+        var text = shortest(d)
+        return text.withUTF8 { utf8 in
+            p.initialize(from: utf8.baseAddress!, count: utf8.count)
+            return utf8.count
+        }
     }
 
     /// Swift's shortest description, normalised to JSON: drop `.0` before an exponent or at the

@@ -199,6 +199,22 @@ public struct JSONWriter: Sendable {
         s.withUTF8 { appendEscaped($0, to: &bytes) }
     }
 
+    /// Appends `u` as a JSON string literal (quotes included) to a ``ByteBuffer``: the room
+    /// for the longest escaping is made first, then ``JSONCursor`` writes without checks.
+    @inlinable @inline(__always)
+    package static func appendEscaped(_ u: UnsafeBufferPointer<UInt8>, to bytes: inout ByteBuffer) {
+        bytes.write(reserving: JSONCursor.escapedCapacity(u.count)) { $0.putEscaped(u) }
+    }
+
+    /// `s` as a JSON string literal (quotes included), appended to a ``ByteBuffer``.
+    @inlinable @inline(__always)
+    package static func appendEscaped(_ s: String, to bytes: inout ByteBuffer) {
+        if s.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &bytes) }) == nil {
+            let copy = Array(s.utf8)
+            copy.withUnsafeBufferPointer { appendEscaped($0, to: &bytes) }
+        }
+    }
+
     /// `text` as a JSON string literal (quotes included), for a value spliced into JSON text
     /// or quoted in a message.
     public static func quoted(_ text: String) -> String {

@@ -1,19 +1,20 @@
 import XCTest
+import JSONOutput
 @testable import ListModel
 
 /// The byte-writing fast paths of `currency` and `date` (used when rows are built) must give
 /// exactly the text of the general string path.
 final class FormatterFastPathTests: XCTestCase {
     private func general(_ f: TemplateFormatter, _ v: JSONValue) -> String {
-        var text: [UInt8] = []
+        var text = ByteBuffer()
         appendPlainText(v, to: &text)
-        return f.apply(value: v, text: String(decoding: text, as: UTF8.self))
+        return f.apply(value: v, text: text.string)
     }
 
     private func direct(_ f: TemplateFormatter, _ v: JSONValue) -> String? {
-        var out: [UInt8] = []
+        var out = ByteBuffer()
         guard f.appendDirect(value: v, to: &out) else { return nil }
-        return String(decoding: out, as: UTF8.self)
+        return out.string
     }
 
     func testCurrencyMatchesGeneralPath() throws {

@@ -11,11 +11,6 @@ public enum RowAccessory: String, Sendable, CaseIterable {
     /// A switch showing the row's `value`.
     case toggle
 
-    /// The accessory named by rendered text (raw UTF-8); nil for any other text.
-    static func named(_ bytes: [UInt8]) -> RowAccessory? {
-        RowAccessory(rawValue: String(decoding: bytes, as: UTF8.self))
-    }
-
     /// The error message for a name that is not an accessory.
     static let expected = "expected \"none\", \"disclosure\", \"checkmark\", \"detail\" or \"toggle\""
 }

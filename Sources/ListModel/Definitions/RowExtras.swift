@@ -49,29 +49,29 @@ public final class RowExtras: Sendable, Equatable {
     /// when false), `,"value":true|false` (when it renders one of them), `,"actions":[…]` (those
     /// with a non-empty title; none: absent) and `,"data":{…}` (fields present and not null).
     /// `scratch` is working space.
-    func append(record: JSONObject, to json: inout [UInt8], scratch: inout [UInt8]) {
+    func append(record: JSONObject, to json: inout ByteBuffer, scratch: inout ByteBuffer) {
         if let image { text(image, ",\"image\":", record, &json, &scratch) }
         if let accessory {
-            scratch.removeAll(keepingCapacity: true)
+            scratch.removeAll()
             accessory.render(record: record, into: &scratch)
-            if let named = RowAccessory.named(scratch), named != .none {
-                RowExtras.raw(",\"accessory\":", &json)
+            if let named = RowAccessory(rawValue: scratch.string), named != .none {
+                json.append(",\"accessory\":")
                 JSONWriter.appendEscaped(named.rawValue, to: &json)
             }
         }
-        if let enabled, RowExtras.flag(enabled, record, &scratch) == false { RowExtras.raw(",\"enabled\":false", &json) }
-        if let value, let on = RowExtras.flag(value, record, &scratch) { RowExtras.raw(on ? ",\"value\":true" : ",\"value\":false", &json) }
+        if let enabled, RowExtras.flag(enabled, record, &scratch) == false { json.append(",\"enabled\":false") }
+        if let value, let on = RowExtras.flag(value, record, &scratch) { json.append(on ? ",\"value\":true" : ",\"value\":false") }
         var opened = false
         for action in actions {
-            scratch.removeAll(keepingCapacity: true)
+            scratch.removeAll()
             action.title.render(record: record, into: &scratch)
             guard !scratch.isEmpty else { continue }
-            RowExtras.raw(opened ? ",{\"id\":" : ",\"actions\":[{\"id\":", &json)
+            json.append(opened ? ",{\"id\":" : ",\"actions\":[{\"id\":")
             opened = true
             JSONWriter.appendEscaped(action.id, to: &json)
-            RowExtras.raw(",\"title\":", &json)
-            scratch.withUnsafeBufferPointer { JSONWriter.appendEscaped($0, to: &json) }
-            RowExtras.raw(action.style == .destructive ? ",\"style\":\"destructive\"}" : ",\"style\":\"default\"}", &json)
+            json.append(",\"title\":")
+            scratch.withBytes { JSONWriter.appendEscaped($0, to: &json) }
+            json.append(action.style == .destructive ? ",\"style\":\"destructive\"}" : ",\"style\":\"default\"}")
         }
         if opened { json.append(UInt8(ascii: "]")) }
         if let data {
@@ -83,29 +83,27 @@ public final class RowExtras: Sendable, Equatable {
                 w.value(v)
             }
             w.endObject()
-            RowExtras.raw(",\"data\":", &json)
-            json.append(contentsOf: w.bytes)
+            json.append(",\"data\":")
+            json.append(w.bytes)
         }
     }
 
-    private func text(_ t: Template, _ key: StaticString, _ record: JSONObject, _ json: inout [UInt8], _ scratch: inout [UInt8]) {
-        scratch.removeAll(keepingCapacity: true)
+    private func text(_ t: Template, _ key: StaticString, _ record: JSONObject, _ json: inout ByteBuffer, _ scratch: inout ByteBuffer) {
+        scratch.removeAll()
         t.render(record: record, into: &scratch)
         guard !scratch.isEmpty else { return }
-        RowExtras.raw(key, &json)
-        scratch.withUnsafeBufferPointer { JSONWriter.appendEscaped($0, to: &json) }
+        json.append(key)
+        scratch.withBytes { JSONWriter.appendEscaped($0, to: &json) }
     }
 
     /// `true`/`false` for a template rendering exactly that text; nil for anything else.
-    private static func flag(_ t: Template, _ record: JSONObject, _ scratch: inout [UInt8]) -> Bool? {
-        scratch.removeAll(keepingCapacity: true)
+    private static func flag(_ t: Template, _ record: JSONObject, _ scratch: inout ByteBuffer) -> Bool? {
+        scratch.removeAll()
         t.render(record: record, into: &scratch)
-        if scratch.elementsEqual("true".utf8) { return true }
-        if scratch.elementsEqual("false".utf8) { return false }
-        return nil
-    }
-
-    private static func raw(_ s: StaticString, _ out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        return scratch.withBytes { rendered in
+            if rendered.elementsEqual("true".utf8) { return true }
+            if rendered.elementsEqual("false".utf8) { return false }
+            return nil
+        }
     }
 }

@@ -57,19 +57,11 @@ final class Row: @unchecked Sendable {
 
 /// Builds rows: renders templates and pre-encodes JSON. Holds reusable scratch buffers, so a
 /// row costs one allocation (the row itself) plus any strings its keys need.
-struct RowFactory {
-    private var scratch: [UInt8] = []
-    private var json: [UInt8] = []
+struct RowFactory: ~Copyable {
+    private var scratch = ByteBuffer(capacity: 256)
+    private var json = ByteBuffer(capacity: 512)
 
-    init() {
-        scratch.reserveCapacity(256)
-        json.reserveCapacity(512)
-    }
-
-    @inline(__always)
-    private static func append(_ k: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: k.utf8Start, count: k.utf8CodeUnitCount))
-    }
+    init() {}
 
     /// The row of a record under a data-bound spec.
     mutating func dataRow(binding: DataBinding, record: JSONObject, id: String) -> Row {
@@ -84,21 +76,21 @@ struct RowFactory {
 
     private mutating func dataRow(binding: DataBinding, template tpl: RowTemplate, type: String?, record: JSONObject,
                                   id: String) -> Row {
-        json.removeAll(keepingCapacity: true)
-        RowFactory.append("{\"id\":", to: &json)
+        json.removeAll()
+        json.append("{\"id\":")
         JSONWriter.appendEscaped(id, to: &json)
-        RowFactory.append(",\"type\":", to: &json)
+        json.append(",\"type\":")
         JSONWriter.appendEscaped(type ?? tpl.type, to: &json)
         let headEnd = json.count
-        RowFactory.append(",\"title\":", to: &json)
-        scratch.removeAll(keepingCapacity: true)
+        json.append(",\"title\":")
+        scratch.removeAll()
         tpl.title.render(record: record, into: &scratch)
-        scratch.withUnsafeBufferPointer { JSONWriter.appendEscaped($0, to: &json) }
+        scratch.withBytes { JSONWriter.appendEscaped($0, to: &json) }
         optional(tpl.subtitle, ",\"subtitle\":", record)
         optional(tpl.detail, ",\"detail\":", record)
         optional(tpl.icon, ",\"icon\":", record)
         optional(tpl.badge, ",\"badge\":", record)
-        RowFactory.append(",\"height\":", to: &json)
+        json.append(",\"height\":")
         JSONNumberText.appendDouble(tpl.height, to: &json)
         let bodyEnd = json.count
         optional(tpl.action, ",\"action\":", record)
@@ -112,7 +104,7 @@ struct RowFactory {
         case 1: sortKey = .one(binding.sortBy[0].value(in: record))
         default: sortKey = .many(binding.sortBy.map { $0.value(in: record) })
         }
-        return json.withUnsafeBufferPointer {
+        return json.withBytes {
             Row(id: id, type: type ?? tpl.type, groupKey: groupKey, sortKey: sortKey, tagLength: tpl.tagLength,
                      json: $0, headEnd: headEnd, bodyEnd: bodyEnd)
         }
@@ -121,37 +113,37 @@ struct RowFactory {
     @inline(__always)
     private mutating func optional(_ t: Template?, _ key: StaticString, _ record: JSONObject) {
         guard let t else { return }
-        scratch.removeAll(keepingCapacity: true)
+        scratch.removeAll()
         t.render(record: record, into: &scratch)
         guard !scratch.isEmpty else { return }
-        RowFactory.append(key, to: &json)
-        scratch.withUnsafeBufferPointer { JSONWriter.appendEscaped($0, to: &json) }
+        json.append(key)
+        scratch.withBytes { JSONWriter.appendEscaped($0, to: &json) }
     }
 
     /// The row of a literal row at `position` in its spec.
     static func literalRow(_ r: LiteralRow, position: Int) -> Row {
-        var json: [UInt8] = []
-        append("{\"id\":", to: &json)
+        var json = ByteBuffer()
+        json.append("{\"id\":")
         JSONWriter.appendEscaped(r.id, to: &json)
-        append(",\"type\":", to: &json)
+        json.append(",\"type\":")
         JSONWriter.appendEscaped(r.type, to: &json)
         let headEnd = json.count
-        append(",\"title\":", to: &json)
+        json.append(",\"title\":")
         JSONWriter.appendEscaped(r.title, to: &json)
         let optionals: [(String?, StaticString)] = [(r.subtitle, ",\"subtitle\":"), (r.detail, ",\"detail\":"),
                                                      (r.icon, ",\"icon\":"), (r.badge, ",\"badge\":")]
         for (text, key) in optionals {
-            if let t = text, !t.isEmpty { append(key, to: &json); JSONWriter.appendEscaped(t, to: &json) }
+            if let t = text, !t.isEmpty { json.append(key); JSONWriter.appendEscaped(t, to: &json) }
         }
-        append(",\"height\":", to: &json)
+        json.append(",\"height\":")
         JSONNumberText.appendDouble(r.height, to: &json)
         let bodyEnd = json.count
-        if let a = r.action, !a.isEmpty { append(",\"action\":", to: &json); JSONWriter.appendEscaped(a, to: &json) }
+        if let a = r.action, !a.isEmpty { json.append(",\"action\":"); JSONWriter.appendEscaped(a, to: &json) }
         if let extras = r.extras {
-            var scratch: [UInt8] = []
+            var scratch = ByteBuffer()
             extras.append(record: JSONObject(), to: &json, scratch: &scratch)
         }
-        return json.withUnsafeBufferPointer {
+        return json.withBytes {
             Row(id: r.id, type: r.type, groupKey: "", sortKey: .one(.int(Int64(position))), tagLength: r.tagLength,
                      json: $0, headEnd: headEnd, bodyEnd: bodyEnd)
         }

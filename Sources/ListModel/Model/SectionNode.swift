@@ -36,13 +36,12 @@ final class SectionText: Sendable {
     init(_ spec: SectionSpec, node: SectionNode) {
         let count = node.rows.count
         var w = JSONWriter(capacity: 256)
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(64)
+        var scratch = ByteBuffer(capacity: 64)
         var splits = (-1, -1)
         func rendered(_ t: Template) {
-            scratch.removeAll(keepingCapacity: true)
+            scratch.removeAll()
             t.render(key: node.rawKey, count: count, into: &scratch)
-            scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
+            scratch.withBytes { w.string(utf8: $0) }
         }
         func supplementary(_ sup: SupplementarySpec?, _ kind: StaticString) {
             guard let sup else { return }  // absent, never null
@@ -52,12 +51,11 @@ final class SectionText: Sendable {
             w.key("height"); w.double(sup.height)
             if let acc = spec.accessibility {
                 w.key("accessibilityIdentifier")
-                scratch.removeAll(keepingCapacity: true)
-                var id = acc.identifier
-                id.withUTF8 { scratch.append(contentsOf: $0) }
+                scratch.removeAll()
+                scratch.append(utf8: acc.identifier)
                 scratch.append(ASCII.underscore)
-                JSONNumberText.append(kind, to: &scratch)
-                scratch.withUnsafeBufferPointer { w.string(utf8: $0) }
+                scratch.append(kind)
+                scratch.withBytes { w.string(utf8: $0) }
                 if acc.includesSection {
                     w.bytes.removeLast()          // the closing quote; `_<index>"` is written later
                     if splits.0 < 0 { splits.0 = w.bytes.count } else { splits.1 = w.bytes.count }
@@ -71,9 +69,9 @@ final class SectionText: Sendable {
         w.key("type"); w.string(spec.type)
         w.key("title"); rendered(spec.title)
         if let icon = spec.icon {
-            scratch.removeAll(keepingCapacity: true)
+            scratch.removeAll()
             icon.render(key: node.rawKey, count: count, into: &scratch)
-            if !scratch.isEmpty { w.key("icon"); scratch.withUnsafeBufferPointer { w.string(utf8: $0) } }
+            if !scratch.isEmpty { w.key("icon"); scratch.withBytes { w.string(utf8: $0) } }
         }
         supplementary(spec.header, "header")
         supplementary(spec.footer, "footer")

@@ -9,7 +9,10 @@ import JSONOutput
 /// digits), the zone's offset: `Z` (`+0100`; `ZZZZ` `GMT+01:00`; `ZZZZZ` `+01:00`, `Z` at 0),
 /// `X` (`+01`, `XX` `+0100`, `XXX` `+01:00`; `Z` at 0), `x` (as `X`, `+00` at 0). Text in `'…'` is literal and
 /// `''` is a quote. Any other ASCII letter is an error at load, so typos never pass silently.
-struct DatePattern: Sendable, Equatable {
+///
+/// A class, immutable: a formatter step that binds it takes one reference, where the struct
+/// it was copied its parts, names and zone (eight references) for every date rendered.
+final class DatePattern: Sendable, Equatable {
     enum Part: Sendable, Equatable {
         case literal(String)
         case field(UInt8, Int)
@@ -19,6 +22,14 @@ struct DatePattern: Sendable, Equatable {
     let names: DateNames
     /// The zone local times are written in.
     let zone: TimeZoneOffsets
+
+    init(parts: [Part], names: DateNames, zone: TimeZoneOffsets) {
+        self.parts = parts
+        self.names = names
+        self.zone = zone
+    }
+
+    static func == (a: DatePattern, b: DatePattern) -> Bool { a.parts == b.parts && a.names == b.names && a.zone == b.zone }
 
     private static let supported: Set<UInt8> = Set("GyYMLdDEahHkKmsSZXx".utf8)
 
@@ -68,36 +79,35 @@ struct DatePattern: Sendable, Equatable {
     /// Appends the instant `seconds` (+ `millisecond`) since the epoch as local time in
     /// ``zone``; a `dateOnly` value (a calendar day) is written as it is, in no zone.
     @inline(__always)
-    func format(epochSeconds seconds: Int64, millisecond: Int, dateOnly: Bool = false, into out: inout [UInt8]) {
+    func format(epochSeconds seconds: Int64, millisecond: Int, dateOnly: Bool = false, into out: inout ByteBuffer) {
         let offset = dateOnly ? 0 : zone.offset(at: seconds)
         format(CivilTime(epochSeconds: seconds + Int64(offset), millisecond: millisecond), offset: offset, into: &out)
     }
 
     /// Renders the civil time `t`, whose UTC offset is `offset`; the output is plain UTF-8 text.
     func format(_ t: CivilTime, offset: Int = 0) -> String {
-        var out: [UInt8] = []
+        var out = ByteBuffer(capacity: 32)
         format(t, offset: offset, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out.string
     }
 
     /// Appends the rendered civil time `t` (plain UTF-8), whose UTC offset is `offset`, to
     /// `out`, allocating nothing else.
-    func format(_ t: CivilTime, offset: Int = 0, into out: inout [UInt8]) {
+    func format(_ t: CivilTime, offset: Int = 0, into out: inout ByteBuffer) {
         func pad(_ v: Int, _ n: Int) {
             if v < 0 { out.append(0x2D) }
             let m = v.magnitude
             var digits = 1
             var x = m / 10
             while x > 0 { digits += 1; x /= 10 }
-            if digits < n { for _ in 0..<(n - digits) { out.append(0x30) } }
-            JSONNumberText.appendInt(Int64(m), to: &out)
+            out.write(reserving: max(n, digits)) { cursor in
+                if digits < n { cursor.putDigits(0, width: n - digits) }
+                cursor.putDigits(Int(m), width: digits)
+            }
         }
-        func name(_ s: String) {
-            var s = s
-            s.withUTF8 { out.append(contentsOf: $0) }
-        }
+        func name(_ s: String) { out.append(utf8: s) }
         func narrow(_ s: String) { s.first.map { name(String($0)) } }
-        func text(_ s: StaticString) { JSONNumberText.append(s, to: &out) }
+        func text(_ s: StaticString) { out.append(s) }
         /// `+HH`, then `MM` (after `:` when `colon`) when `minutes` or the minutes are not 0.
         func zoneOffset(minutes: Bool, colon: Bool) {
             let total = abs(offset) / 60
@@ -109,9 +119,7 @@ struct DatePattern: Sendable, Equatable {
         }
         for p in parts {
             switch p {
-            case .literal(let s):
-                var s = s
-                s.withUTF8 { out.append(contentsOf: $0) }
+            case .literal(let s): out.append(utf8: s)
             case .field(let c, let n):
                 switch c {
                 case UInt8(ascii: "G"): text(t.year > 0 ? "AD" : "BC")
@@ -138,9 +146,10 @@ struct DatePattern: Sendable, Equatable {
                 case UInt8(ascii: "S"):
                     // Three digits of milliseconds, cut to n or padded with zeros.
                     let ms = t.millisecond
-                    let d = [ms / 100 % 10, ms / 10 % 10, ms % 10]
-                    for k in 0..<min(n, 3) { out.append(UInt8(truncatingIfNeeded: d[k]) &+ 0x30) }
-                    if n > 3 { for _ in 0..<(n - 3) { out.append(0x30) } }
+                    out.write(reserving: max(n, 3)) { cursor in
+                        cursor.putDigits(n == 1 ? ms / 100 : (n == 2 ? ms / 10 : ms), width: min(n, 3))
+                        if n > 3 { cursor.putDigits(0, width: n - 3) }
+                    }
                 case UInt8(ascii: "Z"):
                     if n == 4 { text("GMT"); if offset != 0 { zoneOffset(minutes: true, colon: true) } }
                     else if n == 5 { if offset == 0 { text("Z") } else { zoneOffset(minutes: true, colon: true) } }

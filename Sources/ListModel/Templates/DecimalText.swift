@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// Locale-free en_US decimal formatting (grouping `,`, decimal point `.`), used by the
 /// `number` and `currency` formatters.
 ///
@@ -198,7 +200,8 @@ struct NumberMarks: Sendable, Equatable {
 
 /// How the `currency:CODE` formatter writes amounts in one language: its marks, and the
 /// currency's symbol placed as the language places it (en_US: `$1,234.50`; de: `1.234,50 €`).
-struct CurrencyStyle: Sendable, Equatable {
+/// A class, immutable, for the reason ``DatePattern`` is one.
+final class CurrencyStyle: Sendable, Equatable {
     let code: String
     /// Before the digits: `$`, `€`, … or `"CHF "` for codes without a symbol (English).
     let prefix: String
@@ -206,6 +209,10 @@ struct CurrencyStyle: Sendable, Equatable {
     let suffix: String
     let marks: NumberMarks
     let fractionDigits: Int
+
+    static func == (a: CurrencyStyle, b: CurrencyStyle) -> Bool {
+        a.code == b.code && a.prefix == b.prefix && a.suffix == b.suffix && a.marks == b.marks && a.fractionDigits == b.fractionDigits
+    }
 
     private static let zeroDigit: Set<String> = ["JPY", "KRW", "VND", "CLP", "ISK", "HUF", "TWD", "XAF", "XOF", "UGX", "PYG"]
     private static let threeDigit: Set<String> = ["BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD"]
@@ -228,7 +235,7 @@ struct CurrencyStyle: Sendable, Equatable {
     /// A double qualifies when `x = round(d·10^f)` gives back exactly `d` as `x / 10^f` and
     /// `|d| < 1e13`: then `x / 10^f` is the only decimal with ≤ f fraction digits that reads
     /// back as `d`, so it is what the shortest text rounds to, and no rounding is needed.
-    func appendDirect(_ value: JSONValue, to out: inout [UInt8]) -> Bool {
+    func appendDirect(_ value: JSONValue, to out: inout ByteBuffer) -> Bool {
         var negative: Bool
         var units: UInt64        // the amount × 10^fractionDigits
         var scale: UInt64 = 1
@@ -249,8 +256,7 @@ struct CurrencyStyle: Sendable, Equatable {
         }
         if units == 0 { negative = false }
         if negative { out.append(0x2D) }
-        var p = prefix
-        p.withUTF8 { out.append(contentsOf: $0) }
+        out.append(utf8: prefix)
         let whole = units / scale
         var frac = units % scale
         // Integer part, grouped every three digits.
@@ -265,22 +271,19 @@ struct CurrencyStyle: Sendable, Equatable {
             } while w > 0
             let grouped = n >= 3 + marks.minimumGroupingDigits
             for j in 0..<n {
-                if grouped && j > 0 && (n - j) % 3 == 0 { out.append(contentsOf: marks.grouping) }
+                if grouped && j > 0 && (n - j) % 3 == 0 { out.append(marks.grouping) }
                 out.append(t[32 - n + j])
             }
             if fractionDigits > 0 {
-                out.append(contentsOf: marks.decimal)
+                out.append(marks.decimal)
                 for k in stride(from: fractionDigits, to: 0, by: -1) {
                     t[k] = UInt8(truncatingIfNeeded: frac % 10) &+ 0x30
                     frac /= 10
                 }
-                out.append(contentsOf: UnsafeBufferPointer(start: t + 1, count: fractionDigits))
+                out.append(UnsafeBufferPointer(start: t + 1, count: fractionDigits))
             }
         }
-        if !suffix.isEmpty {
-            var s = suffix
-            s.withUTF8 { out.append(contentsOf: $0) }
-        }
+        out.append(utf8: suffix)
         return true
     }
 

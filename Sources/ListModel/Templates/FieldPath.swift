@@ -33,16 +33,14 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 /// shortest JSON text, booleans `true`/`false`, and `""` for missing, null, objects and arrays.
 /// Also the "string form" of a `groupBy` value.
 @inline(__always)
-func appendPlainText(_ v: JSONValue?, to out: inout [UInt8]) {
+func appendPlainText(_ v: JSONValue?, to out: inout ByteBuffer) {
     guard let v else { return }
     switch v {
-    case .string(let s):
-        var s = s
-        s.withUTF8 { out.append(contentsOf: $0) }
+    case .string(let s): out.append(utf8: s)
     case .int(let i): JSONNumberText.appendInt(i, to: &out)
     case .double(let d): JSONNumberText.appendDouble(d, to: &out)
     case .number(let n): JSONNumberText.appendNumber(n, to: &out)
-    case .bool(let b): out.append(contentsOf: b ? Array("true".utf8) : Array("false".utf8))
+    case .bool(let b): out.append(b ? "true" : "false")
     default: break
     }
 }
@@ -50,7 +48,7 @@ func appendPlainText(_ v: JSONValue?, to out: inout [UInt8]) {
 /// ``appendPlainText(_:to:)`` as a `String`.
 func plainText(_ v: JSONValue?) -> String {
     if case .string(let s)? = v { return s }
-    var out: [UInt8] = []
+    var out = ByteBuffer(capacity: 32)
     appendPlainText(v, to: &out)
-    return String(decoding: out, as: UTF8.self)
+    return out.string
 }

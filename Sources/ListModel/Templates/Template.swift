@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// A text template, parsed once at load and rendered without re-parsing.
 ///
 /// `{path}` inserts a record field (dotted paths reach into objects), `{{` and `}}` are literal
@@ -99,23 +101,27 @@ public struct Template: Sendable, Equatable {
 
     /// Appends the rendered text (raw UTF-8) for a record.
     @inline(__always)
-    func render(record: JSONObject, into out: inout [UInt8]) {
-        for s in segments {
-            switch s {
-            case .literal(let b): out.append(contentsOf: b)
-            case .field(let path, let fs):
-                let v = path.lookup(in: record)
-                if fs.isEmpty { appendPlainText(v, to: &out) } else { Template.applyChain(fs, v, &out) }
-            case .variable: break
+    func render(record: JSONObject, into out: inout ByteBuffer) {
+        // In place: `for s in segments` copied each segment, a retain and a release of its
+        // payload (ten of each a row of the demo list).
+        segments.withUnsafeBufferPointer { segments in
+            for i in segments.indices {
+                switch segments[i] {
+                case .literal(let b): out.append(b)
+                case .field(let path, let fs):
+                    let v = path.lookup(in: record)
+                    if fs.isEmpty { appendPlainText(v, to: &out) } else { Template.applyChain(fs, v, &out) }
+                case .variable: break
+                }
             }
         }
     }
 
     /// Appends the rendered text for a section's key and row count.
-    func render(key: String, count: Int, into out: inout [UInt8]) {
+    func render(key: String, count: Int, into out: inout ByteBuffer) {
         for s in segments {
             switch s {
-            case .literal(let b): out.append(contentsOf: b)
+            case .literal(let b): out.append(b)
             case .variable(let v, let fs):
                 let value: JSONValue = v == .key ? .string(key) : .int(Int64(count))
                 if fs.isEmpty { appendPlainText(value, to: &out) } else { Template.applyChain(fs, value, &out) }
@@ -126,19 +132,19 @@ public struct Template: Sendable, Equatable {
 
     /// The rendered text for a section's key and row count.
     func renderString(key: String, count: Int) -> String {
-        var out: [UInt8] = []
+        var out = ByteBuffer(capacity: 64)
         render(key: key, count: count, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out.string
     }
 
     /// The rendered text for a record.
     public func render(record: JSONObject) -> String {
-        var out: [UInt8] = []
+        var out = ByteBuffer(capacity: 64)
         render(record: record, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return out.string
     }
 
-    private static func applyChain(_ fs: [TemplateFormatter], _ v: JSONValue?, _ out: inout [UInt8]) {
+    private static func applyChain(_ fs: [TemplateFormatter], _ v: JSONValue?, _ out: inout ByteBuffer) {
         if fs.count == 1, fs[0].appendDirect(value: v, to: &out) { return }
         var text = plainText(v)
         var value = v
@@ -146,7 +152,7 @@ public struct Template: Sendable, Equatable {
             text = f.apply(value: value, text: text)
             value = nil
         }
-        out.append(contentsOf: text.utf8)
+        out.append(utf8: text)
     }
 
     /// Equal when parsed from the same text.

@@ -1,3 +1,5 @@
+import JSONOutput
+
 /// One `|name[:argument]` step of a template placeholder.
 ///
 /// A formatter that cannot interpret its input (e.g. `number` on `"n/a"`, `date` on an
@@ -78,7 +80,7 @@ enum TemplateFormatter: Sendable, Equatable {
             guard let d = TemplateFormatter.decimal(value, text) else { return text }
             return style.format(d)
         case .date(let pattern):
-            var out: [UInt8] = []
+            var out = ByteBuffer(capacity: 32)
             if let v = value, let secs = v.doubleValue {
                 guard secs.isFinite, abs(secs) < 1e13 else { return text }
                 let whole = floorValue(secs)
@@ -91,7 +93,7 @@ enum TemplateFormatter: Sendable, Equatable {
             } else {
                 return text
             }
-            return String(decoding: out, as: UTF8.self)
+            return out.string
         case .prefix(let t): return text.isEmpty ? text : t + text
         case .suffix(let t): return text.isEmpty ? text : text + t
         case .nonzero:
@@ -106,7 +108,7 @@ enum TemplateFormatter: Sendable, Equatable {
     /// `date`); returns `false` without writing when the general path must be taken. The
     /// output is byte-for-byte that of ``apply(value:text:)``.
     @inline(__always)
-    func appendDirect(value: JSONValue?, to out: inout [UInt8]) -> Bool {
+    func appendDirect(value: JSONValue?, to out: inout ByteBuffer) -> Bool {
         switch self {
         case .currency(let style):
             guard let value else { return false }
