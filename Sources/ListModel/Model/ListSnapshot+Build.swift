@@ -47,7 +47,7 @@ extension ListSnapshot {
     private static func build(definition: ListDefinition, parts made: [Int: [ContiguousArray<Row>]],
                               parallelism: Parallelism) -> ListSnapshot {
         var index = IdIndex()
-        index.reserve(made.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } })
+        index.reserve(made.values.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }, parallelism: parallelism)
         var duplicates = 0
         /// Sections in order, and their rows not yet sorted.
         var unsorted: [(spec: Int, key: String)] = []
@@ -74,11 +74,19 @@ extension ListSnapshot {
                     unsorted.append((spec.index, spec.key ?? ""))
                     unsortedRows.append(kept)
                 } else {
-                    var groups: [CodePointKey: ContiguousArray<Row>] = [:]
-                    for (part, owns) in zip(parts, owned) {
+                    // Each part grouped on its own (a hash of every row's key: 0.15 s of start-up
+                    // on one core for 1,000,000 rows), then the groups joined in part order.
+                    let grouped = parallelism.map(parts.count) { p -> [CodePointKey: ContiguousArray<Row>] in
+                        var groups: [CodePointKey: ContiguousArray<Row>] = [:]
+                        let part = parts[p], owns = owned[p]
                         for i in part.indices where owns[i] {
                             groups[CodePointKey(part[i].groupKey), default: []].append(part[i])
                         }
+                        return groups
+                    }
+                    var groups: [CodePointKey: ContiguousArray<Row>] = [:]
+                    for part in grouped {
+                        for (key, rows) in part { groups[key, default: []].append(contentsOf: rows) }
                     }
                     let ranker = SectionRanker(b.sectionOrder)
                     let keys = groups.keys.sorted { ranker.compare($0.string, $1.string) < 0 }
