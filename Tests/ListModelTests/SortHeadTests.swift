@@ -78,4 +78,25 @@ final class SortHeadTests: XCTestCase {
             XCTAssertEqual(wrong, 0, descending ? "descending" : "ascending")
         }
     }
+
+    /// A row is found by reference where it is, among rows whose keys and heads tie; a row
+    /// equal to it but not it is not found.
+    func testRowsAreFoundByReference() {
+        var rng = SplitMix64(seed: 11)
+        let names = ["Evelyn Turing", "Evelyn Turing", "Evelyn Turner", "Ada"]
+        for descending in [false, true] {
+            let order = RowOrder(descending: [descending])
+            var keys: [(SortKey, String)] = (0..<2_000).map { (.one(.string(names.randomElement(using: &rng)!)), "r\($0)") }
+            keys.sort { order.compare($0.0, $0.1, $1.0, $1.1) < 0 }
+            let rows = keys.map { Row.forTest(id: $0.1, sortKey: $0.0) }
+            let seq = RowSequence(sorted: ContiguousArray(rows))
+            XCTAssertGreaterThan(seq.chunkCount, 10)
+            var wrong = 0
+            for (i, row) in rows.enumerated() where seq.index(ofRow: row, order: order) != i { wrong += 1 }
+            XCTAssertEqual(wrong, 0, descending ? "descending" : "ascending")
+            let twin = Row.forTest(id: keys[700].1, sortKey: keys[700].0)
+            XCTAssertNil(seq.index(ofRow: twin, order: order))
+            XCTAssertEqual(seq.index(of: twin.sortKey, twin.id, order: order), 700)
+        }
+    }
 }
