@@ -48,12 +48,6 @@
         return s.utf8CodeUnitCount
     }
 
-    /// Appends a static string's bytes.
-    @inlinable @inline(__always)
-    package static func append(_ s: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-    }
-
     /// Appends the shortest JSON text that reads back as `d`: integral values below 1e16 print
     /// as integers (`56`), others use Swift's shortest round-trip digits with a JSON exponent
     /// (`1e-7`, `1.5e+300`). Non-finite values print `null` (JSON has no NaN/Infinity).

@@ -61,8 +61,6 @@ struct RowFactory: ~Copyable {
     private var scratch = ByteBuffer(capacity: 256)
     private var json = ByteBuffer(capacity: 512)
 
-    init() {}
-
     /// The row of a record under a data-bound spec.
     mutating func dataRow(binding: DataBinding, record: JSONObject, id: String) -> Row {
         let type = binding.rowType(for: record)
