@@ -77,7 +77,8 @@
     @inlinable @inline(__always)
     package mutating func append(utf8 text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ append($0) }) == nil {
-            for byte in text.utf8 { append(byte) }
+            var copy = text
+            copy.withUTF8 { append($0) }
         }
     }
 

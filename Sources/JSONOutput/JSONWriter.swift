@@ -210,8 +210,8 @@ public struct JSONWriter: Sendable {
     @inlinable @inline(__always)
     package static func appendEscaped(_ s: String, to bytes: inout ByteBuffer) {
         if s.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &bytes) }) == nil {
-            let copy = Array(s.utf8)
-            copy.withUnsafeBufferPointer { appendEscaped($0, to: &bytes) }
+            var copy = s
+            copy.withUTF8 { appendEscaped($0, to: &bytes) }
         }
     }
 

@@ -79,8 +79,8 @@ final class SortHeadTests: XCTestCase {
         }
     }
 
-    /// A row is found by reference where it is, among rows whose keys and heads tie; a row
-    /// equal to it but not it is not found.
+    /// A row is found by reference where it is, among rows whose keys and heads tie, and not
+    /// before `from`; a row equal to it but not it is not found.
     func testRowsAreFoundByReference() {
         var rng = SplitMix64(seed: 11)
         let names = ["Evelyn Turing", "Evelyn Turing", "Evelyn Turner", "Ada"]
@@ -96,7 +96,9 @@ final class SortHeadTests: XCTestCase {
             XCTAssertEqual(wrong, 0, descending ? "descending" : "ascending")
             let twin = Row.forTest(id: keys[700].1, sortKey: keys[700].0)
             XCTAssertNil(seq.index(ofRow: twin, order: order))
-            XCTAssertEqual(seq.index(of: twin.sortKey, twin.id, order: order), 700)
+            XCTAssertEqual(seq.lowerBound(twin.sortKey, twin.id, order: order, strictly: false), 700)
+            XCTAssertEqual(seq.index(ofRow: rows[700], order: order, from: 650), 700)
+            XCTAssertNil(seq.index(ofRow: rows[700], order: order, from: 701))
         }
     }
 }

@@ -100,7 +100,7 @@ extension ListSnapshot {
                 // place), each search starting where the one before ended (rows sorted).
                 var at = 0
                 for r in removed {
-                    if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order, from: at) {
+                    if let i = sections[si].rows.index(ofRow: r, order: order, from: at) {
                         sections[si].rows.remove(at: i)
                         at = i
                     } else { assertionFailure("row of \(r.id) not found") }
@@ -112,7 +112,7 @@ extension ListSnapshot {
                 var positions: [Int] = []
                 positions.reserveCapacity(removed.count)
                 for r in removed {
-                    if let i = sections[si].rows.index(of: r.sortKey, r.id, order: order, from: positions.last.map { $0 + 1 } ?? 0) {
+                    if let i = sections[si].rows.index(ofRow: r, order: order, from: positions.last.map { $0 + 1 } ?? 0) {
                         positions.append(i)
                     } else { assertionFailure("row of \(r.id) not found") }
                 }

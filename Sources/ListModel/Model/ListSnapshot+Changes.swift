@@ -169,7 +169,7 @@ extension ListSnapshot {
         guard let e = index[id] else { return nil }
         let c = e.owner
         let (si, found) = sectionLowerBound(spec: c.spec, rawKey: rawKey(of: c))
-        guard found, let ri = sections[si].rows.index(of: c.row.sortKey, c.row.id, order: definition.orders[c.spec]) else { return nil }
+        guard found, let ri = sections[si].rows.index(ofRow: c.row, order: definition.orders[c.spec]) else { return nil }
         return (si, ri, c.row)
     }
 

@@ -104,11 +104,7 @@ extension ListSnapshot {
             guard found else { return nil }
             return definition.orders.withUnsafeBufferPointer { orders in
                 sections.withUnsafeBufferPointer { secs in
-                    secs[si].rows.withRowsView { rows in
-                        // The index holds the section's own row: found by reference, else by key.
-                        rows.index(ofRow: row, order: orders.baseAddress! + spec)
-                            ?? rows.index(of: row.sortKey, row.id, order: orders.baseAddress! + spec)
-                    }.map { (si, $0) }
+                    secs[si].rows.withRowsView { $0.index(ofRow: row, order: orders.baseAddress! + spec) }.map { (si, $0) }
                 }
             }
         }

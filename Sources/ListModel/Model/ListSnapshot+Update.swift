@@ -40,7 +40,7 @@ extension ListSnapshot {
            definition.orders[o.spec].compare(o.row.sortKey, o.row.id, n.row.sortKey, n.row.id) == 0 {
             // Same place: replace the row in its chunk.
             let (si, found) = sectionLowerBound(spec: o.spec, rawKey: rawKey(of: o))
-            if found, let ri = sections[si].rows.index(of: o.row.sortKey, o.row.id, order: definition.orders[o.spec]) {
+            if found, let ri = sections[si].rows.index(ofRow: o.row, order: definition.orders[o.spec]) {
                 sections[si].rows.replace(at: ri, with: n.row)
             } else {
                 assertionFailure("row of \(o.row.id) not where its claim says")
@@ -57,7 +57,7 @@ extension ListSnapshot {
     private mutating func removeRow(_ c: Claim) -> Bool {
         let key = rawKey(of: c)
         let (si, found) = sectionLowerBound(spec: c.spec, rawKey: key)
-        guard found, let ri = sections[si].rows.index(of: c.row.sortKey, c.row.id, order: definition.orders[c.spec]) else {
+        guard found, let ri = sections[si].rows.index(ofRow: c.row, order: definition.orders[c.spec]) else {
             assertionFailure("row of \(c.row.id) not found")
             return false
         }

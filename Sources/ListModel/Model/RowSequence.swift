@@ -142,14 +142,10 @@ struct RowSequence: @unchecked Sendable {
         withUnsafePointer(to: order) { order in withRowsView { $0.lowerBound(key, id, order: order, strictly: strictly, from: start) } }
     }
 
-    /// Index of `row` itself, if this sequence holds it (see ``RowsView/index(ofRow:order:)``).
-    func index(ofRow row: Row, order: RowOrder) -> Int? {
-        withUnsafePointer(to: order) { order in withRowsView { $0.index(ofRow: row, order: order) } }
-    }
-
-    /// Index of the row with this key and id, if present (at or after `start`).
-    func index(of key: SortKey, _ id: String, order: RowOrder, from start: Int = 0) -> Int? {
-        withUnsafePointer(to: order) { order in withRowsView { $0.index(of: key, id, order: order, from: start) } }
+    /// Index of `row` itself, if this sequence holds it at or after `start` (see
+    /// ``RowsView/index(ofRow:order:from:)``).
+    func index(ofRow row: Row, order: RowOrder, from start: Int = 0) -> Int? {
+        withUnsafePointer(to: order) { order in withRowsView { $0.index(ofRow: row, order: order, from: start) } }
     }
 
     /// The room a chunk of `count` rows gets when it is copied or grown for an insert: double,

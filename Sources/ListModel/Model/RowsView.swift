@@ -145,73 +145,85 @@ struct RowsView {
     /// Each probe first compares heads (``SortKey/head(id:)``): a chunk's from its directory slot,
     /// a row's from the row, so a probe they decide reads neither the chunk nor the key's strings.
     func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int = 0) -> Int {
-        let head = order.pointee.head(key.head(id: id))
-        @inline(__always)
-        func after(head rowHead: UInt64, _ row: () -> Unmanaged<Row>) -> Bool {
-            RowsView.after(head: rowHead, row, key, id, head: head, order: order, strictly: strictly)
-        }
-        @inline(__always)
-        func after(_ r: Unmanaged<Row>) -> Bool { after(head: r._withUnsafeGuaranteedRef { $0.keyHead }) { r } }
-        let lo = chunkLowerBound(key, id, order: order, strictly: strictly, from: start)
-        if lo == chunkCount { return count }
-        let first = lo > 0 ? ends(through: lo - 1).rows : 0
-        let a = withRows(inChunk: lo) { rows in
+        let probe = Probe(key, id, order: order, strictly: strictly)
+        let k = chunk(holding: probe, from: start)
+        if k == chunkCount { return count }
+        let first = k > 0 ? ends(through: k - 1).rows : 0
+        let a = withRows(inChunk: k) { rows in
             var a = max(0, start - first), b = rows.count
             while a < b {
                 let mid = (a + b) >> 1
-                if after(rows[mid]) { b = mid } else { a = mid + 1 }
+                if probe.after(head: rows[mid]._withUnsafeGuaranteedRef { $0.keyHead }, { rows[mid] }) { b = mid } else { a = mid + 1 }
             }
             return a
         }
         return first + a
     }
 
-    /// Index of `row` itself (this very object, not one equal to it), or nil when the sequence
-    /// does not hold it. Its chunk is found as ``lowerBound(_:_:order:strictly:from:)`` finds it;
-    /// then the chunk's row references are compared with `row`'s, which reads no row.
+    /// Index of `row` itself (this very object), at or after `start` as for
+    /// ``lowerBound(_:_:order:strictly:from:)``; nil when the sequence does not hold it. Its
+    /// chunk is found as `lowerBound` finds it; then the chunk's row references are compared with
+    /// `row`'s, which reads no row.
     ///
-    /// For a row-id look-up, which knows its row (the id index holds it). The binary search inside
+    /// For every caller that holds a claim's row, which is the row its section holds (a row-id
+    /// look-up, a write moving or removing the row it replaces). The binary search by key inside
     /// the chunk ended among rows whose heads tie (names repeat: a name's rows are ordered by id),
-    /// each of those probes a row read, a cache miss: 8% of a look-up's samples (`perf`, `make
-    /// bench-service`). Keeping the heads in the chunk instead, so that probes read no row until
-    /// heads tie, changed nothing measurable (five alternating rounds): the ties were the cost.
-    func index(ofRow row: Row, order: UnsafePointer<RowOrder>) -> Int? {
-        let k = chunkLowerBound(row.sortKey, row.id, order: order, strictly: false, from: 0)
+    /// each of those probes a row read, a cache miss: 8% of a row-id look-up's samples (`perf`,
+    /// `make bench-service`). Keeping the heads in the chunk instead, so that probes read no row
+    /// until heads tie, changed nothing measurable (five alternating rounds): the ties were the cost.
+    func index(ofRow row: Row, order: UnsafePointer<RowOrder>, from start: Int = 0) -> Int? {
+        let k = chunk(holding: Probe(row.sortKey, row.id, order: order, strictly: false), from: start)
         guard k < chunkCount else { return nil }
         let target = Unmanaged.passUnretained(row).toOpaque()
         let first = k > 0 ? ends(through: k - 1).rows : 0
-        return withRows(inChunk: k) { rows in rows.firstIndex { $0.toOpaque() == target } }.map { first + $0 }
+        return withRows(inChunk: k) { rows in
+            rows[max(0, start - first)...].firstIndex { $0.toOpaque() == target }
+        }.map { first + $0 }
     }
 
-    /// Whether a row is after the key (`head` is the key's, in `order`'s direction): by the
-    /// row's head when it differs from the key's, else by the row itself (`row()` is called only
-    /// then).
-    @inline(__always)
-    private static func after(head rowHead: UInt64, _ row: () -> Unmanaged<Row>, _ key: SortKey, _ id: String, head: UInt64,
-                              order: UnsafePointer<RowOrder>, strictly: Bool) -> Bool {
+    /// A search's key, with its head in the search's direction, and whether rows equal to it
+    /// count as after it.
+    private struct Probe {
+        let key: SortKey
+        let id: String
+        let head: UInt64
+        let order: UnsafePointer<RowOrder>
+        let strictly: Bool
+
+        init(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool) {
+            self.key = key
+            self.id = id
+            head = order.pointee.head(key.head(id: id))
+            self.order = order
+            self.strictly = strictly
+        }
+
+        /// Whether a row is after the key: by the row's head when it differs from the key's,
+        /// else by the row itself (`row()` is called only then).
         @inline(__always)
-        func after(_ row: Row) -> Bool {
+        func after(head rowHead: UInt64, _ row: () -> Unmanaged<Row>) -> Bool {
+            let h = order.pointee.head(rowHead)
+            if h != head {
+                assert((h > head) == row()._withUnsafeGuaranteedRef(after), "a head contradicts the order")
+                return h > head
+            }
+            return row()._withUnsafeGuaranteedRef(after)
+        }
+
+        @inline(__always)
+        private func after(_ row: Row) -> Bool {
             let c = order.pointee.compare(row.sortKey, row.id, key, id)
             return strictly ? c > 0 : c >= 0
         }
-        let h = order.pointee.head(rowHead)
-        if h != head {
-            assert((h > head) == row()._withUnsafeGuaranteedRef(after), "a head contradicts the order")
-            return h > head
-        }
-        return row()._withUnsafeGuaranteedRef(after)
     }
 
-    /// The first chunk whose last row is after (or at) the key, ``chunkCount`` when none is; from
-    /// the chunk of row `start` on (see ``lowerBound(_:_:order:strictly:from:)``).
-    private func chunkLowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int) -> Int {
-        let head = order.pointee.head(key.head(id: id))
+    /// The first chunk whose last row is after (or at) the probe's key, ``chunkCount`` when none
+    /// is; from the chunk of row `start` on (see ``lowerBound(_:_:order:strictly:from:)``).
+    private func chunk(holding probe: Probe, from start: Int) -> Int {
         @inline(__always)
         func lastAfter(_ k: Int) -> Bool {
-            RowsView.after(head: entry(k).lastHead, { withRows(inChunk: k) { $0[$0.count - 1] } }, key, id, head: head,
-                           order: order, strictly: strictly)
+            probe.after(head: entry(k).lastHead) { withRows(inChunk: k) { $0[$0.count - 1] } }
         }
-        // First chunk whose last row is ≥ (or >) the key.
         var lo = 0, hi = chunkCount
         if start > 0 {
             guard start < count else { return chunkCount }
@@ -230,15 +242,6 @@ struct RowsView {
             if lastAfter(mid) { hi = mid } else { lo = mid + 1 }
         }
         return lo
-    }
-
-    /// Index of the row with this key and id, if present (at or after `start`, as for
-    /// ``lowerBound(_:_:order:strictly:from:)``).
-    func index(of key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, from start: Int = 0) -> Int? {
-        let i = lowerBound(key, id, order: order, strictly: false, from: start)
-        guard i < count else { return nil }
-        let same = withRow(at: i) { r in codePointEqual(r.id, id) && order.pointee.compare(r.sortKey, r.id, key, id) == 0 }
-        return same ? i : nil
     }
 
     /// Calls `body` once per chunk overlapping rows `start ..< start+n` (clamped to the end),
