@@ -103,4 +103,37 @@ final class ListChangeLogTests: XCTestCase {
         XCTAssertEqual(log.size.versions, 1)
         XCTAssertEqual(log.latest.version, 6)
     }
+    /// Hundreds of versions through a log that keeps 20: each append returns exactly the
+    /// versions that fell out, oldest first; the log answers from every kept version and not
+    /// from a dropped one; and the log holds nothing of a dropped version (its row, replaced in
+    /// every later version, is freed once the caller lets the dropped entries go and no kept
+    /// version borrows it), also between the times the log tidies its storage.
+    func testManyVersionsDropExactlyTheOldestAndFreeThem() {
+        final class Watch { weak var row: Row?; init(_ r: Row?) { row = r } }
+        let d = definition(#"{"sections":[{"source":"a","key":"k","row":{"title":"{t}"}}]}"#)
+        var log = ListChangeLog(version: 1, snapshot: ListSnapshot.build(definition: d, records: [:]), maxVersions: 20)
+        var kept: [Int64] = [1]
+        var watches: [Int64: Watch] = [:]
+        for n in 2...300 {
+            let version = Int64(n)
+            var edit = log.edit()
+            edit.apply(.upsert(["id": .string("x"), "t": .string("title \(n)")]), collection: "a")
+            watches[version] = Watch(edit.snapshot.index["x"]?.claims.first?.row)
+            let dropped = log.append(version: version, edit).map(\.version)
+            kept.append(version)
+            let expected = Array(kept.prefix(max(0, kept.count - 20)))
+            kept.removeFirst(expected.count)
+            XCTAssertEqual(dropped, expected, "version \(version)")
+            XCTAssertEqual(log.size.versions, kept.count)
+            XCTAssertEqual(log.latest.version, version)
+            XCTAssertEqual(log.changes(since: kept[0], limit: .max)?.base.version, kept[0])
+            XCTAssertNil(log.changes(since: kept[0] - 1, limit: .max), "version \(version)")
+            for v in kept where v > 1 { XCTAssertNotNil(watches[v]?.row, "the row of version \(v), at version \(version)") }
+            // A chunk copied from a version's chunk may hold that version's rows (it borrows them,
+            // see ``RowChunk``): at most one version more than those kept.
+            let alive = watches.filter { $0.value.row != nil }.map(\.key)
+            XCTAssertLessThanOrEqual(alive.count, kept.count + 1, "at version \(version)")
+            XCTAssertGreaterThanOrEqual(alive.min() ?? version, kept[0] - 1, "at version \(version)")
+        }
+    }
 }
