@@ -6,12 +6,15 @@ import Synchronization
 /// on disk before its caller answers 2xx and survives `kill -9` (and power loss).
 ///
 /// Writes go through one connection, reads through another, each behind its own lock, so
-/// record reads never wait for a commit's fsync.
+/// record reads never wait for a commit's fsync; checkpoints run on a third, in the background
+/// (``SQLiteCheckpointer``), so no commit waits for one.
 public final class SQLiteStore: RecordStore, @unchecked Sendable {
     let writer: Mutex<SQLiteConnection>
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Mutex<[String: [FieldPath]]>([:])
     let reader: Mutex<SQLiteConnection>
+    /// Checkpoints the log off the writer's thread.
+    let checkpointer: SQLiteCheckpointer
     /// How many commits' worth of deletion tombstones to keep.
     private let changeLogLimit: Int64 = 100_000
 
@@ -35,6 +38,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try Self.migrate(writeConnection)
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
+        checkpointer = try SQLiteCheckpointer(path: path)
+        try checkpointer.start(on: writeConnection)
         writer = Mutex(writeConnection)
         reader = Mutex(readConnection)
     }
@@ -406,7 +411,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func close() {
-        writer.withLock { $0.close() }
+        writer.withLock { connection in
+            checkpointer.stop(on: connection)
+            connection.close()
+        }
         reader.withLock { $0.close() }
     }
 }
