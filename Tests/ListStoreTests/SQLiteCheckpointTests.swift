@@ -20,9 +20,10 @@ final class SQLiteCheckpointTests: XCTestCase {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
-    /// Records of 8 KiB: each commit adds a few pages to the log.
+    /// A record of 8 KiB: each commit of one adds a few pages to the log.
+    private let json = Array("{\"text\":\"\(String(repeating: "x", count: 8_000))\"}".utf8)
+
     private func write(_ store: SQLiteStore, _ range: Range<Int>) throws {
-        let json = Array("{\"text\":\"\(String(repeating: "x", count: 8_000))\"}".utf8)
         for n in range { _ = try store.commit([.upsert(collection: "c", id: "r\(n)", json: json)]) }
     }
 
@@ -56,7 +57,6 @@ final class SQLiteCheckpointTests: XCTestCase {
         let writer = try SQLiteConnection(path: path)
         let checkpointer = try SQLiteCheckpointer(path: path, background: 20, foreground: 200)
         try checkpointer.start(on: writer)
-        let json = Array("{\"text\":\"\(String(repeating: "y", count: 8_000))\"}".utf8)
         for n in 0..<150 {
             try writer.run("INSERT INTO records (collection, id, json, sequence) VALUES ('c', ?, ?, 1)", .text("w\(n)"), .blob(json))
         }

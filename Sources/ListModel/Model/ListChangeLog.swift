@@ -42,7 +42,7 @@ public struct ListChangeLog: Sendable {
     }
 
     /// The newest version.
-    public var latest: Entry { slots[slots.count - 1]! }
+    public var latest: Entry { entry(slots.count - 1) }
 
     /// Versions kept and the written ids they name.
     public var size: (versions: Int, writtenRows: Int) { (slots.count - first, writtenRows) }
