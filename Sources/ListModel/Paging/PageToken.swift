@@ -192,6 +192,7 @@ public struct PageToken: Sendable, Equatable {
         }
         guard let key = r.string(), let n = r.varint(), n <= 64 else { throw .malformed }
         var values: [SortValue] = []
+        values.reserveCapacity(Int(n))
         for _ in 0..<n {
             guard let t = r.byte() else { throw .malformed }
             switch t {

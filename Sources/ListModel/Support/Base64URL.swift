@@ -11,27 +11,32 @@ public enum Base64URL {
         return v == 62 ? 0x2D : 0x5F
     }
 
-    /// The unpadded base64url text of `data`.
+    /// The unpadded base64url text of `data`, written straight into the string's storage (one
+    /// allocation, none when it fits a small string; through an array it was two, per page token).
     public static func encode(_ data: UnsafeBufferPointer<UInt8>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((data.count * 4 + 2) / 3)
-        var i = 0
-        while i + 3 <= data.count {
-            let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8 | UInt32(data[i + 2])
-            out.append(alphabet(Int(v >> 18 & 63))); out.append(alphabet(Int(v >> 12 & 63)))
-            out.append(alphabet(Int(v >> 6 & 63))); out.append(alphabet(Int(v & 63)))
-            i += 3
+        let length = (data.count * 4 + 2) / 3
+        return String(unsafeUninitializedCapacity: length) { out in
+            var o = 0
+            @inline(__always) func put(_ v: UInt32) {
+                out[o] = alphabet(Int(v & 63))
+                o += 1
+            }
+            var i = 0
+            while i + 3 <= data.count {
+                let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8 | UInt32(data[i + 2])
+                put(v >> 18); put(v >> 12); put(v >> 6); put(v)
+                i += 3
+            }
+            let rest = data.count - i
+            if rest == 1 {
+                let v = UInt32(data[i]) << 16
+                put(v >> 18); put(v >> 12)
+            } else if rest == 2 {
+                let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8
+                put(v >> 18); put(v >> 12); put(v >> 6)
+            }
+            return o
         }
-        let rest = data.count - i
-        if rest == 1 {
-            let v = UInt32(data[i]) << 16
-            out.append(alphabet(Int(v >> 18 & 63))); out.append(alphabet(Int(v >> 12 & 63)))
-        } else if rest == 2 {
-            let v = UInt32(data[i]) << 16 | UInt32(data[i + 1]) << 8
-            out.append(alphabet(Int(v >> 18 & 63))); out.append(alphabet(Int(v >> 12 & 63)))
-            out.append(alphabet(Int(v >> 6 & 63)))
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The unpadded base64url text of `data`.
@@ -40,6 +45,7 @@ public enum Base64URL {
     /// The bytes of unpadded base64url text; `nil` for a character outside the alphabet or an impossible length.
     public static func decode(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count * 3 / 4)  // one allocation (growing by appends: three per page token)
         var acc: UInt32 = 0
         var bits = 0
         for c in text.utf8 {
