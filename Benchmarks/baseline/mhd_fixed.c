@@ -1,5 +1,6 @@
 /* Baseline (a): the smallest libmicrohttpd server answering a fixed body, with the same daemon
- * options Sectional uses (thread pool of one thread per core, epoll, answer on the second call).
+ * options Sectional uses (thread pool of one thread per core, epoll, answer on the second call,
+ * 16 KiB of memory per connection).
  * It is the physical limit of this stack.  Usage: mhd-fixed PORT BODY_BYTES [CONTENT_FILE] */
 #include <microhttpd.h>
 #include <signal.h>
@@ -37,7 +38,8 @@ int main(int argc, char **argv) {
   struct MHD_Daemon *daemon = MHD_start_daemon(
       MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG, (uint16_t)atoi(argv[1]),
       NULL, NULL, answer, NULL, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cores > 1 ? cores : 0),
-      MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024), MHD_OPTION_END);
   if (daemon == NULL) { fprintf(stderr, "cannot start\n"); return 1; }
   sigset_t set;
   sigemptyset(&set);
