@@ -16,8 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var perClientConnectionLimit: Int
     /// Seconds a connection may stay idle before it is closed.
     public var connectionTimeoutSeconds: Int
-    /// Memory for one connection's request line and headers (so also the largest header block;
-    /// past it libmicrohttpd answers `431`).
+    /// Memory for one connection's request line and headers (so also the largest request head;
+    /// past it libmicrohttpd answers `431` for the header fields, `414` for the target).
     ///
     /// 16 KiB by default, as Node's limit on a request's header block. libmicrohttpd zeroes the
     /// whole of it after every request of a kept-alive connection, so its size is paid per
