@@ -1,3 +1,4 @@
+import Dispatch
 import ListModel
 
 /// The `batch` suite: bulk import like `POST /v1/collections/{c}/batch` — the demo people
@@ -8,12 +9,14 @@ enum BatchBench {
         var rows = 1_000_000
         var batch = 2_500
         var sequential = false
+        var parallelism = Parallelism.serial
         var k = 0
         while k < arguments.count {
             switch arguments[k] {
             case "--rows": k += 1; rows = Int(arguments[k]) ?? rows
             case "--batch": k += 1; batch = Int(arguments[k]) ?? batch
             case "--sequential": sequential = true
+            case "--cores": parallelism = Parallelism { DispatchQueue.concurrentPerform(iterations: $0, execute: $1) }
             default: break
             }
             k += 1
@@ -21,14 +24,14 @@ enum BatchBench {
         let def = ModelBench.definition()
         var rng = SplitMix64(seed: 2024)
         let records = (0..<rows).map { ModelBench.record($0, &rng) }
-        let mode = sequential ? "one apply(_:) per record" : "apply([RecordChange]) per batch"
+        let mode = sequential ? "one apply(_:) per record" : "apply([RecordChange]) per batch, parts \(arguments.contains("--cores") ? "on every core" : "on one thread")"
         print("sectional-bench batch — import \(rows) demo people records in batches of \(batch) into an empty list (\(mode))")
 
         func applyBatch(_ list: inout ListSnapshot, _ changes: [RecordChange]) {
             if sequential {
                 for c in changes { list.apply(c, collection: "people") }
             } else {
-                list.apply(changes, collection: "people")
+                list.apply(changes, collection: "people", parallelism: parallelism)
             }
         }
 

@@ -27,7 +27,7 @@ default:
                                        50-row page cut + write on one shared snapshot:
                                        1-thread p50/p99, then 2 threads for S s (pages/s total);
                                        demo contacts list (--people: the model suite's list)
-      batch [--rows N] [--batch N] [--sequential]
+      batch [--rows N] [--batch N] [--sequential] [--cores]
                                        import N (1M) demo people records in batches of 2,500 into
                                        an empty list: model records/s, batch p50 at ~100k/~1M
                                        rows, mixed-batch p50, single upsert p50 (--sequential:

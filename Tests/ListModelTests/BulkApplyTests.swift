@@ -1,3 +1,4 @@
+import Dispatch
 import XCTest
 @testable import ListModel
 
@@ -7,9 +8,21 @@ final class BulkApplyTests: XCTestCase {
     /// property-test definition (literal ids, two specs on one collection, explicit and
     /// descending section orders, a second collection).
     func testBulkEqualsSequentialAndFreshBuild() {
-        for seed: UInt64 in [11, 12, 13, 14, 15, 16, 17, 18] {
+        bulkEqualsSequentialAndFreshBuild(seeds: [11, 12, 13, 14, 15, 16, 17, 18], pools: [60, 200, 800], largest: 500, parallelism: .serial)
+    }
+
+    /// The same with batches large enough for the parallel path (rows made, the id index's
+    /// nodes and the sections on several threads), run on every core: duplicate claims, two
+    /// collections, deletes and group moves come out as one write after another makes them.
+    func testParallelBulkEqualsSequentialAndFreshBuild() {
+        let cores = Parallelism { DispatchQueue.concurrentPerform(iterations: $0, execute: $1) }
+        bulkEqualsSequentialAndFreshBuild(seeds: [21, 22, 23], pools: [3_000, 6_000], largest: 4_000, parallelism: cores)
+    }
+
+    private func bulkEqualsSequentialAndFreshBuild(seeds: [UInt64], pools: [Int], largest: Int, parallelism: Parallelism) {
+        for seed in seeds {
             var rng = SplitMix64(seed: seed)
-            let pool = [60, 200, 800][Int(seed % 3)]
+            let pool = pools[Int(seed) % pools.count]
             var store: [String: [String: JSONValue]] = ["a": [:], "b": [:]]
             for i in 0..<Int.random(in: 0..<(pool / 2), using: &rng) {
                 let c = i % 3 == 0 ? "b" : "a"
@@ -23,7 +36,7 @@ final class BulkApplyTests: XCTestCase {
             var sequential = bulk
             for step in 0..<25 {
                 let c = Int.random(in: 0..<4, using: &rng) == 0 ? "b" : "a"
-                let size = step % 5 == 0 ? Int.random(in: 0...3, using: &rng) : Int.random(in: 0...500, using: &rng)
+                let size = step % 5 == 0 ? Int.random(in: 0...3, using: &rng) : Int.random(in: 0...largest, using: &rng)
                 let deleteShare = Int.random(in: 1...4, using: &rng)    // 1 in 2…5 writes deletes
                 var batch: [RecordChange] = []
                 for _ in 0..<size {
@@ -40,7 +53,7 @@ final class BulkApplyTests: XCTestCase {
                 let before = bulk
                 let beforeText = before.fullText()
                 for change in batch { sequential.apply(change, collection: c) }
-                if step % 2 == 0 { bulk.applyBulk(batch, collection: c) } else { bulk.apply(batch, collection: c) }
+                if step % 2 == 0 { bulk.applyBulk(batch, collection: c, parallelism: parallelism) } else { bulk.apply(batch, collection: c, parallelism: parallelism) }
                 let expected = fresh().fullText()
                 XCTAssertEqual(sequential.fullText(), expected, "seed \(seed) step \(step): sequential")
                 XCTAssertEqual(bulk.fullText(), expected, "seed \(seed) step \(step): bulk (\(size) writes)")
@@ -73,7 +86,8 @@ final class BulkApplyTests: XCTestCase {
                  "v": .int(Int64.random(in: 0..<100, using: &rng))]
             }
             var bulk = ListSnapshot.build(definition: d, records: ["a": []])
-            var sequential = bulk
+            var sequential = bulk, parallel = bulk
+            let cores = Parallelism { DispatchQueue.concurrentPerform(iterations: $0, execute: $1) }
             for step in 0..<30 {
                 let phase = step / 10          // grow, churn, shrink
                 var batch: [RecordChange] = []
@@ -91,9 +105,12 @@ final class BulkApplyTests: XCTestCase {
                 let keep = bulk
                 for change in batch { sequential.apply(change, collection: "a") }
                 bulk.apply(batch, collection: "a")
+                parallel.apply(batch, collection: "a", parallelism: cores)
                 _ = keep
                 let expected = ListSnapshot.build(definition: d, records: ["a": store.valuesByKey]).fullText()
                 XCTAssertEqual(bulk.fullText(), expected, "seed \(seed) step \(step)")
+                XCTAssertEqual(parallel.fullText(), expected, "seed \(seed) step \(step): parallel")
+                XCTAssertEqual(parallel.index.count, bulk.index.count, "seed \(seed) step \(step): parallel")
                 XCTAssertEqual(sequential.fullText(), expected, "seed \(seed) step \(step)")
                 for s in bulk.sections {
                     for c in s.rows.chunks {

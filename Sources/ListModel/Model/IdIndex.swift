@@ -225,6 +225,59 @@ struct IdIndex: Sendable {
         return (owned, duplicates)
     }
 
+    /// Batches of at least this many ids are updated on several threads by
+    /// ``update(_:parallelism:_:)`` (fewer run on the calling thread: the hand-over costs more
+    /// than a few hundred dictionary updates).
+    static let parallelUpdates = 1_024
+
+    /// Sets the entry of each of `ids` (distinct) to what `body(i, old)` returns for `ids[i]`
+    /// and its entry before (`nil`: removed), and returns the values `body` returns with it, in
+    /// the order of `ids`. `body` runs once per id and must depend only on its arguments.
+    ///
+    /// A large batch runs on several threads, as ``claim(_:spec:parallelism:)`` does: ids never
+    /// move between the 64 nodes, so each part takes the ids of its own nodes, and no two parts
+    /// touch the same dictionary. The shards are grown first for every id being new, as if the
+    /// batch added them all (a batch that mostly replaces ids may grow them a little early).
+    mutating func update<T: Sendable>(_ ids: [String], parallelism: Parallelism,
+                                      _ body: @Sendable (Int, IdEntry?) -> (IdEntry?, T)) -> [T] {
+        let needed = Self.bits(for: count + ids.count)
+        guard ids.count >= Self.parallelUpdates, count + ids.count > Self.smallLimit else {
+            return ids.indices.map { i in
+                let (entry, value) = body(i, self[ids[i]])
+                set(ids[i], entry)
+                return value
+            }
+        }
+        if nodes.isEmpty || needed > shardBits { reshard(bits: needed) }
+        for a in nodes.indices where !isKnownUniquelyReferenced(&nodes[a]) { nodes[a] = Node(copying: nodes[a]) }
+        let nodes = self.nodes, bits = shardBits
+        let slots = ids.map { id -> UInt32 in
+            let (a, b) = IdIndex.slot(id, bits: bits)
+            return UInt32(b << 6 | a)
+        }
+        let groups = 8
+        let parts = parallelism.map(groups) { g -> (values: [(Int, T)], added: Int) in
+            var values: [(Int, T)] = []
+            values.reserveCapacity(ids.count / groups + 16)
+            var added = 0
+            for i in ids.indices where Int(slots[i] & 63) % groups == g {
+                let node = nodes[Int(slots[i] & 63)], b = Int(slots[i] >> 6)
+                let (entry, value) = body(i, node.shards[b][ids[i]])
+                let old: IdEntry?
+                if let entry { old = node.shards[b].updateValue(entry, forKey: ids[i]) } else { old = node.shards[b].removeValue(forKey: ids[i]) }
+                if old == nil && entry != nil { added += 1 } else if old != nil && entry == nil { added -= 1 }
+                values.append((i, value))
+            }
+            return (values, added)
+        }
+        var out = [T?](repeating: nil, count: ids.count)
+        for part in parts {
+            count += part.added
+            for (i, value) in part.values { out[i] = value }
+        }
+        return out.map { $0! }
+    }
+
     /// The entry of an id claimed before (`old`) and now by `c`: the first claim stays when both
     /// are of the same spec; otherwise `c` is added after the others. Returns whether `c` was
     /// added (a duplicate).

@@ -19,17 +19,17 @@ public struct ListEdit: Sendable {
         snapshot = base
     }
 
-    /// Applies writes in `collection`, in order (see ``ListSnapshot/apply(_:collection:)-([RecordChange],_)``),
-    /// and records the ids they write. Writes in a collection the list does not read change
-    /// nothing and record nothing.
-    public mutating func apply(_ changes: [RecordChange], collection: String) {
+    /// Applies writes in `collection`, in order (see ``ListSnapshot/apply(_:collection:parallelism:)``;
+    /// `parallelism` runs a large batch's independent parts at once), and records the ids they
+    /// write. Writes in a collection the list does not read change nothing and record nothing.
+    public mutating func apply(_ changes: [RecordChange], collection: String, parallelism: Parallelism = .serial) {
         guard snapshot.definition.reads(collection: collection) else { return }
-        snapshot.apply(changes, collection: collection)
+        snapshot.apply(changes, collection: collection, parallelism: parallelism)
         for change in changes {
             if let (id, _) = change.written { writtenRowIDs.append(id) }
         }
     }
 
-    /// Applies one write in `collection` (see ``apply(_:collection:)-([RecordChange],_)``).
+    /// Applies one write in `collection` (see ``apply(_:collection:parallelism:)``).
     public mutating func apply(_ change: RecordChange, collection: String) { apply([change], collection: collection) }
 }

@@ -13,12 +13,16 @@ extension ListSnapshot {
     /// over its chunk directory when the edits outnumber its chunks (see ``rowWise(edits:chunks:)``);
     /// section keys, counts, texts and offsets are recomputed once per batch. Costs
     /// O(k log k + k log n + touched chunks + sections) for k writes.
-    public mutating func apply(_ changes: [RecordChange], collection: String) {
+    ///
+    /// `parallelism` runs the independent parts of a large batch at once: the rows made from
+    /// the records, the id index's nodes (``IdIndex/update(_:parallelism:_:)``) and the sections
+    /// edited. The result does not depend on it.
+    public mutating func apply(_ changes: [RecordChange], collection: String, parallelism: Parallelism = .serial) {
         guard definition.specsBySource[collection] != nil else { return }
         if changes.count < ListSnapshot.bulkThreshold {
             for c in changes { apply(c, collection: collection) }
         } else {
-            applyBulk(changes, collection: collection)
+            applyBulk(changes, collection: collection, parallelism: parallelism)
         }
     }
 
@@ -31,6 +35,36 @@ extension ListSnapshot {
     /// sums and type lists; the merge wins only when a section is rewritten almost entirely.
     static func rowWise(edits: Int, chunks: Int) -> Bool { edits <= 8 * chunks }
 
+    /// Applies one section's removals and insertions (in any order) to its rows: row by row, in
+    /// order (each touched chunk copied once, then edited in place), each search starting where
+    /// the one before ended; or by one merge (see ``rowWise(edits:chunks:)``).
+    private static func edit(_ rows: inout RowSequence, removing removed: ContiguousArray<Row>,
+                             inserting inserted: ContiguousArray<Row>, order: RowOrder) {
+        var inserted = inserted, removed = removed
+        RowSorter.sort(&inserted, order: order)
+        RowSorter.sort(&removed, order: order)
+        if rowWise(edits: removed.count + inserted.count, chunks: rows.chunkCount) {
+            var at = 0
+            for r in removed {
+                if let i = rows.index(ofRow: r, order: order, from: at) {
+                    rows.remove(at: i)
+                    at = i
+                } else { assertionFailure("row of \(r.id) not found") }
+            }
+            at = 0
+            for r in inserted { at = rows.insert(r, order: order, from: at) + 1 }
+        } else {
+            var positions: [Int] = []
+            positions.reserveCapacity(removed.count)
+            for r in removed {
+                if let i = rows.index(ofRow: r, order: order, from: positions.last.map { $0 + 1 } ?? 0) {
+                    positions.append(i)
+                } else { assertionFailure("row of \(r.id) not found") }
+            }
+            rows.merge(removing: positions, inserting: inserted, order: order)
+        }
+    }
+
     /// A section position: spec and raw key.
     private struct SectionPlace: Hashable {
         let spec: Int
@@ -38,15 +72,22 @@ extension ListSnapshot {
     }
 
     /// What a batch does to one section.
-    private struct SectionEdit {
+    private struct SectionEdit: Sendable {
         let spec: Int
         let rawKey: String
         var removed = ContiguousArray<Row>()
         var inserted = ContiguousArray<Row>()
+
+        /// Rows removed and inserted.
+        var size: Int { removed.count + inserted.count }
     }
 
-    /// The one-pass path of ``apply(_:collection:)`` (any batch size; exposed for tests).
-    mutating func applyBulk(_ changes: [RecordChange], collection: String) {
+    /// A batch's rows are made, and its sections edited, on several threads from this many
+    /// writes (`sectional-bench batch --threads 2`); smaller batches stay on the calling thread.
+    static let parallelWrites = IdIndex.parallelUpdates
+
+    /// The one-pass path of ``apply(_:collection:parallelism:)`` (any batch size; exposed for tests).
+    mutating func applyBulk(_ changes: [RecordChange], collection: String, parallelism: Parallelism = .serial) {
         guard let specs = definition.specsBySource[collection] else { return }
 
         // 1. The final state per id, in order of first appearance.
@@ -65,8 +106,22 @@ extension ListSnapshot {
             }
         }
 
-        // 2. New claims per id (``resolveWrite(id:record:collection:specs:factory:)``, as for
-        //    one write); rows leaving and entering sections.
+        // 2. Each id's new claims, made from its record, then resolved against the index (as
+        //    for one write, ``resolveWrite(id:record:collection:specs:factory:)``); rows leaving
+        //    and entering sections.
+        let definition = self.definition, written = ids, objects = records
+        let parallel = ids.count >= Self.parallelWrites
+        let parts = parallel ? 8 : 1
+        let made = parallelism.map(parts) { p -> [[Claim]] in
+            var factory = RowFactory()
+            return (written.count * p / parts..<written.count * (p + 1) / parts).map { i in
+                Self.claims(of: objects[i], id: written[i], specs: specs, definition: definition, factory: &factory)
+            }
+        }.flatMap { $0 }
+        let resolved = index.update(ids, parallelism: parallelism) { i, old -> (IdEntry?, Resolution) in
+            let r = Self.resolve(old: old, made: made[i], collection: collection, definition: definition)
+            return (r.entry, r)
+        }
         var edits: [SectionEdit] = []
         var editOf: [SectionPlace: Int] = [:]
         func edit(_ c: Claim) -> Int {
@@ -77,52 +132,48 @@ extension ListSnapshot {
             edits.append(SectionEdit(spec: c.spec, rawKey: key))
             return edits.count - 1
         }
-        var factory = RowFactory()
-        for (id, record) in zip(ids, records) {
-            guard let move = resolveWrite(id: id, record: record, collection: collection, specs: specs, factory: &factory) else { continue }
+        for r in resolved {
+            duplicateRowCount += r.duplicates
             // `edits` holds the new rows until they sit in chunks.
+            guard let move = r.change else { continue }
             if let o = move.leaving { edits[edit(o)].removed.append(o.row) }
             if let n = move.entering { edits[edit(n)].inserted.append(n.row) }
         }
         if edits.isEmpty { return }
 
-        // 3. Merge each affected section; collect new sections and emptied groups.
+        // 3. Each affected section edited, the largest first, each on its own part (sections
+        //    share no chunks); new sections made; emptied groups noted.
         var created: [SectionNode] = []
-        var emptied = false
+        var present: [(index: Int, edit: SectionEdit)] = []
         for e in edits {
-            let order = definition.orders[e.spec]
-            var inserted = e.inserted, removed = e.removed
-            RowSorter.sort(&inserted, order: order)
-            RowSorter.sort(&removed, order: order)
             let (si, found) = sectionLowerBound(spec: e.spec, rawKey: e.rawKey)
-            if found && ListSnapshot.rowWise(edits: removed.count + inserted.count, chunks: sections[si].rows.chunkCount) {
-                // Sparse: row by row, in order (each touched chunk is copied once, then edited in
-                // place), each search starting where the one before ended (rows sorted).
-                var at = 0
-                for r in removed {
-                    if let i = sections[si].rows.index(ofRow: r, order: order, from: at) {
-                        sections[si].rows.remove(at: i)
-                        at = i
-                    } else { assertionFailure("row of \(r.id) not found") }
-                }
-                at = 0
-                for r in inserted { at = sections[si].rows.insert(r, order: order, from: at) + 1 }
-                if sections[si].rows.isEmpty && definition.sections[e.spec].isGrouped { emptied = true }
-            } else if found {
-                var positions: [Int] = []
-                positions.reserveCapacity(removed.count)
-                for r in removed {
-                    if let i = sections[si].rows.index(ofRow: r, order: order, from: positions.last.map { $0 + 1 } ?? 0) {
-                        positions.append(i)
-                    } else { assertionFailure("row of \(r.id) not found") }
-                }
-                sections[si].rows.merge(removing: positions, inserting: inserted, order: order)
-                if sections[si].rows.isEmpty && definition.sections[e.spec].isGrouped { emptied = true }
-            } else {
-                assert(removed.isEmpty, "rows removed from a missing section")
-                guard !inserted.isEmpty else { continue }
-                created.append(SectionNode(spec: e.spec, rawKey: e.rawKey, key: e.rawKey, rows: RowSequence(sorted: inserted)))
+            if found {
+                present.append((si, e))
+                continue
             }
+            assert(e.removed.isEmpty, "rows removed from a missing section")
+            guard !e.inserted.isEmpty else { continue }
+            var inserted = e.inserted
+            RowSorter.sort(&inserted, order: definition.orders[e.spec])
+            created.append(SectionNode(spec: e.spec, rawKey: e.rawKey, key: e.rawKey, rows: RowSequence(sorted: inserted)))
+        }
+        present.sort { $0.edit.size > $1.edit.size }
+        // Taken out of the section list, so that each part holds its section's only reference.
+        var taken: [RowSequence] = []
+        taken.reserveCapacity(present.count)
+        for p in present {
+            taken.append(sections[p.index].rows)
+            sections[p.index].rows = RowSequence()
+        }
+        let work = present, orders = definition.orders
+        let edited = (parallel ? parallelism : .serial).map(taking: taken) { k, rows -> RowSequence in
+            Self.edit(&rows, removing: work[k].edit.removed, inserting: work[k].edit.inserted, order: orders[work[k].edit.spec])
+            return rows
+        }
+        var emptied = false
+        for (k, p) in present.enumerated() {
+            sections[p.index].rows = edited[k]
+            if edited[k].isEmpty && definition.sections[p.edit.spec].isGrouped { emptied = true }
         }
 
         // 4. Section list: drop emptied groups, merge in the new ones (in section order).

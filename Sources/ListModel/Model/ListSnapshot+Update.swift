@@ -17,7 +17,7 @@ extension ListSnapshot {
     }
 
     /// The snapshot after several writes in `collection`, applied in order (see
-    /// ``apply(_:collection:)-([RecordChange],_)``: a large batch is applied in one pass).
+    /// ``apply(_:collection:parallelism:)``: a large batch is applied in one pass).
     public func applying(_ changes: [RecordChange], collection: String) -> ListSnapshot {
         var copy = self
         copy.apply(changes, collection: collection)

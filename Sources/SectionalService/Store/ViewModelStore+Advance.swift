@@ -1,3 +1,4 @@
+import Dispatch
 import ListModel
 import ListStore
 
@@ -48,15 +49,13 @@ extension ViewModelStore {
             guard let state = next[key] ?? cache.peek(key) else { continue }
             let snapshot: ListSnapshot
             if applied.count >= Self.concurrentCorpusWrites {
-                // The list and its search corpus at once, one part each.
-                let group = applied
-                snapshot = Parallelism.cores.map(2) { part -> ListSnapshot? in
-                    guard part == 0 else {
-                        advanceCorpus(of: definition, by: group)
-                        return nil
-                    }
-                    return apply(group, to: state, key: key, sequence: result.sequence)
-                }[0]!
+                // The search corpus on another thread while the list moves on this one, its
+                // large batches on every core (inside `concurrentPerform`, as the two were
+                // before, libdispatch would run the list's parts one after another).
+                let writes = applied, corpus = DispatchGroup()
+                DispatchQueue.global().async(group: corpus) { self.advanceCorpus(of: definition, by: writes) }
+                snapshot = apply(applied, to: state, key: key, sequence: result.sequence, parallelism: .cores)
+                corpus.wait()
             } else {
                 snapshot = apply(applied, to: state, key: key, sequence: result.sequence)
                 advanceCorpus(of: definition, by: applied)
@@ -78,18 +77,19 @@ extension ViewModelStore {
     /// for the hand-over than it saves.
     static let concurrentCorpusWrites = 256
 
-    /// `state`'s snapshot with `writes` applied (each collection's in order), recorded in the
-    /// history of `key` under `sequence`.
+    /// `state`'s snapshot with `writes` applied (each collection's in order; a large batch's
+    /// parts as `parallelism` runs them), recorded in the history of `key` under `sequence`.
     /// No writes (a search result none of them enters or leaves) change nothing and record no
     /// version: `changes` from a version between two kept ones starts from the one before it,
     /// which shows the same rows.
-    func apply(_ writes: [AppliedWrite], to state: ListState, key: MaterializationKey, sequence: Int64) -> ListSnapshot {
+    func apply(_ writes: [AppliedWrite], to state: ListState, key: MaterializationKey, sequence: Int64,
+               parallelism: Parallelism = .serial) -> ListSnapshot {
         guard !writes.isEmpty, let history = cache.history(key) else { return state.snapshot }
         var edit = history.edit()
         var collections: [String] = []
         for write in writes where !collections.contains(write.collection) { collections.append(write.collection) }
         for collection in collections {
-            edit.apply(writes.filter { $0.collection == collection }.map(\.change), collection: collection)
+            edit.apply(writes.filter { $0.collection == collection }.map(\.change), collection: collection, parallelism: parallelism)
         }
         history.append(version: sequence, edit)
         return edit.snapshot
