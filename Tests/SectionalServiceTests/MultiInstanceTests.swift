@@ -107,6 +107,47 @@ final class MultiInstanceTests: XCTestCase {
         }
     }
 
+    /// Large batches on two instances at once, each big enough for its lists' edits to be made
+    /// while PostgreSQL commits it (when a commit comes after another instance's version not
+    /// applied yet, the edit is dropped: `EditsAheadTests` makes that happen for sure). Both
+    /// instances, and a third started afterwards (which builds the lists from the records),
+    /// then answer alike byte for byte.
+    func testLargeBatchesOnTwoInstancesAtOnceMatchAFreshStart() throws {
+        let apps = try instances(2)
+        let ports = apps.map(\.port)
+        let teams = ["Design", "Sales", "Support", "Research"]  // none hidden: every row is on a page
+        let highest = Mutex(0)
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            for round in 0..<6 {
+                let upserts = (0..<300).map { k -> String in
+                    let id = (k * 7 + round * 31 + index * 13) % 400
+                    return #"{"id":"b\#(id)","name":"N\#(index)-\#((k * 13 + round) % 50)","team":"\#(teams[(k + round + index) % teams.count])"}"#
+                }
+                do {
+                    let answer = try MultiInstance.request(ports[index], "POST", "/v1/collections/people/batch",
+                                                           json: #"{"upsert":[\#(upserts.joined(separator: ","))]}"#)
+                    guard answer.status == 200 else { throw UnexpectedAnswer(description: "\(answer.status) \(answer.text)") }
+                    highest.withLock { $0 = max($0, MultiInstance.version(of: answer)) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, [])
+        let last = highest.withLock { $0 }
+        for port in ports { XCTAssertTrue(MultiInstance.catchUp(port, to: last), "port \(port) caught up") }
+        let fresh = try TestApp(config: MultiInstance.config, postgres: try XCTUnwrap(database).url, token: MultiInstance.token)
+        XCTAssertTrue(MultiInstance.catchUp(fresh.port, to: last))
+        let reference = try MultiInstance.answers(fresh.port, views: [], users: [], sinces: [])
+        XCTAssertTrue(reference["/v1/lists/people"]?.contains(#""totalRowCount":401"#) == true, reference["/v1/lists/people"] ?? "")
+        for port in ports {
+            for (target, expected) in reference.sorted(by: { $0.key < $1.key }) {
+                XCTAssertEqual(MultiInstance.describe(try MultiInstance.request(port, "GET", target)), expected, "\(target) on port \(port)")
+            }
+        }
+    }
+
     func testAWriteOnOneInstanceMovesOnlyItsPartitionsOnAnother() throws {
         let apps = try instances(2)
         let (a, b) = (apps[0].port, apps[1].port)

@@ -145,4 +145,46 @@ final class RecordEndpointTests: XCTestCase {
         XCTAssertEqual(outline["totalRowCount"] as? Int, 2)
         XCTAssertEqual(try app.get("/v1/collections/people/records/p1").json["name"] as? String, "Ada")
     }
+
+    /// Batches large enough for the list's edit to be made while SQLite commits them (upserts
+    /// only; one with deletes goes the ordinary way): rows move between teams, names change, and
+    /// every step's `changes` lead from the version before to the new outline; a server started
+    /// afterwards on the same file, which builds the list from the records, answers every page
+    /// byte for byte alike.
+    func testLargeBatchesMoveTheListAsARestartedServerBuildsIt() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let teams = ["Design", "Sales", "Support", "Research"]  // none hidden: every row is on a page
+        var pages: [String] = []
+        do {
+            let app = try TestApp(folder: folder, sqlite: true)
+            var before = try walkPages { token in
+                try app.get("/v1/lists/people/rows?pageSize=500" + (token.map { "&pageToken=\($0)" } ?? "")).expect(200).json
+            }
+            for round in 0..<5 {
+                let upserts = (0..<300).map { k -> String in
+                    let id = (k * 7 + round * 31) % 400
+                    return #"{"id":"b\#(id)","name":"N\#((k * 13 + round) % 50)","team":"\#(teams[(k + round) % teams.count])"}"#
+                }
+                let deletes = round == 3 ? #","delete":["b1","b2","b3","missing"]"# : ""
+                let answer = try app.request("POST", "/v1/collections/people/batch", json: #"{"upsert":[\#(upserts.joined(separator: ","))]\#(deletes)}"#)
+                XCTAssertEqual(answer.status, 200, answer.text)
+                let after = try walkPages { token in
+                    try app.get("/v1/lists/people/rows?pageSize=500" + (token.map { "&pageToken=\($0)" } ?? "")).expect(200).json
+                }
+                XCTAssertEqual(after.version, Int(answer.header("Sectional-Version") ?? ""), "round \(round)")
+                XCTAssertNotEqual(after.sections.map(\.rows), before.sections.map(\.rows), "round \(round) moved rows")
+                let changes = try app.get("/v1/lists/people/changes?since=\(before.version)").expect(200)
+                XCTAssertNoThrow(try ChangesApplier.apply(old: before.sections, changes: changes.body, new: after.sections),
+                                 "round \(round): \(changes.text)")
+                before = after
+            }
+            XCTAssertEqual(before.sections.count, 5)
+            pages = try (0..<5).map { try app.get("/v1/lists/people/sections/\($0)/rows?count=400").expect(200).text }
+            app.server.stop()
+        }
+        let restarted = try TestApp(folder: folder, sqlite: true)
+        let again = try (0..<5).map { try restarted.get("/v1/lists/people/sections/\($0)/rows?count=400").expect(200).text }
+        XCTAssertEqual(again, pages)
+    }
 }

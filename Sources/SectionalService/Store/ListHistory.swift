@@ -22,6 +22,9 @@ final class ListHistory: Sendable {
     /// An edit from the latest version.
     func edit() -> ListEdit { log.withLock { $0.edit() } }
 
+    /// The latest version.
+    var latestVersion: Int64 { log.withLock { $0.latest.version } }
+
     /// Adds the version `edit` made. An edit that does not start from the latest version (the
     /// writer serialises edits, so this is not expected) starts the log over at the new version
     /// rather than record a diff that would miss writes.

@@ -290,7 +290,11 @@ public final class ViewModelStore: Sendable {
             let started = ContinuousClock.now
             let outcomes: [CommitResult?]
             let accepted: [[Write]]
+            var ahead: EditsAhead?
+            defer { ahead?.finish() }
             if groups.allSatisfy({ $0.conditions.isEmpty && !$0.writes.contains(where: \.isPatch) }) {
+                // The lists' edits are made while the store commits (used only if it succeeds).
+                ahead = editAhead(groups)
                 outcomes = try store.commit(groups: groups.map { Self.recordWrites($0.writes) }, previousIn: scopedCollections,
                                             deliveries: { groups, results in plannedDeliveries(groups, results) })
                 accepted = groups.map(\.writes)
@@ -354,7 +358,7 @@ public final class ViewModelStore: Sendable {
             }
             if reached == first - 1 {
                 for (writes, result) in zip(accepted, committed) where result.changedAnything {
-                    advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions)
+                    advance(by: writes, result: result, next: &next, partitionVersions: &partitionVersions, ahead: ahead)
                 }
                 reached = changed[changed.count - 1].sequence
             }

@@ -1,0 +1,34 @@
+import Dispatch
+import ListModel
+import Synchronization
+
+/// The edits a commit will apply to the lists, made on another thread while the store commits
+/// it (see ``ViewModelStore/editAhead(_:)``): a large batch's model work overlaps the commit's
+/// disk wait instead of starting after it.
+///
+/// An edit made ahead has no effect until the writer takes it (``take(_:from:)``) and appends
+/// it to the list's history, and is taken only when the history is still at the version the
+/// edit started from; otherwise — another instance's versions came first, the commit failed —
+/// it is dropped and the writer edits as it would have.
+final class EditsAhead: Sendable {
+    private let done = DispatchGroup()
+    private let edits = Mutex<[MaterializationKey: ListEdit]>([:])
+
+    /// Starts `make` on a global queue; its edits are kept for ``take(_:from:)``.
+    init(_ make: @escaping @Sendable () -> [MaterializationKey: ListEdit]) {
+        DispatchQueue.global().async(group: done) { [self] in
+            let made = make()
+            edits.withLock { $0 = made }
+        }
+    }
+
+    /// The edit made for `key`, once made, if it starts from `history`'s latest version.
+    func take(_ key: MaterializationKey, from history: ListHistory) -> ListEdit? {
+        done.wait()
+        guard let edit = edits.withLock({ $0.removeValue(forKey: key) }), edit.baseVersion == history.latestVersion else { return nil }
+        return edit
+    }
+
+    /// Waits until the edits are made (none runs past the commit that started them).
+    func finish() { done.wait() }
+}
