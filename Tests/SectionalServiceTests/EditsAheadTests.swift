@@ -36,14 +36,18 @@ final class EditsAheadTests: XCTestCase {
         XCTAssertEqual(moved.sectionCount, 1, "every row moved to Sales")
     }
 
-    /// `EditsAhead.take` gives an edit only for the version it started from.
-    func testAnEditIsTakenOnlyFromTheVersionItStartedFrom() throws {
-        let history = ListHistory(version: 7, snapshot: ListSnapshot.build(definition: try Self.definitions()[0], records: ["people": []]))
+    /// `EditsAhead.take` gives an edit only from the history it was made from, at the version
+    /// it started from.
+    func testAnEditIsTakenOnlyFromTheHistoryAndVersionItStartedFrom() throws {
+        let empty = ListSnapshot.build(definition: try Self.definitions()[0], records: ["people": []])
+        let history = ListHistory(version: 7, snapshot: empty)
         let key = MaterializationKey(list: "people", partition: nil)
         let made = history.edit()
-        XCTAssertNotNil(EditsAhead { [key: made] }.take(key, from: history))
+        XCTAssertNotNil(EditsAhead { [key: (history, made)] }.take(key, from: history))
+        let redefined = ListHistory(version: 7, snapshot: empty)
+        XCTAssertNil(EditsAhead { [key: (history, made)] }.take(key, from: redefined), "the list was made anew")
         history.append(version: 8, history.edit())
-        XCTAssertNil(EditsAhead { [key: made] }.take(key, from: history), "the list moved on")
+        XCTAssertNil(EditsAhead { [key: (history, made)] }.take(key, from: history), "the list moved on")
         XCTAssertNil(EditsAhead { [:] }.take(key, from: history), "no edit made for the list")
     }
 

@@ -7,26 +7,32 @@ import Synchronization
 /// disk wait instead of starting after it.
 ///
 /// An edit made ahead has no effect until the writer takes it (``take(_:from:)``) and appends
-/// it to the list's history, and is taken only when the history is still at the version the
-/// edit started from; otherwise — another instance's versions came first, the commit failed —
-/// it is dropped and the writer edits as it would have.
+/// it to the list's history, and is taken only from the history it was made from (a definition
+/// changed since makes a new one) while that is still at the version the edit started from;
+/// otherwise — another instance's versions came first, the commit failed — it is dropped and
+/// the writer edits as it would have.
 final class EditsAhead: Sendable {
+    /// An edit and the history it was made from.
+    typealias Made = (history: ListHistory, edit: ListEdit)
+
     private let done = DispatchGroup()
-    private let edits = Mutex<[MaterializationKey: ListEdit]>([:])
+    private let edits = Mutex<[MaterializationKey: Made]>([:])
 
     /// Starts `make` on a global queue; its edits are kept for ``take(_:from:)``.
-    init(_ make: @escaping @Sendable () -> [MaterializationKey: ListEdit]) {
+    init(_ make: @escaping @Sendable () -> [MaterializationKey: Made]) {
         DispatchQueue.global().async(group: done) { [self] in
             let made = make()
             edits.withLock { $0 = made }
         }
     }
 
-    /// The edit made for `key`, once made, if it starts from `history`'s latest version.
+    /// The edit made for `key`, once made, if it was made from `history` and starts from its
+    /// latest version.
     func take(_ key: MaterializationKey, from history: ListHistory) -> ListEdit? {
         done.wait()
-        guard let edit = edits.withLock({ $0.removeValue(forKey: key) }), edit.baseVersion == history.latestVersion else { return nil }
-        return edit
+        guard let made = edits.withLock({ $0.removeValue(forKey: key) }), made.history === history,
+              made.edit.baseVersion == history.latestVersion else { return nil }
+        return made.edit
     }
 
     /// Waits until the edits are made (none runs past the commit that started them).

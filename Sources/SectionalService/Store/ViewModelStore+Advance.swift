@@ -128,8 +128,8 @@ extension ViewModelStore {
         guard !histories.isEmpty else { return nil }
         let writes = applied
         return EditsAhead {
-            var edits: [MaterializationKey: ListEdit] = [:]
-            for (key, history) in histories { edits[key] = Self.edit(history, by: writes, parallelism: .cores) }
+            var edits: [MaterializationKey: EditsAhead.Made] = [:]
+            for (key, history) in histories { edits[key] = (history, Self.edit(history, by: writes, parallelism: .cores)) }
             return edits
         }
     }
