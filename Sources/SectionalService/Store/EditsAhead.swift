@@ -18,9 +18,14 @@ final class EditsAhead: Sendable {
     private let done = DispatchGroup()
     private let edits = Mutex<[MaterializationKey: Made]>([:])
 
-    /// Starts `make` on a global queue; its edits are kept for ``take(_:from:)``.
+    /// Where edits are made: a queue of its own, not a global one. The writer waits for it, and
+    /// a serial queue always gets a thread, where libdispatch on Linux gives a global queue's
+    /// work only as many threads as there are cores, busy or blocked.
+    private static let queue = DispatchQueue(label: "sectional.edits-ahead", qos: .userInitiated)
+
+    /// Starts `make` on ``queue``; its edits are kept for ``take(_:from:)``.
     init(_ make: @escaping @Sendable () -> [MaterializationKey: Made]) {
-        DispatchQueue.global().async(group: done) { [self] in
+        Self.queue.async(group: done) { [self] in
             let made = make()
             edits.withLock { $0 = made }
         }

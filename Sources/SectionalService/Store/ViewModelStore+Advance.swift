@@ -54,7 +54,7 @@ extension ViewModelStore {
                 // large batches on every core (inside `concurrentPerform`, as the two were
                 // before, libdispatch would run the list's parts one after another).
                 let writes = applied, corpus = DispatchGroup()
-                DispatchQueue.global().async(group: corpus) { self.advanceCorpus(of: definition, by: writes) }
+                Self.corpusQueue.async(group: corpus) { self.advanceCorpus(of: definition, by: writes) }
                 snapshot = apply(applied, to: state, key: key, sequence: result.sequence, parallelism: .cores, ahead: ahead)
                 corpus.wait()
             } else {
@@ -77,6 +77,10 @@ extension ViewModelStore {
     /// 1,000,000 rows): the corpus was 15% of the writer's time; a single write would pay more
     /// for the hand-over than it saves.
     static let concurrentCorpusWrites = 256
+
+    /// Where a large group moves the search corpus while the writer waits: a queue of its own (see
+    /// ``EditsAhead``: a global queue's work may wait for a thread).
+    static let corpusQueue = DispatchQueue(label: "sectional.corpus", qos: .userInitiated)
 
     /// `state`'s snapshot with `writes` applied (each collection's in order; a large batch's
     /// parts as `parallelism` runs them), recorded in the history of `key` under `sequence`.
