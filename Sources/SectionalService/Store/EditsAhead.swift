@@ -19,8 +19,9 @@ final class EditsAhead: Sendable {
     private let edits = Mutex<[MaterializationKey: Made]>([:])
 
     /// Where edits are made: a queue of its own, not a global one. The writer waits for it, and
-    /// a serial queue always gets a thread, where libdispatch on Linux gives a global queue's
-    /// work only as many threads as there are cores, busy or blocked.
+    /// a serial queue always gets a thread, where a global queue's work waits for one of as many
+    /// threads as there are cores: when they are all blocked, libdispatch on Linux adds one only
+    /// when its monitor looks, once a second.
     private static let queue = DispatchQueue(label: "sectional.edits-ahead", qos: .userInitiated)
 
     /// Starts `make` on ``queue``; its edits are kept for ``take(_:from:)``.
