@@ -6,8 +6,8 @@ import XCTest
 @testable import ListModel
 @testable import SectionalService
 
-/// A large batch's list edit is made while the store commits it, and used only when the list
-/// is still at the version the edit started from.
+/// A large batch's list edit is made while the store commits it, and used only from the list
+/// history it was made from, still at the version the edit started from.
 final class EditsAheadTests: XCTestCase {
     private static func definitions() throws -> [ListDefinition] {
         try ListDefinitions.decode(JSONParser.parse(#"""
