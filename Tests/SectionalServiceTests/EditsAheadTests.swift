@@ -1,6 +1,4 @@
-import Dispatch
 import ListStore
-import Synchronization
 import TestSupport
 import XCTest
 @testable import ListModel
@@ -60,17 +58,5 @@ final class EditsAheadTests: XCTestCase {
             record["team"] = .string(team)
             return .upsert(collection: "people", record: IncomingRecord(id: "\(prefix)\(i)", object: record))
         }
-    }
-
-    /// Commits one group of writes and waits for it.
-    private func commit(_ store: ViewModelStore, _ writes: [ViewModelStore.Write]) throws {
-        let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
-        store.commitLater(writes) { result in
-            if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
-            done.signal()
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the commit answered")
-        if let error = failure.withLock({ $0 }) { XCTFail(error) }
     }
 }

@@ -1,6 +1,4 @@
-import Dispatch
 import ListStore
-import Synchronization
 import TestSupport
 import XCTest
 @testable import ListModel
@@ -88,18 +86,6 @@ final class SearchMaintenancePropertyTests: XCTestCase {
                 }
             }
         }
-    }
-
-    /// Commits one group of writes and waits for it.
-    private func commit(_ store: ViewModelStore, _ writes: [ViewModelStore.Write]) throws {
-        let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
-        store.commitLater(writes) { result in
-            if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
-            done.signal()
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the commit answered")
-        if let error = failure.withLock({ $0 }) { XCTFail(error) }
     }
 
     /// Outline, every row and the duplicate count, as JSON text.

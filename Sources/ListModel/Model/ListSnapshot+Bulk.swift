@@ -82,13 +82,6 @@ extension ListSnapshot {
         var size: Int { removed.count + inserted.count }
     }
 
-    /// A batch's rows are made, and its sections edited, on several threads from this many
-    /// writes; smaller batches stay on the calling thread. Measured with `sectional-bench batch`
-    /// (300,000 records on 2 cores): batches of 1,024 import at 167,730 records/s with `--cores`
-    /// against 100,688 on one thread; batches of 2,500 into 1,000,000 rows at 132,779–153,598
-    /// against 89,716–92,193.
-    static let parallelWrites = IdIndex.parallelUpdates
-
     /// The one-pass path of ``apply(_:collection:parallelism:)`` (any batch size; exposed for tests).
     mutating func applyBulk(_ changes: [RecordChange], collection: String, parallelism: Parallelism = .serial) {
         guard let specs = definition.specsBySource[collection] else { return }
@@ -113,7 +106,7 @@ extension ListSnapshot {
         //    for one write, ``resolveWrite(id:record:collection:specs:factory:)``); rows leaving
         //    and entering sections.
         let definition = self.definition, written = ids, objects = records
-        let parallel = ids.count >= Self.parallelWrites
+        let parallel = ids.count >= IdIndex.parallelUpdates
         let parts = parallel ? 8 : 1
         let made = parallelism.map(parts) { p -> [[Claim]] in
             var factory = RowFactory()
