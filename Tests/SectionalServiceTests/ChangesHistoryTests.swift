@@ -3,7 +3,7 @@ import TestSupport
 import XCTest
 
 /// How far back `changes` can answer: the history keeps the last 1,000 versions of a list (and at
-/// most 100,000 written rows); a `since` from before it answers `reload`.
+/// most 10,000 written rows); a `since` from before it answers `reload`.
 final class ChangesHistoryTests: XCTestCase {
     func testASinceOlderThanTheLastThousandVersionsAnswersReload() throws {
         let app = try TestApp()
@@ -27,12 +27,12 @@ final class ChangesHistoryTests: XCTestCase {
         XCTAssertEqual(try kept.value("rows", as: [String: [Any]].self).values.reduce(0) { $0 + $1.count }, 1, "one row changed: \(kept)")
     }
 
-    func testASinceBeforeTheLast100000WrittenRowsAnswersReload() throws {
+    func testASinceBeforeTheLast10000WrittenRowsAnswersReload() throws {
         let app = try TestApp()
         let client = try app.client()
-        /// Rewrites the same 10,000 records: one version, 10,000 written rows.
+        /// Rewrites the same 1,000 records: one version, 1,000 written rows.
         func batch(_ n: Int) throws -> Int {
-            let records = (0..<10_000).map { "{\"id\":\"p\($0)\",\"name\":\"N\(n)\",\"team\":\"T\($0 % 10)\"}" }
+            let records = (0..<1_000).map { "{\"id\":\"p\($0)\",\"name\":\"N\(n)\",\"team\":\"T\($0 % 10)\"}" }
             let answer = try client.request("POST", "/v1/collections/people/batch", headers: [("Content-Type", "application/json")],
                                             body: Array(("{\"upsert\":[" + records.joined(separator: ",") + "]}").utf8))
             guard answer.status == 200 else { throw UnexpectedAnswer(description: "batch \(n): \(answer.status) \(answer.text)") }
@@ -40,16 +40,16 @@ final class ChangesHistoryTests: XCTestCase {
         }
         let start = try app.version()
         let versions = try (1...10).map(batch)
-        // 100,000 rows written since `start`: all still answerable (maxChanges lifted past 10,000 ids).
+        // 10,000 rows written since `start`: all still answerable (maxChanges lifted past 1,000 ids).
         let all = try app.get("/v1/lists/people/changes?since=\(start)&maxChanges=20000").json
-        XCTAssertEqual(all["reload"] as? Bool, false, "100,000 written rows are kept")
+        XCTAssertEqual(all["reload"] as? Bool, false, "10,000 written rows are kept")
         // One more row: the oldest batch falls out of the history.
         XCTAssertEqual(try app.put("people", "p0", #"{"name":"Last","team":"T0"}"#).status, 200)
         for since in [start, versions[0]] {
             let answer = try app.get("/v1/lists/people/changes?since=\(since)&maxChanges=20000").json
-            XCTAssertEqual(answer["reload"] as? Bool, true, "since \(since): older than the last 100,000 written rows")
+            XCTAssertEqual(answer["reload"] as? Bool, true, "since \(since): older than the last 10,000 written rows")
         }
         let kept = try app.get("/v1/lists/people/changes?since=\(versions[1])&maxChanges=20000").json
-        XCTAssertEqual(kept["reload"] as? Bool, false, "since \(versions[1]): within the last 100,000 written rows")
+        XCTAssertEqual(kept["reload"] as? Bool, false, "since \(versions[1]): within the last 10,000 written rows")
     }
 }
