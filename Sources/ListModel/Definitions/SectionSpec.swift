@@ -115,7 +115,11 @@ public struct LiteralRow: Sendable, Equatable {
 }
 
 /// The data-binding part of a spec with `source`.
-public struct DataBinding: Sendable {
+///
+/// A class, not a struct: every record written looks its spec's binding up (to match, to make
+/// the row, to see which collection a claim came from), and a struct's copy retained and released
+/// each of its nine members there — 2.4% of a 1,000,000-record import's samples (`perf`).
+public final class DataBinding: Sendable {
     /// The collection the spec reads.
     public let source: String
     /// `where`: field paths and the values they must equal.
@@ -134,6 +138,19 @@ public struct DataBinding: Sendable {
     public let typeField: FieldPath?
     /// `rowTypes` entries already merged over `row`.
     public let rowTypes: [String: RowTemplate]
+
+    init(source: String, filter: [(path: FieldPath, value: JSONValue)], groupBy: FieldPath?, sectionOrder: SectionOrder,
+         hiddenByDefault: [String], sortBy: [SortField], row: RowTemplate, typeField: FieldPath?, rowTypes: [String: RowTemplate]) {
+        self.source = source
+        self.filter = filter
+        self.groupBy = groupBy
+        self.sectionOrder = sectionOrder
+        self.hiddenByDefault = hiddenByDefault
+        self.sortBy = sortBy
+        self.row = row
+        self.typeField = typeField
+        self.rowTypes = rowTypes
+    }
 
     /// `true` when the record satisfies every `where` condition.
     @inline(__always)
