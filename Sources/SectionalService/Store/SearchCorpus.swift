@@ -85,7 +85,9 @@ struct SearchCorpus: Sendable {
 
     /// Records `record` (nil: deleted) as the one with `id` in `collection`, if the list reads it.
     mutating func write(collection: String, id: String, record: JSONValue?) {
-        guard parts[collection] != nil else { return }
+        // `parts[collection] != nil` would copy the part out to compare it (a retain and release
+        // of each of its arrays, per record written).
+        guard parts.index(forKey: collection) != nil else { return }
         guard let record, case .object(let object) = record else {
             parts[collection]!.remove(id: id)
             return
