@@ -193,8 +193,18 @@ python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["server"]["thr
 env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/one-thread.json" --port $port_q 2>"$work/one-thread.log" &
 pids[1]=$!
 wait_ready "$quiet/readyz" "${pids[1]}"
-one_thread=$(measure "$quiet/v1/lists/contacts/rows?pageSize=50")
-echo "  first page, one server thread: $one_thread" >&2
+one_thread=$(measure_cpu "${pids[1]}" "$quiet/v1/lists/contacts/rows?pageSize=50")
+# The C server with one thread as well, for the same bytes: whether one thread is faster for
+# this stack on this machine, or for Sectional only. And Sectional's CPU time per answer with
+# one thread per core, from the server of the table (logs at info, as the one-thread server).
+page_bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base/v1/lists/contacts/rows?pageSize=50")
+head -c "$page_bytes" /dev/zero | tr '\0' 'x' > "$work/body"
+MHD_FIXED_THREADS=1 Benchmarks/bin/mhd-fixed $port_c "$page_bytes" "$work/body" & c_pid=$!
+wait_ready "http://127.0.0.1:$port_c/" "$c_pid"
+c_one_thread=$(measure_cpu "$c_pid" "http://127.0.0.1:$port_c/")
+kill "$c_pid"; wait "$c_pid" 2>/dev/null || true
+per_core=$(measure_cpu "${pids[0]}" "$base/v1/lists/contacts/rows?pageSize=50")
+echo "  first page, one server thread: $one_thread (C with one thread: $c_one_thread; one thread per core: $per_core)" >&2
 scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"
 scenario "section range (20 rows)" "Benchmarks/wrk/paths.lua $work/ranges.txt" "/sections/1/rows?start=100&count=20" "$first_range"
 scenario "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "/tags/4711" "$first_tag"
@@ -263,7 +273,10 @@ for name, size, s, c, g, n in rows:
 print()
 print(f"- request logs at info (req/s against logs off, medians of six alternating 4 s runs each, half of them with the two servers' levels swapped): cost $log_healthz; $log_page")
 one = "$one_thread".split()
-print(f"- first page with one server thread instead of one per core (wrk keeps a core of its own): {float(one[0]):,.0f} req/s, p50 {one[1]} ms, p99 {one[2]} ms")
+c_one = "$c_one_thread".split(); per_core = "$per_core".split()
+print(f"- first page with one server thread instead of one per core (wrk keeps a core of its own): {float(one[0]):,.0f} req/s, p50 {one[1]} ms, p99 {one[2]} ms, "
+      f"{one[3]} µs of server CPU per answer (one thread per core, measured again: {float(per_core[0]):,.0f} req/s, {per_core[3]} µs); "
+      f"the C server with one thread: {float(c_one[0]):,.0f} req/s, {c_one[3]} µs")
 print(f"- mixed run, server-side times: $mixed")
 print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
 print(f"- event streams: $sse")

@@ -1,7 +1,8 @@
 /* Baseline (a): the smallest libmicrohttpd server answering a fixed body, with the same daemon
  * options Sectional uses (thread pool of one thread per core, epoll, answer on the second call,
  * 16 KiB of memory per connection).
- * It is the physical limit of this stack.  Usage: mhd-fixed PORT BODY_BYTES [CONTENT_FILE] */
+ * It is the physical limit of this stack.  Usage: mhd-fixed PORT BODY_BYTES [CONTENT_FILE]
+ * MHD_FIXED_THREADS=N runs N threads instead (the benchmark's one-thread comparison). */
 #include <microhttpd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,7 +35,8 @@ int main(int argc, char **argv) {
     FILE *f = fopen(argv[3], "rb");
     if (f) { body_size = fread(body, 1, body_size, f); fclose(f); }
   }
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const char *threads = getenv("MHD_FIXED_THREADS");
+  long cores = threads ? atol(threads) : sysconf(_SC_NPROCESSORS_ONLN);
   struct MHD_Daemon *daemon = MHD_start_daemon(
       MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG, (uint16_t)atoi(argv[1]),
       NULL, NULL, answer, NULL, MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cores > 1 ? cores : 0),
