@@ -56,6 +56,26 @@ final class MirrorUpdatesTests: XCTestCase {
         XCTAssertEqual(versions, Set(versions).sorted(), "versions arrive once each, in order")
     }
 
+    /// A write between the mirror's load and its update stream's opening is not lost: a new
+    /// stream starts with the list's current version, which the mirror syncs to.
+    func testAWriteBeforeTheUpdateStreamOpensIsStillSeen() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        let list = client.list("people")
+        try await client.collection("people").put("p1", person("p1", "Ada", "Design"))
+        let mirror = list.mirror()
+        try await mirror.reload()
+        try await client.collection("people").put("p2", person("p2", "Bo", "Eng"))
+        let written = try await list.outline().version
+        let updates = Collected(mirror.updates())
+        defer { updates.cancel() }
+        // No later write: only the stream's greeting can bring the mirror to `written`.
+        await updates.waitFor("update to version \(written)", seconds: 10) { $0.changes.to == written }
+        let snapshot = await mirror.snapshot
+        XCTAssertEqual(snapshot?.version, written)
+        XCTAssertEqual(snapshot?.sections.map(\.section.key), ["pinned", "Design", "Eng"])
+    }
+
     /// Polls `/metrics` until the server has `count` open event streams.
     private func waitForOpenStreams(_ count: Int, port: Int) async throws {
         let deadline = Date().addingTimeInterval(30)

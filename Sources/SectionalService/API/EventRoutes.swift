@@ -9,10 +9,14 @@ struct EventRoutes {
     func register(on router: inout Router) {
         router.get("/v1/lists/{list}/events") { request in
             let state = try context.readableList(request).state
-            let stream = MaterializationKey(list: state.name, partition: state.partition).streamName
+            let name = MaterializationKey(list: state.name, partition: state.partition).streamName
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            guard let stream = context.events.subscribe(stream: stream, list: state.name, current: state.version, lastEventID: lastEventID) else {
+            guard let stream = context.events.subscribe(stream: name, list: state.name, current: state.version, lastEventID: lastEventID) else {
                 throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
+            }
+            // A write published since `state` was read told no stream of this client's: read again.
+            if let now = try? context.readableList(request).state.version {
+                context.events.catchUp(stream, stream: name, list: state.name, to: now)
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")

@@ -73,6 +73,19 @@ final class EventHub: @unchecked Sendable {
         return admitted ? stream : nil
     }
 
+    /// Tells `stream`, just opened under `name`, of `version` unless it has been told it (or a
+    /// later one): the list's version read again once the stream is registered. A write published
+    /// between the route's first read and the registration found no stream to tell; one published
+    /// after it finds this stream. Sent under the lock, so a publish cannot overtake it.
+    func catchUp(_ stream: StreamBody, stream name: String, list: String, to version: Int64) {
+        streams.withLock { all in
+            let id = ObjectIdentifier(stream)
+            guard let told = all.byList[name]?[id]?.told, told < version else { return }
+            all.byList[name]![id]!.told = version
+            stream.send(Array(Self.event(list: list, version: version).utf8))
+        }
+    }
+
     /// Tells every subscriber of each stream its new version (returns at once).
     func publish(_ events: [VersionEvent]) {
         queue.async { [weak self] in
