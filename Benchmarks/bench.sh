@@ -27,12 +27,15 @@ port_s=18600; port_n=18601; port_c=18602; port_g=18603; port_q=18604
 base="http://127.0.0.1:$port_s"
 quiet="http://127.0.0.1:$port_q"  # the same service with request logs off
 
-# Baseline (a) for a body of BYTES: start the C server, measure, stop it.
+# Baseline (a) for a body of BYTES: start the C server, measure it (with `measure`, or the
+# command given after BYTES, to which the server's pid and URL are appended), stop it.
 measure_c() {
-  head -c "$1" /dev/zero | tr '\0' 'x' > "$work/body"
-  Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & local pid=$!
+  local bytes=$1 pid
+  shift
+  head -c "$bytes" /dev/zero | tr '\0' 'x' > "$work/body"
+  Benchmarks/bin/mhd-fixed $port_c "$bytes" "$work/body" & pid=$!
   wait_ready "http://127.0.0.1:$port_c/" "$pid"
-  measure "http://127.0.0.1:$port_c/"
+  if [ $# -gt 0 ]; then "$@" "$pid" "http://127.0.0.1:$port_c/"; else measure "http://127.0.0.1:$port_c/"; fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
@@ -198,11 +201,7 @@ one_thread=$(measure_cpu "${pids[1]}" "$quiet/v1/lists/contacts/rows?pageSize=50
 # this stack on this machine, or for Sectional only. And Sectional's CPU time per answer with
 # one thread per core, from the server of the table (logs at info, as the one-thread server).
 page_bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base/v1/lists/contacts/rows?pageSize=50")
-head -c "$page_bytes" /dev/zero | tr '\0' 'x' > "$work/body"
-MHD_FIXED_THREADS=1 Benchmarks/bin/mhd-fixed $port_c "$page_bytes" "$work/body" & c_pid=$!
-wait_ready "http://127.0.0.1:$port_c/" "$c_pid"
-c_one_thread=$(measure_cpu "$c_pid" "http://127.0.0.1:$port_c/")
-kill "$c_pid"; wait "$c_pid" 2>/dev/null || true
+c_one_thread=$(MHD_FIXED_THREADS=1 measure_c "$page_bytes" measure_cpu)
 per_core=$(measure_cpu "${pids[0]}" "$base/v1/lists/contacts/rows?pageSize=50")
 echo "  first page, one server thread: $one_thread (C with one thread: $c_one_thread; one thread per core: $per_core)" >&2
 scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"

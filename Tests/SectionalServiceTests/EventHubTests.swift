@@ -2,31 +2,59 @@
 import XCTest
 @testable import SectionalService
 
-/// A stream opened while a write is published hears of it: the route reads the list, subscribes,
-/// then reads the list again and catches the stream up.
+/// A stream reads the list's version only once it is registered, so no write published while it
+/// opens is lost, and none is told twice.
 final class EventHubTests: XCTestCase {
-    func testAVersionPublishedBeforeTheSubscriptionIsToldByTheCatchUp() {
+    /// The route read version 1; version 2 was published before the stream registered (nobody to
+    /// tell). The stream's own read, after registering, finds 2.
+    func testAVersionPublishedBeforeTheStreamRegistersIsItsGreeting() {
         let hub = EventHub(maxStreams: 10)
-        // A stream open before the write, to see when its publication is done.
-        guard let early = hub.subscribe(stream: "people", list: "people", current: 1, lastEventID: 1) else { return XCTFail("refused") }
-        // The route read version 1; the write of version 2 is published before it subscribes.
-        hub.publish([VersionEvent(stream: "people", list: "people", version: 2)])
-        XCTAssertNotNil(waitFor(early, toHold: "id: 2\n"), "the early stream hears version 2")
-        guard let late = hub.subscribe(stream: "people", list: "people", current: 1, lastEventID: nil) else { return XCTFail("refused") }
-        var told = Self.drain(late)
-        XCTAssertTrue(told.contains("id: 1\n"), "greeted with the version it read: \(told)")
-        XCTAssertFalse(told.contains("id: 2\n"), "version 2 was published before it subscribed")
-
-        hub.catchUp(late, stream: "people", list: "people", to: 2)
-        told = Self.drain(late)
-        XCTAssertEqual(told, "id: 2\nevent: version\ndata: {\"list\":\"people\",\"version\":2}\n\n")
-        // Told once: neither a second catch-up nor a late delivery of the same version repeats it.
-        hub.catchUp(late, stream: "people", list: "people", to: 2)
-        hub.publish([VersionEvent(stream: "people", list: "people", version: 2), VersionEvent(stream: "people", list: "people", version: 3)])
-        XCTAssertNotNil(waitFor(early, toHold: "id: 3\n"))
-        let after = waitFor(late, toHold: "id: 3\n")
-        XCTAssertEqual(after, "id: 3\nevent: version\ndata: {\"list\":\"people\",\"version\":3}\n\n", "version 2 told twice?")
+        let watcher = subscribe(hub, version: 1, lastEventID: 1)
+        hub.publish([Self.version(2)])
+        XCTAssertNotNil(waitFor(watcher, toHold: "id: 2\n"), "the publication is done")
+        let late = subscribe(hub, version: 2, lastEventID: nil)
+        XCTAssertEqual(Self.drain(late), "retry: 2000\n: connected\n\n" + Self.event(2))
+        // Its greeting counts as told: a late delivery of 2, then 3, tells it only 3.
+        hub.publish([Self.version(2), Self.version(3)])
+        XCTAssertEqual(waitFor(late, toHold: "id: 3\n"), Self.event(3))
     }
+
+    /// The stream's read finds version 1, then version 2 is published: the stream hears it,
+    /// because it was registered before the read (read first, the publication found no stream
+    /// and the stream was greeted with 1 only). Told once: a late delivery of 2 repeats nothing.
+    func testAVersionPublishedAfterTheStreamsReadReachesItOnce() {
+        let hub = EventHub(maxStreams: 10)
+        let watcher = subscribe(hub, version: 1, lastEventID: 1)
+        guard let late = hub.subscribe(stream: "people", list: "people", lastEventID: nil, current: {
+            let read: Int64 = 1
+            hub.publish([Self.version(2)])
+            XCTAssertNotNil(waitFor(watcher, toHold: "id: 2\n"), "the publication is done")
+            return read
+        }) else { return XCTFail("refused") }
+        XCTAssertEqual(Self.drain(late), "retry: 2000\n: connected\n\n" + Self.event(2))
+        hub.publish([Self.version(2), Self.version(3)])
+        XCTAssertEqual(waitFor(late, toHold: "id: 3\n"), Self.event(3))
+    }
+
+    /// A client that has the current version hears nothing until the next one.
+    func testALastEventIDAtTheCurrentVersionIsNotGreetedWithIt() {
+        let hub = EventHub(maxStreams: 10)
+        let stream = subscribe(hub, version: 4, lastEventID: 4)
+        XCTAssertEqual(Self.drain(stream), "retry: 2000\n: connected\n\n")
+        hub.publish([Self.version(5)])
+        XCTAssertEqual(waitFor(stream, toHold: "id: 5\n"), Self.event(5))
+    }
+
+    private func subscribe(_ hub: EventHub, version: Int64, lastEventID: Int64?) -> StreamBody {
+        guard let stream = hub.subscribe(stream: "people", list: "people", lastEventID: lastEventID, current: { version }) else {
+            XCTFail("refused")
+            return StreamBody()
+        }
+        return stream
+    }
+
+    private static func version(_ v: Int64) -> VersionEvent { VersionEvent(stream: "people", list: "people", version: v) }
+    private static func event(_ v: Int64) -> String { "id: \(v)\nevent: version\ndata: {\"list\":\"people\",\"version\":\(v)}\n\n" }
 
     /// Polls `stream` (up to 10 s) until what it has pending holds `text`; returns everything read
     /// from it meanwhile, or nil when `text` never came.

@@ -11,12 +11,9 @@ struct EventRoutes {
             let state = try context.readableList(request).state
             let name = MaterializationKey(list: state.name, partition: state.partition).streamName
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            guard let stream = context.events.subscribe(stream: name, list: state.name, current: state.version, lastEventID: lastEventID) else {
+            let current = { (try? context.readableList(request).state.version) ?? state.version }
+            guard let stream = context.events.subscribe(stream: name, list: state.name, lastEventID: lastEventID, current: current) else {
                 throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
-            }
-            // A write published since `state` was read told no stream of this client's: read again.
-            if let now = try? context.readableList(request).state.version {
-                context.events.catchUp(stream, stream: name, list: state.name, to: now)
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")

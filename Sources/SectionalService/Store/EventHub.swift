@@ -41,10 +41,15 @@ final class EventHub: @unchecked Sendable {
 
     /// A new stream of `list`'s versions (filed under `stream`: the list, or the list and the
     /// user's partition), or nil when `maxStreams` are open already. It starts with a `retry:`
-    /// line and the current version as an event, so a client cannot miss a write made between
+    /// line and then the list's version as an event, so a client cannot miss a write made between
     /// its last read and the stream opening — unless its `Last-Event-ID` says it already has
     /// that version.
-    func subscribe(stream name: String, list: String, current: Int64, lastEventID: Int64?) -> StreamBody? {
+    ///
+    /// `current` reads the list's version, and is called once the stream is registered: a write
+    /// published before that read is in what it returns, and one published after it finds the
+    /// stream. (Read before, by the route, a write published in between reached neither: the
+    /// stream waited for the next write, seen as a test waiting 20 s under `make test`.)
+    func subscribe(stream name: String, list: String, lastEventID: Int64?, current: () -> Int64) -> StreamBody? {
         let key = Mutex<ObjectIdentifier?>(nil)
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
             guard let self, let id = key.withLock({ $0 }) else { return }
@@ -55,29 +60,24 @@ final class EventHub: @unchecked Sendable {
             }
         })
         key.withLock { $0 = ObjectIdentifier(stream) }
-        var greeting = "retry: \(Self.retryMilliseconds)\n: connected\n\n"
-        if lastEventID.map({ $0 < current }) ?? true { greeting += Self.event(list: list, version: current) }
-        let told = max(current, lastEventID ?? current)
-        // Greeted before it is visible to `publish`, so nothing can come before the greeting,
-        // and a version published before it subscribed (delivered late) is not told again.
         let admitted = streams.withLock { all in
             guard all.count < maxStreams else {
                 all.refused += 1
                 return false
             }
-            stream.send(Array(greeting.utf8))
-            all.byList[name, default: [:]][ObjectIdentifier(stream)] = (stream, told)
+            stream.send(Array("retry: \(Self.retryMilliseconds)\n: connected\n\n".utf8))
+            all.byList[name, default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min)
             all.count += 1
             return true
         }
-        return admitted ? stream : nil
+        guard admitted else { return nil }
+        tell(stream, stream: name, list: list, version: current())
+        return stream
     }
 
-    /// Tells `stream`, just opened under `name`, of `version` unless it has been told it (or a
-    /// later one): the list's version read again once the stream is registered. A write published
-    /// between the route's first read and the registration found no stream to tell; one published
-    /// after it finds this stream. Sent under the lock, so a publish cannot overtake it.
-    func catchUp(_ stream: StreamBody, stream name: String, list: String, to version: Int64) {
+    /// Tells `stream` (filed under `name`) of `version` unless it has been told it or a later
+    /// one. Sent under the lock, so a publish cannot overtake it.
+    private func tell(_ stream: StreamBody, stream name: String, list: String, version: Int64) {
         streams.withLock { all in
             let id = ObjectIdentifier(stream)
             guard let told = all.byList[name]?[id]?.told, told < version else { return }
