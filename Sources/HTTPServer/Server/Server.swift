@@ -385,37 +385,50 @@ public final class Server: @unchecked Sendable {
 }
 
 // C trampolines: a C callback cannot capture context, so the server travels through `cls`.
+// The daemon holds the server unretained and is stopped before the server is freed (`stop`, or
+// `deinit`), so each callback borrows it (`_withUnsafeGuaranteedRef`) rather than retaining it:
+// the server is referenced weakly and unowned elsewhere, which puts its count in a side table,
+// and a retain and release there took the slow path on every callback, four pairs a request.
+// Reference counting on a warm first page (`perf`, `wrk -t1 -c32`): 6.7% of the server's
+// samples before, 4.6% after.
+
+/// Lends the server behind `cls` to `body` without retaining it.
+@inline(__always)
+private func withServer<R>(_ cls: UnsafeMutableRawPointer, _ body: (Server) -> R) -> R {
+    Unmanaged<Server>.fromOpaque(cls)._withUnsafeGuaranteedRef(body)
+}
 
 private let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
     cls, uri, _ in
     guard let cls, let uri else { return nil }
-    return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().begin(uri: uri)
+    return withServer(cls) { $0.begin(uri: uri) }
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, upload, uploadSize, context in
     guard let cls, let connection, let method, let uploadSize, let context else { return MHD_Result.NO }
-    return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue()
-        .access(connection, method: method, version: version, upload: upload, uploadSize: uploadSize, context: context)
+    return withServer(cls) {
+        $0.access(connection, method: method, version: version, upload: upload, uploadSize: uploadSize, context: context)
+    }
 }
 
 private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, context, _ in
     guard let cls, let context else { return }
-    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().complete(connection, context)
+    withServer(cls) { $0.complete(connection, context) }
 }
 
 private let messageHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { cls, message in
     guard let cls, let message else { return }
-    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().libraryMessage(message)
+    withServer(cls) { $0.libraryMessage(message) }
 }
 
 private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     guard let cls, let address else { return MHD_Result.NO }
-    return Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().gate.admit(address) ? MHD_Result.YES : MHD_Result.NO
+    return withServer(cls) { $0.gate.admit(address) } ? MHD_Result.YES : MHD_Result.NO
 }
 
 private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, event in
     guard let cls, let connection, event.rawValue == 1 /* MHD_CONNECTION_NOTIFY_CLOSED */ else { return }
-    Unmanaged<Server>.fromOpaque(cls).takeUnretainedValue().gate.release(sectional_mhd_client_address(connection))
+    withServer(cls) { $0.gate.release(sectional_mhd_client_address(connection)) }
 }
 
 private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
