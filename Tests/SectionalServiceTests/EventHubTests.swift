@@ -10,13 +10,8 @@ final class EventHubTests: XCTestCase {
     func testAVersionPublishedBeforeTheStreamRegistersIsItsGreeting() {
         let hub = EventHub(maxStreams: 10)
         let watcher = subscribe(hub, version: 1, lastEventID: 1)
-        hub.publish([Self.version(2)])
-        XCTAssertNotNil(waitFor(watcher, toHold: "id: 2\n"), "the publication is done")
-        let late = subscribe(hub, version: 2, lastEventID: nil)
-        XCTAssertEqual(Self.drain(late), "retry: 2000\n: connected\n\n" + Self.event(2))
-        // Its greeting counts as told: a late delivery of 2, then 3, tells it only 3.
-        hub.publish([Self.version(2), Self.version(3)])
-        XCTAssertEqual(waitFor(late, toHold: "id: 3\n"), Self.event(3))
+        publishTwo(on: hub, seenBy: watcher)
+        assertGreetedWithTwoOnce(subscribe(hub, version: 2, lastEventID: nil), hub: hub)
     }
 
     /// The stream's read finds version 1, then version 2 is published: the stream hears it,
@@ -27,13 +22,10 @@ final class EventHubTests: XCTestCase {
         let watcher = subscribe(hub, version: 1, lastEventID: 1)
         guard let late = hub.subscribe(stream: "people", list: "people", lastEventID: nil, current: {
             let read: Int64 = 1
-            hub.publish([Self.version(2)])
-            XCTAssertNotNil(waitFor(watcher, toHold: "id: 2\n"), "the publication is done")
+            publishTwo(on: hub, seenBy: watcher)
             return read
         }) else { return XCTFail("refused") }
-        XCTAssertEqual(Self.drain(late), "retry: 2000\n: connected\n\n" + Self.event(2))
-        hub.publish([Self.version(2), Self.version(3)])
-        XCTAssertEqual(waitFor(late, toHold: "id: 3\n"), Self.event(3))
+        assertGreetedWithTwoOnce(late, hub: hub)
     }
 
     /// A client that has the current version hears nothing until the next one.
@@ -43,6 +35,20 @@ final class EventHubTests: XCTestCase {
         XCTAssertEqual(Self.drain(stream), "retry: 2000\n: connected\n\n")
         hub.publish([Self.version(5)])
         XCTAssertEqual(waitFor(stream, toHold: "id: 5\n"), Self.event(5))
+    }
+
+    /// Publishes version 2 and waits until `watcher` has it (the publication is done).
+    private func publishTwo(on hub: EventHub, seenBy watcher: StreamBody, line: UInt = #line) {
+        hub.publish([Self.version(2)])
+        XCTAssertNotNil(waitFor(watcher, toHold: "id: 2\n"), "the publication is done", line: line)
+    }
+
+    /// `stream` was greeted with version 2, which counts as told: a late delivery of 2, then 3,
+    /// tells it only 3.
+    private func assertGreetedWithTwoOnce(_ stream: StreamBody, hub: EventHub, line: UInt = #line) {
+        XCTAssertEqual(Self.drain(stream), "retry: 2000\n: connected\n\n" + Self.event(2), line: line)
+        hub.publish([Self.version(2), Self.version(3)])
+        XCTAssertEqual(waitFor(stream, toHold: "id: 3\n"), Self.event(3), line: line)
     }
 
     private func subscribe(_ hub: EventHub, version: Int64, lastEventID: Int64?) -> StreamBody {
