@@ -9,7 +9,8 @@
 # Sectional runs at the default log level (info: one request line per answer, to a file); the
 # cost of those lines is measured against a second server with them off (warn).
 # Scenarios run with wrk (1 thread, 32 connections, BENCH_SECONDS each, default 10) on 100,000
-# records; then figures on 1,000,000 records: batch import rate, cold start, memory.
+# records, Sectional and the C server in alternating halves (see `measure_paired`); then figures
+# on 1,000,000 records: batch import rate, cold start, memory.
 # Expects release builds of sectional, Benchmarks/bin/mhd-fixed and Benchmarks/bin/go-peer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,16 +28,45 @@ port_s=18600; port_n=18601; port_c=18602; port_g=18603; port_q=18604
 base="http://127.0.0.1:$port_s"
 quiet="http://127.0.0.1:$port_q"  # the same service with request logs off
 
-# Baseline (a) for a body of BYTES: start the C server, measure it (with `measure`, or the
-# command given after BYTES, to which the server's pid and URL are appended), stop it.
+# The C server answering a body of BYTES on $port_c, started (its pid in `c_pid`) and stopped.
+start_c() {
+  head -c "$1" /dev/zero | tr '\0' 'x' > "$work/body"
+  Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & c_pid=$!
+  pids+=("$c_pid")  # stopped on every exit path (stop_c's kill then finds it gone: harmless)
+  wait_ready "http://127.0.0.1:$port_c/" "$c_pid"
+}
+stop_c() { kill "$c_pid"; wait "$c_pid" 2>/dev/null || true; }
+
+# Baseline (a) for a body of BYTES, alone: the C server started, measured with the command given
+# after BYTES (to which its pid and URL are appended), stopped.
 measure_c() {
-  local bytes=$1 pid
+  local bytes=$1
   shift
-  head -c "$bytes" /dev/zero | tr '\0' 'x' > "$work/body"
-  Benchmarks/bin/mhd-fixed $port_c "$bytes" "$work/body" & pid=$!
-  wait_ready "http://127.0.0.1:$port_c/" "$pid"
-  if [ $# -gt 0 ]; then "$@" "$pid" "http://127.0.0.1:$port_c/"; else measure "http://127.0.0.1:$port_c/"; fi
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+  start_c "$bytes"
+  "$@" "$c_pid" "http://127.0.0.1:$port_c/"
+  stop_c
+}
+
+# Sectional (the arguments, as for `measure`) and the C server (running) measured in turn, each
+# for half the time, twice, in the order Sectional, C, C, Sectional: both then sample the same
+# minutes, which on this kind of machine move by more than the figures differ (measured one after
+# the other, a scenario's C figure came from the minute after Sectional's, and a minute moved the
+# C server alone by ±15%). Prints two lines "req/s p50 p99", Sectional's then C's: per server the
+# mean req/s and p50 of its two halves, and the worse p99.
+measure_paired() {
+  local half=$(( (seconds + 1) / 2 )) s1 c1 c2 s2
+  s1=$(seconds=$half measure "$@")
+  c1=$(seconds=$half measure "http://127.0.0.1:$port_c/")
+  c2=$(seconds=$half measure "http://127.0.0.1:$port_c/")
+  s2=$(seconds=$half measure "$@")
+  python3 - "$s1" "$s2" "$c1" "$c2" <<'PY'
+import sys
+def both(a, b):
+    a, b = [float(v) for v in a.split()], [float(v) for v in b.split()]
+    return f"{(a[0] + b[0]) / 2:.0f} {(a[1] + b[1]) / 2:.2f} {max(a[2], b[2]):.2f}"
+print(both(sys.argv[1], sys.argv[2]))
+print(both(sys.argv[3], sys.argv[4]))
+PY
 }
 
 # One scenario: NAME, SECTIONAL_PATH_OR_SCRIPT, PEER_PATH (or -: the peers have no such
@@ -54,17 +84,18 @@ scenario() {
     done
   fi
   local s g="- - -" n="- - -" c
+  start_c "$bytes"
   if [[ $target == *.lua* ]]; then
     # shellcheck disable=SC2086
-    s=$(measure -s ${target%% *} "$url" -- ${target#* })
+    { read -r s; read -r c; } < <(measure_paired -s ${target%% *} "$url" -- ${target#* })
   else
-    s=$(measure "$url$target")
+    { read -r s; read -r c; } < <(measure_paired "$url$target")
   fi
+  stop_c
   if [ "$peer" != "-" ]; then
     g=$(measure "http://127.0.0.1:$port_g$peer")
     n=$(measure "http://127.0.0.1:$port_n$peer")
   fi
-  c=$(measure_c "$bytes")
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$bytes" "$s" "$c" "$g" "$n" >> "$results"
   echo "  $name: sectional $s | C $c | go $g | node $n" >&2
 }
@@ -260,7 +291,7 @@ steady_kb=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 python3 - "$results" "$seconds" <<PY
 import sys
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
-print(f"Sectional benchmark — wrk -t1 -c32 -d{sys.argv[2]}s on 100,000 records; release build; logs at info unless noted; $(nproc) cores; $(date -u +%Y-%m-%d)")
+print(f"Sectional benchmark — wrk -t1 -c32, {sys.argv[2]} s a server and scenario (Sectional and C in alternating halves: S C C S) on 100,000 records; release build; logs at info unless noted; $(nproc) cores; $(date -u +%Y-%m-%d)")
 print()
 print("| scenario | bytes | req/s | p50 ms | p99 ms | C req/s | Go req/s | Node req/s | vs C | vs Go | vs Node |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
