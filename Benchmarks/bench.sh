@@ -37,16 +37,6 @@ start_c() {
 }
 stop_c() { kill "$c_pid"; wait "$c_pid" 2>/dev/null || true; }
 
-# Baseline (a) for a body of BYTES, alone: the C server started, measured with the command given
-# after BYTES (to which its pid and URL are appended), stopped.
-measure_c() {
-  local bytes=$1
-  shift
-  start_c "$bytes"
-  "$@" "$c_pid" "http://127.0.0.1:$port_c/"
-  stop_c
-}
-
 # Sectional (the arguments, as for `measure`) and the C server (running) measured in turn, each
 # for half the time, twice, in the order Sectional, C, C, Sectional: both then sample the same
 # minutes, which on this kind of machine move by more than the figures differ (measured one after
@@ -232,12 +222,27 @@ one_thread=$(measure_cpu "${pids[1]}" "$quiet/v1/lists/contacts/rows?pageSize=50
 # this stack on this machine, or for Sectional only. And Sectional's CPU time per answer with
 # one thread per core, from the server of the table (logs at info, as the one-thread server).
 page_bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base/v1/lists/contacts/rows?pageSize=50")
-c_one_thread=$(MHD_FIXED_THREADS=1 measure_c "$page_bytes" measure_cpu)
+MHD_FIXED_THREADS=1 start_c "$page_bytes"
+c_one_thread=$(measure_cpu "$c_pid" "http://127.0.0.1:$port_c/")
+stop_c
 per_core=$(measure_cpu "${pids[0]}" "$base/v1/lists/contacts/rows?pageSize=50")
 echo "  first page, one server thread: $one_thread (C with one thread: $c_one_thread; one thread per core: $per_core)" >&2
 scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"
 scenario "section range (20 rows)" "Benchmarks/wrk/paths.lua $work/ranges.txt" "/sections/1/rows?start=100&count=20" "$first_range"
 scenario "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "/tags/4711" "$first_tag"
+# The C server of the table places connections as Sectional does (evenly over its threads); left to
+# libmicrohttpd, they go to whichever thread wakes first, and how wrk's 32 fall moves the figure
+# from start to start. For reference, three starts so, 5 s each, at the tag look-up's bytes (small
+# answers are where it matters most).
+tag_bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base$first_tag")
+c_library=""
+for _ in 1 2 3; do
+  MHD_FIXED_ACCEPT=library start_c "$tag_bytes"
+  read -r rps _ p99 < <(seconds=5 measure "http://127.0.0.1:$port_c/")
+  stop_c
+  c_library+="${c_library:+, }$rps req/s (p99 $p99 ms)"
+done
+echo "  C server placing connections as libmicrohttpd does, $tag_bytes bytes: $c_library" >&2
 scenario "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "/rows/p-004711" "$first_row"
 since=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 python3 Benchmarks/write-changes.py "$base"
@@ -307,6 +312,7 @@ c_one = "$c_one_thread".split(); per_core = "$per_core".split()
 print(f"- first page with one server thread instead of one per core (wrk keeps a core of its own): {float(one[0]):,.0f} req/s, p50 {one[1]} ms, p99 {one[2]} ms, "
       f"{one[3]} µs of server CPU per answer (one thread per core, measured again: {float(per_core[0]):,.0f} req/s, {per_core[3]} µs); "
       f"the C server with one thread: {float(c_one[0]):,.0f} req/s, {c_one[3]} µs")
+print(f"- the C server letting libmicrohttpd place connections (its workers accept on a shared socket) instead of placing them evenly as Sectional does, $tag_bytes bytes (the tag look-up's), three starts: $c_library")
 print(f"- mixed run, server-side times: $mixed")
 print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
 print(f"- event streams: $sse")
