@@ -7,7 +7,8 @@ import SectionalService   // the answers' envelopes
 /// The `render` suite: what the HTTP server does per `GET …/rows?pageSize=50` — cut a 50-row page
 /// from a shared snapshot and write its JSON answer — on the demo people list (100,000 rows).
 ///
-/// Single thread: p50/p99 of cut + write. Two threads: both render the same page from one shared
+/// Single thread: p50/p99 of cut + write, for one page again and again (its rows stay in the
+/// caches) and for every page by token in random order (their rows mostly do not). Two threads: both render the same page from one shared
 /// snapshot in a loop for `--seconds` (default 2); pages/s is the sum of both threads. Shared
 /// reference counts (rows, key arrays, definition fields) bounce between the cores there, which
 /// the single-thread figure does not show.
@@ -69,6 +70,27 @@ enum RenderBench {
         }
         samples.sort()
         print("1 thread  page (\(pageBytes) B): p50 \(micros(percentile(samples, 0.5)))  p99 \(micros(percentile(samples, 0.99)))")
+
+        // Pages by token in random order, as `make bench`'s random pages: their rows are cold in
+        // the caches (they sit far apart in memory), where the page above is hot.
+        var tokens: [String] = []
+        var next: String? = nil
+        repeat {
+            next = try! list.page(size: 50, token: next, view: view, binding: binding).nextPageToken
+            if let next { tokens.append(next) }
+        } while next != nil
+        samples.removeAll(keepingCapacity: true)
+        for _ in 0..<20_000 {
+            let token = tokens[Int(rng.next() % UInt64(tokens.count))]
+            w.bytes.removeAll(keepingCapacity: true)
+            w = JSONWriter(appendingTo: w.bytes)
+            let t0 = nowNanos()
+            let page = try! list.page(size: 50, token: token, view: view, binding: binding)
+            list.writePageAnswer(page, list: "people", version: 42, into: &w)
+            samples.append(nowNanos() - t0)
+        }
+        samples.sort()
+        print("1 thread  random pages by token (of \(tokens.count)): p50 \(micros(percentile(samples, 0.5)))  p99 \(micros(percentile(samples, 0.99)))")
 
         // N threads on one shared snapshot.
         let shared = Shared(list: list, token: token, view: view, binding: binding, seconds: secs)
