@@ -8,10 +8,10 @@ import SectionalService   // the answers' envelopes
 /// from a shared snapshot and write its JSON answer — on the demo people list (100,000 rows).
 ///
 /// Single thread: p50/p99 of cut + write, for one page again and again (its rows stay in the
-/// caches) and for every page by token in random order (their rows mostly do not). Two threads: both render the same page from one shared
-/// snapshot in a loop for `--seconds` (default 2); pages/s is the sum of both threads. Shared
-/// reference counts (rows, key arrays, definition fields) bounce between the cores there, which
-/// the single-thread figure does not show.
+/// caches) and for every page by token in random order (their rows mostly do not). Two threads:
+/// both render the same page from one shared snapshot in a loop for `--seconds` (default 2);
+/// pages/s is the sum of both threads. Shared reference counts (rows, key arrays, definition
+/// fields) bounce between the cores there, which the single-thread figure does not show.
 enum RenderBench {
     final class Shared: @unchecked Sendable {
         let list: ListSnapshot
