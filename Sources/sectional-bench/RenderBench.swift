@@ -55,21 +55,26 @@ enum RenderBench {
         }
         print("sectional-bench render — \(people ? "model bench people" : "demo contacts") list, \(list.totalRowCount) rows in \(list.sectionCount) sections; 50-row page (cut + write)")
 
-        // Single thread.
+        // Single thread: 20,000 pages cut and written, each at the token `pick` gives; p50/p99
+        // and the last answer's size.
         var w = JSONWriter(capacity: 64 * 1024)
-        var samples: [UInt64] = []
-        var pageBytes = 0
-        for _ in 0..<20_000 {
-            w.bytes.removeAll(keepingCapacity: true)
-            w = JSONWriter(appendingTo: w.bytes)
-            let t0 = nowNanos()
-            let page = try! list.page(size: 50, token: token, view: view, binding: binding)
-            list.writePageAnswer(page, list: "people", version: 42, into: &w)
-            samples.append(nowNanos() - t0)
-            pageBytes = w.bytes.count
+        func timed(_ pick: () -> String?) -> (summary: String, bytes: Int) {
+            var samples: [UInt64] = []
+            samples.reserveCapacity(20_000)
+            for _ in 0..<20_000 {
+                let at = pick()
+                w.bytes.removeAll(keepingCapacity: true)
+                w = JSONWriter(appendingTo: w.bytes)
+                let t0 = nowNanos()
+                let page = try! list.page(size: 50, token: at, view: view, binding: binding)
+                list.writePageAnswer(page, list: "people", version: 42, into: &w)
+                samples.append(nowNanos() - t0)
+            }
+            samples.sort()
+            return ("p50 \(micros(percentile(samples, 0.5)))  p99 \(micros(percentile(samples, 0.99)))", w.bytes.count)
         }
-        samples.sort()
-        print("1 thread  page (\(pageBytes) B): p50 \(micros(percentile(samples, 0.5)))  p99 \(micros(percentile(samples, 0.99)))")
+        let hot = timed { token }
+        print("1 thread  page (\(hot.bytes) B): \(hot.summary)")
 
         // Pages by token in random order, as `make bench`'s random pages: their rows are cold in
         // the caches (they sit far apart in memory), where the page above is hot.
@@ -79,18 +84,8 @@ enum RenderBench {
             next = try! list.page(size: 50, token: next, view: view, binding: binding).nextPageToken
             if let next { tokens.append(next) }
         } while next != nil
-        samples.removeAll(keepingCapacity: true)
-        for _ in 0..<20_000 {
-            let token = tokens[Int(rng.next() % UInt64(tokens.count))]
-            w.bytes.removeAll(keepingCapacity: true)
-            w = JSONWriter(appendingTo: w.bytes)
-            let t0 = nowNanos()
-            let page = try! list.page(size: 50, token: token, view: view, binding: binding)
-            list.writePageAnswer(page, list: "people", version: 42, into: &w)
-            samples.append(nowNanos() - t0)
-        }
-        samples.sort()
-        print("1 thread  random pages by token (of \(tokens.count)): p50 \(micros(percentile(samples, 0.5)))  p99 \(micros(percentile(samples, 0.99)))")
+        let cold = timed { tokens[Int(rng.next() % UInt64(tokens.count))] }
+        print("1 thread  random pages by token (of \(tokens.count)): \(cold.summary)")
 
         // N threads on one shared snapshot.
         let shared = Shared(list: list, token: token, view: view, binding: binding, seconds: secs)
