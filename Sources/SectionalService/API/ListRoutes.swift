@@ -189,6 +189,9 @@ struct ListRoutes {
             throw Problem.invalidPageSize(error.text)
         }
         let token = request.query("pageToken")
+        // The closure below takes the query items alone: capturing `request` copied the whole
+        // request (a retain and a release of each of its strings and arrays) on every page read.
+        let items = request.query
         let key = AnswerCache.Key(kind: "page", view: t.viewFingerprint, viewID: t.viewID, size: size, token: token)
         let answer = try t.state.answers.answer(for: key) { () throws(HTTPError) -> AnswerCache.Answer in
             let page: Page
@@ -208,40 +211,40 @@ struct ListRoutes {
             var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
             t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
             var answer = AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
-            if let next = page.nextPageToken, !Self.carriesQuery(request) {
-                answer.link = Self.nextLink(list: t.name, token: next, request: request, viewID: t.viewID)
-                answer.linkPageSize = request.query("pageSize")
+            if let next = page.nextPageToken, !Self.carriesQuery(items) {
+                answer.link = Self.nextLink(list: t.name, token: next, query: items, viewID: t.viewID)
+                answer.linkPageSize = items.first { $0.name == "pageSize" }?.value
             }
             return answer
         }
         var response = answer.response
         if let next = answer.nextPageToken {
             // The kept link when this request spells it the same way (a warm page builds none).
-            if let link = answer.link, answer.linkPageSize == request.query("pageSize"), !Self.carriesQuery(request) {
+            if let link = answer.link, answer.linkPageSize == request.query("pageSize"), !Self.carriesQuery(items) {
                 response.headers.add("Link", link)
             } else {
-                response.headers.add("Link", Self.nextLink(list: t.name, token: next, request: request, viewID: t.viewID))
+                response.headers.add("Link", Self.nextLink(list: t.name, token: next, query: items, viewID: t.viewID))
             }
         }
         return response
     }
 
     /// Whether the request has search or filter parameters (which its next link repeats).
-    private static func carriesQuery(_ request: Request) -> Bool {
-        request.query.contains { RecentSearch.isSearchParameter($0.name) }
+    private static func carriesQuery(_ items: [(name: String, value: String)]) -> Bool {
+        items.contains { RecentSearch.isSearchParameter($0.name) }
     }
 
     /// `</v1/lists/NAME/rows?pageToken=NEXT[&pageSize=…][&view=…][&q=…][&filter.…=…]>; rel="next"`,
     /// written as bytes into one buffer (string interpolation grew and copied it piece by piece:
     /// a few percent of a warm first page).
-    static func nextLink(list: String, token next: String, request: Request, viewID: String?) -> String {
+    static func nextLink(list: String, token next: String, query items: [(name: String, value: String)], viewID: String?) -> String {
         var link: [UInt8] = []
         link.reserveCapacity(64 + list.utf8.count + next.utf8.count + (viewID?.utf8.count ?? 0))
         link.append(contentsOf: "</v1/lists/".utf8)
         link.append(contentsOf: list.utf8)
         link.append(contentsOf: "/rows?pageToken=".utf8)
         link.append(contentsOf: next.utf8)
-        if let size = request.query("pageSize") {
+        if let size = items.first(where: { $0.name == "pageSize" })?.value {
             link.append(contentsOf: "&pageSize=".utf8)
             link.append(contentsOf: size.utf8)
         }
@@ -249,7 +252,7 @@ struct ListRoutes {
             link.append(contentsOf: "&view=".utf8)
             link.append(contentsOf: view.utf8)
         }
-        for (name, value) in request.query where RecentSearch.isSearchParameter(name) {
+        for (name, value) in items where RecentSearch.isSearchParameter(name) {
             link.append(UInt8(ascii: "&"))
             appendLinkEncoded(name, to: &link)
             link.append(UInt8(ascii: "="))

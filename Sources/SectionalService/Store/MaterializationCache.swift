@@ -40,6 +40,8 @@ final class MaterializationCache: Sendable {
         /// The table's shards as the current change edits them (the same storage as `table`'s
         /// until a change touches a shard).
         private var shards: ResidentTable.Shards
+        /// The whole lists' entries, as the current change edits them.
+        private var wholeLists: ResidentTable.WholeLists = []
         private var changed = false
         /// The version of every partition written since start (resident or not); others take
         /// theirs from the store.
@@ -63,13 +65,17 @@ final class MaterializationCache: Sendable {
 
         init() {
             shards = ResidentTable.empty
-            table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards)
+            table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards, wholeLists: [])
         }
 
         subscript(key: MaterializationKey) -> Entry? {
             get { shards[ResidentTable.shard(of: key)][key] }
             set {
                 shards[ResidentTable.shard(of: key)][key] = newValue
+                if key.isWholeList {
+                    wholeLists.removeAll { $0.name == key.list }
+                    if let newValue { wholeLists.append((name: key.list, entry: newValue)) }
+                }
                 changed = true
             }
         }
@@ -81,7 +87,7 @@ final class MaterializationCache: Sendable {
         mutating func publishTable(to published: borrowing Atomic<UInt64>) {
             guard changed else { return }
             changed = false
-            table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards)
+            table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards, wholeLists: wholeLists)
             _ = published.exchange(table.generation, ordering: .acquiringAndReleasing)
         }
     }

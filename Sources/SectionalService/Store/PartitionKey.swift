@@ -50,6 +50,9 @@ struct MaterializationKey: Hashable, Sendable {
     /// The whole list (or partition, in the same language) a search result is taken from.
     var base: MaterializationKey { MaterializationKey(list: list, partition: partition, language: language) }
 
+    /// Whether this is a list that is the same for everyone, as a whole, in its first language.
+    var isWholeList: Bool { partition == nil && language == nil && query == nil }
+
     /// The name event streams are filed under.
     var streamName: String { partition.map { "\(list)\u{1F}\($0.text)" } ?? list }
 }

@@ -24,12 +24,19 @@ final class ResidentTable: Sendable {
 
     typealias Shards = [[MaterializationKey: Entry]]
 
+    /// The entries of whole lists (``MaterializationKey/isWholeList``), also in ``shards``: a
+    /// handful, which a read finds by comparing names instead of hashing its key for a shard's
+    /// dictionary (a warm first page's look-up: 990 instructions, callgrind).
+    typealias WholeLists = [(name: String, entry: Entry)]
+
     let generation: UInt64
     let shards: Shards
+    let wholeLists: WholeLists
 
-    init(generation: UInt64, shards: Shards) {
+    init(generation: UInt64, shards: Shards, wholeLists: WholeLists) {
         self.generation = generation
         self.shards = shards
+        self.wholeLists = wholeLists
     }
 
     static let empty = Shards(repeating: [:], count: shardCount)
@@ -47,7 +54,13 @@ final class ResidentTable: Sendable {
         return Int(truncatingIfNeeded: (hash.value &* 0x9E37_79B9_7F4A_7C15) >> (64 - shardCount.trailingZeroBitCount))
     }
 
-    func entry(_ key: MaterializationKey) -> Entry? { shards[Self.shard(of: key)][key] }
+    func entry(_ key: MaterializationKey) -> Entry? {
+        if key.isWholeList {
+            for whole in wholeLists where whole.name == key.list { return whole.entry }
+            return nil
+        }
+        return shards[Self.shard(of: key)][key]
+    }
 
     /// Every entry, shard by shard.
     var entries: FlattenSequence<Shards> { shards.joined() }
