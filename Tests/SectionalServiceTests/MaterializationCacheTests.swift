@@ -58,6 +58,26 @@ final class MaterializationCacheTests: XCTestCase {
         }
     }
 
+    /// Whole lists are found by name: each its own, a replaced one at its new state, a removed one
+    /// no more, and a partition of the same name is not taken for the whole list.
+    func testWholeListsAreReadByNameThroughReplacementAndRemoval() throws {
+        let cache = MaterializationCache(maxResidentRows: 100)
+        let other = MaterializationKey(list: "others", partition: nil)
+        cache.pin(key(nil), state: try state(version: 1))
+        cache.pin(other, state: try state(version: 2))
+        XCTAssertNotNil(cache.install(key("a"), state: try state(version: 5, partition: "a")))
+        XCTAssertEqual(cache.read(key(nil))?.version, 1)
+        XCTAssertEqual(cache.read(other)?.version, 2)
+        XCTAssertEqual(cache.read(key("a"))?.version, 5)
+        _ = cache.replaceList("items", with: try state(version: 3), epoch: 1)
+        XCTAssertEqual(cache.read(key(nil))?.version, 3)
+        XCTAssertNil(cache.read(key("a")), "the list's partitions go with its old definition")
+        _ = cache.replaceList("items", with: nil, epoch: 2)
+        XCTAssertNil(cache.read(key(nil)))
+        XCTAssertNil(cache.read(MaterializationKey(list: "items", partition: nil, language: "fr")))
+        XCTAssertEqual(cache.read(other)?.version, 2)
+    }
+
     /// One thread reading two caches in turn (as tests and a reload do) never gets one cache's
     /// state from the other's table, though both have published as often.
     func testOneThreadReadingTwoCachesGetsEachOnesState() throws {
