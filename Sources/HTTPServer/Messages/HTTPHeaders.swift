@@ -47,13 +47,15 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     /// of a first page was 1,900 of its 3,300 instructions in the memo (callgrind).
     public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
         guard a.fields.count == b.fields.count else { return false }
-        for i in a.fields.indices {
-            let (x, y) = (a.fields[i], b.fields[i])
-            guard identical(x.name, y.name) || sameBytes(x.name, y.name) else { return false }
-            guard identical(x.value, y.value) || sameBytes(x.value, y.value) else { return false }
+        // Each string is read where it is (binding a field to a local copied it: 24 retains and
+        // releases for a first page's six fields, 770 of the memo's 1,300 instructions).
+        for i in a.fields.indices where !same(a.fields[i].name, b.fields[i].name) || !same(a.fields[i].value, b.fields[i].value) {
+            return false
         }
         return true
     }
+
+    private static func same(_ a: String, _ b: String) -> Bool { identical(a, b) || sameBytes(a, b) }
 
     /// Whether both strings have the same representation: the same storage, or the same small
     /// string held inline. Then their bytes are the same; otherwise they may still be.
