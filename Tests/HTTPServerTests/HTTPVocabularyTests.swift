@@ -1,4 +1,4 @@
-import HTTPServer
+@testable import HTTPServer
 import XCTest
 
 /// Methods and statuses as types: what the wire text maps to and back.
@@ -11,6 +11,10 @@ final class HTTPVocabularyTests: XCTestCase {
         }
         XCTAssertEqual(HTTPMethod("get"), .other("get"), "methods are case-sensitive")
         XCTAssertEqual(HTTPMethod("PURGE").rawValue, "PURGE")
+        // As the request line's C string: the same methods.
+        for token in known.map(\.rawValue) + ["get", "PURGE", "GETX", "GE", ""] {
+            XCTAssertEqual(token.withCString { HTTPMethod(cString: $0) }, HTTPMethod(token), token)
+        }
         XCTAssertTrue(HTTPMethod.head.isRead)
         XCTAssertFalse(HTTPMethod.post.isRead)
     }

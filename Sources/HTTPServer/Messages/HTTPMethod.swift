@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A request method: the methods of RFC 9110 §9 and `PATCH` (RFC 5789) by name, any other token
 /// as ``other(_:)``.
 ///
@@ -24,6 +28,18 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
         default: self = .other(token)
         }
     }
+
+    /// The method named by the request line's C string: a known method is told without making
+    /// a string of it first (`String(cString:)` was 170 instructions a request, callgrind).
+    init(cString token: UnsafePointer<CChar>) {
+        for method in Self.known where method.rawValue.withCString({ strcmp($0, token) }) == 0 {
+            self = method
+            return
+        }
+        self = .other(String(cString: token))
+    }
+
+    private static let known: [HTTPMethod] = [.get, .head, .post, .put, .delete, .options, .patch, .connect, .trace]
 
     /// The method token as it goes on the wire, e.g. `GET`.
     public var rawValue: String {

@@ -161,7 +161,7 @@ public final class Server: @unchecked Sendable {
             // First call: only the head has arrived. Answer on a later call to keep the connection alive.
             exchange.started = true
             inFlight.add(1, ordering: .relaxed)
-            exchange.method = HTTPMethod(String(cString: method))
+            exchange.method = HTTPMethod(cString: method)
             let fields: RequestFraming.Fields
             (exchange.headers, fields) = Self.headers(of: connection)
             if let problem = headProblem(connection, method: method, version: version, fields: fields, exchange: exchange) {
