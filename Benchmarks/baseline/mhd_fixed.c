@@ -79,8 +79,7 @@ int main(int argc, char **argv) {
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int on = 1;
     listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-    if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&address, sizeof address) != 0 || listen(listen_fd, 1024) != 0) {
+    if (listen_fd < 0 || setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 || bind(listen_fd, (struct sockaddr *)&address, sizeof address) != 0 || listen(listen_fd, 1024) != 0) {
       perror("listen");
       return 1;
     }

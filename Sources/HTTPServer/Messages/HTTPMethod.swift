@@ -15,18 +15,7 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
 
     /// The method named by `token` (as sent on the request line).
     public init(_ token: String) {
-        switch token {
-        case "GET": self = .get
-        case "HEAD": self = .head
-        case "POST": self = .post
-        case "PUT": self = .put
-        case "DELETE": self = .delete
-        case "OPTIONS": self = .options
-        case "PATCH": self = .patch
-        case "CONNECT": self = .connect
-        case "TRACE": self = .trace
-        default: self = .other(token)
-        }
+        self = Self.known.first { $0.rawValue == token } ?? .other(token)
     }
 
     /// The method named by the request line's C string: a known method is told without making
@@ -39,6 +28,7 @@ public enum HTTPMethod: Hashable, Sendable, CustomStringConvertible {
         self = .other(String(cString: token))
     }
 
+    /// Every method with a case: the names are ``rawValue``'s, the one place they are spelt.
     private static let known: [HTTPMethod] = [.get, .head, .post, .put, .delete, .options, .patch, .connect, .trace]
 
     /// The method token as it goes on the wire, e.g. `GET`.

@@ -183,15 +183,16 @@ struct ListRoutes {
 
     private func page(_ request: Request, _ t: Target) throws(HTTPError) -> Response {
         let size: Int
+        let sizeText = request.query("pageSize")
         do {
-            size = try PageSize.parse(request.query("pageSize"))
+            size = try PageSize.parse(sizeText)
         } catch {
             throw Problem.invalidPageSize(error.text)
         }
         let token = request.query("pageToken")
-        // The closure below takes the query items alone: capturing `request` copied the whole
-        // request (a retain and a release of each of its strings and arrays) on every page read.
-        let items = request.query
+        // Read here, not in the closure below: capturing `request` there copied the whole request
+        // (a retain and a release of each of its strings and arrays) on every page read.
+        let plain = !Self.carriesQuery(request.query)
         let key = AnswerCache.Key(kind: "page", view: t.viewFingerprint, viewID: t.viewID, size: size, token: token)
         let answer = try t.state.answers.answer(for: key) { () throws(HTTPError) -> AnswerCache.Answer in
             let page: Page
@@ -211,19 +212,20 @@ struct ListRoutes {
             var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
             t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
             var answer = AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
-            if let next = page.nextPageToken, !Self.carriesQuery(items) {
-                answer.link = Self.nextLink(list: t.name, token: next, query: items, viewID: t.viewID)
-                answer.linkPageSize = items.first { $0.name == "pageSize" }?.value
+            if let next = page.nextPageToken, plain {
+                // No search or filter parameter to repeat (`plain`).
+                answer.link = Self.nextLink(list: t.name, token: next, pageSize: sizeText, query: [], viewID: t.viewID)
+                answer.linkPageSize = sizeText
             }
             return answer
         }
         var response = answer.response
         if let next = answer.nextPageToken {
             // The kept link when this request spells it the same way (a warm page builds none).
-            if let link = answer.link, answer.linkPageSize == request.query("pageSize"), !Self.carriesQuery(items) {
+            if let link = answer.link, answer.linkPageSize == sizeText, plain {
                 response.headers.add("Link", link)
             } else {
-                response.headers.add("Link", Self.nextLink(list: t.name, token: next, query: items, viewID: t.viewID))
+                response.headers.add("Link", Self.nextLink(list: t.name, token: next, pageSize: sizeText, query: request.query, viewID: t.viewID))
             }
         }
         return response
@@ -237,14 +239,15 @@ struct ListRoutes {
     /// `</v1/lists/NAME/rows?pageToken=NEXT[&pageSize=…][&view=…][&q=…][&filter.…=…]>; rel="next"`,
     /// written as bytes into one buffer (string interpolation grew and copied it piece by piece:
     /// a few percent of a warm first page).
-    static func nextLink(list: String, token next: String, query items: [(name: String, value: String)], viewID: String?) -> String {
+    static func nextLink(list: String, token next: String, pageSize: String?, query items: [(name: String, value: String)],
+                         viewID: String?) -> String {
         var link: [UInt8] = []
         link.reserveCapacity(64 + list.utf8.count + next.utf8.count + (viewID?.utf8.count ?? 0))
         link.append(contentsOf: "</v1/lists/".utf8)
         link.append(contentsOf: list.utf8)
         link.append(contentsOf: "/rows?pageToken=".utf8)
         link.append(contentsOf: next.utf8)
-        if let size = items.first(where: { $0.name == "pageSize" })?.value {
+        if let size = pageSize {
             link.append(contentsOf: "&pageSize=".utf8)
             link.append(contentsOf: size.utf8)
         }
