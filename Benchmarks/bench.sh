@@ -29,9 +29,10 @@ base="http://127.0.0.1:$port_s"
 quiet="http://127.0.0.1:$port_q"  # the same service with request logs off
 
 # The C server answering a body of BYTES on $port_c, started (its pid in `c_pid`) and stopped.
+# With C_ROUTES set, some requests get bodies of other sizes (see MHD_FIXED_ROUTES in mhd_fixed.c).
 start_c() {
   head -c "$1" /dev/zero | tr '\0' 'x' > "$work/body"
-  Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & c_pid=$!
+  MHD_FIXED_ROUTES="${C_ROUTES:-}" Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & c_pid=$!
   pids+=("$c_pid")  # stopped on every exit path (stop_c's kill then finds it gone: harmless)
   wait_ready "http://127.0.0.1:$port_c/" "$c_pid"
 }
@@ -247,8 +248,18 @@ scenario "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "/rows/p-004
 since=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 python3 Benchmarks/write-changes.py "$base"
 scenario "changes after 1,000 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
+# The mixed scenario's C server answers as Sectional does: a page's bytes to a page by token, a
+# write's to a write (sizes taken from one of each), the tag look-up's to the rest. The mix's reads
+# alone first: what the mix would reach if its writes cost nothing.
+mixed_page_bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base$(head -1 "$work/pages.txt")")
+mixed_write_bytes=$(curl -s -o /dev/null -w '%{size_download}' -X PUT -H 'Content-Type: application/json' \
+  -d '{"name":"Mixed 1","team":"Sales","kind":"person","email":"m@example.com","salary":60000}' \
+  "$base/v1/collections/people/records/p-000001")
+export C_ROUTES="PUT=$mixed_write_bytes,/rows=$mixed_page_bytes"
+scenario "mixed: its reads alone" "Benchmarks/wrk/mixed.lua $work/mixed.txt 0" "-" "$first_tag"
 lines_before=$(wc -l < "$work/server.log")
 scenario "mixed 90% read / 10% write" "Benchmarks/wrk/mixed.lua $work/mixed.txt" "-" "$first_tag"
+unset C_ROUTES
 # Reads and writes of the mixed run apart: p50/p99 of the server's own request lines (time from
 # request line to answer sent, so without the client's share of the round trip).
 mixed=$(tail -n +"$((lines_before + 1))" "$work/server.log" | python3 -c '
@@ -313,6 +324,7 @@ print(f"- first page with one server thread instead of one per core (wrk keeps a
       f"{one[3]} µs of server CPU per answer (one thread per core, measured again: {float(per_core[0]):,.0f} req/s, {per_core[3]} µs); "
       f"the C server with one thread: {float(c_one[0]):,.0f} req/s, {c_one[3]} µs")
 print(f"- the C server letting libmicrohttpd place connections (its workers accept on a shared socket) instead of placing them evenly as Sectional does, $tag_bytes bytes (the tag look-up's), three starts: $c_library")
+print(f"- mixed runs: the C server answers a page by token with $mixed_page_bytes bytes, a write with $mixed_write_bytes, other reads with the tag look-up's (the bytes column); 'its reads alone' is the mix without its writes")
 print(f"- mixed run, server-side times: $mixed")
 print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
 print(f"- event streams: $sse")

@@ -8,7 +8,11 @@
  * MHD_FIXED_ACCEPT=library lets the workers accept on a shared listening socket instead, as
  * libmicrohttpd does by default: each connection then goes to whichever worker wakes first, and
  * one start may put all of wrk's 32 connections on one worker and the next split them, which moved
- * the figure by a third from start to start (Benchmarks/bench.sh prints it beside). */
+ * the figure by a third from start to start (Benchmarks/bench.sh prints it beside).
+ * MHD_FIXED_ROUTES="PUT=170,/rows=17794" answers some requests with a body of another size, so
+ * that a scenario mixing answers (the mixed reads and writes) is compared with the same bytes: the
+ * first rule that matches picks the size, a rule matching the method when it names one, else the
+ * path when the path contains its text; other requests get BODY_BYTES. At most 8 rules. */
 #include <microhttpd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -22,13 +26,48 @@
 static char *body;
 static size_t body_size;
 
+/* MHD_FIXED_ROUTES's rules: a method or path text, and the size of the body it answers with. */
+struct route { char match[64]; size_t size; };
+static struct route routes[8];
+static int route_count;
+static char *route_body;
+
+static void parse_routes(const char *spec) {
+  size_t largest = 0;
+  while (spec && *spec && route_count < 8) {
+    const char *equals = strchr(spec, '='), *end = strchr(spec, ',');
+    if (!end) end = spec + strlen(spec);
+    if (!equals || equals > end || (size_t)(equals - spec) >= sizeof routes[0].match) { fprintf(stderr, "bad MHD_FIXED_ROUTES\n"); exit(2); }
+    struct route *r = &routes[route_count++];
+    memcpy(r->match, spec, (size_t)(equals - spec));
+    r->size = (size_t)atol(equals + 1);
+    if (r->size > largest) largest = r->size;
+    spec = *end ? end + 1 : end;
+  }
+  route_body = malloc(largest + 1);
+  memset(route_body, 'x', largest);
+}
+
+/* The body for a request: the first matching rule's size (of 'x'), else the fixed body. */
+static struct MHD_Response *response_for(const char *url, const char *method) {
+  for (int i = 0; i < route_count; i++) {
+    const char *m = routes[i].match;
+    int matches = m[0] == '/' ? strstr(url, m) != NULL : strcmp(method, m) == 0;
+    if (matches) return MHD_create_response_from_buffer(routes[i].size, route_body, MHD_RESPMEM_PERSISTENT);
+  }
+  return MHD_create_response_from_buffer(body_size, body, MHD_RESPMEM_PERSISTENT);
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                               const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls) {
   static int marker;
-  (void)cls; (void)url; (void)method; (void)version; (void)upload_data;
+  (void)cls; (void)version; (void)upload_data;
   if (*con_cls == NULL) { *con_cls = &marker; return MHD_YES; }
-  *upload_data_size = 0;
-  struct MHD_Response *response = MHD_create_response_from_buffer(body_size, body, MHD_RESPMEM_PERSISTENT);
+  /* A body (the mixed scenario's writes) arrives in calls of its own, each consumed; the answer is
+   * queued on the call after it. Queued while the body was still arriving, libmicrohttpd refused
+   * it and closed the connection, as it reported on stderr for each write until 2026-12-03. */
+  if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
+  struct MHD_Response *response = response_for(url, method);
   MHD_add_response_header(response, "Content-Type", "application/json; charset=utf-8");
   enum MHD_Result result = MHD_queue_response(connection, MHD_HTTP_OK, response);
   MHD_destroy_response(response);
@@ -56,6 +95,7 @@ int main(int argc, char **argv) {
     FILE *f = fopen(argv[3], "rb");
     if (f) { body_size = fread(body, 1, body_size, f); fclose(f); }
   }
+  parse_routes(getenv("MHD_FIXED_ROUTES"));
   const char *threads = getenv("MHD_FIXED_THREADS");
   long cores = threads ? atol(threads) : sysconf(_SC_NPROCESSORS_ONLN);
   const char *accepting = getenv("MHD_FIXED_ACCEPT");
