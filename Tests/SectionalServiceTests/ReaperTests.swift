@@ -33,6 +33,26 @@ final class ReaperTests: XCTestCase {
         XCTAssertEqual(reaper.pendingCount, 0)
     }
 
+    /// Values wait to be gathered, but not for a drain: each is freed on its own within the
+    /// gathering time, after a drain as before one (a schedule left marked would keep them all).
+    func testFreesWithoutBeingDrained() {
+        let reaper = Reaper(label: "sectional.test.reaper")
+        let freed = Atomic<Int>(0)
+        func handOverAndWait(_ expected: Int, _ what: String) {
+            reaper.free(Tracer { freed.add(1, ordering: .relaxed) })
+            let deadline = Date().addingTimeInterval(10)
+            while freed.load(ordering: .relaxed) < expected && Date() < deadline { usleep(1_000) }
+            XCTAssertEqual(freed.load(ordering: .relaxed), expected, what)
+        }
+        handOverAndWait(1, "the first value is freed without a drain")
+        handOverAndWait(2, "a value handed over after the first was freed is freed too")
+        reaper.free(Tracer { freed.add(1, ordering: .relaxed) })
+        reaper.drain()
+        XCTAssertEqual(freed.load(ordering: .relaxed), 3, "a drain frees what waits")
+        handOverAndWait(4, "a value handed over after a drain is freed without another")
+        XCTAssertEqual(reaper.pendingCount, 0)
+    }
+
     func testCountsWhatIsPendingUntilFreed() {
         let reaper = Reaper(label: "sectional.test.reaper")
         let gate = DispatchSemaphore(value: 0)
