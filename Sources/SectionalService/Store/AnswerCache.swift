@@ -95,8 +95,8 @@ final class AnswerCache: Sendable {
         let cost = answer.cost(key: key)
         guard cost <= budget else { return answer }
         state.withLock { state in
-            if let old = state.answers[key] { state.bytes -= old.cost(key: key) } else { state.order.append(key) }
-            state.answers[key] = answer
+            // One look-up of the key, not two: a page's key hashes its whole token.
+            if let old = state.answers.updateValue(answer, forKey: key) { state.bytes -= old.cost(key: key) } else { state.order.append(key) }
             state.bytes += cost
             while state.bytes > budget { state.evictOldest() }
         }
