@@ -64,11 +64,16 @@ public struct ListSnapshot: Sendable {
         tags.reserveCapacity(sections.count + 1)
         rows.reserveCapacity(sections.count + 1)
         var t = 0, r = 0
-        for s in sections {
-            tags.append(t)
-            rows.append(r)
-            t += s.rows.tagCount
-            r += s.rows.count
+        // Read in place: `for s in sections` copied each node, retaining its strings and rows on
+        // every write. Callgrind, durable PUTs one at a time into the 100,000-row list: 6,455 →
+        // 3,867 instructions a call (the section texts' check included), 273,317 → 267,813 a write.
+        sections.withUnsafeBufferPointer { secs in
+            for node in secs.indices.lazy.map({ secs.baseAddress! + $0 }) {
+                tags.append(t)
+                rows.append(r)
+                t += node.pointee.rows.tagCount
+                r += node.pointee.rows.count
+            }
         }
         tags.append(t)
         rows.append(r)
