@@ -44,6 +44,11 @@ public struct ListChangeLog: Sendable {
     /// The newest version.
     public var latest: Entry { entry(slots.count - 1) }
 
+    /// The newest version's number, read in place (``latest`` copies the entry, retaining every
+    /// part of its snapshot: about 1,000 instructions, asked several times a write). Callgrind,
+    /// durable PUTs one at a time: `ListHistory.append` 8,385 → 5,289 instructions a write.
+    public var latestVersion: Int64 { slots[slots.count - 1]!.version }
+
     /// Versions kept and the written ids they name.
     public var size: (versions: Int, writtenRows: Int) { (slots.count - first, writtenRows) }
 
@@ -51,7 +56,7 @@ public struct ListChangeLog: Sendable {
     private func entry(_ i: Int) -> Entry { slots[i]! }
 
     /// An edit starting from the latest version.
-    public func edit() -> ListEdit { ListEdit(base: latest.snapshot, version: latest.version) }
+    public func edit() -> ListEdit { ListEdit(base: slots[slots.count - 1]!.snapshot, version: latestVersion) }
 
     /// Adds the version `version` that `edit` made; returns the versions that fell out of the
     /// log (oldest first), for the caller to free where it costs nothing (dropping a snapshot
@@ -61,8 +66,8 @@ public struct ListChangeLog: Sendable {
     ///   newer than it. An edit from an older version would lose the writes made since.
     @discardableResult
     public mutating func append(version: Int64, _ edit: ListEdit) -> [Entry] {
-        precondition(edit.baseVersion == latest.version, "edit from version \(edit.baseVersion), log at \(latest.version)")
-        precondition(version > latest.version, "version \(version) not after \(latest.version)")
+        precondition(edit.baseVersion == latestVersion, "edit from version \(edit.baseVersion), log at \(latestVersion)")
+        precondition(version > latestVersion, "version \(version) not after \(latestVersion)")
         slots.append(Entry(version: version, snapshot: edit.snapshot, writtenRowIDs: edit.writtenRowIDs))
         writtenRows += edit.writtenRowIDs.count
         var dropped: [Entry] = []

@@ -32,14 +32,14 @@ final class ListHistory: Sendable {
     func edit() -> ListEdit { log.withLock { $0.edit() } }
 
     /// The latest version.
-    var latestVersion: Int64 { log.withLock { $0.latest.version } }
+    var latestVersion: Int64 { log.withLock { $0.latestVersion } }
 
     /// Adds the version `edit` made. An edit that does not start from the latest version (the
     /// writer serialises edits, so this is not expected) starts the log over at the new version
     /// rather than record a diff that would miss writes.
     func append(version: Int64, _ edit: ListEdit) {
         let dropped = log.withLock { log -> [ListChangeLog.Entry] in
-            guard edit.baseVersion == log.latest.version, version > log.latest.version else {
+            guard edit.baseVersion == log.latestVersion, version > log.latestVersion else {
                 log = ListChangeLog(version: version, snapshot: edit.snapshot, maxVersions: Self.maxVersions,
                                     maxWrittenRows: Self.maxChangedRows)
                 return []
