@@ -68,7 +68,8 @@ public struct ListSnapshot: Sendable {
         // every write. Callgrind, durable PUTs one at a time into the 100,000-row list: 6,455 →
         // 3,867 instructions a call (the section texts' check included), 273,317 → 267,813 a write.
         sections.withUnsafeBufferPointer { secs in
-            for node in secs.indices.lazy.map({ secs.baseAddress! + $0 }) {
+            for i in secs.indices {
+                let node = secs.baseAddress! + i
                 tags.append(t)
                 rows.append(r)
                 t += node.pointee.rows.tagCount

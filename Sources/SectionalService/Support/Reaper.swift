@@ -52,8 +52,9 @@ final class Reaper: Sendable {
         let schedule = waiting.withLock { waiting -> Bool in
             waiting.boxes.append(box)
             waiting.count += count
-            defer { waiting.scheduled = true }
-            return !waiting.scheduled
+            let wasScheduled = waiting.scheduled
+            waiting.scheduled = true
+            return !wasScheduled
         }
         guard schedule else { return }
         queue.asyncAfter(deadline: .now() + .milliseconds(Self.gatherMilliseconds)) { self.freeWaiting() }
