@@ -2,16 +2,21 @@
 /// definition fingerprints, page-token binding and index sharding.
 public struct FNV1a: Sendable {
     /// The current hash value.
-    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    public var value: UInt64 { state }
+    @usableFromInline var state: UInt64 = 0xcbf2_9ce4_8422_2325
 
     /// The hash of no bytes (the FNV offset basis).
     public init() {}
 
-    /// Mixes bytes into the hash.
+    /// Mixes bytes into the hash. Inlinable so that callers in other modules get a loop
+    /// specialized to their sequence: unspecialized, each byte went through the sequence's
+    /// witness table (~350 instructions a byte; tagging the served documents at start-up was
+    /// 92 million instructions, 4% of a 100,000-record start under callgrind).
+    @inlinable
     public mutating func combine<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        var h = value
+        var h = state
         for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        value = h
+        state = h
     }
 
     /// Mixes a string's UTF-8 bytes followed by a 0xFF separator (never in UTF-8).

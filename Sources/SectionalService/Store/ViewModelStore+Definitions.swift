@@ -125,7 +125,7 @@ extension ViewModelStore {
         }
         var pages: [PageRows] = []
         for source in definition.sources {
-            pages += try Self.readAll(in: source, from: store, log: log) { PageRows(definition: definition, collection: source, records: $0) }
+            pages += try Self.readAll(in: source, from: store, log: log) { PageRows(definition: definition, collection: source, records: $0[...]) }
         }
         let snapshot = ListSnapshot.build(definition: definition, pages: pages, parallelism: .cores)
         logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)

@@ -76,7 +76,7 @@ public final class ViewModelStore: Sendable {
             for source in Set(built.flatMap(\.sources)).sorted() {
                 let readers = built.filter { $0.reads(collection: source) }
                 let pages = try Self.readAll(in: source, from: store, log: log) { records in
-                    readers.map { PageRows(definition: $0, collection: source, records: records) }
+                    readers.map { PageRows(definition: $0, collection: source, records: records[...]) }
                 }
                 for (i, reader) in readers.enumerated() { made[reader.name, default: []] += pages.map { $0[i] } }
             }
