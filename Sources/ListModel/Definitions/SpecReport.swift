@@ -99,14 +99,14 @@ extension Template {
     /// `suffix:`, `nonzero`) is meant to be optional there and is left out.
     var expectedFields: [FieldPath] {
         var found: [FieldPath] = []
-        for case .field(let path, let formatters) in segments where !found.contains(path) {
-            let optional = formatters.contains {
+        for case .field(let field) in segments where !found.contains(field.path) {
+            let optional = field.formatters.contains {
                 switch $0 {
                 case .defaultText, .prefix, .suffix, .nonzero: return true
                 default: return false
                 }
             }
-            if !optional { found.append(path) }
+            if !optional { found.append(field.path) }
         }
         return found
     }

@@ -18,8 +18,24 @@ public struct Template: Sendable, Equatable {
 
     enum Segment: Sendable, Equatable {
         case literal([UInt8])
-        case field(FieldPath, [TemplateFormatter])
+        case field(Field)
         case variable(Variable, [TemplateFormatter])
+    }
+
+    /// A record field and its formatters. A class so that matching a segment retains one
+    /// reference: with the path and the formatters as the case's two values, each segment a
+    /// row rendered copied both (an outlined copy, two retains and two releases), ~600
+    /// instructions of a demo row's 8,300 (callgrind, 100,000-record start).
+    final class Field: Sendable, Equatable {
+        let path: FieldPath
+        let formatters: [TemplateFormatter]
+
+        init(_ path: FieldPath, _ formatters: [TemplateFormatter]) {
+            self.path = path
+            self.formatters = formatters
+        }
+
+        static func == (a: Field, b: Field) -> Bool { a.path == b.path && a.formatters == b.formatters }
     }
 
     /// The template text as written in the configuration.
@@ -96,7 +112,7 @@ public struct Template: Sendable, Equatable {
             throw TemplateError("section templates cannot read record fields ('{\(head)}'); use {$key} or {$count}")
         }
         guard let path = FieldPath(String(head)) else { throw TemplateError("empty field path in '{\(inner)}'") }
-        return .field(path, formatters)
+        return .field(Field(path, formatters))
     }
 
     /// Appends the rendered text (raw UTF-8) for a record.
@@ -108,9 +124,9 @@ public struct Template: Sendable, Equatable {
             for i in segments.indices {
                 switch segments[i] {
                 case .literal(let b): out.append(b)
-                case .field(let path, let fs):
-                    let v = path.lookup(in: record)
-                    if fs.isEmpty { appendPlainText(v, to: &out) } else { Template.applyChain(fs, v, &out) }
+                case .field(let f):
+                    let v = f.path.lookup(in: record)
+                    if f.formatters.isEmpty { appendPlainText(v, to: &out) } else { Template.applyChain(f.formatters, v, &out) }
                 case .variable: break
                 }
             }
