@@ -181,7 +181,8 @@ private struct Parser {
         // one collection); inside, as many as the object closed last at this depth had (a
         // batch's records are alike). A fixed 8 for outer objects only left each of the demo's
         // people (10 or 11 members) a reallocation at start-up, 900 instructions a record
-        // (callgrind, 100,000-record start), and each record of a batch four. At most 64 on a guess.
+        // (callgrind, 100,000-record start), and each record of a batch grew by doubling from
+        // nothing. At most 64 on a guess.
         let likely = depth == 1 ? max(8, names?.bytes.count ?? 0) : lastObject.depth == depth ? lastObject.count : 0
         if likely > 0 { members.reserveCapacity(min(likely, 64)) }
         while true {
