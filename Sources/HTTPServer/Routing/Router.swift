@@ -142,6 +142,9 @@ public struct Router: Sendable {
             if let next = nodes[current].literal(segment) {
                 current = next
             } else if let (name, next) = nodes[current].parameter {
+                // Room for every segment at the first: a row-id look-up's two parameters grew
+                // the array twice (an allocation each).
+                if parameters.isEmpty { parameters.reserveCapacity(segments.count) }
                 parameters.append((name, segment))
                 current = next
             } else {
