@@ -5,16 +5,12 @@
     package static func appendInt(_ v: Int64, to out: inout [UInt8]) {
         if v >= 0 && v < 10 { out.append(UInt8(truncatingIfNeeded: v) &+ 0x30); return }
         var buf: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes of stack
-        var n = v.magnitude
         withUnsafeMutableBytes(of: &buf) { raw in
-            var k = 24
-            repeat {
-                k -= 1
-                raw[k] = UInt8(truncatingIfNeeded: n % 10) &+ 0x30
-                n /= 10
-            } while n > 0
-            if v < 0 { k -= 1; raw[k] = UInt8(ascii: "-") }
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[k..<24]))
+            let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var k = 0
+            if v < 0 { p[0] = UInt8(ascii: "-"); k = 1 }
+            k += write(UInt(v.magnitude), to: p + k)
+            out.append(contentsOf: UnsafeBufferPointer(start: p, count: k))
         }
     }
 
@@ -25,20 +21,36 @@
     }
 
     /// Writes the decimal digits of `v` at `p`; returns how many bytes were written (≤ 20).
+    ///
+    /// Two digits per step, for the length and for the digits: a row's object has four to
+    /// five numbers (its index path, tag range, accessibility suffix), and one digit per step
+    /// — a division to count it, another to write it — was 290 of a row's 810 instructions
+    /// (callgrind, random pages by token, 50 rows a page).
     @inlinable @inline(__always)
     package static func write(_ v: UInt, to p: UnsafeMutablePointer<UInt8>) -> Int {
         if v < 10 { p[0] = UInt8(truncatingIfNeeded: v) &+ 0x30; return 1 }
-        var len = 1
-        var t = v / 10
-        while t > 0 { len += 1; t /= 10 }
+        var len = 2
+        var t = v
+        while t >= 100 { len &+= 2; t /= 100 }
+        if t < 10 { len &-= 1 }
         var n = v
         var k = len
-        repeat {
-            k -= 1
-            p[k] = UInt8(truncatingIfNeeded: n % 10) &+ 0x30
-            n /= 10
-        } while n > 0
+        while n >= 10 {
+            let q = n / 100
+            writePair(n &- q &* 100, to: p + (k &- 2))
+            k &-= 2
+            n = q
+        }
+        if k == 1 { p[0] = UInt8(truncatingIfNeeded: n) &+ 0x30 }
         return len
+    }
+
+    /// Writes `pair` (0–99) as two digits at `p`.
+    @inlinable @inline(__always)
+    static func writePair(_ pair: UInt, to p: UnsafeMutablePointer<UInt8>) {
+        let tens = pair / 10
+        p[0] = UInt8(truncatingIfNeeded: tens) &+ 0x30
+        p[1] = UInt8(truncatingIfNeeded: pair &- tens &* 10) &+ 0x30
     }
 
     /// Writes a static string's bytes at `p`; returns how many bytes were written.

@@ -75,6 +75,31 @@ final class ByteBufferTests: XCTestCase {
             buffer.removeAll()
             JSONNumberText.appendInt(value, to: &buffer)
             XCTAssertEqual(buffer.string, String(value))
+            var array: [UInt8] = []
+            JSONNumberText.appendInt(value, to: &array)
+            XCTAssertEqual(String(decoding: array, as: UTF8.self), String(value))
+        }
+    }
+
+    /// Every value below 100,000, and around each power of ten up to `UInt.max`, as `String` writes it.
+    func testDigitsAsStringWritesThem() {
+        var values = Array(UInt(0)..<100_000)
+        var power: UInt = 1
+        while true {
+            values += [power - 1, power, power + 1]
+            let (next, overflow) = power.multipliedReportingOverflow(by: 10)
+            if overflow { break }
+            power = next
+        }
+        values += [UInt.max - 1, UInt.max]
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { room in
+            for v in values {
+                room.initialize(repeating: 0xEE)
+                let n = JSONNumberText.write(v, to: room.baseAddress!)
+                let text = String(v)
+                let written = String(decoding: UnsafeBufferPointer(rebasing: room[..<n]), as: UTF8.self)
+                if written != text || room[n] != 0xEE { XCTFail("\(v): wrote \(written), \(n) bytes"); return }
+            }
         }
     }
 }
