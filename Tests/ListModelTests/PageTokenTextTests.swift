@@ -35,6 +35,11 @@ final class PageTokenTextTests: XCTestCase {
         XCTAssertNil(Base64URL.decode("QQ=="))  // padding
         XCTAssertNil(Base64URL.decode("Q"))  // a length no byte count encodes to
         XCTAssertNil(Base64URL.decode("QR"))  // non-zero leftover bits
+        XCTAssertNil(Base64URL.decode("QUJD-_Q+"))  // outside the alphabet in a later group
+        XCTAssertNil(Base64URL.decode("QUJDQ+"))  // … in a last partial group
+        XCTAssertNil(Base64URL.decode("QUJDR"))  // five characters
+        XCTAssertNil(Base64URL.decode("QUF"))  // non-zero leftover bits after two bytes
+        XCTAssertEqual(Base64URL.decode("QUE"), [0x41, 0x41])
         XCTAssertEqual(Base64URL.decode(""), [])
         XCTAssertEqual(Base64URL.decode("QQ"), [0x41])
     }
