@@ -37,6 +37,29 @@ final class AnswerCacheTests: XCTestCase {
         XCTAssertEqual(renders.value, 20, "the 7 latest answers are all still cached")
     }
 
+    /// Keys are hashed once when made; each of their parts still tells answers apart, and a key
+    /// made again from the same parts finds the answer.
+    func testEveryPartOfAKeyPicksItsOwnAnswer() {
+        let cache = AnswerCache()
+        let renders = Counter()
+        let keys = [AnswerCache.Key(kind: "page", size: 50, token: "A"), AnswerCache.Key(kind: "page", size: 50, token: "B"),
+                    AnswerCache.Key(kind: "page", size: 50), AnswerCache.Key(kind: "page", size: 20, token: "A"),
+                    AnswerCache.Key(kind: "page", view: 7, size: 50, token: "A"),
+                    AnswerCache.Key(kind: "page", viewID: "mine", size: 50, token: "A"), AnswerCache.Key(kind: "outline")]
+        func body(_ key: AnswerCache.Key) -> [UInt8] {
+            cache.answer(for: key) { () -> AnswerCache.Answer in
+                renders.increment()
+                return AnswerCache.Answer(body: Array("\(key.kind) \(key.view) \(key.viewID ?? "-") \(key.size) \(key.token ?? "-")".utf8))
+            }.body
+        }
+        let first = keys.map(body)
+        XCTAssertEqual(renders.value, keys.count)
+        XCTAssertEqual(Set(first).count, keys.count)
+        let again = [AnswerCache.Key(kind: "page", size: 50, token: "A"), AnswerCache.Key(kind: "page", viewID: "mine", size: 50, token: "A")]
+        XCTAssertEqual(again.map(body), [first[0], first[5]])
+        XCTAssertEqual(renders.value, keys.count, "keys made again from the same parts find their answers")
+    }
+
     func testAnAnswerLargerThanTheBudgetIsServedButNotKept() {
         let cache = AnswerCache()
         let renders = Counter()
