@@ -2,8 +2,8 @@ import XCTest
 @testable import ListModel
 
 /// ``RowEncoder``: a row object is the same bytes whichever path writes it (a page's rows, one
-/// located row) and whatever its length (rows longer than the section buffer's assembly area
-/// get a buffer of their own).
+/// located row) and whatever its length (a row longer than the section buffer's 8 KiB stage gets
+/// a buffer of its own; rows that fill the stage are flushed to the writer and staging goes on).
 final class RowEncoderTests: XCTestCase {
     func list() -> ListSnapshot {
         let d = definition(#"""
@@ -11,7 +11,7 @@ final class RowEncoderTests: XCTestCase {
           {"source":"c","groupBy":"g","sortBy":[{"field":"n"}],"accessibility":{"identifier":"cell","options":["section","row"]},
            "row":{"title":"{t}","subtitle":"{s}","tagLength":2,"action":"app://{id}"}}]}
         """#)
-        let long = String(repeating: "é\\\"long ", count: 300)   // ~3 KB escaped: past the 768-byte area
+        let long = String(repeating: "é\\\"long ", count: 1_200)   // ~11 KB escaped: past the 8 KiB stage
         return ListSnapshot.build(definition: d, records: ["c": records(#"""
         [{"id":"p1","g":"k","n":1,"t":"short","s":"s1"},
          {"id":"p2","g":"k","n":2,"t":"\#(long)","s":"s2"},
@@ -40,8 +40,8 @@ final class RowEncoderTests: XCTestCase {
             XCTAssertEqual(row["accessibilityIdentifier"]?.stringValue, "cell_1_\(r)")
             XCTAssertEqual(row["action"]?.stringValue, "app://p\(r + 1)")
         }
-        XCTAssertEqual(rows[1]["title"]?.stringValue, String(repeating: "é\"long ", count: 300))
-        XCTAssertGreaterThan(page.bytes.count, 3000)
+        XCTAssertEqual(rows[1]["title"]?.stringValue, String(repeating: "é\"long ", count: 1_200))
+        XCTAssertGreaterThan(page.bytes.count, 10_000)
     }
 
     func testRowsFromAnOffsetKeepTheirPositionMembers() {
@@ -51,5 +51,28 @@ final class RowEncoderTests: XCTestCase {
         l.appendRows(section: 1, start: 2, count: 5, into: &w)   // clamped to the one row left
         w.endArray()
         XCTAssertEqual(text(w), #"[{"id":"p3","type":"","indexPath":{"section":1,"row":2},"tag":{"location":5,"length":2},"title":"after","subtitle":"s3","height":44,"accessibilityIdentifier":"cell_1_2","action":"app://p3"}]"#)
+    }
+
+    /// 100 rows of ~400 bytes fill the stage several times; of two calls into one array, the
+    /// second's first row gets its comma from the writer.
+    func testRowsThatFillTheStageAreTheSingleRowPathsBytes() {
+        let d = definition(#"""
+        {"sections":[{"source":"c","groupBy":"g","sortBy":[{"field":"n"}],"row":{"title":"{t}"}}]}
+        """#)
+        let values = (0..<100).map { #"{"id":"p\#($0)","g":"k","n":\#($0),"t":"\#(String(repeating: "x", count: 300 + $0))"}"# }
+        let l = ListSnapshot.build(definition: d, records: ["c": records("[" + values.joined(separator: ",") + "]")])
+        var page = JSONWriter()
+        page.beginArray()
+        l.appendRows(section: 0, start: 0, count: 37, into: &page)
+        l.appendRows(section: 0, start: 37, count: 63, into: &page)
+        page.endArray()
+        var single = JSONWriter()
+        single.beginArray()
+        for r in 0..<100 { l.writeRow(l.location(section: 0, row: r, view: ViewState())!, into: &single) }
+        single.endArray()
+        XCTAssertEqual(text(page), text(single))
+        let rows = parse(page.bytes).arrayValue ?? []
+        XCTAssertEqual(rows.map { $0["id"]?.stringValue ?? "" }, (0..<100).map { "p\($0)" })
+        XCTAssertGreaterThan(page.bytes.count, 3 * 8192)
     }
 }

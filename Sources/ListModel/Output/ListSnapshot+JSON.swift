@@ -29,18 +29,20 @@ extension ListSnapshot {
             let node = secs.baseAddress! + si
             definition.sections.withUnsafeBufferPointer { specs in
                 RowEncoder.withEncoder(section: si, spec: specs.baseAddress! + node.pointee.spec) { encoder in
+                    var encoder = encoder
                     node.pointee.rows.withRowsView { rows in
                         var tag = firstTag + rows.tagOffset(ofRow: start)
                         rows.forEachSlice(from: start, count: count) { slice, first in
                             RowEncoder.touch(slice)
                             for j in 0..<slice.count {
                                 slice[j]._withUnsafeGuaranteedRef { row in
-                                    encoder.append(row, rowIndex: first + j, tag: tag, to: &w)
+                                    encoder.stage(row, rowIndex: first + j, tag: tag, to: &w)
                                     tag += row.tagLength
                                 }
                             }
                         }
                     }
+                    encoder.flush(to: &w)
                 }
             }
         }
@@ -51,7 +53,9 @@ extension ListSnapshot {
         let si = loc.indexPath.section
         definition.sections.withUnsafeBufferPointer { specs in
             RowEncoder.withEncoder(section: si, spec: specs.baseAddress! + sections[si].spec) { encoder in
-                encoder.append(loc.row, rowIndex: loc.indexPath.row, tag: loc.tag.location, to: &w)
+                var encoder = encoder
+                encoder.stage(loc.row, rowIndex: loc.indexPath.row, tag: loc.tag.location, to: &w)
+                encoder.flush(to: &w)
             }
         }
     }
