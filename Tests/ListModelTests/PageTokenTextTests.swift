@@ -43,4 +43,28 @@ final class PageTokenTextTests: XCTestCase {
         XCTAssertEqual(Base64URL.decode(""), [])
         XCTAssertEqual(Base64URL.decode("QQ"), [0x41])
     }
+
+    /// A token's strings: ASCII and other UTF-8 read back as written; bytes that are not UTF-8
+    /// refuse the token, checksum or not.
+    func testATokensStringsAreUTF8OrTheTokenIsRefused() throws {
+        let binding = PageBinding(list: "l", view: nil)
+        func token(key: [UInt8]) -> String {
+            var b: [UInt8] = [2]
+            for k in 0..<8 { b.append(UInt8(truncatingIfNeeded: binding.hash >> (8 * UInt64(k)))) }
+            b += [0, 0, UInt8(key.count)] + key + [0, 1, UInt8(ascii: "x")]   // spec 0, not cut, key, no sort values, id "x"
+            var h = FNV1a()
+            h.combine(b)
+            let c = UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))
+            for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }
+            return Base64URL.encode(b)
+        }
+        XCTAssertEqual(try PageToken.decode(token(key: Array("Engineering".utf8)), binding: binding).rawKey, "Engineering")
+        XCTAssertEqual(try PageToken.decode(token(key: Array("Größe".utf8)), binding: binding).rawKey, "Größe")
+        XCTAssertEqual(try PageToken.decode(token(key: Array("Engineering".utf8)), binding: binding).rowID, "x")
+        for bad: [UInt8] in [[0xFF], [0x41, 0xC3], [0xED, 0xA0, 0x80]] {   // not UTF-8, cut short, a surrogate
+            XCTAssertThrowsError(try PageToken.decode(token(key: bad), binding: binding), "\(bad)") {
+                XCTAssertEqual($0 as? PageTokenError, .malformed)
+            }
+        }
+    }
 }
