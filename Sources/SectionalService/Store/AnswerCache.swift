@@ -123,7 +123,7 @@ final class AnswerCache: Sendable {
         let cost = answer.cost(key: key)
         guard cost <= budget else { return answer }
         // What leaves is freed after the lock is released (a page's body and its libmicrohttpd
-        // response: ~4,000 instructions that every other reader of this snapshot waited for).
+        // response: about 3,900 instructions that every other reader of this snapshot waited for).
         let evicted = state.withLock { state -> [Answer] in
             var evicted: [Answer] = []
             if let old = state.answers.updateValue(answer, forKey: key) {
