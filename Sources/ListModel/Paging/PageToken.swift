@@ -140,12 +140,7 @@ public struct PageToken: Sendable, Equatable {
                 for (k, v) in vs.enumerated() { put(v, descending: order.isDescending(k)) }
             }
             putString(rowID, cap: cap, raise: false, &b)
-            let h = b.withBytes { bytes -> UInt64 in
-                var h = FNV1a()
-                h.combine(bytes)
-                return h.value
-            }
-            let c = UInt32(truncatingIfNeeded: h ^ (h >> 32))
+            let c = b.withBytes { checksum($0) }
             for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }
             guard b.length <= maxBytes else { return nil }
             return b.withBytes { Base64URL.encode($0) }
@@ -172,12 +167,17 @@ public struct PageToken: Sendable, Equatable {
         return h.value
     }
 
+    /// The 4-byte checksum a token's bytes end with: their FNV-1a hash folded to 32 bits.
+    static func checksum(_ bytes: some Collection<UInt8>) -> UInt32 {
+        var h = FNV1a()
+        h.combine(bytes)
+        return UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))
+    }
+
     /// Decodes a token and checks its binding.
     public static func decode(_ text: String, binding: PageBinding) throws(PageTokenError) -> PageToken {
         guard text.utf8.count <= maxTextLength, let b = Base64URL.decode(text), b.count >= 15, b[0] == 2 else { throw .malformed }
-        var h = FNV1a()
-        h.combine(b[0..<(b.count - 4)])
-        let c = UInt32(truncatingIfNeeded: h.value ^ (h.value >> 32))
+        let c = checksum(b[0..<(b.count - 4)])
         var stored: UInt32 = 0
         for k in 0..<4 { stored |= UInt32(b[b.count - 4 + k]) << (8 * UInt32(k)) }
         guard c == stored else { throw .malformed }
