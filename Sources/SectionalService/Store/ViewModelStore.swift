@@ -30,6 +30,8 @@ public final class ViewModelStore: Sendable {
     let writer = Mutex<Void>(())
     /// The one thread that runs HTTP writes, so a server thread never waits on an fsync.
     let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
+    /// Writes queued for the writer thread, committed together (group commit).
+    private let pending = WriteQueue()
     let log: Log
     let onChange: @Sendable ([VersionEvent]) -> Void
     let metrics: Metrics
@@ -225,7 +227,7 @@ public final class ViewModelStore: Sendable {
     }
 
     /// Writes waiting for the writer thread.
-    var queuedWrites: Int { pending.withLock { $0.reduce(0) { $0 + $1.writes.count } } }
+    var queuedWrites: Int { pending.writeCount }
 
     /// One write, parsed and checked by the caller.
     public enum Write: Sendable {
@@ -236,39 +238,26 @@ public final class ViewModelStore: Sendable {
         case patch(RecordPatch)
     }
 
-    /// A write waiting for the writer thread.
-    private struct Pending {
-        let writes: [Write]
-        let conditions: [WriteCondition]
-        let completion: @Sendable (Result<CommitResult, StoreError>) -> Void
-    }
-
-    /// Writes queued for the writer thread, committed together (group commit).
-    private let pending = Mutex<[Pending]>([])
-
     /// Commits `writes` on the writer thread; `completion` gets the outcome there. Writes that
     /// queue up while one commit runs are committed together by the next (one transaction and
-    /// one fsync for all, each still its own version), so a server thread never waits on disk.
-    /// When a condition does not hold, nothing of `writes` is written and the result names the
-    /// records in ``CommitResult/conflicts``.
+    /// one fsync for all, each still its own version), so a server thread never waits on disk;
+    /// when they come from several requests at once, the writer waits briefly for more (see
+    /// ``WriteQueue``). When a condition does not hold, nothing of `writes` is written and the
+    /// result names the records in ``CommitResult/conflicts``.
     public func commitLater(_ writes: [Write], conditions: [WriteCondition] = [],
                             completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void) {
-        let first = pending.withLock { queue -> Bool in
-            queue.append(Pending(writes: writes, conditions: conditions, completion: completion))
-            return queue.count == 1
+        if pending.append(WriteQueue.Item(writes: writes, conditions: conditions, completion: completion)) {
+            writerQueue.async { [self] in drainPending() }
         }
-        if first { writerQueue.async { [self] in drainPending() } }
     }
 
     private func drainPending() {
+        var lastCommit = 0
         while true {
-            let batch = pending.withLock { queue -> [Pending] in
-                // Hand over the buffer and start a new one (clearing the shared buffer "keeping
-                // capacity" would copy its capacity, which can only ratchet up).
-                defer { queue = [] }
-                return queue
-            }
+            pending.gather(afterCommitOf: lastCommit)
+            let batch = pending.takeAll()
             guard !batch.isEmpty else { return }
+            lastCommit = batch.count
             do {
                 let (results, events) = try commit(groups: batch.map { ($0.writes, $0.conditions) })
                 // Answer the writers first, then wake the event streams (their fan-out would
