@@ -13,16 +13,18 @@ import Synchronization
 /// (90% reads, 10% writes, 32 connections) commits held 2.7 writes, so the commits took about
 /// 100 µs of each write's 150 and left less of the two cores to the reads. Waiting up to
 /// ``gatherDelay`` for ``gatherTarget`` writes before the next commit, once the last one held
-/// writes of several requests: commits held about 8 writes, and the mix gained 12–18% req/s
-/// (four alternating 5 s runs each: 44,471–45,559 against 37,002–41,321, server CPU 28.2–29.1
-/// against 33.2–36.6 µs a request; `wrk`'s p99 3.9–4.5 ms against 3.2–4.0, a write waiting up
-/// to the delay more).
+/// writes of several requests: commits held 7–8 writes, and the mix served a median 11% more
+/// (eight alternating pairs of 5 s runs on fresh servers: 0–26% more, 35,607–44,353 req/s against
+/// 29,485–41,172; server CPU 29.9–38.3 against 32.8–45.7 µs a request; `wrk`'s p99 4.06–5.01 ms
+/// against 3.23–4.62, a write waiting up to the delay more).
 ///
 /// **When not.** A lone writer (the last commit held one request's writes: one client, or one
 /// import batch at a time) is never held back, so a single write's latency does not move; nor
 /// is a writer that has ``gatherTarget`` writes queued already, where a commit is cheap per
-/// write: with every request a write (32 connections, 14 a commit), waiting 1 ms for more took
-/// 25% off the writes' rate, each connection waiting for its own.
+/// write: with every request a write (32 connections, 14 a commit), waiting 1 ms after every
+/// commit of several requests (tried first) took 25% off the writes' rate, each connection
+/// waiting for its own; waiting only while fewer than ``gatherTarget`` are queued left it as it
+/// was (10,299–12,544 req/s against 9,637–12,235 over the same eight pairs).
 final class WriteQueue: Sendable {
     /// A request's writes waiting for the writer.
     struct Item: Sendable {
