@@ -258,10 +258,14 @@ mixed_write_bytes=$(curl -s -o /dev/null -w '%{size_download}' -X PUT -H 'Conten
 export C_ROUTES="PUT=$mixed_write_bytes,/rows=$mixed_page_bytes"
 scenario "mixed: its reads alone" "Benchmarks/wrk/mixed.lua $work/mixed.txt 0" "-" "$first_tag"
 lines_before=$(wc -l < "$work/server.log")
+store_commits() { curl -s "$base/metrics" | awk '/^sectional_store_write_seconds_count/ {print $2}'; }
+commits_before=$(store_commits)
 scenario "mixed 90% read / 10% write" "Benchmarks/wrk/mixed.lua $work/mixed.txt" "-" "$first_tag"
+commits=$(( $(store_commits) - commits_before ))
 unset C_ROUTES
 # Reads and writes of the mixed run apart: p50/p99 of the server's own request lines (time from
-# request line to answer sent, so without the client's share of the round trip).
+# request line to answer sent, so without the client's share of the round trip), and how many
+# writes a commit held (a commit costs far more CPU than a write: see WriteQueue).
 mixed=$(tail -n +"$((lines_before + 1))" "$work/server.log" | python3 -c '
 import json, sys
 times = {"GET": [], "PUT": []}
@@ -270,13 +274,19 @@ for line in sys.stdin:
     r = json.loads(line)
     if r["method"] in times: times[r["method"]].append(r["duration_ms"])
 def p(v, q): v = sorted(v); return v[min(len(v) - 1, int(q * len(v)))] if v else float("nan")
-print(", ".join(f"{name} {len(v):,} p50 {p(v, .5):.2f} ms p99 {p(v, .99):.2f} ms" for name, v in (("reads", times["GET"]), ("writes", times["PUT"]))))
-')
+writes, commits = len(times["PUT"]), int(sys.argv[1])
+print(", ".join(f"{name} {len(v):,} p50 {p(v, .5):.2f} ms p99 {p(v, .99):.2f} ms" for name, v in (("reads", times["GET"]), ("writes", times["PUT"])))
+      + f" in {commits:,} commits ({writes / max(commits, 1):.1f} writes a commit)")
+' "$commits")
 
 echo "== single durable upsert (wrk -c1, 5 s)" >&2
-upsert=$(wrk -t1 -c1 -d5s --latency -s Benchmarks/wrk/upsert.lua "$base" | awk '
+ticks=$(cpu_ticks "${pids[0]}")
+read -r up_p50 up_p99 up_rps < <(wrk -t1 -c1 -d5s --latency -s Benchmarks/wrk/upsert.lua "$base" | awk '
   function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-  / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} /Requests\/sec/ {rps=$2} END {printf "p50 %.2f ms, p99 %.2f ms (%.0f writes/s)", p50, p99, rps}')
+  / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} /Requests\/sec/ {rps=$2} END {printf "%.2f %.2f %.0f\n", p50, p99, rps}')
+# One write a commit: the server's CPU per write is a commit's cost and a write's together.
+up_cpu=$(python3 -c "print(f'{($(cpu_ticks "${pids[0]}") - $ticks) * 1e6 / $(getconf CLK_TCK) / max($up_rps * 5, 1):.0f}')" )
+upsert="p50 $up_p50 ms, p99 $up_p99 ms ($up_rps writes/s, $up_cpu µs of server CPU a write)"
 
 echo "== write latency with 1,000 open event streams" >&2
 sse=$(python3 Benchmarks/sse-writes.py "$base" 1000 200)

@@ -33,7 +33,7 @@ final class WriteQueue: Sendable {
         let completion: @Sendable (Result<CommitResult, StoreError>) -> Void
     }
 
-    /// Writes (of any number of requests) a commit is worth waiting for.
+    /// Items (requests' writes, however many each) a commit is worth waiting for.
     static let gatherTarget = 8
 
     /// The longest the writer waits for them.
