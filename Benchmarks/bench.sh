@@ -280,13 +280,9 @@ print(", ".join(f"{name} {len(v):,} p50 {p(v, .5):.2f} ms p99 {p(v, .99):.2f} ms
 ' "$commits")
 
 echo "== single durable upsert (wrk -c1, 5 s)" >&2
-ticks=$(cpu_ticks "${pids[0]}")
-read -r up_p50 up_p99 up_rps < <(wrk -t1 -c1 -d5s --latency -s Benchmarks/wrk/upsert.lua "$base" | awk '
-  function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
-  / 50%/ {p50=ms($2)} / 99%/ {p99=ms($2)} /Requests\/sec/ {rps=$2} END {printf "%.2f %.2f %.0f\n", p50, p99, rps}')
 # One write a commit: the server's CPU per write is a commit's cost and a write's together.
-up_cpu=$(python3 -c "print(f'{($(cpu_ticks "${pids[0]}") - $ticks) * 1e6 / $(getconf CLK_TCK) / max($up_rps * 5, 1):.0f}')" )
-upsert="p50 $up_p50 ms, p99 $up_p99 ms ($up_rps writes/s, $up_cpu µs of server CPU a write)"
+read -r up_rps up_p50 up_p99 up_cpu < <(seconds=5 wrk_cpu "${pids[0]}" -c1 -d5s -s Benchmarks/wrk/upsert.lua "$base")
+upsert="p50 $up_p50 ms, p99 $up_p99 ms ($up_rps writes/s, ${up_cpu%.*} µs of server CPU a write)"
 
 echo "== write latency with 1,000 open event streams" >&2
 sse=$(python3 Benchmarks/sse-writes.py "$base" 1000 200)

@@ -60,10 +60,17 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # `measure` with the rest of the arguments, and the CPU time process PID (the server) spent per
 # request over the run: "req/s p50_ms p99_ms cpu_us_per_request".
 measure_cpu() {
+  local pid=$1
+  shift
+  wrk_cpu "$pid" -c32 -d"${seconds:-10}s" "$@"
+}
+
+# The same for one `wrk_figures` run with the given arguments, which must last $seconds (default 10).
+wrk_cpu() {
   local pid=$1 ticks figures
   shift
   ticks=$(cpu_ticks "$pid")
-  figures=$(measure "$@")
+  figures=$(wrk_figures "$@")
   ticks=$(( $(cpu_ticks "$pid") - ticks ))
   echo "$figures $(python3 -c "print(f'{$ticks * 1e6 / $(getconf CLK_TCK) / max(${figures%% *} * ${seconds:-10}, 1):.2f}')")"
 }

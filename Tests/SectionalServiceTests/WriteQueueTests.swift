@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 @testable import SectionalService
 
@@ -58,9 +59,8 @@ final class WriteQueueTests: XCTestCase {
             returned.store(true, ordering: .sequentiallyConsistent)
             gathered.signal()
         }
-        let deadline = Date().addingTimeInterval(30)
-        while !queue.isGathering && Date() < deadline { usleep(1_000) }
-        XCTAssertTrue(queue.isGathering, "the writer waits: its last commit held two requests' writes and none is queued")
+        XCTAssertTrue(eventually(within: 30) { queue.isGathering },
+                      "the writer waits: its last commit held two requests' writes and none is queued")
         for k in 0..<(WriteQueue.gatherTarget - 1) { _ = queue.append(item("w\(k)")) }
         XCTAssertTrue(queue.isGathering, "items short of the target do not end the wait")
         XCTAssertFalse(returned.load(ordering: .sequentiallyConsistent))
