@@ -18,6 +18,8 @@ cd "$(dirname "$0")/.."
 source Benchmarks/common.sh
 root=$(pwd)
 seconds=${BENCH_SECONDS:-10}
+# One core for wrk and the rest for the servers, in the second table.
+[ "$(nproc)" -ge 2 ] || { echo "bench.sh needs two cores or more" >&2; exit 1; }
 large=${BENCH_LARGE:-1000000}
 begin_run bench
 results="$work/results.tsv"
@@ -29,10 +31,11 @@ base="http://127.0.0.1:$port_s"
 quiet="http://127.0.0.1:$port_q"  # the same service with request logs off
 
 # The C server answering a body of BYTES on $port_c, started (its pid in `c_pid`) and stopped.
-# With C_ROUTES set, some requests get bodies of other sizes (see MHD_FIXED_ROUTES in mhd_fixed.c).
+# With C_ROUTES set, some requests get bodies of other sizes (see MHD_FIXED_ROUTES in mhd_fixed.c);
+# with C_CPUS set, it runs on those CPUs only (`taskset -c`).
 start_c() {
   head -c "$1" /dev/zero | tr '\0' 'x' > "$work/body"
-  MHD_FIXED_ROUTES="${C_ROUTES:-}" Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & c_pid=$!
+  MHD_FIXED_ROUTES="${C_ROUTES:-}" ${C_CPUS:+taskset -c "$C_CPUS"} Benchmarks/bin/mhd-fixed $port_c "$1" "$work/body" & c_pid=$!
   pids+=("$c_pid")  # stopped on every exit path (stop_c's kill then finds it gone: harmless)
   wait_ready "http://127.0.0.1:$port_c/" "$c_pid"
 }
@@ -208,26 +211,6 @@ echo "  request logs cost $log_healthz; $log_page" >&2
 scenario "/healthz (HTTP layer)" "/healthz" "-" "/healthz"
 scenario "outline" "/v1/lists/contacts" "/outline" "/v1/lists/contacts"
 scenario "first page (50 rows)" "/v1/lists/contacts/rows?pageSize=50" "/page?pageSize=50" "/v1/lists/contacts/rows?pageSize=50"
-# Where the p99 comes from: wrk's thread and the server's (one per core) share the two cores, so
-# a server thread is often preempted with a dozen answers waiting. The same page from a server
-# with one thread (wrk keeps a core of its own), logs at info as in the table. It replaces the
-# logs-off server, whose part is done.
-kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
-python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["server"]["threads"] = 1; json.dump(c, sys.stdout)' \
-  "$work/quiet.json" > "$work/one-thread.json"
-env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/one-thread.json" --port $port_q 2>"$work/one-thread.log" &
-pids[1]=$!
-wait_ready "$quiet/readyz" "${pids[1]}"
-one_thread=$(measure_cpu "${pids[1]}" "$quiet/v1/lists/contacts/rows?pageSize=50")
-# The C server with one thread as well, for the same bytes: whether one thread is faster for
-# this stack on this machine, or for Sectional only. And Sectional's CPU time per answer with
-# one thread per core, from the server of the table (logs at info, as the one-thread server).
-page_bytes=$(curl -s -o /dev/null -w '%{size_download}' "$base/v1/lists/contacts/rows?pageSize=50")
-MHD_FIXED_THREADS=1 start_c "$page_bytes"
-c_one_thread=$(measure_cpu "$c_pid" "http://127.0.0.1:$port_c/")
-stop_c
-per_core=$(measure_cpu "${pids[0]}" "$base/v1/lists/contacts/rows?pageSize=50")
-echo "  first page, one server thread: $one_thread (C with one thread: $c_one_thread; one thread per core: $per_core)" >&2
 scenario "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "-" "$(head -1 "$work/pages.txt")"
 scenario "section range (20 rows)" "Benchmarks/wrk/paths.lua $work/ranges.txt" "/sections/1/rows?start=100&count=20" "$first_range"
 scenario "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "/tags/4711" "$first_tag"
@@ -245,6 +228,45 @@ for _ in 1 2 3; do
 done
 echo "  C server placing connections as libmicrohttpd does, $tag_bytes bytes: $c_library" >&2
 scenario "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "/rows/p-004711" "$first_row"
+
+# The read scenarios again with wrk on a core of its own. In the table above wrk's thread and the
+# server's (one per core) share every core, so a server thread is often preempted with a dozen
+# answers waiting: that is most of both servers' p99 there. Here the servers run on the other
+# cores (`taskset`; each starts a thread per core it may use, so this is still the default
+# configuration) and wrk on core 0. The logs-off server's part is done: its place is taken by the
+# same service at the default log level, pinned, on the same database.
+echo "== read scenarios, wrk on a core of its own" >&2
+server_cpus="1-$(( $(nproc) - 1 ))"
+kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
+env -u SECTIONAL_LOG_LEVEL taskset -c "$server_cpus" .build/release/sectional --config "$work/quiet.json" --port $port_q \
+  2>"$work/own-core.log" &
+pids[1]=$!
+wait_ready "$quiet/readyz" "${pids[1]}"
+wait_corpus "$quiet" contacts
+own_core_results="$work/own-core.tsv"
+: > "$own_core_results"
+own_core() {  # NAME TARGET SAMPLE, as for `scenario`, against the pinned server
+  local name=$1 target=$2 sample=$3 status bytes s c
+  read -r status bytes < <(curl -s -o /dev/null -w '%{http_code} %{size_download}\n' "$quiet$sample")
+  [ "$status" = 200 ] || { echo "$name (own core): $sample answered $status" >&2; exit 1; }
+  C_CPUS=$server_cpus start_c "$bytes"
+  if [[ $target == *.lua* ]]; then
+    # shellcheck disable=SC2086
+    { read -r s; read -r c; } < <(WRK_CPUS=0 measure_paired -s ${target%% *} "$quiet" -- ${target#* })
+  else
+    { read -r s; read -r c; } < <(WRK_CPUS=0 measure_paired "$quiet$target")
+  fi
+  stop_c
+  printf '%s\t%s\t%s\t%s\n' "$name" "$bytes" "$s" "$c" >> "$own_core_results"
+  echo "  $name (wrk on its own core): sectional $s | C $c" >&2
+}
+own_core "/healthz (HTTP layer)" "/healthz" "/healthz"
+own_core "outline" "/v1/lists/contacts" "/v1/lists/contacts"
+own_core "first page (50 rows)" "/v1/lists/contacts/rows?pageSize=50" "/v1/lists/contacts/rows?pageSize=50"
+own_core "random pages by token" "Benchmarks/wrk/paths.lua $work/pages.txt" "$(head -1 "$work/pages.txt")"
+own_core "section range (20 rows)" "Benchmarks/wrk/paths.lua $work/ranges.txt" "$first_range"
+own_core "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "$first_tag"
+own_core "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "$first_row"
 since=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 python3 Benchmarks/write-changes.py "$base"
 scenario "changes after 1,000 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
@@ -323,12 +345,15 @@ for name, size, s, c, g, n in rows:
     rps, p50, p99 = s.split(); crps, _, cp99 = c.split(); grps = g.split()[0]; nrps = n.split()[0]
     print(f"| {name} | {size} | {float(rps):,.0f} | {p50} | {p99} | {number(crps)} | {cp99} | {number(grps)} | {number(nrps)} | {ratio(rps, crps)} | {ratio(rps, grps)} | {ratio(rps, nrps)} |")
 print()
+print("The read scenarios with wrk on a core of its own: Sectional (logs at info) and the C server on CPUs $server_cpus, a thread per core there; wrk on CPU 0")
+print()
+print("| scenario | bytes | req/s | p50 ms | p99 ms | C req/s | C p99 ms | vs C |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for name, size, s, c in (line.rstrip("\n").split("\t") for line in open("$own_core_results")):
+    rps, p50, p99 = s.split(); crps, _, cp99 = c.split()
+    print(f"| {name} | {size} | {float(rps):,.0f} | {p50} | {p99} | {number(crps)} | {cp99} | {ratio(rps, crps)} |")
+print()
 print(f"- request logs at info (req/s against logs off, medians of six alternating 4 s runs each, half of them with the two servers' levels swapped): cost $log_healthz; $log_page")
-one = "$one_thread".split()
-c_one = "$c_one_thread".split(); per_core = "$per_core".split()
-print(f"- first page with one server thread instead of one per core (wrk keeps a core of its own): {float(one[0]):,.0f} req/s, p50 {one[1]} ms, p99 {one[2]} ms, "
-      f"{one[3]} µs of server CPU per answer (one thread per core, measured again: {float(per_core[0]):,.0f} req/s, {per_core[3]} µs); "
-      f"the C server with one thread: {float(c_one[0]):,.0f} req/s, {c_one[3]} µs")
 print(f"- the C server letting libmicrohttpd place connections (its workers accept on a shared socket) instead of placing them evenly as Sectional does, $tag_bytes bytes (the tag look-up's), three starts: $c_library")
 print(f"- mixed runs: the C server answers a page by token with $mixed_page_bytes bytes, a write with $mixed_write_bytes, other reads with the tag look-up's (the bytes column); 'its reads alone' is the mix without its writes")
 print(f"- mixed run, server-side times: $mixed")

@@ -41,7 +41,7 @@ PY
 # server dropped every write of the mixed scenario, unnoticed).
 wrk_figures() {
   local out
-  out=$(wrk -t1 --latency "$@" 2>/dev/null)
+  out=$(${WRK_CPUS:+taskset -c "$WRK_CPUS"} wrk -t1 --latency "$@" 2>/dev/null)
   if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then
     echo "wrk $*: $(grep -E 'Non-2xx|Socket errors' <<<"$out" | tr -s ' ' | paste -sd ';')" >&2
     return 1

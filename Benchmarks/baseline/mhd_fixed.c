@@ -1,10 +1,9 @@
 /* Baseline (a): the smallest libmicrohttpd server answering a fixed body, with the same daemon
- * options Sectional uses (thread pool of one thread per core, epoll, answer on the second call,
- * 16 KiB of memory per connection) and the same placement of connections: a thread of its own
+ * options Sectional uses (thread pool of one thread per core it may run on, epoll, answer on the
+ * second call, 16 KiB of memory per connection) and the same placement of connections: a thread of its own
  * accepts them and hands each to the pool with MHD_add_connection, which spreads them evenly over
  * the workers, as Sectional's Listener does.
  * It is the physical limit of this stack.  Usage: mhd-fixed PORT BODY_BYTES [CONTENT_FILE]
- * MHD_FIXED_THREADS=N runs N threads instead (the benchmark's one-thread comparison).
  * MHD_FIXED_ACCEPT=library lets the workers accept on a shared listening socket instead, as
  * libmicrohttpd does by default: each connection then goes to whichever worker wakes first, and
  * one start may put all of wrk's 32 connections on one worker and the next split them, which moved
@@ -13,10 +12,12 @@
  * that a scenario mixing answers (the mixed reads and writes) is compared with the same bytes: the
  * first rule that matches picks the size, a rule matching the method when it names one, else the
  * path when the path contains its text; other requests get BODY_BYTES. At most 8 rules. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <microhttpd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,8 +97,9 @@ int main(int argc, char **argv) {
     if (f) { body_size = fread(body, 1, body_size, f); fclose(f); }
   }
   parse_routes(getenv("MHD_FIXED_ROUTES"));
-  const char *threads = getenv("MHD_FIXED_THREADS");
-  long cores = threads ? atol(threads) : sysconf(_SC_NPROCESSORS_ONLN);
+  /* One thread per core this process may run on (its affinity mask: `taskset`), as Sectional. */
+  cpu_set_t allowed;
+  long cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : sysconf(_SC_NPROCESSORS_ONLN);
   const char *accepting = getenv("MHD_FIXED_ACCEPT");
   int library_accepts = accepting && strcmp(accepting, "library") == 0;
   uint16_t port = (uint16_t)atoi(argv[1]);

@@ -50,6 +50,18 @@ final class ProcessTests: FolderTestCase {
         XCTAssertNotNil(time.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$"#, options: .regularExpression), time)
     }
 
+    /// A thread per core the process may use: started on one CPU (`taskset -c 0`), the server
+    /// runs one thread, where the machine has more online; started unpinned, one per online core.
+    func testThreadsFollowTheCoresTheProcessMayUse() throws {
+        let pinned = try ServerProcess(arguments: configArguments, launcher: ["/usr/bin/taskset", "-c", "0"])
+        XCTAssertTrue(pinned.log.contains(#""threads":1,"#), pinned.log)
+        pinned.signal(SIGTERM)
+        XCTAssertEqual(pinned.waitForExit(), 0)
+        let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+        let unpinned = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(unpinned.log.contains(#""threads":\#(online),"#), unpinned.log)
+    }
+
     /// Sends the head of a PUT with `Expect: 100-continue` and waits for `100 Continue`: from
     /// then on the server has the request in flight.
     private func startUpload(_ server: ServerProcess, body: [UInt8]) throws -> HTTPTestClient {

@@ -18,10 +18,12 @@ public final class ServerProcess: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("sectional")
     }
 
-    /// Starts `sectional serve --port 0 <arguments>` and waits (up to 30 s) for its listening line.
-    public init(arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0"] + arguments
+    /// Starts `sectional serve --port 0 <arguments>` and waits (up to 30 s) for its listening line;
+    /// with a `launcher` (such as `["/usr/bin/taskset", "-c", "0"]`), through that command.
+    public init(arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws {
+        let command = launcher + [Self.executable.path, "serve", "--port", "0"] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env

@@ -457,9 +457,3 @@ private let releaseStream: MHD_ContentReaderFreeCallback = { cls in
     let context = Unmanaged<StreamContext>.fromOpaque(cls).takeRetainedValue()
     context.server.streamEnded(context.stream)
 }
-
-/// Facts about the machine.
-public enum System {
-    /// Cores available to this process.
-    public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
-}
