@@ -109,11 +109,16 @@ int main(int argc, char **argv) {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigprocmask(SIG_BLOCK, &set, NULL);
+  /* A pool only for two threads or more: libmicrohttpd warns of a size of 0 or 1 (as Sectional). */
+  struct MHD_OptionItem pool[] = {
+    { cores > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, (intptr_t)cores, NULL },
+    { MHD_OPTION_END, 0, NULL },
+  };
   struct MHD_Daemon *daemon = MHD_start_daemon(
       MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG
           | (library_accepts ? 0 : MHD_USE_NO_LISTEN_SOCKET),
       library_accepts ? port : 0, NULL, NULL, answer, NULL,
-      MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cores > 1 ? cores : 0),
+      MHD_OPTION_ARRAY, pool,
       MHD_OPTION_CONNECTION_LIMIT, 1000u, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024), MHD_OPTION_END);
   if (daemon == NULL) { fprintf(stderr, "cannot start\n"); return 1; }

@@ -30,7 +30,8 @@ static inline void sectional_mhd_format_message(void *cls, const char *format, v
 
 /// Starts a daemon with the options Sectional uses and no listening socket of its own: the
 /// server accepts connections itself and hands them over with `MHD_add_connection`.
-/// `threads` > 1 selects a thread pool. `accept` admits or refuses each new connection and
+/// `threads` > 1 selects a thread pool (the option is left out otherwise: libmicrohttpd warns of a
+/// pool size of 0 or 1 on every start). `accept` admits or refuses each new connection and
 /// `notify` hears when connections start and close (the connection limits are counted there);
 /// `logger` receives libmicrohttpd's messages (it must outlive the daemon).
 static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
@@ -45,12 +46,16 @@ static inline struct MHD_Daemon *sectional_mhd_start(unsigned int flags,
                                                      MHD_AcceptPolicyCallback accept, void *accept_cls,
                                                      MHD_NotifyConnectionCallback notify, void *notify_cls,
                                                      const struct sectional_mhd_logger *logger) {
+    struct MHD_OptionItem pool[] = {
+        { threads > 1 ? MHD_OPTION_THREAD_POOL_SIZE : MHD_OPTION_END, (intptr_t)threads, NULL },
+        { MHD_OPTION_END, 0, NULL },
+    };
     // The logger first: libmicrohttpd warns, on every start, about a logger given after other options.
     return MHD_start_daemon(flags | MHD_USE_NO_LISTEN_SOCKET, 0, accept, accept_cls, handler, handler_cls,
                             MHD_OPTION_EXTERNAL_LOGGER, sectional_mhd_format_message, (void *)logger,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_logger, uri_logger_cls,
-                            MHD_OPTION_THREAD_POOL_SIZE, threads > 1 ? threads : 0,
+                            MHD_OPTION_ARRAY, pool,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
