@@ -1,8 +1,8 @@
 /* Baseline (a): the smallest libmicrohttpd server answering a fixed body, with the same daemon
  * options Sectional uses (thread pool of one thread per core it may run on, epoll, answer on the
- * second call, 16 KiB of memory per connection) and the same placement of connections: a thread of its own
- * accepts them and hands each to the pool with MHD_add_connection, which spreads them evenly over
- * the workers, as Sectional's Listener does.
+ * second call, 16 KiB of memory per connection) and the same placement of connections: a thread of
+ * its own accepts them and hands each to the pool with MHD_add_connection, which spreads them
+ * evenly over the workers, as Sectional's Listener does.
  * It is the physical limit of this stack.  Usage: mhd-fixed PORT BODY_BYTES [CONTENT_FILE]
  * MHD_FIXED_ACCEPT=library lets the workers accept on a shared listening socket instead, as
  * libmicrohttpd does by default: each connection then goes to whichever worker wakes first, and

@@ -50,19 +50,32 @@ final class ProcessTests: FolderTestCase {
         XCTAssertNotNil(time.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$"#, options: .regularExpression), time)
     }
 
-    /// A thread per core the process may use: started on one CPU (`taskset -c 0`), the server
-    /// runs one thread, where the machine has more online, and says nothing of a thread pool
-    /// (libmicrohttpd warns of a pool of 0 or 1 threads); started unpinned, one per online core.
+    /// A thread per core the process may use: started on one CPU (`taskset`), the server runs
+    /// one thread, and says nothing of a thread pool (libmicrohttpd warns of a pool of 0 or 1
+    /// threads); started as this test runs, one per CPU of the test's own affinity mask.
     func testThreadsFollowTheCoresTheProcessMayUse() throws {
-        let pinned = try ServerProcess(arguments: configArguments, launcher: ["/usr/bin/taskset", "-c", "0"])
+        let cpus = try allowedCPUs()
+        let pinned = try ServerProcess(arguments: configArguments, launcher: ["/usr/bin/taskset", "-c", String(cpus[0])])
         XCTAssertTrue(pinned.waitUntilReady())
         XCTAssertTrue(pinned.log.contains(#""threads":1,"#), pinned.log)
         XCTAssertFalse(pinned.log.contains(#""level":"warn""#), pinned.log)
         pinned.signal(SIGTERM)
         XCTAssertEqual(pinned.waitForExit(), 0)
-        let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         let unpinned = try ServerProcess(arguments: configArguments)
-        XCTAssertTrue(unpinned.log.contains(#""threads":\#(online),"#), unpinned.log)
+        XCTAssertTrue(unpinned.log.contains(#""threads":\#(cpus.count),"#), unpinned.log)
+    }
+
+    /// The CPUs this test process may run on (and a server it starts inherits), from the
+    /// `Cpus_allowed_list` of `/proc/self/status` (`0-1,4`).
+    private func allowedCPUs() throws -> [Int] {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
+        let cpus = line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
+            .split(separator: ",").flatMap { part -> ClosedRange<Int> in
+                let bounds = part.split(separator: "-").compactMap { Int($0) }
+                return bounds[0]...bounds[bounds.count - 1]
+            }
+        return try XCTUnwrap(cpus.isEmpty ? nil : cpus)
     }
 
     /// Sends the head of a PUT with `Expect: 100-continue` and waits for `100 Continue`: from
