@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "JSONOutput", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
-        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "ListModel", "ListStore", "Identity", "TestSupport", "TestKeys",
-                                                             "COpenSSL"]),
+        .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "HTTPServer", "ListModel", "ListStore", "Identity",
+                                                             "TestSupport", "TestKeys", "COpenSSL"]),
     ]
 )

@@ -63,29 +63,41 @@ print(both(sys.argv[3], sys.argv[4]))
 PY
 }
 
+# The bytes of the answer to URL (sets `bytes`); stops the bench unless it answers 200: a scenario
+# measures answers, not refusals.
+sample_bytes() {  # NAME URL
+  local status
+  read -r status bytes < <(curl -s -o /dev/null -w '%{http_code} %{size_download}\n' "$2")
+  [ "$status" = 200 ] || { echo "$1: $2 answered $status" >&2; exit 1; }
+}
+
+# Sectional at URL (TARGET: a path, or a wrk script and its arguments) and the C server answering
+# BYTES, in turn (`measure_paired`): sets `s` and `c`, each "req/s p50 p99". The C server starts and
+# stops here, in this shell, so that an interrupted run stops it too.
+against_c() {  # BYTES URL TARGET
+  start_c "$1"
+  if [[ $3 == *.lua* ]]; then
+    # shellcheck disable=SC2086
+    { read -r s; read -r c; } < <(measure_paired -s ${3%% *} "$2" -- ${3#* })
+  else
+    { read -r s; read -r c; } < <(measure_paired "$2$3")
+  fi
+  stop_c
+}
+
 # One scenario: NAME, SECTIONAL_PATH_OR_SCRIPT, PEER_PATH (or -: the peers have no such
 # answer), sample path for the body size, and optionally the base URL (default: logs at info).
 scenario() {
   local name=$1 target=$2 peer=$3 sample=$4 url=${5:-$base}
-  local status bytes
-  read -r status bytes < <(curl -s -o /dev/null -w '%{http_code} %{size_download}\n' "$url$sample")
-  # A scenario measures answers, not refusals: its sample (and the peers' path) must answer 200.
-  [ "$status" = 200 ] || { echo "$name: $sample answered $status" >&2; exit 1; }
+  local status bytes s c g="- - -" n="- - -"
+  sample_bytes "$name" "$url$sample"
   if [ "$peer" != "-" ]; then
     for port in $port_g $port_n; do
       status=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$peer")
       [ "$status" = 200 ] || { echo "$name: the peer on port $port answered $peer with $status" >&2; exit 1; }
     done
   fi
-  local s g="- - -" n="- - -" c
-  start_c "$bytes"
-  if [[ $target == *.lua* ]]; then
-    # shellcheck disable=SC2086
-    { read -r s; read -r c; } < <(measure_paired -s ${target%% *} "$url" -- ${target#* })
-  else
-    { read -r s; read -r c; } < <(measure_paired "$url$target")
-  fi
-  stop_c
+  against_c "$bytes" "$url" "$target"
   if [ "$peer" != "-" ]; then
     g=$(measure "http://127.0.0.1:$port_g$peer")
     n=$(measure "http://127.0.0.1:$port_n$peer")
@@ -246,17 +258,9 @@ wait_corpus "$quiet" contacts
 own_core_results="$work/own-core.tsv"
 : > "$own_core_results"
 own_core() {  # NAME TARGET SAMPLE, as for `scenario`, against the pinned server
-  local name=$1 target=$2 sample=$3 status bytes s c
-  read -r status bytes < <(curl -s -o /dev/null -w '%{http_code} %{size_download}\n' "$quiet$sample")
-  [ "$status" = 200 ] || { echo "$name (own core): $sample answered $status" >&2; exit 1; }
-  C_CPUS=$server_cpus start_c "$bytes"
-  if [[ $target == *.lua* ]]; then
-    # shellcheck disable=SC2086
-    { read -r s; read -r c; } < <(WRK_CPUS=0 measure_paired -s ${target%% *} "$quiet" -- ${target#* })
-  else
-    { read -r s; read -r c; } < <(WRK_CPUS=0 measure_paired "$quiet$target")
-  fi
-  stop_c
+  local name=$1 target=$2 sample=$3 bytes s c
+  sample_bytes "$name (own core)" "$quiet$sample"
+  WRK_CPUS=0 C_CPUS=$server_cpus against_c "$bytes" "$quiet" "$target"
   printf '%s\t%s\t%s\t%s\n' "$name" "$bytes" "$s" "$c" >> "$own_core_results"
   echo "  $name (wrk on its own core): sectional $s | C $c" >&2
 }

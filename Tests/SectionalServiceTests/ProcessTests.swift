@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import TestSupport
 import XCTest
 
@@ -65,16 +66,10 @@ final class ProcessTests: FolderTestCase {
         XCTAssertTrue(unpinned.log.contains(#""threads":\#(cpus.count),"#), unpinned.log)
     }
 
-    /// The CPUs this test process may run on (and a server it starts inherits), from the
-    /// `Cpus_allowed_list` of `/proc/self/status` (`0-1,4`).
+    /// The CPUs this test process may run on (and a server it starts inherits).
     private func allowedCPUs() throws -> [Int] {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
-        let cpus = line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
-            .split(separator: ",").flatMap { part -> ClosedRange<Int> in
-                let bounds = part.split(separator: "-").compactMap { Int($0) }
-                return bounds[0]...bounds[bounds.count - 1]
-            }
+        let cpus = try XCTUnwrap(System.allowedCPUs(status: status))
         return try XCTUnwrap(cpus.isEmpty ? nil : cpus)
     }
 

@@ -93,10 +93,13 @@ final class WriteQueue: Sendable {
             state.gathering = true
             return true
         }
-        guard wait else { return }
-        _ = gathered.wait(timeout: .now() + gatherDelay)
-        // A signal sent after the timeout leaves the semaphore one ahead: the next wait then
-        // returns at once, which only makes that commit smaller.
-        state.withLock { $0.gathering = false }
+        guard wait, gathered.wait(timeout: .now() + gatherDelay) == .timedOut else { return }
+        // Timed out. An append that reached the target meanwhile has ended the wait and will
+        // signal: take that signal, so the next wait does not return at once.
+        let signalled = state.withLock { state -> Bool in
+            defer { state.gathering = false }
+            return !state.gathering
+        }
+        if signalled { gathered.wait() }
     }
 }
