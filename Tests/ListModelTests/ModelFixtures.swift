@@ -9,7 +9,7 @@ extension Row {
     static func forTest(id: String, sortKey: SortKey = .none, tags: Int = 1) -> Row {
         let json = Array(#"{"id":"\#(id)","type":"row""#.utf8)
         return json.withUnsafeBufferPointer {
-            Row(id: id, type: "row", groupKey: "", sortKey: sortKey, tagLength: tags, json: $0, headEnd: $0.count, bodyEnd: $0.count)
+            Row.make(id: id, type: "row", groupKey: "", sortKey: sortKey, tagLength: tags, json: $0, headEnd: $0.count, bodyEnd: $0.count)
         }
     }
 }

@@ -8,50 +8,71 @@ import JSONOutput
 /// "badge"…],"height":N` ‖ `[,"action":…]` and the ``RowExtras`` members — the closing `}` is
 /// written at render time. Every member is in the bytes, so rows compare by their bytes.
 ///
-/// The bytes sit in an exact-size buffer the row owns (not an `Array`: no header, no spare
-/// capacity, and reading them through a borrowed row touches no reference count). Immutable
-/// after creation, hence `@unchecked Sendable`.
+/// The bytes sit right after the row's fields, in the row's own allocation (tail-allocated
+/// through `ManagedBufferPointer`; a `ManagedBuffer` subclass could not be `Sendable`): reading
+/// a row touches one block of memory, not an object and a buffer elsewhere, and making one is one
+/// allocation. Immutable after creation, hence `@unchecked Sendable`.
 final class Row: @unchecked Sendable {
-    let id: String
-    let type: String
-    /// The raw section key this row belongs to (the `groupBy` string form; `""` otherwise).
-    let groupKey: String
-    let sortKey: SortKey
-    /// The ascending head of the row's position (see ``SortKey/head(id:)``): most comparisons
-    /// in a search for a place are decided by it alone, without reading the key's strings.
-    let keyHead: UInt64
-    let tagLength: Int
-    /// The pre-encoded JSON (`jsonCount` bytes), owned.
-    let json: UnsafeMutablePointer<UInt8>
-    let jsonCount: Int32
-    let headEnd32: Int32
-    let bodyEnd32: Int32
-
-    /// A row holding a copy of `json` (`headEnd`/`bodyEnd` index into it).
-    init(id: String, type: String, groupKey: String, sortKey: SortKey, tagLength: Int,
-         json bytes: UnsafeBufferPointer<UInt8>, headEnd: Int, bodyEnd: Int) {
-        self.id = id
-        self.type = type
-        self.groupKey = groupKey
-        self.sortKey = sortKey
-        keyHead = sortKey.head(id: id)
-        self.tagLength = tagLength
-        json = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
-        if let b = bytes.baseAddress { json.initialize(from: b, count: bytes.count) }
-        jsonCount = Int32(bytes.count)
-        headEnd32 = Int32(headEnd)
-        bodyEnd32 = Int32(bodyEnd)
+    /// What a row holds besides its JSON bytes.
+    struct Fields {
+        let id: String
+        let type: String
+        /// The raw section key this row belongs to (the `groupBy` string form; `""` otherwise).
+        let groupKey: String
+        let sortKey: SortKey
+        /// The ascending head of the row's position (see ``SortKey/head(id:)``): most comparisons
+        /// in a search for a place are decided by it alone, without reading the key's strings.
+        let keyHead: UInt64
+        let tagLength: Int
+        let jsonCount: Int32
+        let headEnd32: Int32
+        let bodyEnd32: Int32
     }
 
-    deinit { json.deallocate() }
+    private typealias Storage = ManagedBufferPointer<Fields, UInt8>
 
-    var headEnd: Int { Int(headEnd32) }
-    var bodyEnd: Int { Int(bodyEnd32) }
+    /// Rows are made by ``make(id:type:groupKey:sortKey:tagLength:json:headEnd:bodyEnd:)`` only.
+    private init() { preconditionFailure("a row is allocated with its bytes") }
+
+    deinit { storage.withUnsafeMutablePointerToHeader { _ = $0.deinitialize(count: 1) } }
+
+    @inline(__always)
+    private var storage: Storage { Storage(unsafeBufferObject: self) }
+
+    /// A row holding a copy of `json` (`headEnd`/`bodyEnd` index into it).
+    static func make(id: String, type: String, groupKey: String, sortKey: SortKey, tagLength: Int,
+                     json bytes: UnsafeBufferPointer<UInt8>, headEnd: Int, bodyEnd: Int) -> Row {
+        let fields = Fields(id: id, type: type, groupKey: groupKey, sortKey: sortKey, keyHead: sortKey.head(id: id),
+                            tagLength: tagLength, jsonCount: Int32(bytes.count), headEnd32: Int32(headEnd),
+                            bodyEnd32: Int32(bodyEnd))
+        let storage = Storage(bufferClass: Row.self, minimumCapacity: max(1, bytes.count)) { _, _ in fields }
+        if let b = bytes.baseAddress {
+            storage.withUnsafeMutablePointerToElements { $0.initialize(from: b, count: bytes.count) }
+        }
+        return unsafeDowncast(storage.buffer, to: Row.self)
+    }
+
+    var id: String { storage.header.id }
+    var type: String { storage.header.type }
+    var groupKey: String { storage.header.groupKey }
+    var sortKey: SortKey { storage.header.sortKey }
+    var keyHead: UInt64 { storage.header.keyHead }
+    var tagLength: Int { storage.header.tagLength }
+    var jsonCount: Int { Int(storage.header.jsonCount) }
+    var headEnd: Int { Int(storage.header.headEnd32) }
+    var bodyEnd: Int { Int(storage.header.bodyEnd32) }
+
+    /// Lends the pre-encoded JSON (``jsonCount`` bytes) to `body`.
+    @inline(__always)
+    func withJSON<R>(_ body: (UnsafePointer<UInt8>) throws -> R) rethrows -> R {
+        try storage.withUnsafeMutablePointerToElements { try body($0) }
+    }
 
     /// `true` when both rows would serve the same content at the same position.
     func sameContent(as other: Row) -> Bool {
-        headEnd32 == other.headEnd32 && bodyEnd32 == other.bodyEnd32 && jsonCount == other.jsonCount
-            && memcmpBytes(json, other.json, Int(jsonCount)) == 0
+        storage.header.headEnd32 == other.storage.header.headEnd32 && storage.header.bodyEnd32 == other.storage.header.bodyEnd32
+            && storage.header.jsonCount == other.storage.header.jsonCount
+            && withJSON { a in other.withJSON { b in memcmpBytes(a, b, jsonCount) == 0 } }
     }
 }
 
@@ -103,7 +124,7 @@ struct RowFactory: ~Copyable {
         default: sortKey = .many(binding.sortBy.map { $0.value(in: record) })
         }
         return json.withBytes {
-            Row(id: id, type: type ?? tpl.type, groupKey: groupKey, sortKey: sortKey, tagLength: tpl.tagLength,
+            Row.make(id: id, type: type ?? tpl.type, groupKey: groupKey, sortKey: sortKey, tagLength: tpl.tagLength,
                      json: $0, headEnd: headEnd, bodyEnd: bodyEnd)
         }
     }
@@ -142,7 +163,7 @@ struct RowFactory: ~Copyable {
             extras.append(record: JSONObject(), to: &json, scratch: &scratch)
         }
         return json.withBytes {
-            Row(id: r.id, type: r.type, groupKey: "", sortKey: .one(.int(Int64(position))), tagLength: r.tagLength,
+            Row.make(id: r.id, type: r.type, groupKey: "", sortKey: .one(.int(Int64(position))), tagLength: r.tagLength,
                      json: $0, headEnd: headEnd, bodyEnd: bodyEnd)
         }
     }

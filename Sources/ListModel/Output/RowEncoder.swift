@@ -82,7 +82,7 @@ struct RowEncoder {
     /// `tag`, as the next element of the array `w` has open; ``flush(to:)`` after the last one.
     @inline(__always)
     mutating func stage(_ row: Row, rowIndex: Int, tag: Int, to w: inout JSONWriter) {
-        let worst = Int(row.jsonCount) + sectionPartCount + RowEncoder.positionTailSpace
+        let worst = row.jsonCount + sectionPartCount + RowEncoder.positionTailSpace
             + max(0, accCount) + RowEncoder.suffixSpace + 3
         if staged + worst > RowEncoder.stageSpace { flush(to: &w) }
         let stage = scratch + rowStart
@@ -124,10 +124,12 @@ struct RowEncoder {
         var touched = 0
         for r in rows {
             r._withUnsafeGuaranteedRef { row in
-                let e = row.json, n = Int(row.jsonCount)
-                var o = 0
-                while o < n { touched &+= Int(e[o]); o += 64 }
-                if n > 0 { touched &+= Int(e[n - 1]) }
+                let n = row.jsonCount
+                row.withJSON { e in
+                    var o = 0
+                    while o < n { touched &+= Int(e[o]); o += 64 }
+                    if n > 0 { touched &+= Int(e[n - 1]) }
+                }
             }
         }
         if touched < 0 { preconditionFailure("unreachable: a sum of bytes") }
@@ -136,25 +138,26 @@ struct RowEncoder {
     /// Writes the row object at `r` (room for the worst case); returns its length.
     @inline(__always)
     private func assemble(_ row: Row, rowIndex: Int, tag: Int, at r: UnsafeMutablePointer<UInt8>) -> Int {
-        let e = row.json
-        let headEnd = row.headEnd, bodyEnd = row.bodyEnd, total = Int(row.jsonCount)
-        r.initialize(from: e, count: headEnd)
-        var n = headEnd
-        (r + n).initialize(from: scratch, count: sectionPartCount); n += sectionPartCount
-        n += JSONNumberText.write(UInt(rowIndex), to: r + n)
-        n += JSONNumberText.write(RowEncoder.tagLocation, to: r + n)
-        n += JSONNumberText.write(UInt(tag), to: r + n)
-        n += JSONNumberText.write(RowEncoder.tagLength, to: r + n)
-        n += JSONNumberText.write(UInt(row.tagLength), to: r + n)
-        r[n] = ASCII.closeBrace; n += 1
-        (r + n).initialize(from: e + headEnd, count: bodyEnd - headEnd); n += bodyEnd - headEnd
-        if accCount >= 0 {
-            (r + n).initialize(from: scratch + accStart, count: accCount); n += accCount
-            if accIncludesRow { r[n] = ASCII.underscore; n += 1; n += JSONNumberText.write(UInt(rowIndex), to: r + n) }
-            r[n] = ASCII.quote; n += 1
+        let headEnd = row.headEnd, bodyEnd = row.bodyEnd, total = row.jsonCount
+        return row.withJSON { e in
+            r.initialize(from: e, count: headEnd)
+            var n = headEnd
+            (r + n).initialize(from: scratch, count: sectionPartCount); n += sectionPartCount
+            n += JSONNumberText.write(UInt(rowIndex), to: r + n)
+            n += JSONNumberText.write(RowEncoder.tagLocation, to: r + n)
+            n += JSONNumberText.write(UInt(tag), to: r + n)
+            n += JSONNumberText.write(RowEncoder.tagLength, to: r + n)
+            n += JSONNumberText.write(UInt(row.tagLength), to: r + n)
+            r[n] = ASCII.closeBrace; n += 1
+            (r + n).initialize(from: e + headEnd, count: bodyEnd - headEnd); n += bodyEnd - headEnd
+            if accCount >= 0 {
+                (r + n).initialize(from: scratch + accStart, count: accCount); n += accCount
+                if accIncludesRow { r[n] = ASCII.underscore; n += 1; n += JSONNumberText.write(UInt(rowIndex), to: r + n) }
+                r[n] = ASCII.quote; n += 1
+            }
+            (r + n).initialize(from: e + bodyEnd, count: total - bodyEnd); n += total - bodyEnd
+            r[n] = ASCII.closeBrace; n += 1
+            return n
         }
-        (r + n).initialize(from: e + bodyEnd, count: total - bodyEnd); n += total - bodyEnd
-        r[n] = ASCII.closeBrace; n += 1
-        return n
     }
 }
