@@ -70,8 +70,7 @@ final class Row: @unchecked Sendable {
 
     /// `true` when both rows would serve the same content at the same position.
     func sameContent(as other: Row) -> Bool {
-        storage.header.headEnd32 == other.storage.header.headEnd32 && storage.header.bodyEnd32 == other.storage.header.bodyEnd32
-            && storage.header.jsonCount == other.storage.header.jsonCount
+        headEnd == other.headEnd && bodyEnd == other.bodyEnd && jsonCount == other.jsonCount
             && withJSON { a in other.withJSON { b in memcmpBytes(a, b, jsonCount) == 0 } }
     }
 }
