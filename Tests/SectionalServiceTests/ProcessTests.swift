@@ -55,7 +55,7 @@ final class ProcessTests: FolderTestCase {
     /// one thread, and says nothing of a thread pool (libmicrohttpd warns of a pool of 0 or 1
     /// threads); started as this test runs, one per CPU of the test's own affinity mask.
     func testThreadsFollowTheCoresTheProcessMayUse() throws {
-        let cpus = try allowedCPUs()
+        let cpus = try XCTUnwrap(System.allowedCPUs())
         let pinned = try ServerProcess(arguments: configArguments, launcher: ["/usr/bin/taskset", "-c", String(cpus[0])])
         XCTAssertTrue(pinned.waitUntilReady())
         XCTAssertTrue(pinned.log.contains(#""threads":1,"#), pinned.log)
@@ -64,13 +64,6 @@ final class ProcessTests: FolderTestCase {
         XCTAssertEqual(pinned.waitForExit(), 0)
         let unpinned = try ServerProcess(arguments: configArguments)
         XCTAssertTrue(unpinned.log.contains(#""threads":\#(cpus.count),"#), unpinned.log)
-    }
-
-    /// The CPUs this test process may run on (and a server it starts inherits).
-    private func allowedCPUs() throws -> [Int] {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let cpus = try XCTUnwrap(System.allowedCPUs(status: status))
-        return try XCTUnwrap(cpus.isEmpty ? nil : cpus)
     }
 
     /// Sends the head of a PUT with `Expect: 100-continue` and waits for `100 Continue`: from

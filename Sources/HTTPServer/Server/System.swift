@@ -12,18 +12,18 @@ public enum System {
     ///
     /// A CPU *quota* (`docker run --cpus`, a Kubernetes CPU limit) leaves the mask whole and is
     /// not seen here: set `server.threads` in the config to match it.
-    public static let coreCount: Int = {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let allowed = allowedCPUs(status: status), !allowed.isEmpty else {
-            return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        }
-        return allowed.count
-    }()
+    public static let coreCount: Int = allowedCPUs()?.count ?? max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
+    /// The CPUs this process may run on now (its affinity mask, from `/proc/self/status`); nil
+    /// when that cannot be read.
+    public static func allowedCPUs() -> [Int]? {
+        (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)).flatMap { allowedCPUs(status: $0) }
+    }
 
     /// The CPUs of the `Cpus_allowed_list:` line of a `/proc/<pid>/status` text, ascending as
-    /// the kernel writes them (`0-3,8` is 0, 1, 2, 3 and 8); nil when the line is missing or not
-    /// in that form.
-    public static func allowedCPUs(status: String) -> [Int]? {
+    /// the kernel writes them (`0-3,8` is 0, 1, 2, 3 and 8), never empty; nil when the line is
+    /// missing or not in that form.
+    static func allowedCPUs(status: String) -> [Int]? {
         let key = "Cpus_allowed_list:"
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }) else { return nil }
         let list = line.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
