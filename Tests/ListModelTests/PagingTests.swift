@@ -110,6 +110,47 @@ final class PagingTests: XCTestCase {
         }
     }
 
+    /// A token's guess (where the next page began) only saves a search: a token with another
+    /// guess, or a version 2 token with none, reads the same page.
+    func testATokensGuessChangesNoPage() throws {
+        let d = definition(#"{"sections":[{"source":"c","groupBy":"g","sortBy":[{"field":"n"}],"row":{}}]}"#)
+        let recs = (0..<300).map { i -> JSONValue in ["id": .string("r\(i)"), "g": i % 3 == 0 ? "a" : "b", "n": .int(Int64(i % 17))] }
+        let l = ListSnapshot.build(definition: d, records: ["c": recs])
+        /// The token's bytes with `guess` in place of its own (nil: as version 2 wrote it).
+        func rewritten(_ token: String, guess: Int?) throws -> String {
+            var b = try XCTUnwrap(Base64URL.decode(token))
+            XCTAssertEqual(b[0], 3)
+            b.removeLast(4)  // the checksum
+            b.removeLast()  // the guess's last byte,
+            while b.last! & 0x80 != 0 { b.removeLast() }  // and its others (the row id before it is ASCII)
+            if var g = guess {
+                while g >= 0x80 { b.append(UInt8(g & 0x7F) | 0x80); g >>= 7 }
+                b.append(UInt8(g))
+            } else {
+                b[0] = 2
+            }
+            let c = PageToken.checksum(b)
+            for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }
+            return Base64URL.encode(b)
+        }
+        var token: String? = nil
+        var pages = 0
+        repeat {
+            let page = try l.page(size: 7, token: token, view: ViewState(), binding: binding)
+            if let token {
+                for guess in [nil, 0, 1, 6, 7, 150, 5_000] as [Int?] {
+                    let other = try l.page(size: 7, token: try rewritten(token, guess: guess), view: ViewState(), binding: binding)
+                    XCTAssertEqual(other.entries, page.entries, "guess \(String(describing: guess))")
+                    XCTAssertEqual(other.itemsBefore, page.itemsBefore)
+                    XCTAssertEqual(other.nextPageToken, page.nextPageToken)
+                }
+            }
+            token = page.nextPageToken
+            pages += 1
+        } while token != nil
+        XCTAssertEqual(pages, 300 / 7 + 1)
+    }
+
     func testTokenSurvivesDeletionOfLastDeliveredRow() throws {
         let d = definition(#"{"sections":[{"source":"c","groupBy":"g","sortBy":[{"field":"n"}],"row":{}}]}"#)
         var recs = (0..<10).map { i -> JSONValue in ["id": .string("r\(i)"), "g": i < 5 ? "a" : "b", "n": .int(Int64(i))] }

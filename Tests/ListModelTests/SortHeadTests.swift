@@ -45,8 +45,8 @@ final class SortHeadTests: XCTestCase {
         XCTAssertGreaterThan(decided, 1_000, "heads decide most comparisons of different values")
     }
 
-    /// `lowerBound` (strict and not, from the start and from a later row) against a scan of the
-    /// sorted rows, over several chunks of keys whose heads mostly tie.
+    /// `lowerBound` (strict and not, from the start, from a later row and from a guess, right or
+    /// wrong) against a scan of the sorted rows, over several chunks of keys whose heads mostly tie.
     func testSearchesFindWhatAScanFinds() {
         var rng = SplitMix64(seed: 5)
         let prefixes = ["abcdefgh", "abcdefgi", "Evelyn T", "Evelyn U"]
@@ -74,6 +74,15 @@ final class SortHeadTests: XCTestCase {
                 let start = Int.random(in: 0...scan, using: &rng)
                 if seq.lowerBound(key, id, order: order, strictly: strictly) != scan { wrong += 1 }
                 if seq.lowerBound(key, id, order: order, strictly: strictly, from: start) != scan { wrong += 1 }
+                // A guess right, near on either side, far, past either end.
+                let guesses = [scan, scan - 1, scan + 1, scan - 70, scan + 70, Int.random(in: 0...keys.count, using: &rng), -3, keys.count + 2]
+                withUnsafePointer(to: order) { order in
+                    seq.withRowsView { rows in
+                        for guess in guesses where rows.lowerBound(key, id, order: order, strictly: strictly, guess: guess) != scan {
+                            wrong += 1
+                        }
+                    }
+                }
             }
             XCTAssertEqual(wrong, 0, descending ? "descending" : "ascending")
         }

@@ -86,7 +86,11 @@ extension ListSnapshot {
             if found {
                 let r = definition.orders.withUnsafeBufferPointer { orders in
                     sections.withUnsafeBufferPointer { secs in
-                        secs[si].rows.withRowsView { $0.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true) }
+                        secs[si].rows.withRowsView { rows in
+                            let order = orders.baseAddress! + t.spec
+                            if let guess = t.guess { return rows.lowerBound(t.sortKey, t.rowID, order: order, strictly: true, guess: guess) }
+                            return rows.lowerBound(t.sortKey, t.rowID, order: order, strictly: true)
+                        }
                     }
                 }
                 if r < visible[si] { start = (si, r) }
@@ -173,7 +177,7 @@ extension ListSnapshot {
                     rows.withRow(at: l.row) { row in
                         definition.orders.withUnsafeBufferPointer { orders in
                             PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
-                                             order: orders[spec], keyOrder: keyOrder, binding: binding)
+                                             order: orders[spec], keyOrder: keyOrder, binding: binding, guess: l.row + 1)
                         }
                     }
                 }
@@ -192,11 +196,11 @@ extension ListSnapshot {
         if let claim = index[t.rowID]?.claims.first(where: { $0.spec == t.spec }) {
             let key = rawKey(of: claim)
             if PageToken.positionHash(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id) == cut.positionHash {
-                return PageToken(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id)
+                return PageToken(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id, guess: t.guess)
             }
         }
         for node in sections where node.spec == t.spec && FNV1a.hash(node.rawKey) == cut.keyHash {
-            return PageToken(spec: t.spec, rawKey: node.rawKey, sortKey: t.sortKey, rowID: t.rowID)
+            return PageToken(spec: t.spec, rawKey: node.rawKey, sortKey: t.sortKey, rowID: t.rowID, guess: t.guess)
         }
         // The section is gone: its cut key (raised for a descending order) with the full key's rank.
         return t

@@ -36,9 +36,17 @@ public enum PageTokenError: Error, Equatable, Sendable {
 /// Otherwise (the row was deleted or moved) the position is the cut one, which never lies after
 /// the true one: rows that share the cut prefix may be delivered again, none is skipped.
 ///
-/// **Encoding** (then base64url, unpadded): version byte `2`, 8-byte binding hash, spec index,
+/// **Guess**: the token also carries where the next page began in its section when it was
+/// written (the row's index after the named one). Reading it checks that guess against the two
+/// rows around it (the named position must fall between them) before searching: a walk through
+/// a list that has not changed, or changed only after the page, finds its place without a
+/// binary search. A wrong guess (rows inserted or deleted before it, a forged one) costs only
+/// the check.
+///
+/// **Encoding** (then base64url, unpadded): version byte `3`, 8-byte binding hash, spec index,
 /// flags (bit 0: cut; then the two 8-byte hashes and the key's explicit-order rank), section
-/// key, sort values (typed), row id, 4-byte checksum.
+/// key, sort values (typed), row id, the guess (varint), 4-byte checksum. Version `2` tokens,
+/// written before the guess, have none and are still read.
 public struct PageToken: Sendable, Equatable {
     let spec: Int
     let rawKey: String
@@ -46,6 +54,9 @@ public struct PageToken: Sendable, Equatable {
     let rowID: String
     /// Set when a field was cut: hashes of the full section key and of the full position.
     let cut: Cut?
+    /// Where the next page began in the section when the token was written (see the type's
+    /// doc); nil in a version 2 token.
+    let guess: Int?
 
     struct Cut: Sendable, Equatable {
         let keyHash: UInt64
@@ -60,26 +71,27 @@ public struct PageToken: Sendable, Equatable {
     /// Raw bytes that fit ``maxTextLength`` once in base64url.
     static let maxBytes = maxTextLength / 4 * 3
 
-    init(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, cut: Cut? = nil) {
+    init(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, cut: Cut? = nil, guess: Int? = nil) {
         self.spec = spec
         self.rawKey = rawKey
         self.sortKey = sortKey
         self.rowID = rowID
         self.cut = cut
+        self.guess = guess
     }
 
     /// Encodes a position without building a token (the values are only read, so a caller can
     /// pass a shared row's fields without copying them). `order` gives the field directions and
     /// `keyOrder` the section key's rank and direction (a cut value must not move the position
-    /// forward).
+    /// forward). `guess` is the index in its section of the row after the position.
     static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
-                       keyOrder: (rank: Int, descending: Bool), binding: PageBinding) -> String {
+                       keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int) -> String {
         // Each string gets at most `cap` bytes; a token still too long is redone with a smaller
         // cap (only sort keys with many fields get there). With cap 4 a token holds at most
-        // 1 + 8 + 3 + 17 + 5 + 6 + 1 + 64 × 9 + 6 + 4 bytes: under `maxBytes`.
+        // 1 + 8 + 3 + 17 + 5 + 6 + 1 + 64 × 9 + 6 + 10 + 4 bytes: under `maxBytes`.
         for cap in [256, 96, 24, 4] {
             if let text = encode(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID, order: order,
-                                 keyOrder: keyOrder, binding: binding, cap: cap) {
+                                 keyOrder: keyOrder, binding: binding, guess: guess, cap: cap) {
                 return text
             }
         }
@@ -87,7 +99,7 @@ public struct PageToken: Sendable, Equatable {
     }
 
     private static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
-                               keyOrder: (rank: Int, descending: Bool), binding: PageBinding, cap: Int) -> String? {
+                               keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int, cap: Int) -> String? {
         let values = sortKey.values
         var isCut = utf8Count(rawKey) > cap || utf8Count(rowID) > cap
         if !isCut {
@@ -101,7 +113,7 @@ public struct PageToken: Sendable, Equatable {
         }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 512) { stack -> String? in
             var b = TokenBytes(stack: stack)
-            b.append(2)
+            b.append(3)
             putU64(binding.hash, &b)
             putVarint(UInt64(spec), &b)
             b.append(isCut ? 1 : 0)
@@ -140,6 +152,7 @@ public struct PageToken: Sendable, Equatable {
                 for (k, v) in vs.enumerated() { put(v, descending: order.isDescending(k)) }
             }
             putString(rowID, cap: cap, raise: false, &b)
+            putVarint(UInt64(max(0, guess)), &b)
             let c = b.withBytes { checksum($0) }
             for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }
             guard b.length <= maxBytes else { return nil }
@@ -176,7 +189,9 @@ public struct PageToken: Sendable, Equatable {
 
     /// Decodes a token and checks its binding.
     public static func decode(_ text: String, binding: PageBinding) throws(PageTokenError) -> PageToken {
-        guard text.utf8.count <= maxTextLength, let b = Base64URL.decode(text), b.count >= 15, b[0] == 2 else { throw .malformed }
+        guard text.utf8.count <= maxTextLength, let b = Base64URL.decode(text), b.count >= 15, b[0] == 2 || b[0] == 3 else {
+            throw .malformed
+        }
         let c = checksum(b[0..<(b.count - 4)])
         var stored: UInt32 = 0
         for k in 0..<4 { stored |= UInt32(b[b.count - 4 + k]) << (8 * UInt32(k)) }
@@ -210,8 +225,14 @@ public struct PageToken: Sendable, Equatable {
             default: throw .malformed
             }
         }
-        guard let id = r.string(), r.atEnd else { throw .malformed }
-        return PageToken(spec: Int(spec), rawKey: key, sortKey: SortKey(values: values), rowID: id, cut: cut)
+        guard let id = r.string() else { throw .malformed }
+        var guess: Int? = nil
+        if b[0] == 3 {
+            guard let g = r.varint(), g <= 1 << 40 else { throw .malformed }
+            guess = Int(g)
+        }
+        guard r.atEnd else { throw .malformed }
+        return PageToken(spec: Int(spec), rawKey: key, sortKey: SortKey(values: values), rowID: id, cut: cut, guess: guess)
     }
 
     private struct Reader {
