@@ -5,7 +5,8 @@
 /// Input: a mode byte, a page-size byte, then either (mode even) the token text as a client
 /// would send it, or (mode odd) the token's inner bytes, which the harness frames the way the
 /// server does (version byte, the binding's hash, checksum, base64url) so that the fuzzer reaches
-/// the field decoding behind the checksum. A token must be refused with `PageTokenError` or
+/// the field decoding behind the checksum: as version 3 when the mode's bit 2 is set (the inner
+/// bytes then end with the guess, a varint), else as version 2. A token must be refused with `PageTokenError` or
 /// give a page; a page holds at most the page size, and the rows before, on and after it add
 /// up to the view's visible rows. The same bytes are also read as a `pageSize` value.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -19,7 +20,7 @@ public func fuzzPageToken(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         token = text
         _ = try? PageSize.parse(text)
     } else {
-        token = framed(body)
+        token = framed(body, version: bytes[0] & 4 == 0 ? 2 : 3)
     }
     let pageSize = PageSize.resolve(Int(bytes[1] % 8))
     for (view, visible) in views {
@@ -37,9 +38,9 @@ public func fuzzPageToken(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// `inner` framed as a token of `binding`: version 2, the binding hash, `inner`, the checksum.
-private func framed(_ inner: [UInt8]) -> String {
-    var b: [UInt8] = [2]
+/// `inner` framed as a token of `binding`: `version`, the binding hash, `inner`, the checksum.
+private func framed(_ inner: [UInt8], version: UInt8) -> String {
+    var b: [UInt8] = [version]
     for k in 0..<8 { b.append(UInt8(truncatingIfNeeded: binding.hash >> (8 * UInt64(k)))) }
     b += inner
     var h = FNV1a()
