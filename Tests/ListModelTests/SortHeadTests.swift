@@ -74,8 +74,9 @@ final class SortHeadTests: XCTestCase {
                 let start = Int.random(in: 0...scan, using: &rng)
                 if seq.lowerBound(key, id, order: order, strictly: strictly) != scan { wrong += 1 }
                 if seq.lowerBound(key, id, order: order, strictly: strictly, from: start) != scan { wrong += 1 }
-                // A guess right, near on either side, far, past either end.
-                let guesses = [scan, scan - 1, scan + 1, scan - 70, scan + 70, Int.random(in: 0...keys.count, using: &rng), -3, keys.count + 2]
+                // A guess right, near on either side, far, past either end, none.
+                let guesses: [Int?] = [scan, scan - 1, scan + 1, scan - 70, scan + 70, Int.random(in: 0...keys.count, using: &rng), -3,
+                                       keys.count + 2, nil]
                 withUnsafePointer(to: order) { order in
                     seq.withRowsView { rows in
                         for guess in guesses where rows.lowerBound(key, id, order: order, strictly: strictly, guess: guess) != scan {

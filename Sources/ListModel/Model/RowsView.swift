@@ -151,19 +151,20 @@ struct RowsView {
     /// ``lowerBound(_:_:order:strictly:from:)`` from 0 when the answer is likely `guess`: the
     /// rows around it are compared with the key first. When the key falls between them the
     /// guess is the answer; when it lies after both, the search gallops on from the guess (a
-    /// few rows deleted before it: O(log gap) probes); otherwise it searches from the start.
+    /// few rows deleted before it: O(log gap) probes); otherwise, or without a guess, it
+    /// searches from the start.
     ///
     /// A page token's guess (where the next page began when it was written) holds while no row
     /// was inserted or deleted before it, and then saves a search whose every probe reads a row
     /// elsewhere in memory: 3.5 µs of the 5.6 a random page took to cut in the server (timed by
     /// hand under `make bench-service`'s pages by token, 100,000 rows).
-    func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, guess: Int) -> Int {
+    func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, guess: Int?) -> Int {
         let probe = Probe(key, id, order: order, strictly: strictly)
         @inline(__always)
         func after(_ i: Int) -> Bool {
             withRow(at: i) { row in probe.after(head: row.keyHead) { Unmanaged.passUnretained(row) } }
         }
-        guard guess >= 0, guess <= count, guess == 0 || !after(guess - 1) else { return lowerBound(probe, from: 0) }
+        guard let guess, guess >= 0, guess <= count, guess == 0 || !after(guess - 1) else { return lowerBound(probe, from: 0) }
         if guess == count || after(guess) { return guess }
         return lowerBound(probe, from: guess + 1)
     }

@@ -86,10 +86,8 @@ extension ListSnapshot {
             if found {
                 let r = definition.orders.withUnsafeBufferPointer { orders in
                     sections.withUnsafeBufferPointer { secs in
-                        secs[si].rows.withRowsView { rows in
-                            let order = orders.baseAddress! + t.spec
-                            if let guess = t.guess { return rows.lowerBound(t.sortKey, t.rowID, order: order, strictly: true, guess: guess) }
-                            return rows.lowerBound(t.sortKey, t.rowID, order: order, strictly: true)
+                        secs[si].rows.withRowsView {
+                            $0.lowerBound(t.sortKey, t.rowID, order: orders.baseAddress! + t.spec, strictly: true, guess: t.guess)
                         }
                     }
                 }
