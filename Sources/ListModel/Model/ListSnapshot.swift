@@ -163,7 +163,9 @@ public struct ListSnapshot: Sendable {
         sections.withUnsafeBufferPointer { secs in
             rankers.withUnsafeBufferPointer { rankers in
                 let base = secs.baseAddress
-                let keyRank = rank ?? (spec < rankers.count && rankers[spec].isGrouped ? rankers[spec].rank(of: rawKey) : Int.max)
+                // Read in place: `rankers[spec]` would copy the ranker (retaining its dictionary).
+                let ranker = spec < rankers.count ? rankers.baseAddress! + spec : nil
+                let keyRank = rank ?? (ranker?.pointee.isGrouped == true ? ranker!.pointee.rank(of: rawKey) : Int.max)
                 var lo = 0, hi = secs.count
                 while lo < hi {
                     let mid = (lo + hi) >> 1

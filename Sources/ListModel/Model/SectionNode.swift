@@ -119,17 +119,29 @@ final class SectionText: Sendable {
 }
 
 /// Orders the sections of one spec by their raw keys (the definition's `sectionOrder`).
+///
+/// The order is kept as two flags and the explicit keys' ranks, not as the ``SectionOrder`` it
+/// came from: matching that enum copied it, retaining and releasing its `.explicit` case's
+/// array at every probe of a section search (`sectionLowerBound` held 53 calls to retain,
+/// release or copy, 23 now). Not measurable in req/s: row-id look-ups on one pinned core, eight
+/// alternating 4 s rounds, 11.94 → 11.75 µs of server CPU a request, then, swapped, 11.63 → 11.63.
 struct SectionRanker: Sendable {
-    let order: SectionOrder
+    /// Keys without an explicit rank in descending code point order (else ascending).
+    let isDescending: Bool
+    /// Whether some keys have an explicit rank (`sectionOrder` lists them).
+    let isExplicit: Bool
     let explicitRank: [CodePointKey: Int]
     /// `false` for the placeholder of a spec without `groupBy` (its one section needs no order).
     let isGrouped: Bool
 
     init(_ order: SectionOrder, isGrouped: Bool = true) {
-        self.order = order
         self.isGrouped = isGrouped
         var rank: [CodePointKey: Int] = [:]
-        if case .explicit(let keys) = order {
+        switch order {
+        case .ascending: (isDescending, isExplicit) = (false, false)
+        case .descending: (isDescending, isExplicit) = (true, false)
+        case .explicit(let keys):
+            (isDescending, isExplicit) = (false, true)
             for (i, k) in keys.enumerated() where rank[CodePointKey(k)] == nil { rank[CodePointKey(k)] = i }
         }
         explicitRank = rank
@@ -139,7 +151,7 @@ struct SectionRanker: Sendable {
     /// points (unlisted keys, ascending and descending orders).
     @inline(__always)
     func rank(of key: String) -> Int {
-        guard case .explicit = order else { return Int.max }
+        guard isExplicit else { return Int.max }
         return explicitRank[CodePointKey(key)] ?? Int.max
     }
 
@@ -151,7 +163,6 @@ struct SectionRanker: Sendable {
     func compare(_ a: String, rank ra: Int, _ b: String, rank rb: Int) -> Int {
         if ra != rb { return ra < rb ? -1 : 1 }
         if ra != Int.max { return 0 }
-        if case .descending = order { return compareCodePoints(b, a) }
-        return compareCodePoints(a, b)
+        return isDescending ? compareCodePoints(b, a) : compareCodePoints(a, b)
     }
 }

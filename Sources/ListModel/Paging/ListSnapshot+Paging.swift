@@ -168,8 +168,7 @@ extension ListSnapshot {
                     let ranker = rankers.baseAddress! + spec
                     guard ranker.pointee.isGrouped else { return (Int.max, false) }
                     let rank = node.pointee.rank >= 0 ? node.pointee.rank : ranker.pointee.rank(of: node.pointee.rawKey)
-                    if case .descending = ranker.pointee.order { return (rank, true) }
-                    return (rank, false)
+                    return (rank, ranker.pointee.isDescending)
                 }
                 return node.pointee.rows.withRowsView { rows in
                     rows.withRow(at: l.row) { row in
