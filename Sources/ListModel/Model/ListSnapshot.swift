@@ -163,9 +163,12 @@ public struct ListSnapshot: Sendable {
         sections.withUnsafeBufferPointer { secs in
             rankers.withUnsafeBufferPointer { rankers in
                 let base = secs.baseAddress
-                // Read in place: `rankers[spec]` would copy the ranker (retaining its dictionary).
-                let ranker = spec < rankers.count ? rankers.baseAddress! + spec : nil
-                let keyRank = rank ?? (ranker?.pointee.isGrouped == true ? ranker!.pointee.rank(of: rawKey) : Int.max)
+                var keyRank = rank ?? Int.max
+                if rank == nil, spec < rankers.count {
+                    // Read in place: `rankers[spec]` would copy the ranker (retaining its dictionary).
+                    let ranker = rankers.baseAddress! + spec
+                    if ranker.pointee.isGrouped { keyRank = ranker.pointee.rank(of: rawKey) }
+                }
                 var lo = 0, hi = secs.count
                 while lo < hi {
                     let mid = (lo + hi) >> 1
