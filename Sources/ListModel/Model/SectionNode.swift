@@ -120,7 +120,7 @@ final class SectionText: Sendable {
 
 /// Orders the sections of one spec by their raw keys (the definition's `sectionOrder`).
 ///
-/// The order is kept as two flags and the explicit keys' ranks, not as the ``SectionOrder`` it
+/// The order is kept as a direction and the explicit keys' ranks, not as the ``SectionOrder`` it
 /// came from: matching that enum copied it, retaining and releasing its `.explicit` case's
 /// array at every probe of a section search (`sectionLowerBound` held 53 calls to retain,
 /// release or copy, 23 now). Not measurable in req/s: row-id look-ups on one pinned core, eight
@@ -128,8 +128,7 @@ final class SectionText: Sendable {
 struct SectionRanker: Sendable {
     /// Keys without an explicit rank in descending code point order (else ascending).
     let isDescending: Bool
-    /// Whether some keys have an explicit rank (`sectionOrder` lists them).
-    let isExplicit: Bool
+    /// The keys `sectionOrder` lists, by position (empty unless it lists some).
     let explicitRank: [CodePointKey: Int]
     /// `false` for the placeholder of a spec without `groupBy` (its one section needs no order).
     let isGrouped: Bool
@@ -137,13 +136,10 @@ struct SectionRanker: Sendable {
     init(_ order: SectionOrder, isGrouped: Bool = true) {
         self.isGrouped = isGrouped
         var rank: [CodePointKey: Int] = [:]
-        switch order {
-        case .ascending: (isDescending, isExplicit) = (false, false)
-        case .descending: (isDescending, isExplicit) = (true, false)
-        case .explicit(let keys):
-            (isDescending, isExplicit) = (false, true)
+        if case .explicit(let keys) = order {
             for (i, k) in keys.enumerated() where rank[CodePointKey(k)] == nil { rank[CodePointKey(k)] = i }
         }
+        isDescending = order == .descending
         explicitRank = rank
     }
 
@@ -151,7 +147,7 @@ struct SectionRanker: Sendable {
     /// points (unlisted keys, ascending and descending orders).
     @inline(__always)
     func rank(of key: String) -> Int {
-        guard isExplicit else { return Int.max }
+        guard !explicitRank.isEmpty else { return Int.max }
         return explicitRank[CodePointKey(key)] ?? Int.max
     }
 
