@@ -6,7 +6,8 @@ import XCTest
 @testable import SectionalService
 
 /// The writer's queue: items come out in order, and the writer waits for more only when the last
-/// commit held several requests' writes and few are queued — until enough come, or the delay ends.
+/// commit held several requests' writes and few are queued — until as many as the largest recent
+/// commit held (at most the target) are queued, or the delay ends.
 final class WriteQueueTests: XCTestCase {
     private func item(_ id: String) -> WriteQueue.Item {
         WriteQueue.Item(writes: [.delete(collection: "people", id: id)], conditions: [], completion: { _ in })
@@ -31,11 +32,14 @@ final class WriteQueueTests: XCTestCase {
     }
 
     func testWaitsOnlyAfterACommitOfSeveralRequestsWithFewQueued() {
-        XCTAssertFalse(WriteQueue.shouldGather(lastCommit: 0, queued: 0), "the first commit of a run waits for nothing")
-        XCTAssertFalse(WriteQueue.shouldGather(lastCommit: 1, queued: 0), "a lone writer is never held back")
-        XCTAssertTrue(WriteQueue.shouldGather(lastCommit: 2, queued: 1))
-        XCTAssertTrue(WriteQueue.shouldGather(lastCommit: 30, queued: WriteQueue.gatherTarget - 1))
-        XCTAssertFalse(WriteQueue.shouldGather(lastCommit: 30, queued: WriteQueue.gatherTarget), "enough are queued already")
+        XCTAssertEqual(WriteQueue.awaited(lastCommit: 0, recentLargest: 0, queued: 0), 0, "the first commit of a run waits for nothing")
+        XCTAssertEqual(WriteQueue.awaited(lastCommit: 1, recentLargest: 30, queued: 0), 0, "a lone writer is never held back")
+        XCTAssertEqual(WriteQueue.awaited(lastCommit: 2, recentLargest: 2, queued: 1), 2, "two clients: wait for the two")
+        XCTAssertEqual(WriteQueue.awaited(lastCommit: 2, recentLargest: 2, queued: 2), 0, "both are queued already")
+        XCTAssertEqual(WriteQueue.awaited(lastCommit: 2, recentLargest: 5, queued: 1), 5, "a small commit does not shrink the wait")
+        XCTAssertEqual(WriteQueue.awaited(lastCommit: 30, recentLargest: 30, queued: WriteQueue.gatherTarget - 1), WriteQueue.gatherTarget,
+                       "never more than the target")
+        XCTAssertEqual(WriteQueue.awaited(lastCommit: 30, recentLargest: 30, queued: WriteQueue.gatherTarget), 0, "enough are queued already")
     }
 
     /// A lone writer returns at once even with a delay of a minute.
@@ -48,25 +52,59 @@ final class WriteQueueTests: XCTestCase {
         XCTAssertEqual(ids(queue.takeAll()), ["a"])
     }
 
-    /// With a delay of a minute, the wait ends as soon as the target is queued (by another
-    /// thread), and everything queued meanwhile is taken together.
-    func testTheWaitEndsWhenEnoughAreQueued() {
-        let queue = WriteQueue(gatherDelay: .seconds(60))
+    /// Records a commit of `items` items that waits for nothing (as many are queued), and takes them.
+    private func recordCommit(of items: Int, in queue: WriteQueue) {
+        for k in 0..<items { _ = queue.append(item("r\(k)")) }
+        queue.gather(afterCommitOf: items)
+        XCTAssertEqual(queue.takeAll().count, items)
+    }
+
+    /// Appends `count` items from another thread while the writer gathers after a commit of
+    /// `lastCommit` (the delay a minute long): the wait lasts until exactly `count` are queued.
+    private func assertWaitEnds(afterCommitOf lastCommit: Int, when count: Int, in queue: WriteQueue,
+                                file: StaticString = #filePath, line: UInt = #line) {
         let returned = Atomic<Bool>(false)
         let gathered = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            queue.gather(afterCommitOf: 2)
+            queue.gather(afterCommitOf: lastCommit)
             returned.store(true, ordering: .sequentiallyConsistent)
             gathered.signal()
         }
-        XCTAssertTrue(eventually(within: 30) { queue.isGathering },
-                      "the writer waits: its last commit held two requests' writes and none is queued")
-        for k in 0..<(WriteQueue.gatherTarget - 1) { _ = queue.append(item("w\(k)")) }
-        XCTAssertTrue(queue.isGathering, "items short of the target do not end the wait")
-        XCTAssertFalse(returned.load(ordering: .sequentiallyConsistent))
+        XCTAssertTrue(eventually(within: 30) { queue.isGathering }, "the writer waits: its last commit held several requests' writes",
+                      file: file, line: line)
+        for k in 0..<(count - 1) { _ = queue.append(item("w\(k)")) }
+        XCTAssertTrue(queue.isGathering, "items short of the target do not end the wait", file: file, line: line)
+        XCTAssertFalse(returned.load(ordering: .sequentiallyConsistent), file: file, line: line)
         _ = queue.append(item("last"))
-        XCTAssertEqual(gathered.wait(timeout: .now() + 30), .success, "the wait ended once \(WriteQueue.gatherTarget) were queued")
-        XCTAssertEqual(ids(queue.takeAll()), (0..<(WriteQueue.gatherTarget - 1)).map { "w\($0)" } + ["last"])
+        XCTAssertEqual(gathered.wait(timeout: .now() + 30), .success, "the wait ended once \(count) were queued", file: file, line: line)
+        XCTAssertEqual(ids(queue.takeAll()), (0..<(count - 1)).map { "w\($0)" } + ["last"], file: file, line: line)
+    }
+
+    /// With a delay of a minute, the wait ends as soon as the target is queued (by another
+    /// thread), and everything queued meanwhile is taken together; the target is the largest
+    /// recent commit's items, at most ``WriteQueue/gatherTarget``.
+    func testTheWaitEndsWhenEnoughAreQueued() {
+        let queue = WriteQueue(gatherDelay: .seconds(60))
+        recordCommit(of: 30, in: queue)
+        assertWaitEnds(afterCommitOf: 2, when: WriteQueue.gatherTarget, in: queue)
+    }
+
+    /// Two clients that each wait for their answer: after their commit the writer waits for
+    /// the two of them, not for the target (which would let the whole delay run out).
+    func testTwoWritersAreWaitedForAsTwo() {
+        let queue = WriteQueue(gatherDelay: .seconds(60))
+        assertWaitEnds(afterCommitOf: 2, when: 2, in: queue)
+        assertWaitEnds(afterCommitOf: 2, when: 2, in: queue)
+    }
+
+    /// Only the last ``WriteQueue/recentCommits`` commits count: a large one long ago no longer
+    /// makes the writer wait for as many.
+    func testALargeCommitLongAgoNoLongerCounts() {
+        let queue = WriteQueue(gatherDelay: .seconds(60))
+        recordCommit(of: 6, in: queue)
+        assertWaitEnds(afterCommitOf: 3, when: 6, in: queue)
+        for _ in 0..<WriteQueue.recentCommits { recordCommit(of: 1, in: queue) }
+        assertWaitEnds(afterCommitOf: 3, when: 3, in: queue)
     }
 
     /// With fewer queued than the target, the writer waits the whole delay, no longer.
