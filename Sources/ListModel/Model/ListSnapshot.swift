@@ -103,10 +103,7 @@ public struct ListSnapshot: Sendable {
             }
             guard any else { return }
             for i in 0..<n where stale[i] {
-                if sections[i].rank < 0 {
-                    let ranker = rankers[sections[i].spec]
-                    sections[i].rank = ranker.isGrouped ? ranker.rank(of: sections[i].rawKey) : Int.max
-                }
+                if sections[i].rank < 0 { sections[i].rank = rankers[sections[i].spec].rank(of: sections[i].rawKey) }
                 if let t = sections[i].text, t.isCurrent(count: sections[i].rows.count, key: sections[i].key) { continue }
                 sections[i].text = SectionText(definition.sections[sections[i].spec], node: sections[i])
                 sections[i].hiddenByDefault = definition.defaultHidden.contains(sections[i].key)
@@ -137,7 +134,7 @@ public struct ListSnapshot: Sendable {
     func compareSection(spec: Int, rawKey: String, to i: Int) -> Int {
         sections.withUnsafeBufferPointer { secs in
             rankers.withUnsafeBufferPointer { rankers in
-                let keyRank = rankers[spec].isGrouped ? rankers[spec].rank(of: rawKey) : Int.max
+                let keyRank = (rankers.baseAddress! + spec).pointee.rank(of: rawKey)
                 return Self.compareSection(spec: spec, rawKey: rawKey, keyRank: keyRank, to: secs.baseAddress! + i, rankers: rankers)
             }
         }
@@ -163,12 +160,8 @@ public struct ListSnapshot: Sendable {
         sections.withUnsafeBufferPointer { secs in
             rankers.withUnsafeBufferPointer { rankers in
                 let base = secs.baseAddress
-                var keyRank = rank ?? Int.max
-                if rank == nil, spec < rankers.count {
-                    // Read in place: `rankers[spec]` would copy the ranker (retaining its dictionary).
-                    let ranker = rankers.baseAddress! + spec
-                    if ranker.pointee.isGrouped { keyRank = ranker.pointee.rank(of: rawKey) }
-                }
+                // Read in place: `rankers[spec]` would copy the ranker (retaining its dictionary).
+                let keyRank = rank ?? (spec < rankers.count ? (rankers.baseAddress! + spec).pointee.rank(of: rawKey) : Int.max)
                 var lo = 0, hi = secs.count
                 while lo < hi {
                     let mid = (lo + hi) >> 1

@@ -144,7 +144,9 @@ struct SectionRanker: Sendable {
     }
 
     /// A key's rank: its position in an explicit order, `Int.max` for keys ordered by code
-    /// points (unlisted keys, ascending and descending orders).
+    /// points (unlisted keys, ascending and descending orders) and for every key of a spec
+    /// without `groupBy` (its placeholder is ascending, with no explicit keys), so callers need
+    /// not ask ``isGrouped`` first.
     @inline(__always)
     func rank(of key: String) -> Int {
         guard !explicitRank.isEmpty else { return Int.max }

@@ -166,7 +166,6 @@ extension ListSnapshot {
                 let spec = node.pointee.spec
                 let keyOrder = rankers.withUnsafeBufferPointer { rankers -> (rank: Int, descending: Bool) in
                     let ranker = rankers.baseAddress! + spec
-                    guard ranker.pointee.isGrouped else { return (Int.max, false) }
                     let rank = node.pointee.rank >= 0 ? node.pointee.rank : ranker.pointee.rank(of: node.pointee.rawKey)
                     return (rank, ranker.pointee.isDescending)
                 }
