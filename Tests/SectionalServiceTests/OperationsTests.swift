@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -66,6 +67,23 @@ final class OperationsTests: XCTestCase {
         XCTAssertTrue(text.contains("sectional_store_write_seconds_count 1"))
         XCTAssertTrue(text.contains("sectional_duplicate_rows_total{list=\"people\"} 0"))
         XCTAssertTrue(text.contains("sectional_event_streams 0"))
+    }
+
+    /// Requests answered on several server threads at once (counted in each thread's stripe)
+    /// all appear, once each, in the scrape.
+    func testMetricsCountConcurrentRequestsOnce() throws {
+        let app = try TestApp()
+        let port = app.port
+        let answered = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            guard let client = try? HTTPTestClient(port: port) else { return }
+            for _ in 0..<50 where (try? client.request("GET", "/healthz"))?.status == 200 { answered.withLock { $0 += 1 } }
+        }
+        XCTAssertEqual(answered.withLock { $0 }, 200)
+        let counted = ["sectional_http_requests_total{route=\"/healthz\",method=\"GET\",status=\"200\"} 200",
+                       "sectional_http_request_duration_seconds_count{route=\"/healthz\"} 200"]
+        XCTAssertTrue(eventually { counted.allSatisfy { (try? app.get("/metrics").text.contains($0)) == true } },
+                      (try? app.get("/metrics").text) ?? "")
     }
 
     func testMetricsCountMadeUpMethodsAsOther() throws {

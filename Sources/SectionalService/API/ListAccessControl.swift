@@ -24,11 +24,12 @@ extension ServiceContext {
     func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
         try awaitMinVersion(request)
         let name = try request.name("list", kind: "list")
-        // The scope first: a per-user list has no state of its own to look up.
-        guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
-        if found == nil, let state = lists.list(name), state.definition.access == .public {
+        // A public list is read at once from its state (which carries its definition); a per-user
+        // list has no state of its own, and is found in the catalog below.
+        if let state = lists.list(name), state.definition.access == .public {
             return ReadableList(state: try served(state, request), viewOwner: nil)
         }
+        guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
         let caller = try authenticator.caller(request)
         let named = request.query("user")
         let owner: String?

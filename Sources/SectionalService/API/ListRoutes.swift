@@ -211,13 +211,10 @@ struct ListRoutes {
             }
             var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
             t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
-            var answer = AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken)
-            if let next = page.nextPageToken, plain {
-                // No search or filter parameter to repeat (`plain`).
-                answer.link = Self.nextLink(list: t.name, token: next, pageSize: sizeText, query: [], viewID: t.viewID)
-                answer.linkPageSize = sizeText
-            }
-            return answer
+            guard let next = page.nextPageToken, plain else { return AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken) }
+            // No search or filter parameter to repeat (`plain`).
+            let link = Self.nextLink(list: t.name, token: next, pageSize: sizeText, query: [], viewID: t.viewID)
+            return AnswerCache.Answer(body: w.bytes, nextPageToken: next, link: link, linkPageSize: sizeText)
         }
         var response = answer.response
         if let next = answer.nextPageToken {

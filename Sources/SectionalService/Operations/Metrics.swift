@@ -25,6 +25,18 @@ public final class Metrics: Sendable {
             }
             requests.append((method, status, 1))
         }
+
+        /// Adds `other`'s counts to these.
+        mutating func add(_ other: RouteStatistics) {
+            latency.add(other.latency)
+            for (method, status, count) in other.requests {
+                if let i = requests.firstIndex(where: { $0.status == status && $0.method == method }) {
+                    requests[i].count += count
+                } else {
+                    requests.append((method, status, count))
+                }
+            }
+        }
     }
 
     struct Histogram {
@@ -37,10 +49,16 @@ public final class Metrics: Sendable {
             count += 1
             sum += seconds
         }
+
+        /// Adds `other`'s observations to these.
+        mutating func add(_ other: Histogram) {
+            for i in counts.indices { counts[i] += other.counts[i] }
+            count += other.count
+            sum += other.sum
+        }
     }
 
     private struct State {
-        var routes: [String: RouteStatistics] = [:]
         var storeWrites = Histogram()
         var partitionBuilds = Histogram()
         var duplicates: [String: UInt64] = [:]
@@ -55,6 +73,8 @@ public final class Metrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Requests by route, counted by each thread in its own stripe (every request adds here).
+    private let routes = Striped { [String: RouteStatistics]() }
 
     public init() {}
 
@@ -64,9 +84,9 @@ public final class Metrics: Sendable {
         // Methods are counted by name; any other is counted as `other`, so made-up methods cannot grow the label set.
         let method: String
         if case .other = request.method { method = "other" } else { method = request.method.rawValue }
-        state.withLock { state in
-            state.routes[route, default: RouteStatistics()].record(method: method, status: request.status.code,
-                                                                  seconds: request.durationSeconds)
+        routes.withLock { routes in
+            routes[route, default: RouteStatistics()].record(method: method, status: request.status.code,
+                                                            seconds: request.durationSeconds)
         }
     }
 
@@ -123,10 +143,14 @@ public final class Metrics: Sendable {
                 partitions: (partitions: Int, rows: Int, evictions: UInt64) = (0, 0, 0),
                 searchCorpora: [(list: String, records: Int)] = []) -> String {
         let snapshot = state.withLock { $0 }
+        var totals: [String: RouteStatistics] = [:]
+        self.routes.forEach { stripe in
+            for (route, statistics) in stripe { totals[route, default: RouteStatistics()].add(statistics) }
+        }
         var out = ""
         out += "# HELP sectional_http_requests_total HTTP requests answered, by route template, method and status.\n"
         out += "# TYPE sectional_http_requests_total counter\n"
-        let routes = snapshot.routes.sorted { $0.key < $1.key }
+        let routes = totals.sorted { $0.key < $1.key }
         for (route, statistics) in routes {
             for (method, status, count) in statistics.requests.sorted(by: { ($0.method, $0.status) < ($1.method, $1.status) }) {
                 out += "sectional_http_requests_total{route=\(label(route)),method=\(label(method)),status=\"\(status)\"} \(count)\n"

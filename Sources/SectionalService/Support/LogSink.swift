@@ -5,15 +5,20 @@ import Synchronization
 import Glibc
 #endif
 
-/// Where log lines go: appended to a buffer under a short lock and written to stderr in batches
-/// by a queue of its own, so a request never waits for stderr (a slow terminal or a full pipe
-/// stalls only the writer). At most ``maxBufferedBytes`` wait; past it lines are dropped and
-/// counted, and the count is written as a line of its own once there is room.
+/// Where log lines go: appended to a buffer of the calling thread's (a ``Striped`` stripe,
+/// under a lock no other request thread takes) and written to stderr in batches by a queue of
+/// its own, so a request never waits for stderr (a slow terminal or a full pipe stalls only the
+/// writer). At most ``maxBufferedBytes`` wait; past it lines are dropped and counted, and the
+/// count is written as a line of its own once there is room.
 ///
 /// The writer runs ``batchDelay`` after the first line of a batch, not at once: waking a thread
 /// per line (one `queue.async`, a futex wake and two context switches per request) cost about a
 /// tenth of the server's time on the first page with request logs at info (`perf` under
 /// `make bench`'s "first page" scenario); one wake per batch costs nothing measurable.
+///
+/// Order: a thread's lines are written in the order it logged them; lines of different threads
+/// logged within one batch (10 ms) are written stripe by stripe, so they may come out of the
+/// order of their `time` fields.
 final class LogSink: Sendable {
     /// Every log of the process shares standard error.
     static let standardError = LogSink(fd: 2)
@@ -26,15 +31,23 @@ final class LogSink: Sendable {
 
     private struct Pending {
         var bytes: [UInt8] = []
-        var scheduled = false
         var dropped = 0
     }
 
     private let fd: Int32
-    private let pending = Mutex(Pending())
+    private let pending: Striped<Pending>
+    /// Bytes one stripe may hold: ``maxBufferedBytes`` shared between the stripes.
+    private let stripeLimit: Int
+    /// Whether a batch is scheduled: set by the line that starts one, cleared by the writer
+    /// before it takes the lines (a line added after that starts the next batch).
+    private let scheduled = Atomic<Bool>(false)
     private let queue = DispatchQueue(label: "sectional.log", qos: .utility)
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32) {
+        self.fd = fd
+        pending = Striped { Pending() }
+        stripeLimit = Self.maxBufferedBytes / pending.count
+    }
 
     /// Queues one line (with its newline) for writing; returns at once.
     func append(_ line: [UInt8]) {
@@ -43,16 +56,18 @@ final class LogSink: Sendable {
 
     /// Queues one line (with its newline) for writing, copying its bytes; returns at once.
     func append(_ line: UnsafeBufferPointer<UInt8>) {
-        let schedule = pending.withLock { pending -> Bool in
-            guard pending.bytes.count + line.count <= Self.maxBufferedBytes else {
+        let kept = pending.withLock { pending -> Bool in
+            guard pending.bytes.count + line.count <= stripeLimit else {
                 pending.dropped += 1
                 return false
             }
             pending.bytes.append(contentsOf: line)
-            defer { pending.scheduled = true }
-            return !pending.scheduled
+            return true
         }
-        if schedule { queue.asyncAfter(deadline: .now() + Self.batchDelay) { [self] in writeOut() } }
+        // A plain load first: while a batch is scheduled the flag's cache line is only read.
+        guard kept, !scheduled.load(ordering: .relaxed),
+              scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        queue.asyncAfter(deadline: .now() + Self.batchDelay) { [self] in writeOut() }
     }
 
     /// Writes everything queued so far before returning (at shutdown, before exiting).
@@ -61,12 +76,17 @@ final class LogSink: Sendable {
     }
 
     private func writeOut() {
-        let (bytes, dropped) = pending.withLock { pending -> ([UInt8], Int) in
-            // Hand the buffer over and start a new one (no capacity ratchet).
-            defer { pending = Pending() }
-            return (pending.bytes, pending.dropped)
+        scheduled.store(false, ordering: .releasing)
+        var batches: [[UInt8]] = []
+        var dropped = 0
+        pending.forEach { pending in
+            // Hand each buffer over and start a new one (no capacity ratchet); written after
+            // every lock is released.
+            if !pending.bytes.isEmpty { batches.append(pending.bytes) }
+            dropped += pending.dropped
+            pending = Pending()
         }
-        write(bytes)
+        for bytes in batches { write(bytes) }
         if dropped > 0 {
             var line = JSONWriter(capacity: 64)
             line.beginObject()
