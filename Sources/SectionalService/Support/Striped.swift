@@ -12,8 +12,10 @@ import Synchronization
 /// Readers of the whole visit every stripe in turn (``forEach(_:)``), so they see each
 /// stripe's updates in order but not one moment across stripes.
 final class Striped<Value: Sendable>: Sendable {
-    /// Stripes made: at least 8, and one per core on larger machines, so that each of the
-    /// HTTP server's threads (one per core by default) has one to itself.
+    /// Stripes made: at least 8, and one per core on larger machines. Threads are numbered in
+    /// the order they first use a stripe, so the HTTP server's threads (one per core by
+    /// default, starting together) usually have one each; two threads that share a stripe are
+    /// only slower, never wrong.
     static var defaultCount: Int { max(8, System.coreCount) }
 
     private let stripes: [Stripe]
