@@ -26,7 +26,8 @@ extension ServiceContext {
         let name = try request.name("list", kind: "list")
         // A public list is read at once from its state (which carries its definition); a per-user
         // list has no state of its own, and is found in the catalog below.
-        if let state = lists.list(name), state.definition.access == .public {
+        let listed = lists.list(name)
+        if let state = listed, state.definition.access == .public {
             return ReadableList(state: try served(state, request), viewOwner: nil)
         }
         guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
@@ -44,7 +45,7 @@ extension ServiceContext {
             owner = subject
         }
         guard let scope = found else {
-            guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
+            guard let state = listed else { throw Problem.listNotFound(name) }
             return ReadableList(state: try served(state, request), viewOwner: owner)
         }
         let value: JSONValue

@@ -19,23 +19,21 @@ public final class Metrics: Sendable {
 
         mutating func record(method: String, status: Int, seconds: Double) {
             latency.observe(seconds)
-            for i in requests.indices where requests[i].status == status && requests[i].method == method {
-                requests[i].count += 1
-                return
-            }
-            requests.append((method, status, 1))
+            count(method: method, status: status, by: 1)
         }
 
         /// Adds `other`'s counts to these.
         mutating func add(_ other: RouteStatistics) {
             latency.add(other.latency)
-            for (method, status, count) in other.requests {
-                if let i = requests.firstIndex(where: { $0.status == status && $0.method == method }) {
-                    requests[i].count += count
-                } else {
-                    requests.append((method, status, count))
-                }
+            for (method, status, n) in other.requests { count(method: method, status: status, by: n) }
+        }
+
+        private mutating func count(method: String, status: Int, by n: UInt64) {
+            for i in requests.indices where requests[i].status == status && requests[i].method == method {
+                requests[i].count += n
+                return
             }
+            requests.append((method, status, n))
         }
     }
 

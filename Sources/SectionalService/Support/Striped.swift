@@ -6,8 +6,9 @@ import Synchronization
 /// whole only now and then (request counts, log lines waiting to be written). One shared copy
 /// made the server's threads take turns at one lock and pass its cache lines between cores on
 /// every request: with two threads on two cores, the lock's slow path, the log buffer and the
-/// request counts' dictionary cost a warm first page about 0.3 µs of its 11.7 (`perf`, by
-/// hand); with one thread, nothing.
+/// request counts' dictionary were about 0.3 µs of a warm first page's 11.7 in `perf`'s
+/// samples; with one thread, nothing. Measured alternating with the build before (with the
+/// other changes of that commit), 0.38–0.42 µs less a request (docs/performance.md).
 ///
 /// Readers of the whole visit every stripe in turn (``forEach(_:)``), so they see each
 /// stripe's updates in order but not one moment across stripes.
