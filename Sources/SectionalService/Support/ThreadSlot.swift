@@ -4,8 +4,8 @@ import Glibc
 /// thread ends: a process-wide `pthread` key whose value is the object, retained once when
 /// stored and released by the key's destructor. The raw pointer never leaves this type.
 ///
-/// For memos that only their own thread touches (``ReaderSlot``, ``RecentSearch``), so reading
-/// one takes no lock. Keep an instance in a `static let`: each holds a key, and a process has a
+/// For what only its own thread touches (the memos ``ReaderSlot`` and ``RecentSearch``, a
+/// thread's ``ThreadNumber``), so reading one takes no lock. Keep an instance in a `static let`: each holds a key, and a process has a
 /// few hundred at most.
 final class ThreadSlot<Slot: AnyObject>: Sendable {
     private let key: pthread_key_t
