@@ -39,8 +39,9 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
-        // glibc's malloc.h (part of libc, nothing to link): malloc_trim after large frees.
-        .systemLibrary(name: "CMalloc"),
+        // What Swift's Glibc module leaves out of glibc (nothing to link): malloc_trim after
+        // large frees, and pinning a server thread to a CPU.
+        .systemLibrary(name: "CGlibc"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -53,7 +54,7 @@ let package = Package(
         .target(name: "JSONOutput"),
 
         // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSONOutput"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CGlibc", "JSONOutput"]),
 
         // The pure view-model core: no I/O, no clocks, no globals. Re-exports JSONOutput.
         .target(name: "ListModel", dependencies: ["JSONOutput"], linkerSettings: [.linkedLibrary("m")]),
@@ -67,7 +68,7 @@ let package = Package(
         // The application: lists, views, records over HTTP; config, logs, lifecycle.
         .target(
             name: "SectionalService",
-            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity", "CMalloc"],
+            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity", "CGlibc"],
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html"),
                         // A link to clients/js/sectional.mjs, the JavaScript client, served at /sectional.mjs.
                         .embedInCode("Resources/sectional.mjs")]

@@ -52,6 +52,13 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertEqual(memory.storage, .memory, "--memory wins over SECTIONAL_DATA")
     }
 
+    /// Worker threads are pinned to cores unless the file says not to.
+    func testThreadPinningIsOnUnlessTurnedOff() throws {
+        XCTAssertTrue(try Configuration.load(path: configFile(#"{ "lists": {} }"#), environment: [:]).server.pinThreads)
+        let off = try configFile(#"{ "server": { "threads": 2, "pinThreads": false }, "lists": {} }"#)
+        XCTAssertFalse(try Configuration.load(path: off, environment: [:]).server.pinThreads)
+    }
+
     func testABadVariableIsAnErrorNamingIt() throws {
         let path = try configFile(#"{ "lists": {} }"#)
         for value in ["eighty", "65536", "-1"] {
@@ -75,7 +82,7 @@ final class ConfigurationTests: FolderTestCase {
     /// Every mistake is reported at once, each with its JSON path and message.
     func testEveryParseErrorIsReportedWithItsPath() throws {
         let json = try JSONParser.parse("""
-        { "server": { "host": 1, "port": 70000, "threads": -1, "maxBodyBytes": 0, "connectionLimit": 0,
+        { "server": { "host": 1, "port": 70000, "threads": -1, "pinThreads": "yes", "maxBodyBytes": 0, "connectionLimit": 0,
                       "perClientConnectionLimit": -1, "connectionTimeoutSeconds": 0, "corsOrigins": [1], "tls": true },
           "storage": { "kind": "disk" },
           "auth": { "tokenEnv": ["X"] },
@@ -90,6 +97,7 @@ final class ConfigurationTests: FolderTestCase {
                 "server.host: must be a string",
                 "server.port: must be an integer from 0 to 65535",
                 "server.threads: must be an integer from 0 to 256",
+                "server.pinThreads: must be true or false",
                 "server.maxBodyBytes: must be an integer from 1 to 1073741824",
                 "server.connectionLimit: must be an integer from 1 to 100000",
                 "server.perClientConnectionLimit: must be an integer from 0 to 100000",

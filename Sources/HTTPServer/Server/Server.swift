@@ -39,6 +39,8 @@ public final class Server: @unchecked Sendable {
     /// suspended connections.
     private let deferreds = Mutex<[ObjectIdentifier: DeferredResponse]>([:])
     fileprivate let gate: ConnectionGate
+    /// Keeps each worker on a core of its own; nil when that does not apply.
+    fileprivate let pinning: ThreadPinning?
     private var watchdog: StreamWatchdog?
 
     /// The bound port (after ``start()``), useful when the configuration asked for port 0.
@@ -61,6 +63,7 @@ public final class Server: @unchecked Sendable {
         self.onLibraryMessage = onLibraryMessage
         self.beforeContinue = beforeContinue
         self.gate = ConnectionGate(limit: configuration.connectionLimit, perClient: configuration.perClientConnectionLimit)
+        self.pinning = configuration.pinThreads ? ThreadPinning(threads: configuration.workerThreads, cores: System.allowedCPUs()) : nil
     }
 
     deinit {
@@ -82,7 +85,7 @@ public final class Server: @unchecked Sendable {
         // `MHD_USE_ITC` lets `MHD_add_connection` wake the worker it hands a connection to.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
             | MHD_USE_ERROR_LOG.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        let threads = configuration.threads > 0 ? configuration.threads : System.coreCount
+        let threads = configuration.workerThreads
         let me = Unmanaged.passUnretained(self).toOpaque()
         let logger = self.logger ?? UnsafeMutablePointer<sectional_mhd_logger>.allocate(capacity: 1)
         logger.initialize(to: sectional_mhd_logger(callback: messageHandler, cls: me))
@@ -104,6 +107,10 @@ public final class Server: @unchecked Sendable {
         port = listener.port
         watchdog = StreamWatchdog { [weak self] in self?.streams.withLock { Array($0.values) } ?? [] }
     }
+
+    /// Whether each worker thread is kept on a core of its own (``ServerConfiguration/pinThreads``,
+    /// when it applies).
+    public var pinsThreads: Bool { pinning != nil }
 
     /// Requests that have arrived and not yet completed.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
@@ -427,9 +434,14 @@ private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     return withServer(cls) { $0.gate.admit(address) } ? MHD_Result.YES : MHD_Result.NO
 }
 
+/// Runs on the worker thread that takes the connection, for its start and its close.
 private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, event in
-    guard let cls, let connection, event.rawValue == 1 /* MHD_CONNECTION_NOTIFY_CLOSED */ else { return }
-    withServer(cls) { $0.gate.release(sectional_mhd_client_address(connection)) }
+    guard let cls, let connection else { return }
+    switch event.rawValue {
+    case 0 /* MHD_CONNECTION_NOTIFY_STARTED */: withServer(cls) { $0.pinning?.pinCallingThreadOnce() }
+    case 1 /* MHD_CONNECTION_NOTIFY_CLOSED */: withServer(cls) { $0.gate.release(sectional_mhd_client_address(connection)) }
+    default: break
+    }
 }
 
 private let releaseBody: MHD_ContentReaderFreeCallback = { cls in

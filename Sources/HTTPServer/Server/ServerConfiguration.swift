@@ -6,6 +6,10 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Worker threads; 0 means one per core.
     public var threads: Int
+    /// Whether each worker thread is kept on one core when there are at least as many threads as
+    /// cores (see ``ThreadPinning``). On by default; turn it off on a host whose cores are
+    /// shared with other pinned work.
+    public var pinThreads: Bool
     /// Largest request body accepted; larger ones are answered `413 body-too-large` without being read.
     public var maxBodyBytes: Int
     /// Most connections open at once; one more is closed as soon as it is accepted (counted in
@@ -28,18 +32,22 @@ public struct ServerConfiguration: Sendable {
     /// leaves a header block of about 6 KiB, which a large token and a few cookies can exceed.
     public var connectionMemoryBytes: Int
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0, maxBodyBytes: Int = 1 << 20,
+    public init(host: String = "127.0.0.1", port: Int = 8080, threads: Int = 0, pinThreads: Bool = true, maxBodyBytes: Int = 1 << 20,
                 connectionLimit: Int = 1000, perClientConnectionLimit: Int = 64, connectionTimeoutSeconds: Int = 30,
                 connectionMemoryBytes: Int = 16 << 10) {
         self.host = host
         self.port = port
         self.threads = threads
+        self.pinThreads = pinThreads
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
         self.perClientConnectionLimit = perClientConnectionLimit
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.connectionMemoryBytes = connectionMemoryBytes
     }
+
+    /// The worker threads a server starts: ``threads``, or one per core it may use when 0.
+    public var workerThreads: Int { threads > 0 ? threads : System.coreCount }
 }
 
 /// What the server tells about one finished request, for access logs and metrics.

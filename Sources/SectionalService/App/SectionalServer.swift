@@ -97,7 +97,8 @@ public final class SectionalServer: @unchecked Sendable {
         try server.start()
         self.server = server
         log.info("listening", ["address": .text("http://\(hostForURL):\(server.port)"),
-                               "threads": .number(Double(configuration.server.threads > 0 ? configuration.server.threads : System.coreCount)),
+                               "threads": .number(Double(configuration.server.workerThreads)),
+                               "pinned": .bool(server.pinsThreads),
                                "allocator": .text(FreedMemory.allocator)])
         warnOfListsOnlyTheServiceReads()
         do {

@@ -97,6 +97,7 @@ extension Configuration {
         if let host = server.string("host") { configuration.server.host = host }
         if let port = server.int("port", in: 0...65535) { configuration.server.port = port }
         if let threads = server.int("threads", in: 0...256) { configuration.server.threads = threads }
+        if let pin = server.bool("pinThreads") { configuration.server.pinThreads = pin }
         if let bytes = server.int("maxBodyBytes", in: 1...(1 << 30)) { configuration.server.maxBodyBytes = bytes }
         if let limit = server.int("connectionLimit", in: 1...100_000) { configuration.server.connectionLimit = limit }
         if let limit = server.int("perClientConnectionLimit", in: 0...100_000) { configuration.server.perClientConnectionLimit = limit }

@@ -40,6 +40,12 @@ struct ObjectReader {
         return Int(number)
     }
 
+    mutating func bool(_ key: String) -> Bool? {
+        guard let value = raw(key), !value.isNull else { return nil }
+        guard let flag = value.boolValue else { return fail(key, "must be true or false") }
+        return flag
+    }
+
     mutating func strings(_ key: String) -> [String]? {
         guard let value = raw(key), !value.isNull else { return nil }
         guard let items = value.arrayValue, items.allSatisfy({ $0.stringValue != nil }) else {

@@ -1,4 +1,5 @@
 import Dispatch
+import HTTPServer
 import ListModel
 import Synchronization
 
@@ -27,6 +28,7 @@ final class EditsAhead: Sendable {
     /// Starts `make` on ``queue``; its edits are kept for ``take(_:from:)``.
     init(_ make: @escaping @Sendable () -> [MaterializationKey: Made]) {
         Self.queue.async(group: done) { [self] in
+            ThreadPinning.freeCallingThread()
             let made = make()
             edits.withLock { $0 = made }
         }

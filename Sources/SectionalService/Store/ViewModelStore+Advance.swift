@@ -1,4 +1,5 @@
 import Dispatch
+import HTTPServer
 import ListModel
 import ListStore
 
@@ -54,7 +55,10 @@ extension ViewModelStore {
                 // large batches on every core (inside `concurrentPerform`, as the two were
                 // before, libdispatch would run the list's parts one after another).
                 let writes = applied, corpus = DispatchGroup()
-                Self.corpusQueue.async(group: corpus) { self.advanceCorpus(of: definition, by: writes) }
+                Self.corpusQueue.async(group: corpus) {
+                    ThreadPinning.freeCallingThread()
+                    self.advanceCorpus(of: definition, by: writes)
+                }
                 snapshot = apply(applied, to: state, key: key, sequence: result.sequence, parallelism: .cores, ahead: ahead)
                 corpus.wait()
             } else {

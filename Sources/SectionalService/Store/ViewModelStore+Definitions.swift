@@ -23,7 +23,7 @@ extension ViewModelStore {
     /// the writer thread. `completion` gets nil when there was no run-time definition to remove.
     public func changeDefinitionLater(_ name: String, to definition: ListDefinition?,
                                       completion: @escaping @Sendable (Result<DefinitionChange?, StoreError>) -> Void) {
-        writerQueue.async { [self] in
+        onWriter { [self] in
             do throws(StoreError) {
                 let (change, events) = try changeDefinition(name, to: definition)
                 completion(.success(change))
@@ -38,7 +38,7 @@ extension ViewModelStore {
     /// whose definition in force changes are rebuilt at one new version. `completion` gets the
     /// names of those lists.
     public func reloadConfigLater(_ lists: [ListDefinition], completion: @escaping @Sendable (Result<[String], StoreError>) -> Void) {
-        writerQueue.async { [self] in
+        onWriter { [self] in
             do throws(StoreError) {
                 let (names, events) = try reloadConfig(lists)
                 completion(.success(names))

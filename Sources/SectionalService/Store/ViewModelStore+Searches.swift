@@ -1,3 +1,4 @@
+import HTTPServer
 import ListModel
 import ListStore
 
@@ -242,6 +243,7 @@ extension ViewModelStore {
     /// leaves the corpus to the list's first search.
     func prepareCorporaLater(_ names: [String]? = nil) {
         corpusQueue.async { [weak self] in
+            ThreadPinning.freeCallingThread()
             guard let self else { return }
             for definition in definitions where definition.scope == nil && (definition.search != nil || !definition.filters.isEmpty)
                 && names.map({ $0.contains(definition.name) }) ?? true {

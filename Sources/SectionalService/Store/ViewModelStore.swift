@@ -28,7 +28,8 @@ public final class ViewModelStore: Sendable {
     /// Collections some per-user list reads (a write to them must say whose records it moved).
     var scopedCollections: Set<String> { catalog.withLock { $0.scopedCollections } }
     let writer = Mutex<Void>(())
-    /// The one thread that runs HTTP writes, so a server thread never waits on an fsync.
+    /// The one thread that runs HTTP writes, so a server thread never waits on an fsync. Work
+    /// goes to it through ``onWriter(_:)``.
     let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
     /// Writes queued for the writer thread, committed together (group commit).
     private let pending = WriteQueue()
@@ -247,7 +248,17 @@ public final class ViewModelStore: Sendable {
     public func commitLater(_ writes: [Write], conditions: [WriteCondition] = [],
                             completion: @escaping @Sendable (Result<CommitResult, StoreError>) -> Void) {
         if pending.append(WriteQueue.Item(writes: writes, conditions: conditions, completion: completion)) {
-            writerQueue.async { [self] in drainPending() }
+            onWriter { [self] in drainPending() }
+        }
+    }
+
+    /// Runs `work` on the writer thread, free of any server thread's core: a request hands
+    /// writes over, so libdispatch may have made the writer's thread from a pinned server
+    /// thread (``ThreadPinning``), and the writer's parallel parts would inherit its one core.
+    func onWriter(_ work: @escaping @Sendable () -> Void) {
+        writerQueue.async {
+            ThreadPinning.freeCallingThread()
+            work()
         }
     }
 

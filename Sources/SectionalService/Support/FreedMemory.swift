@@ -1,4 +1,4 @@
-import CMalloc
+import CGlibc
 import Glibc
 
 /// Memory the process freed, given back to the system.

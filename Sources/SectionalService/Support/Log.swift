@@ -46,6 +46,7 @@ public final class Log: Sendable {
     public enum Value: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
         case text(String)
         case number(Double)
+        case bool(Bool)
         public init(stringLiteral value: String) { self = .text(value) }
         public init(integerLiteral value: Int) { self = .number(Double(value)) }
 
@@ -54,6 +55,7 @@ public final class Log: Sendable {
             case .text(let text): w.string(text)
             case .number(let number):
                 if number == number.rounded() && abs(number) < 1e15 { w.int64(Int64(number)) } else { w.double(number) }
+            case .bool(let value): w.bool(value)
             }
         }
     }
