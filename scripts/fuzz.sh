@@ -30,7 +30,7 @@ module_of() {
 c_flags() {
   case "$1" in
     Identity) echo "-I Sources/COpenSSL" ;;
-    HTTPServer) echo "-I Sources/CMicroHTTPD -I Sources/CZlib" ;;
+    HTTPServer) echo "-I Sources/CMicroHTTPD -I Sources/CZlib -I Sources/CGlibc" ;;
     *) echo "" ;;
   esac
 }
