@@ -31,9 +31,11 @@ import Glibc
 /// idle). A request that hands work to a queue can thus leave a libdispatch thread tied to its
 /// worker's core, and every block that thread runs later with it: after an import of 50,000
 /// records 5 of libdispatch's 9 threads were, and an import of 400,000 ran 25–30% slower. So
-/// background work that matters starts with ``freeCallingThread()``; with that, imports of
-/// 1,000,000 records ran as fast pinned as free (seven of each, alternating: medians 83,425 and
-/// 84,405 records/s).
+/// background work that matters starts with ``freeCallingThread()``. With that, imports of
+/// 1,000,000 records, alternating, ran at a median of 80,936 records/s pinned (nine) against
+/// 84,183 free (twelve): about 4% slower, inside the machine's ±10% from run to run but lower in
+/// most pairs, against 25–30% before. A batch is still parsed on the pinned worker that received
+/// it, which can no longer move to an idle core.
 public final class ThreadPinning: Sendable {
     /// The cores in the order threads take them.
     private let cores: [Int]
