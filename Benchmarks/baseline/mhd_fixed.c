@@ -11,7 +11,11 @@
  * MHD_FIXED_ROUTES="PUT=170,/rows=17794" answers some requests with a body of another size, so
  * that a scenario mixing answers (the mixed reads and writes) is compared with the same bytes: the
  * first rule that matches picks the size, a rule matching the method when it names one, else the
- * path when the path contains its text; other requests get BODY_BYTES. At most 8 rules. */
+ * path when the path contains its text; other requests get BODY_BYTES. At most 8 rules.
+ * MHD_FIXED_BODIES=N keeps the fixed body in N copies (each differing in its first byte) and answers
+ * each request with the copy its target (path and query) picks, so that, like a server answering
+ * many different pages, it sends N different buffers rather than one that stays hot in cache:
+ * the check behind the random pages' entry in docs/performance.md. */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include <microhttpd.h>
 #include <arpa/inet.h>
@@ -26,6 +30,9 @@
 
 static char *body;
 static size_t body_size;
+/* MHD_FIXED_BODIES's copies of the body. */
+static char **copies;
+static size_t copy_count;
 
 /* MHD_FIXED_ROUTES's rules: a method or path text, and the size of the body it answers with. */
 struct route { char match[64]; size_t size; };
@@ -49,14 +56,33 @@ static void parse_routes(const char *spec) {
   memset(route_body, 'x', largest);
 }
 
-/* The body for a request: the first matching rule's size (of 'x'), else the fixed body. */
-static struct MHD_Response *response_for(const char *url, const char *method) {
+/* Adds a query parameter's name and value to the djb2 hash in `cls`. */
+static enum MHD_Result hash_argument(void *cls, enum MHD_ValueKind kind, const char *key, const char *value) {
+  (void)kind;
+  unsigned long *hash = cls;
+  for (const char *c = key; c && *c; c++) *hash = *hash * 33 + (unsigned char)*c;
+  for (const char *c = value; c && *c; c++) *hash = *hash * 33 + (unsigned char)*c;
+  return MHD_YES;
+}
+
+/* The copy of the body that the request's target picks (MHD_FIXED_BODIES). */
+static const char *copy_for(struct MHD_Connection *connection, const char *url) {
+  unsigned long hash = 5381;
+  for (const char *c = url; *c; c++) hash = hash * 33 + (unsigned char)*c;
+  MHD_get_connection_values(connection, MHD_GET_ARGUMENT_KIND, hash_argument, &hash);
+  return copies[hash % copy_count];
+}
+
+/* The body for a request: the first matching rule's size (of 'x'), else the fixed body (or its
+ * copy for this target). */
+static struct MHD_Response *response_for(struct MHD_Connection *connection, const char *url, const char *method) {
   for (int i = 0; i < route_count; i++) {
     const char *m = routes[i].match;
     int matches = m[0] == '/' ? strstr(url, m) != NULL : strcmp(method, m) == 0;
     if (matches) return MHD_create_response_from_buffer(routes[i].size, route_body, MHD_RESPMEM_PERSISTENT);
   }
-  return MHD_create_response_from_buffer(body_size, body, MHD_RESPMEM_PERSISTENT);
+  const char *bytes = copy_count ? copy_for(connection, url) : body;
+  return MHD_create_response_from_buffer(body_size, (void *)bytes, MHD_RESPMEM_PERSISTENT);
 }
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
@@ -68,7 +94,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
    * queued on the call after it. Queued while the body was still arriving, libmicrohttpd refused
    * it and closed the connection, as it reported on stderr for each write until 2026-12-03. */
   if (*upload_data_size != 0) { *upload_data_size = 0; return MHD_YES; }
-  struct MHD_Response *response = response_for(url, method);
+  struct MHD_Response *response = response_for(connection, url, method);
   MHD_add_response_header(response, "Content-Type", "application/json; charset=utf-8");
   enum MHD_Result result = MHD_queue_response(connection, MHD_HTTP_OK, response);
   MHD_destroy_response(response);
@@ -97,6 +123,16 @@ int main(int argc, char **argv) {
     if (f) { body_size = fread(body, 1, body_size, f); fclose(f); }
   }
   parse_routes(getenv("MHD_FIXED_ROUTES"));
+  const char *copies_wanted = getenv("MHD_FIXED_BODIES");
+  copy_count = copies_wanted ? (size_t)atol(copies_wanted) : 0;
+  if (copy_count > 0) {
+    copies = malloc(copy_count * sizeof *copies);
+    for (size_t i = 0; i < copy_count; i++) {
+      copies[i] = malloc(body_size + 1);
+      memcpy(copies[i], body, body_size);
+      if (body_size > 0) copies[i][0] = (char)('a' + i % 26);
+    }
+  }
   /* One thread per core this process may run on (its affinity mask: `taskset`), as Sectional. */
   cpu_set_t allowed;
   long cores = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : sysconf(_SC_NPROCESSORS_ONLN);
