@@ -42,6 +42,8 @@ let package = Package(
         // What Swift's Glibc module leaves out of glibc (nothing to link): malloc_trim after
         // large frees, and pinning a server thread to a CPU.
         .systemLibrary(name: "CGlibc"),
+        // ThreadSanitizer's happens-before annotations (nothing to link; called only in `make tsan`).
+        .systemLibrary(name: "CThreadSanitizer"),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "libcrypto",
@@ -53,14 +55,17 @@ let package = Package(
         // write JSON, and the server must not depend on the core. Pure, no dependencies.
         .target(name: "JSONOutput"),
 
+        // `Locked`: `Synchronization.Mutex` made visible to ThreadSanitizer. Every lock in the project.
+        .target(name: "Locking", dependencies: ["CThreadSanitizer"]),
+
         // A small, general HTTP server over libmicrohttpd. Knows nothing of lists.
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CGlibc", "JSONOutput"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "CGlibc", "JSONOutput", "Locking"]),
 
         // The pure view-model core: no I/O, no clocks, no globals. Re-exports JSONOutput.
-        .target(name: "ListModel", dependencies: ["JSONOutput"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "ListModel", dependencies: ["JSONOutput", "Locking"], linkerSettings: [.linkedLibrary("m")]),
 
         // Persistence of records, views and the change sequence: SQLite (default), PostgreSQL or memory.
-        .target(name: "ListStore", dependencies: ["CSQLite", "CPostgres", "ListModel"]),
+        .target(name: "ListStore", dependencies: ["CSQLite", "CPostgres", "ListModel", "Locking"]),
 
         // User tokens: JWT verification (HS256, RS256, ES256 over libcrypto). No I/O, no clocks.
         .target(name: "Identity", dependencies: ["COpenSSL"]),
@@ -68,7 +73,7 @@ let package = Package(
         // The application: lists, views, records over HTTP; config, logs, lifecycle.
         .target(
             name: "SectionalService",
-            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity", "CGlibc"],
+            dependencies: ["HTTPServer", "ListModel", "ListStore", "Identity", "CGlibc", "Locking"],
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html"),
                         // A link to clients/js/sectional.mjs, the JavaScript client, served at /sectional.mjs.
                         .embedInCode("Resources/sectional.mjs")]
@@ -87,15 +92,15 @@ let package = Package(
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline, PostgreSQL databases.
-        .target(name: "TestSupport", dependencies: ["CZlib", "CPostgres"], path: "Tests/TestSupport"),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONOutput", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["CZlib", "CPostgres", "Locking"], path: "Tests/TestSupport"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONOutput", "Locking", "TestSupport"]),
         // Keys libcrypto generates for a test run, and tokens signed with them (any header, any claims).
         .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "JSONOutput", "SectionalService", "TestSupport"]),
-        .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "TestSupport"]),
+        .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "Locking", "TestSupport"]),
         .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "HTTPServer", "ListModel", "ListStore", "Identity",
-                                                             "TestSupport", "TestKeys", "COpenSSL"]),
+                                                             "Locking", "TestSupport", "TestKeys", "COpenSSL"]),
     ]
 )

@@ -45,7 +45,7 @@ link_flags() {
 # Modules of this package a module imports: compiled before it, linked after it.
 deps_of() {
   case "$1" in
-    ListModel|HTTPServer) echo JSONOutput ;;
+    ListModel|HTTPServer) echo JSONOutput Locking ;;
   esac
 }
 dep_libraries() {

@@ -6,8 +6,10 @@
 # Builds everything (tests and the `sectional` binary the integration tests start) instrumented, in
 # its own scratch path (.build-asan, .build-tsan), so the normal .build is left alone, then runs the
 # suite with a throwaway PostgreSQL cluster (scripts/with-postgres.sh), as `make test` does. A
-# sanitizer report fails the test process (halt_on_error), so a finding cannot pass unnoticed. Suppressions, each with its reason, are in scripts/sanitizers/ (TSan: accesses inside
-# `Mutex.withLock`, whose contended futex path TSan cannot see). LeakSanitizer is off
+# sanitizer report fails the test process (halt_on_error), so a finding cannot pass unnoticed, and
+# nothing is suppressed. ThreadSanitizer builds are compiled with SECTIONAL_TSAN, with which every lock
+# (`Locked`, Sources/Locking) tells TSan of its hand-overs, which it cannot see inside
+# `Synchronization.Mutex` when the lock is contended. LeakSanitizer is off
 # (`detect_leaks=0`; set ASAN_OPTIONS to try it): these runs look for memory errors, not leaks,
 # which `make soak` watches.
 set -euo pipefail
@@ -26,7 +28,10 @@ esac
 # (10 s otherwise), so a big request is not taken for a hang.
 export SECTIONAL_TEST_TIMEOUT_SECONDS="${SECTIONAL_TEST_TIMEOUT_SECONDS:-120}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=0:abort_on_error=0}"
-export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/sanitizers/tsan.supp}"
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
 
-swift build --build-tests --scratch-path "$scratch" --sanitize="$sanitizer"
-scripts/with-postgres.sh swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" --disable-swift-testing "$@"
+flags=()
+[ "$sanitizer" = thread ] && flags=(-Xswiftc -DSECTIONAL_TSAN)
+
+swift build --build-tests --scratch-path "$scratch" --sanitize="$sanitizer" "${flags[@]}"
+scripts/with-postgres.sh swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" "${flags[@]}" --disable-swift-testing "$@"

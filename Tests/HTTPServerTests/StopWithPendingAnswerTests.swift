@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HTTPServer
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 
@@ -11,7 +11,7 @@ import XCTest
 /// slow batch outlived the test server's one-second grace period.
 final class StopWithPendingAnswerTests: XCTestCase {
     func testAStopPastItsGracePeriodClosesAConnectionWaitingForAnAnswer() throws {
-        let pending = Mutex<DeferredResponse?>(nil)
+        let pending = Locked<DeferredResponse?>(nil)
         var router = Router()
         router.post("/slow") { _ in
             let deferred = DeferredResponse()

@@ -1,13 +1,13 @@
 import Dispatch
 import Foundation
 import HTTPServer
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 
 final class StreamTests: XCTestCase {
     private final class Streams: Sendable {
-        let all = Mutex<[StreamBody]>([])
+        let all = Locked<[StreamBody]>([])
         var count: Int { all.withLock { $0.count } }
         func last() -> StreamBody? { all.withLock { $0.last } }
     }

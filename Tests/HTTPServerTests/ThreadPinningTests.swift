@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 @testable import HTTPServer
 import TestSupport
 import XCTest
@@ -48,7 +48,7 @@ final class ThreadPinningTests: XCTestCase {
     func testBackgroundWorkFreesAThreadAPinnedOneMadeButNotTheWorker() throws {
         let cores = try XCTUnwrap(System.allowedCPUs())
         let pinning = try XCTUnwrap(ThreadPinning(threads: 2, cores: [cores[0], cores[cores.count - 1]]))
-        let seen = Mutex<[String: [Int]]>([:])
+        let seen = Locked<[String: [Int]]>([:])
         let childDone = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         let worker = Thread {
             pinning.pinCallingThreadOnce()

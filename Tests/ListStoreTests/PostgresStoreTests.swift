@@ -1,7 +1,7 @@
 import Foundation
 import ListModel
 @testable import ListStore
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 
@@ -179,8 +179,8 @@ final class PostgresStoreTests: RecordStoreContract {
     func testStoresSharingADatabaseShareOneSequenceInCommitOrder() throws {
         let stores = try (0..<3).map { _ in try openStore() }
         let perWriter = 20
-        let results = Mutex<[(sequence: Int64, id: String)]>([])
-        let failures = Mutex<[String]>([])
+        let results = Locked<[(sequence: Int64, id: String)]>([])
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: stores.count * 2) { writer in
             let store = stores[writer % stores.count]
             for index in 0..<perWriter {
@@ -219,8 +219,8 @@ final class PostgresStoreTests: RecordStoreContract {
     /// Instances starting together on an empty database: every one starts, the schema is made once.
     func testStoresStartingTogetherMigrateOnce() throws {
         let database = try XCTUnwrap(self.database)
-        let opened = Mutex<[PostgresStore]>([])
-        let failures = Mutex<[String]>([])
+        let opened = Locked<[PostgresStore]>([])
+        let failures = Locked<[String]>([])
         let url = database.url
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             do {

@@ -1,7 +1,7 @@
 import Foundation
 import ListModel
 import ListStore
-import Synchronization
+import Locking
 import XCTest
 
 /// The contract every store keeps. Its checks are not tests by themselves: each store's test
@@ -86,7 +86,7 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.records(in: "x", after: "a", limit: 2).map(\.id), ["a1", "b"])
         XCTAssertEqual(try store.records(in: "x", after: "c", limit: 10).map(\.id), ["é"])
         // The same order in pages as they are read; none for an empty collection.
-        let pages = Mutex<[[String]]>([])
+        let pages = Locked<[[String]]>([])
         try store.forEachPage(in: "x", pageSize: 4) { page in pages.withLock { $0.append(page.map(\.id)) } }
         try store.forEachPage(in: "nothing", pageSize: 4) { page in pages.withLock { $0.append(page.map(\.id)) } }
         XCTAssertEqual(pages.withLock { $0 }, [["Z", "a", "a1", "b"], ["c", "é"]])

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import TestSupport
 import XCTest
@@ -18,11 +19,11 @@ final class ConsistencyTests: XCTestCase {
             Array(("{\"upsert\":[" + (0..<count).map { "{\"id\":\"i\($0)\",\"gen\":\(generation)}" }.joined(separator: ",") + "]}").utf8)
         }
         let port = app.port
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         @Sendable func fail(_ message: String) { failures.withLock { $0.append(message) } }
 
         /// version → the generation whose batch made it.
-        let made = Mutex<[Int: Int]>([:])
+        let made = Locked<[Int: Int]>([:])
         @Sendable func write(_ generation: Int, on client: HTTPTestClient) throws {
             let answer = try client.request("POST", "/v1/collections/items/batch", headers: [("Content-Type", "application/json")],
                                             body: batch(generation))
@@ -33,7 +34,7 @@ final class ConsistencyTests: XCTestCase {
         try write(0, on: try app.client())
 
         struct Page { let version: Int, titles: [String] }
-        let pages = Mutex<[Page]>([])
+        let pages = Locked<[Page]>([])
         let firstReads = Counter(), writerDone = Atomic<Bool>(false), finished = Counter()
         for reader in 0..<readers {
             Thread {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 import TestSupport
 import XCTest
@@ -145,7 +146,7 @@ final class DefinitionEndpointTests: XCTestCase {
         let flips = Atomic<Int>(0)
         let done = Atomic<Bool>(false)
         let flipper = DispatchGroup()
-        let failure = Mutex<String?>(nil)
+        let failure = Locked<String?>(nil)
         let port = app.port
         DispatchQueue.global().async(group: flipper) { [service] in
             var n = 0

@@ -1,11 +1,11 @@
-import Synchronization
+import Locking
 import XCTest
 @testable import SectionalService
 
 /// "duplicate rows dropped" is logged when a list's count changes, at most once a minute per list.
 final class DuplicateLogLimiterTests: XCTestCase {
     func testLogsAChangedCountAtMostOnceAMinutePerList() {
-        let now = Mutex<Double>(1_000)
+        let now = Locked<Double>(1_000)
         let limiter = DuplicateLogLimiter(clock: { now.withLock { $0 } })
         func at(_ seconds: Double, _ list: String, _ count: Int) -> Bool {
             now.withLock { $0 = 1_000 + seconds }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ListModel
 @testable import SectionalService
+import Locking
 import Synchronization
 import XCTest
 
@@ -169,7 +170,7 @@ final class MaterializationCacheTests: XCTestCase {
         /// The last version the writer has published.
         let published = Atomic<Int64>(1)
         let done = Atomic<Bool>(false)
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         let overBudget = Atomic<Int>(0)
     }
 }

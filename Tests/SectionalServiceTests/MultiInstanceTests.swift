@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 
@@ -36,8 +36,8 @@ final class MultiInstanceTests: XCTestCase {
         var generator = SplitMix64.replayable(name)
 
         // Writers on every instance at once: commits of one instance interleave with the others'.
-        let highest = Mutex(0)
-        let failures = Mutex<[String]>([])
+        let highest = Locked(0)
+        let failures = Locked<[String]>([])
         let seeds = (0..<3).map { _ in generator.next() }
         DispatchQueue.concurrentPerform(iterations: 3) { index in
             var local = SplitMix64(seed: seeds[index])
@@ -123,8 +123,8 @@ final class MultiInstanceTests: XCTestCase {
         let apps = try instances(2)
         let ports = apps.map(\.port)
         let teams = ["Design", "Sales", "Support", "Research"]  // none hidden: every row is on a page
-        let highest = Mutex(0)
-        let failures = Mutex<[String]>([])
+        let highest = Locked(0)
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             for round in 0..<6 {
                 let upserts = (0..<300).map { k -> String in
@@ -203,7 +203,7 @@ final class MultiInstanceTests: XCTestCase {
         var tag = try XCTUnwrap(try MultiInstance.request(ports[0], "PUT", "/v1/collections/people/records/p1",
                                                           json: #"{"name":"Ada","team":"Sales"}"#).expect(201).header("ETag"))
         for round in 0..<15 {
-            let statuses = Mutex<[Int]>([])
+            let statuses = Locked<[Int]>([])
             let expected = tag
             DispatchQueue.concurrentPerform(iterations: 2) { index in
                 let answer = try? MultiInstance.request(ports[index], "PUT", "/v1/collections/people/records/p1",
@@ -223,7 +223,7 @@ final class MultiInstanceTests: XCTestCase {
         let ports = apps.map(\.port)
         try MultiInstance.request(ports[0], "PUT", "/v1/collections/people/records/p1", json: #"{"name":"Ada","team":"Sales"}"#).expect(201)
         let each = 30
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 4) { writer in
             for step in 0..<each {
                 let field = "f\(writer)_\(step)"

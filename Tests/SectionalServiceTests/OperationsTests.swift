@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 
@@ -74,7 +74,7 @@ final class OperationsTests: XCTestCase {
     func testMetricsCountConcurrentRequestsOnce() throws {
         let app = try TestApp()
         let port = app.port
-        let answered = Mutex(0)
+        let answered = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             guard let client = try? HTTPTestClient(port: port) else { return }
             for _ in 0..<50 where (try? client.request("GET", "/healthz"))?.status == 200 { answered.withLock { $0 += 1 } }

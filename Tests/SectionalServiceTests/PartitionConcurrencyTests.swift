@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 import TestSupport
 import XCTest
@@ -22,11 +23,11 @@ final class PartitionConcurrencyTests: XCTestCase {
             owners["o\(n)"] = owner
             history.append((try p.order("o\(n)", owner: owner), owners))
         }
-        let seen = Mutex<[(user: String, version: Int64, ids: Set<String>)]>([])
+        let seen = Locked<[(user: String, version: Int64, ids: Set<String>)]>([])
         let port = p.app.port
         let stop = Atomic<Bool>(false)
         let reads = Atomic<Int>(0)
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         let readers = DispatchGroup()
         for reader in 0..<4 {
             DispatchQueue.global().async(group: readers) {

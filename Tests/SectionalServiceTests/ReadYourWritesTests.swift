@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 @testable import SectionalService
@@ -35,7 +35,7 @@ final class ReadYourWritesTests: XCTestCase {
         let applied = AppliedVersion(3)
         XCTAssertTrue(applied.wait(for: 3, timeout: 0), "an applied version needs no wait")
         XCTAssertFalse(applied.wait(for: 4, timeout: 0.01), "a version not applied in time")
-        let released = Mutex<Bool?>(nil)
+        let released = Locked<Bool?>(nil)
         DispatchQueue.global().async { released.withLock { $0 = applied.wait(for: 5, timeout: 60) } }
         applied.advance(to: 4)
         applied.advance(to: 5)

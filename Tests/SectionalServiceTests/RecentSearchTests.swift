@@ -1,6 +1,6 @@
 import Dispatch
 import ListStore
-import Synchronization
+import Locking
 import XCTest
 @testable import ListModel
 @testable import SectionalService
@@ -31,7 +31,7 @@ final class RecentSearchTests: XCTestCase {
     /// Commits upserts of `(collection, id, fields)` and waits for them.
     private func write(_ store: ViewModelStore, _ records: [(String, String, JSONObject)]) throws {
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
+        let failure = Locked<String?>(nil)
         store.commitLater(records.map { .upsert(collection: $0.0, record: IncomingRecord(id: $0.1, object: $0.2)) }) { result in
             if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
             done.signal()

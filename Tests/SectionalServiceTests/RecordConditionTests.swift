@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 
@@ -33,7 +33,7 @@ final class RecordConditionTests: XCTestCase {
         let app = try TestApp(sqlite: true)
         for round in 0..<10 {
             let tag = try XCTUnwrap(put(app, "p1", name: "start\(round)").header("ETag"))
-            let outcomes = Mutex<[(name: String, status: Int)]>([])
+            let outcomes = Locked<[(name: String, status: Int)]>([])
             let port = app.port
             DispatchQueue.concurrentPerform(iterations: 2) { writer in
                 let name = "writer\(writer)-\(round)"
@@ -51,7 +51,7 @@ final class RecordConditionTests: XCTestCase {
 
     func testIfNoneMatchStarCreatesOnlyOnce() throws {
         let app = try TestApp()
-        let statuses = Mutex<[Int]>([])
+        let statuses = Locked<[Int]>([])
         let port = app.port
         DispatchQueue.concurrentPerform(iterations: 6) { writer in
             let status = (try? Self.put(port: port, "only", name: "w\(writer)", [("If-None-Match", "*")]).status) ?? -1

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Synchronization
 import TestSupport
 import XCTest
@@ -26,8 +27,8 @@ final class SearchConcurrencyTests: XCTestCase {
         }
         for n in 0..<30 { try rename("p\(n)", names[n % names.count]) }
 
-        let seen = Mutex<[(query: String, version: Int64, ids: Set<String>)]>([])
-        let failures = Mutex<[String]>([])
+        let seen = Locked<[(query: String, version: Int64, ids: Set<String>)]>([])
+        let failures = Locked<[String]>([])
         let stop = Atomic<Bool>(false)
         let reads = Atomic<Int>(0)
         let port = app.port

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 import XCTest
 @testable import SectionalService
 
@@ -8,7 +8,7 @@ extension XCTestCase {
     /// a failed commit fails the test.
     func commit(_ store: ViewModelStore, _ writes: [ViewModelStore.Write]) throws {
         let done = DispatchSemaphore(value: 0)
-        let failure = Mutex<String?>(nil)
+        let failure = Locked<String?>(nil)
         store.commitLater(writes) { result in
             if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
             done.signal()

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 @testable import SectionalService
@@ -19,7 +19,7 @@ final class StripedTests: XCTestCase {
     }
 
     func testThreadsGetTheirOwnNumbers() {
-        let numbers = Mutex<[Int]>([])
+        let numbers = Locked<[Int]>([])
         let done = DispatchGroup()
         for _ in 0..<4 {
             done.enter()
@@ -44,7 +44,7 @@ final class StripedTests: XCTestCase {
         let sink = LogSink(fd: writeEnd)
         // The pipe is drained while the sink writes (its buffer is smaller than the lines).
         let reader = DispatchQueue(label: "reader")
-        let output = Mutex<[UInt8]>([])
+        let output = Locked<[UInt8]>([])
         let drained = DispatchSemaphore(value: 0)
         reader.async {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)

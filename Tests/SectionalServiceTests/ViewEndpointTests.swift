@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import XCTest
 
@@ -84,7 +84,7 @@ final class ViewEndpointTests: XCTestCase {
         let port = app.port
         for round in 0..<8 {
             let id = try app.createView(#"{"hidden":[]}"#)
-            let statuses = Mutex<[Int]>([])
+            let statuses = Locked<[Int]>([])
             DispatchQueue.concurrentPerform(iterations: 6) { i in
                 let status = Self.status(port, "PUT", "/v1/lists/people/views/\(id)/sections/\(i + 1)", json: #"{"hidden":true}"#)
                 statuses.withLock { $0.append(status) }
@@ -105,7 +105,7 @@ final class ViewEndpointTests: XCTestCase {
             let port = app.port
             for _ in 0..<12 {
                 let id = try app.createView()
-                let deleteStatus = Mutex(0)
+                let deleteStatus = Locked(0)
                 DispatchQueue.concurrentPerform(iterations: 7) { i in
                     if i == 3 {
                         let status = Self.status(port, "DELETE", "/v1/lists/people/views/\(id)")

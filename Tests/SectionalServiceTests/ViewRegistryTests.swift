@@ -1,12 +1,12 @@
 import Foundation
 import ListStore
-import Synchronization
+import Locking
 @testable import SectionalService
 import XCTest
 
 final class ViewRegistryTests: XCTestCase {
     func testIdleViewsExpireAndUsedOnesLive() throws {
-        let now = Mutex<Int64>(1_000)
+        let now = Locked<Int64>(1_000)
         let store = MemoryStore()
         let registry = try ViewRegistry(store: store, ttlSeconds: 100, clock: { now.withLock { $0 } })
         let used = try XCTUnwrap(try registry.create(list: "l", hidden: ["a", "a", "b"]))
@@ -71,7 +71,7 @@ final class ViewRegistryTests: XCTestCase {
                 _ = try? registry.setHidden("k\(i)", in: view.id, list: "l") { _ in true }
             }
             XCTAssertEqual(Set(registry.use(view.id, list: "l")?.hidden ?? []), Set((0..<8).map { "k\($0)" }))
-            let deleted = Mutex(false)
+            let deleted = Locked(false)
             DispatchQueue.concurrentPerform(iterations: 8) { i in
                 if i == 4 {
                     if (try? registry.delete(view.id, list: "l")) == true { deleted.withLock { $0 = true } }

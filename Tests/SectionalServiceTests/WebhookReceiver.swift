@@ -1,7 +1,7 @@
 import COpenSSL
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +34,7 @@ final class WebhookReceiver: @unchecked Sendable {
     let port: Int
     private let secret: [UInt8]
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let release = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import TestSupport
 
@@ -12,7 +13,7 @@ final class WriteStream: Sendable {
         var unexpected: [String] = []
     }
 
-    private let ledger = Mutex(Ledger())
+    private let ledger = Locked(Ledger())
     private let stopping = Atomic<Bool>(false)
     private let running = Atomic<Int>(0)
     let port: Int

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,7 +26,7 @@ public enum ChildProcess {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
-        let collected = Mutex<[Int: Data]>([:])
+        let collected = Locked<[Int: Data]>([:])
         let readers = DispatchGroup()
         for (index, pipe) in [output, errors].enumerated() {
             let handle = pipe.fileHandleForReading

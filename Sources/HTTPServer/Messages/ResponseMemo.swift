@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Synchronization
+import Locking
 
 /// What an answer served many times (a cached page or outline) keeps between requests, so the
 /// work that is the same for each of them is done once:
@@ -26,8 +26,8 @@ public final class ResponseMemo: Sendable {
 
     private let plain: [UInt8]
     /// nil: not made yet; `.some(nil)`: gzip is not smaller.
-    private let made = Mutex<[UInt8]??>(nil)
-    private let prepared = Mutex<[Prepared]>([])
+    private let made = Locked<[UInt8]??>(nil)
+    private let prepared = Locked<[Prepared]>([])
 
     /// A memo for `body` (no copy: the array's storage is shared).
     public init(_ body: [UInt8]) { plain = body }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,7 +31,7 @@ final class ConnectionGate: Sendable {
 
     let limit: Int
     let perClient: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int, perClient: Int) {
         self.limit = limit

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,7 @@ public typealias Responder = @Sendable (inout Request) -> Response
 /// Why `@unchecked Sendable` is safe: `daemon`, `listener`, `logger`, `watchdog` and `port` are
 /// written only by ``start()`` (before libmicrohttpd's threads exist), ``stopAccepting()`` and
 /// ``stop(gracePeriod:)`` (after `MHD_stop_daemon` has joined them), which the owner calls from
-/// one thread in order; the handler threads read only `let`s and the `Mutex`/`Atomic` members.
+/// one thread in order; the handler threads read only `let`s and the `Locked`/`Atomic` members.
 public final class Server: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let responder: Responder
@@ -33,11 +34,11 @@ public final class Server: @unchecked Sendable {
     private var logger: UnsafeMutablePointer<sectional_mhd_logger>?
     private let inFlight = Atomic<Int>(0)
     /// Streams being sent, so a stop can end them (libmicrohttpd must not stop with suspended connections).
-    private let streams = Mutex<[ObjectIdentifier: StreamBody]>([:])
+    private let streams = Locked<[ObjectIdentifier: StreamBody]>([:])
     /// Answers being completed on another thread, their connections suspended: a stop whose grace
     /// period runs out resumes them, since libmicrohttpd aborts the process when stopped with
     /// suspended connections.
-    private let deferreds = Mutex<[ObjectIdentifier: DeferredResponse]>([:])
+    private let deferreds = Locked<[ObjectIdentifier: DeferredResponse]>([:])
     fileprivate let gate: ConnectionGate
     /// Keeps each worker on a core of its own; nil when that does not apply.
     fileprivate let pinning: ThreadPinning?

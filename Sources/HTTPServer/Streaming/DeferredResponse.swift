@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Synchronization
+import Locking
 
 /// An answer that another thread completes later, e.g. a write done by a single writer thread.
 ///
@@ -17,7 +17,7 @@ public final class DeferredResponse: Sendable {
         var then: (@Sendable (Response) -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Synchronization
+import Locking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,12 +31,12 @@ public final class StreamBody: Sendable {
     /// The `SO_SNDBUF` asked for a stream's socket (Linux doubles it): without it the kernel lets
     /// megabytes queue for a client that stopped reading before the stream even sees it.
     public static let socketSendBufferBytes: Int32 = 32 << 10
-    private let state = Mutex(State())
-    private let onEnd: Mutex<(@Sendable () -> Void)?>
+    private let state = Locked(State())
+    private let onEnd: Locked<(@Sendable () -> Void)?>
 
     public init(maxBufferedBytes: Int = 64 << 10, onEnd: (@Sendable () -> Void)? = nil) {
         self.maxBufferedBytes = maxBufferedBytes
-        self.onEnd = Mutex(onEnd)
+        self.onEnd = Locked(onEnd)
     }
 
     /// Queues bytes for the client; returns false when the stream is closed or ended.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// How a build may spread independent work over threads. `ListModel` starts no threads itself:
 /// the caller hands in a runner that calls `body(0)` … `body(parts - 1)`, each exactly once, and
@@ -20,7 +20,7 @@ public struct Parallelism: Sendable {
     /// `body(part)` for each part, in part order, computed as the runner schedules them.
     public func map<T: Sendable>(_ parts: Int, _ body: @Sendable (Int) -> T) -> [T] {
         guard parts > 1 else { return parts == 1 ? [body(0)] : [] }
-        let results = Mutex([T?](repeating: nil, count: parts))
+        let results = Locked([T?](repeating: nil, count: parts))
         run(parts) { part in
             let value = body(part)
             results.withLock { $0[part] = value }
@@ -32,7 +32,7 @@ public struct Parallelism: Sendable {
     /// reference: an array it changes is changed in place (a second reference would make it
     /// copy first), and what it lets go of is freed on its thread.
     public func map<T: Sendable, U: Sendable>(taking items: consuming [T], _ body: @Sendable (Int, inout T) -> U) -> [U] {
-        let pending = Mutex(items.map { Optional($0) })
+        let pending = Locked(items.map { Optional($0) })
         let count = items.count
         items = []
         return map(count) { i in

@@ -1,5 +1,5 @@
 import ListModel
-import Synchronization
+import Locking
 
 /// A store that lives in memory only: for tests and demos (`--memory`). Same semantics as
 /// ``SQLiteStore`` (one change sequence, atomic commits), nothing survives the process.
@@ -28,7 +28,7 @@ public final class MemoryStore: RecordStore, Sendable {
         var claimedUntil: Int64?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

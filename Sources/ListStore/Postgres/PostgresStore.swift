@@ -1,4 +1,5 @@
 import ListModel
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -26,9 +27,9 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
     private let writer: PostgresConnection
     private let reader: PostgresConnection
     /// Held while the write connection is in use.
-    private let writeLock = Mutex(())
+    private let writeLock = Locked(())
     /// Held while the read connection is in use.
-    private let readLock = Mutex(())
+    private let readLock = Locked(())
     /// How many commits' worth of change log to keep.
     private let changeLogLimit: Int64 = 100_000
 

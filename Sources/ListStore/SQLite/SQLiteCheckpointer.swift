@@ -1,5 +1,6 @@
 import CSQLite
 import Dispatch
+import Locking
 import Synchronization
 
 /// Runs SQLite's checkpoints (copying the write-ahead log back into the database file) on a
@@ -28,10 +29,10 @@ final class SQLiteCheckpointer: Sendable {
 
     private let background: Int32
     private let foreground: Int32
-    private let connection: Mutex<SQLiteConnection>
+    private let connection: Locked<SQLiteConnection>
     private let queue = DispatchQueue(label: "sectional.sqlite.checkpoint", qos: .utility)
     private let running = Atomic<Bool>(false)
-    private let counts = Mutex((background: 0, foreground: 0))
+    private let counts = Locked((background: 0, foreground: 0))
 
     /// A checkpointer for the database at `path`, with a connection of its own (thresholds in
     /// log pages; tests pass small ones).
@@ -41,7 +42,7 @@ final class SQLiteCheckpointer: Sendable {
         let connection = try SQLiteConnection(path: path)
         // What a checkpoint syncs follows the connection that runs it: the writer's setting.
         try connection.execute("PRAGMA synchronous=FULL;")
-        self.connection = Mutex(connection)
+        self.connection = Locked(connection)
     }
 
     /// Checkpoints run so far: in the background, and by a committing thread.

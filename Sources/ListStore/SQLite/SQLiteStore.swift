@@ -1,6 +1,6 @@
 import Foundation
 import ListModel
-import Synchronization
+import Locking
 
 /// The embedded default store: one SQLite file in WAL mode, `synchronous=FULL`, so a commit is
 /// on disk before its caller answers 2xx and survives `kill -9` (and power loss).
@@ -9,10 +9,10 @@ import Synchronization
 /// record reads never wait for a commit's fsync; checkpoints run on a third, in the background
 /// (``SQLiteCheckpointer``), so no commit waits for one.
 public final class SQLiteStore: RecordStore, @unchecked Sendable {
-    let writer: Mutex<SQLiteConnection>
+    let writer: Locked<SQLiteConnection>
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
-    private let fields = Mutex<[String: [FieldPath]]>([:])
-    let reader: Mutex<SQLiteConnection>
+    private let fields = Locked<[String: [FieldPath]]>([:])
+    let reader: Locked<SQLiteConnection>
     /// Checkpoints the log off the writer's thread.
     let checkpointer: SQLiteCheckpointer
     /// How many commits' worth of deletion tombstones to keep.
@@ -40,8 +40,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try readConnection.execute("PRAGMA query_only=ON;")
         checkpointer = try SQLiteCheckpointer(path: path)
         try checkpointer.start(on: writeConnection)
-        writer = Mutex(writeConnection)
-        reader = Mutex(readConnection)
+        writer = Locked(writeConnection)
+        reader = Locked(readConnection)
     }
 
     private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {

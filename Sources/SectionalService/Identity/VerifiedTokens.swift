@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 
 /// User tokens already verified, so a client that sends the same token with every request pays
 /// for one signature check and one claims parse, not one per request (measured by `make
@@ -42,7 +42,7 @@ final class VerifiedTokens: Sendable {
         }
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
+    private let entries = Locked<[Key: Entry]>([:])
 
     /// The caller of a token verified before, while it has not expired at `now`.
     func caller(for token: Substring, now: Double) -> Caller? {

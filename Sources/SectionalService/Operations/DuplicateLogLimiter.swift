@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// When to log "duplicate rows dropped": when a list's count of dropped duplicates differs from
 /// the count last logged for it, and at most once a minute per list. (A steady write load on
@@ -9,7 +9,7 @@ final class DuplicateLogLimiter: Sendable {
     static let interval: Double = 60
 
     private let clock: @Sendable () -> Double
-    private let logged = Mutex<[String: (count: Int, at: Double)]>([:])
+    private let logged = Locked<[String: (count: Int, at: Double)]>([:])
 
     /// `clock` gives seconds on any monotonic scale (injected so tests can move time).
     init(clock: @escaping @Sendable () -> Double = DuplicateLogLimiter.monotonicSeconds) {

@@ -1,5 +1,5 @@
 import HTTPServer
-import Synchronization
+import Locking
 
 /// Prometheus metrics (text exposition format 0.0.4): requests by route template, method and
 /// status; latency histograms; store write latency; duplicate rows dropped. Per-list gauges
@@ -70,7 +70,7 @@ public final class Metrics: Sendable {
         var webhooksPending = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Requests by route, counted by each thread in its own stripe (every request adds here).
     private let routes = Striped { [String: RouteStatistics]() }
 

@@ -1,5 +1,6 @@
 import HTTPServer
 import ListStore
+import Locking
 import Synchronization
 
 /// How the service meets a failing store: the answer (a passing fault is `503
@@ -19,7 +20,7 @@ public final class StorageFaults: Sendable {
         var following: StoreError.Fault?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Whether a fault is in force: read on every successful write without the lock; written
     /// only under it, with `current`.
     private let faulted = Atomic<Bool>(false)

@@ -1,6 +1,6 @@
 import Foundation
 import ListModel
-import Synchronization
+import Locking
 
 /// Languages for the lists: the locale data their formatters write with (from Foundation's ICU
 /// data, worked out once per language and kept). A request's language is ``AcceptLanguage``'s choice.
@@ -9,7 +9,7 @@ enum Localization {
     static let currencyCodes = ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "NZD", "CNY", "INR", "KRW", "MXN", "BRL",
                                 "HKD", "ILS", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF", "TRY", "RUB", "ZAR", "SGD", "TWD"]
 
-    private static let cache = Mutex<[String: LocaleFormats]>([:])
+    private static let cache = Locked<[String: LocaleFormats]>([:])
 
     /// How `language` writes numbers, amounts and dates. English (`en`, `en-US`) is the built-in
     /// ``LocaleFormats/english``, the other languages come from the platform's locale data.

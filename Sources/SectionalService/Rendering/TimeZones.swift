@@ -1,11 +1,11 @@
 import Foundation
 import ListModel
-import Synchronization
+import Locking
 
 /// The time zones lists name in `timeZone`: IANA names resolved with the platform's time zone
 /// data into offset tables (``TimeZoneOffsets``), worked out once per name and kept.
 enum TimeZones {
-    private static let cache = Mutex<[String: TimeZoneOffsets]>([:])
+    private static let cache = Locked<[String: TimeZoneOffsets]>([:])
     /// The table covers these instants (1900-01-01 to 2100-01-01 UTC); outside, the nearest offset holds.
     private static let first = Date(timeIntervalSince1970: -2_208_988_800)
     private static let last = Date(timeIntervalSince1970: 4_102_444_800)

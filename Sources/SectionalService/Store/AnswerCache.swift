@@ -1,5 +1,5 @@
 import HTTPServer
-import Synchronization
+import Locking
 
 /// Rendered answers of one immutable list snapshot, so a hot page or outline is written once
 /// per version instead of once per request. Bounded by bytes (``budget`` per snapshot, keys and
@@ -118,7 +118,7 @@ final class AnswerCache: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The cached answer for `key`, or `render()`'s, remembered when it fits the budget.
     func answer<Failure: Error>(for key: Key, render: () throws(Failure) -> Answer) throws(Failure) -> Answer {

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 
 /// The store-wide version this process has applied to its lists (every commit up to it is in
 /// the snapshots), and a way to wait for a later one: what read-your-writes through a load
@@ -11,9 +11,9 @@ final class AppliedVersion: Sendable {
         var waiters: [(version: Int64, semaphore: DispatchSemaphore)] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(_ version: Int64) { state = Mutex(State(version: version)) }
+    init(_ version: Int64) { state = Locked(State(version: version)) }
 
     var current: Int64 { state.withLock { $0.version } }
 

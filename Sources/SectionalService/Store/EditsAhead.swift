@@ -1,7 +1,7 @@
 import Dispatch
 import HTTPServer
 import ListModel
-import Synchronization
+import Locking
 
 /// The edits a commit will apply to the lists, made on another thread while the store commits
 /// it (see ``ViewModelStore/editAhead(_:)``): a large batch's model work overlaps the commit's
@@ -17,7 +17,7 @@ final class EditsAhead: Sendable {
     typealias Made = (history: ListHistory, edit: ListEdit)
 
     private let done = DispatchGroup()
-    private let edits = Mutex<[MaterializationKey: Made]>([:])
+    private let edits = Locked<[MaterializationKey: Made]>([:])
 
     /// Where edits are made: a queue of its own, not a global one. The writer waits for it, and
     /// a serial queue always gets a thread, where a global queue's work waits for one of as many

@@ -1,7 +1,7 @@
 import Dispatch
 import HTTPServer
 import ListModel
-import Synchronization
+import Locking
 
 /// Server-Sent Events of list versions: one stream per subscriber, fed off the writer's path on
 /// a queue of its own, so a slow or vanished client never blocks a write. At most `maxStreams`
@@ -21,7 +21,7 @@ final class EventHub: @unchecked Sendable {
     }
 
     let maxStreams: Int
-    private let streams = Mutex(Streams())
+    private let streams = Locked(Streams())
     private let queue = DispatchQueue(label: "sectional.events")
     private let timer: DispatchSourceTimer
 
@@ -50,7 +50,7 @@ final class EventHub: @unchecked Sendable {
     /// stream. (Read before, by the route, a write published in between reached neither: the
     /// stream waited for the next write, seen as a test waiting 20 s under `make test`.)
     func subscribe(stream name: String, list: String, lastEventID: Int64?, current: () -> Int64) -> StreamBody? {
-        let key = Mutex<ObjectIdentifier?>(nil)
+        let key = Locked<ObjectIdentifier?>(nil)
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
             guard let self, let id = key.withLock({ $0 }) else { return }
             streams.withLock { all in

@@ -1,6 +1,6 @@
 import Dispatch
 import ListModel
-import Synchronization
+import Locking
 
 /// Recent versions of one list (or partition), so `changes` can answer from any of them: a
 /// ``ListChangeLog`` (which owns the diff's invariant: every version enters as a ``ListEdit``
@@ -22,10 +22,10 @@ final class ListHistory: Sendable {
     /// 88,172, server CPU 17 / 16 s against 20 / 18 s (two alternating rounds).
     static let maxChangedRows = 10_000
 
-    private let log: Mutex<ListChangeLog>
+    private let log: Locked<ListChangeLog>
 
     init(version: Int64, snapshot: ListSnapshot) {
-        log = Mutex(ListChangeLog(version: version, snapshot: snapshot, maxVersions: Self.maxVersions, maxWrittenRows: Self.maxChangedRows))
+        log = Locked(ListChangeLog(version: version, snapshot: snapshot, maxVersions: Self.maxVersions, maxWrittenRows: Self.maxChangedRows))
     }
 
     /// An edit from the latest version.

@@ -1,5 +1,5 @@
 import ListModel
-import Synchronization
+import Locking
 
 /// One list (or one user's partition of a per-user list) as it is served at one version: an
 /// immutable snapshot that readers hold while the writer publishes the next.
@@ -30,7 +30,7 @@ public final class ListState: Sendable {
     let defaultViewEntityTag: String
     /// For a whole list's state: the results of its searches as served at its version, each
     /// keyed by (and holding) the resident state it was made from (see ``serving(_:)``).
-    private let searchResults = Mutex<[ObjectIdentifier: (resident: ListState, served: ListState)]>([:])
+    private let searchResults = Locked<[ObjectIdentifier: (resident: ListState, served: ListState)]>([:])
 
     init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil, query: ListQuery? = nil) {
         self.name = snapshot.definition.name

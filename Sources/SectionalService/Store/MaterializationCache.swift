@@ -1,5 +1,6 @@
 import Dispatch
 import ListModel
+import Locking
 import Synchronization
 
 /// Every materialization held in memory — each list that is the same for everyone, the
@@ -24,11 +25,10 @@ import Synchronization
 /// Ordering: a change's generation is exchanged (acquiring and releasing) inside the lock after
 /// its table, and before the writer goes on (before `applied` moves, so a read that waited for a
 /// version sees the table that holds it); a reader loads the generation acquiring, also after
-/// taking a table under the lock. The lock alone orders a state's builder before its readers,
-/// but ThreadSanitizer cannot see a contended `Mutex` hand-over (a futex in uninstrumented code;
-/// scripts/sanitizers/tsan.supp): with every publication a read-modify-write, the publications
-/// form one release sequence, so the atomic carries each builder's writes to every later reader
-/// and the sanitizer sees the order that the lock already gives.
+/// taking a table under the lock. The lock orders a state's builder before the readers that take
+/// the table under it; a reader that takes no lock is ordered by the atomic: with every
+/// publication a read-modify-write, the publications form one release sequence, so the atomic
+/// carries each builder's writes to every later reader.
 final class MaterializationCache: Sendable {
     typealias Entry = ResidentTable.Entry
 
@@ -99,7 +99,7 @@ final class MaterializationCache: Sendable {
     }
 
     let maxResidentRows: Int
-    private let contents: Mutex<Contents>
+    private let contents: Locked<Contents>
     /// The generation of the table in ``Contents/table``.
     private let published: Atomic<UInt64>
     /// Ticks of reads, for eviction (see ``Recency``).
@@ -109,7 +109,7 @@ final class MaterializationCache: Sendable {
         self.maxResidentRows = max(1, maxResidentRows)
         let initial = Contents()
         published = Atomic(initial.table.generation)
-        contents = Mutex(initial)
+        contents = Locked(initial)
     }
 
     /// Generations of every cache's tables: numbers no two tables in the process share, so a

@@ -1,6 +1,6 @@
 import ListModel
 import ListStore
-import Synchronization
+import Locking
 
 /// A JSON Merge Patch (RFC 7396) of one record, merged inside the commit — while no other writer,
 /// of any instance, can commit — into the record as it is then (committed, or as an earlier
@@ -18,7 +18,7 @@ public final class RecordPatch: Sendable {
         case missing
     }
 
-    private let state = Mutex<Outcome>(.pending)
+    private let state = Locked<Outcome>(.pending)
 
     public init(collection: String, id: String, changes: JSONObject) {
         self.collection = collection

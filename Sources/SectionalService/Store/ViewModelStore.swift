@@ -2,7 +2,7 @@ import Dispatch
 import HTTPServer
 import ListModel
 import ListStore
-import Synchronization
+import Locking
 
 /// The application's state: the current snapshot of every list — and of every per-user list's
 /// partitions that are in memory — and the one path by which record writes reach the store and
@@ -20,14 +20,14 @@ public final class ViewModelStore: Sendable {
 
     /// The lists in force: the config's, with run-time definitions laid over them (changed
     /// only under ``writer``; see `ViewModelStore+Definitions.swift`).
-    let catalog: Mutex<ListCatalog>
+    let catalog: Locked<ListCatalog>
     /// The definitions in force, in serving order.
     public var definitions: [ListDefinition] { catalog.withLock { $0.definitions } }
     public let store: RecordStore
     let cache: MaterializationCache
     /// Collections some per-user list reads (a write to them must say whose records it moved).
     var scopedCollections: Set<String> { catalog.withLock { $0.scopedCollections } }
-    let writer = Mutex<Void>(())
+    let writer = Locked<Void>(())
     /// The one thread that runs HTTP writes, so a server thread never waits on an fsync. Work
     /// goes to it through ``onWriter(_:)``.
     let writerQueue = DispatchQueue(label: "sectional.writer", qos: .userInitiated)
@@ -41,11 +41,11 @@ public final class ViewModelStore: Sendable {
     let applied: AppliedVersion
     /// Per list that is the same for everyone and has `search` or `filters`: its records as queries read
     /// them, once made (see `ViewModelStore+Searches.swift`).
-    let corpora = Mutex(SearchCorpora())
+    let corpora = Locked(SearchCorpora())
     /// Where corpora are made in the background, one at a time (``prepareCorporaLater(_:)``).
     let corpusQueue = DispatchQueue(label: "sectional.search-corpus", qos: .utility)
     /// Told the ids of views other instances changed (see ``followViews(_:)``).
-    let viewFollower = Mutex<@Sendable ([String]) -> Void>({ _ in })
+    let viewFollower = Locked<@Sendable ([String]) -> Void>({ _ in })
     /// The webhooks whose deliveries commits record (see `ViewModelStore+Webhooks.swift`).
     let webhooks: [WebhookSettings]
 
@@ -101,7 +101,7 @@ public final class ViewModelStore: Sendable {
             cache.pin(MaterializationKey(list: definition.name, partition: nil), state: ListState(snapshot: snapshot, version: version))
             metrics.recordDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
         }
-        self.catalog = Mutex(catalog)
+        self.catalog = Locked(catalog)
         for (key, state) in cache.pinnedStates() {
             logDuplicates(list: key.list, count: state.snapshot.duplicateRowCount)
         }
@@ -413,6 +413,6 @@ extension Duration {
 /// What ``ViewModelStore/readAll(in:from:log:_:)`` made of each page (nil until made), and the
 /// ids of the records that did not parse, filled from the threads that parse.
 private final class PageResults<Made: Sendable>: Sendable {
-    let made = Mutex<[Made?]>([])
-    let unreadable = Mutex<[String]>([])
+    let made = Locked<[Made?]>([])
+    let unreadable = Locked<[String]>([])
 }

@@ -1,7 +1,7 @@
 import Foundation
 import ListModel
 import ListStore
-import Synchronization
+import Locking
 
 /// Clients' per-list views (which sections they hide), kept in memory and persisted in the
 /// store so they survive restarts. A view lives as long as it is used: each use moves its
@@ -68,9 +68,9 @@ public final class ViewRegistry: Sendable {
     private let ttlSeconds: Int64
     private let maxViews: Int
     private let clock: @Sendable () -> Int64
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Held by every change (create, hide/show, delete, expiry) from reading to storing.
-    private let changes = Mutex<Void>(())
+    private let changes = Locked<Void>(())
 
     /// Loads the stored views (evicting the least recently used past `maxViews`). `clock` gives
     /// seconds since 1970 (injected so tests can move time).
@@ -87,7 +87,7 @@ public final class ViewRegistry: Sendable {
                                               lastUsed: stored.lastUsed, tick: loaded.nextTick(), dirty: false)
         }
         let victims = Self.evict(&loaded, toFit: self.maxViews)
-        state = Mutex(loaded)
+        state = Locked(loaded)
         _ = try store.deleteViews(ids: victims)
     }
 

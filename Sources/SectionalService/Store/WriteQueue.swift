@@ -1,6 +1,6 @@
 import Dispatch
 import ListStore
-import Synchronization
+import Locking
 
 /// The writes waiting for the writer thread, committed together (group commit), and the
 /// writer's short wait for more when writes come from several requests at once.
@@ -69,7 +69,7 @@ final class WriteQueue: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let gathered = DispatchSemaphore(value: 0)
 
     init(gatherDelay: DispatchTimeInterval = .milliseconds(1)) {

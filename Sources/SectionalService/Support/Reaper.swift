@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPServer
+import Locking
 import Synchronization
 
 /// Frees values on a background queue of its own, never on the thread that hands them over:
@@ -29,7 +30,7 @@ final class Reaper: Sendable {
 
     private let queue: DispatchQueue
     private let pending = Atomic<Int>(0)
-    private let waiting = Mutex(Waiting())
+    private let waiting = Locked(Waiting())
 
     /// Values handed over and not yet taken by the queue; `scheduled` while a block will take them.
     private struct Waiting {

@@ -1,4 +1,5 @@
 import HTTPServer
+import Locking
 import Synchronization
 
 /// A value kept as several copies ("stripes"), each under a lock of its own, where every thread
@@ -41,12 +42,12 @@ final class Striped<Value: Sendable>: Sendable {
     /// One copy and its lock. The padding keeps the next stripe's lock and value off this one's
     /// cache lines (separate objects can sit side by side in memory).
     private final class Stripe: Sendable {
-        let value: Mutex<Value>
+        let value: Locked<Value>
         private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64,
                               UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 
-        init(_ value: Value) { self.value = Mutex(value) }
+        init(_ value: Value) { self.value = Locked(value) }
     }
 }
 
