@@ -94,6 +94,7 @@ let package = Package(
         // Helpers shared by the test targets: a raw HTTP client, polling with a deadline, PostgreSQL databases.
         .target(name: "TestSupport", dependencies: ["CZlib", "CPostgres", "Locking"], path: "Tests/TestSupport"),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "JSONOutput", "Locking", "TestSupport"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         // Keys libcrypto generates for a test run, and tokens signed with them (any header, any claims).
         .target(name: "TestKeys", dependencies: ["Identity", "COpenSSL"], path: "Tests/TestKeys"),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
