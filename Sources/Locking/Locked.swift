@@ -18,8 +18,8 @@ import CThreadSanitizer
 /// before it lets go. Other builds compile to the `Mutex` alone: the wrapper and its calls are
 /// inlined away.
 ///
-/// Like `Mutex`, it is not copyable: keep it in a `let` of a class (or a global), whose storage
-/// does not move.
+/// Like `Mutex`, it is not copyable: keep it in a `let` of a class, a global, or a local that the
+/// threads borrow (as `Parallelism.map` does), whose storage does not move while it is used.
 public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<Value>
     #if SECTIONAL_TSAN
@@ -31,7 +31,7 @@ public struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
     #endif
 
     /// A lock guarding `value`.
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ value: consuming sending Value) { mutex = Mutex(value) }
 
     /// Runs `body` with the value while holding the lock, and returns what it returns.

@@ -6,7 +6,6 @@ import Foundation
 import HTTPServer
 import ListModel
 import ListStore
-import Synchronization
 
 /// The running product: HTTP server, store, lists and views, started and stopped as one.
 ///
