@@ -13,7 +13,7 @@ CONFIG     ?= config/sectional.json
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.
 export SECTIONAL_JWT_SECRET ?= sectional-demo-secret-not-for-production
 
-.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages bench-search bench-compare soak lint fuzz asan tsan clean help
+.PHONY: all deps build release run test check bench bench-http bench-model bench-service bench-peruser bench-postgres bench-languages bench-search bench-compare profile soak lint fuzz asan tsan clean help
 
 all: build
 
@@ -22,6 +22,7 @@ help:
 	@echo "make test     build and run the whole test suite"
 	@echo "make bench    release build and benchmark figures"
 	@echo "make bench-compare BASE=REV   this checkout against an earlier revision, side by side"
+	@echo "make profile PROFILE=pages   one scenario under perf: CPU a request, by function (PROFILE_SECONDS)"
 	@echo "make soak     memory under a steady load: SOAK_MINUTES (default 10) per variant, SOAK_VARIANTS"
 	@echo "make check    live checks with PyPI tools: OpenAPI validation, schemathesis, metrics parsing"
 	@echo "make lint     lint the Dockerfile with hadolint; type-check the JavaScript client with tsc"
@@ -121,6 +122,15 @@ bench-compare: release
 # the mixed run's reads and writes included, then the 1,000,000-record figures); then the model
 # in-process, per-user lists, several instances on PostgreSQL, languages and search, each its own table.
 bench: bench-service bench-model bench-peruser bench-postgres bench-languages bench-search
+
+# Not part of `make test`: one scenario of `make bench` under `perf record -g`, the server on one
+# core (PROFILE: first-page (default), healthz, outline, pages, ranges, tags, rows, mixed,
+# mixed-reads or import; PROFILE_SECONDS, default 10): its CPU a request, and the functions it goes
+# to, own and inclusive time (Benchmarks/profile.sh, Benchmarks/perf-summary.py).
+PROFILE ?= first-page
+profile: release
+	@scripts/ensure-packages.sh $(BENCH_PKGS) linux-perf
+	Benchmarks/profile.sh $(PROFILE)
 
 # Not part of `make test`: a steady mixed load over a fixed data set for SOAK_MINUTES per variant
 # (default 10; variants overwrite, churn and c32, or SOAK_VARIANTS), RSS and gauges each minute.

@@ -108,20 +108,7 @@ scenario() {
 
 echo "== data: 100,000 people" >&2
 python3 scripts/generate-people.py 100000 > "$work/people.json"
-python3 - "$work" <<'PY'
-import json, sys
-work = sys.argv[1]
-config = json.load(open("config/sectional.json"))
-config.pop("seed")
-# Only the list every scenario reads: the demo's directory list reads the same people, and kept
-# resident it doubled the rows each write moves and each record's memory (+408 bytes per record).
-config["lists"] = {"contacts": config["lists"]["contacts"]}
-config["storage"] = {"kind": "sqlite", "path": f"{work}/db.sqlite"}
-config["server"]["connectionLimit"] = 4000
-config["server"]["perClientConnectionLimit"] = 0  # every benchmark client is 127.0.0.1
-config["server"]["maxEventStreams"] = 2000
-json.dump(config, open(f"{work}/config.json", "w"))
-PY
+python3 Benchmarks/bench-config.py "$work"
 sed "s|$work/db.sqlite|$work/quiet.sqlite|" "$work/config.json" > "$work/quiet.json"
 for port in $port_s $port_q $port_n $port_g $port_c; do port_free "$port"; done
 # The two servers of the load scenarios: pids[0] on $base (db.sqlite), pids[1] on $quiet
@@ -152,35 +139,7 @@ wait_ready "http://127.0.0.1:$port_n/outline"
 wait_ready "http://127.0.0.1:$port_g/outline"
 
 echo "== look-up targets" >&2
-python3 - "$base" "$work" <<'PY'
-import json, random, sys, urllib.request
-base, work = sys.argv[1], sys.argv[2]
-get = lambda path: json.load(urllib.request.urlopen(base + path))
-random.seed(7)
-outline = get("/v1/lists/contacts")
-tags = outline["tagCount"]
-with open(f"{work}/tags.txt", "w") as f:
-    for _ in range(5000): f.write(f"/v1/lists/contacts/tags/{random.randrange(tags)}\n")
-# Ids as the generator writes them (their width follows the count: p-000001 … p-100000).
-ids = [person["id"] for person in json.load(open(f"{work}/people.json"))]
-with open(f"{work}/rows.txt", "w") as f:
-    for _ in range(5000): f.write(f"/v1/lists/contacts/rows/{random.choice(ids)}\n")
-visible = [s for s in outline["sections"] if s["rowCount"] > 0]
-with open(f"{work}/ranges.txt", "w") as f:
-    for _ in range(5000):
-        s = random.choice(visible)
-        f.write(f"/v1/lists/contacts/sections/{s['index']}/rows?start={random.randrange(s['rowCount'])}&count=20\n")
-tokens, token = [], None
-while len(tokens) < 1000:
-    page = get("/v1/lists/contacts/rows?pageSize=50" + (f"&pageToken={token}" if token else ""))
-    token = page.get("nextPageToken")
-    if not token: break
-    tokens.append(token)
-with open(f"{work}/pages.txt", "w") as f:
-    for t in tokens: f.write(f"/v1/lists/contacts/rows?pageSize=50&pageToken={t}\n")
-with open(f"{work}/mixed.txt", "w") as f:
-    for line in open(f"{work}/tags.txt").readlines()[:2500] + open(f"{work}/pages.txt").readlines()[:500]: f.write(line)
-PY
+python3 Benchmarks/targets.py "$base" "$work"
 first_tag=$(head -1 "$work/tags.txt")
 first_row=$(head -1 "$work/rows.txt")
 first_range=$(head -1 "$work/ranges.txt")
