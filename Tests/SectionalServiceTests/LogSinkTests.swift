@@ -29,7 +29,7 @@ final class LogSinkTests: XCTestCase {
         XCTAssertEqual(sink.writebackStarts, 3, "one start a round: each round is more than writebackBytes")
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, written, "every line written")
 
-        // Cut short, as logrotate's `copytruncate` does: the starts go on from the new end.
+        // Cut short, as logrotate's `copytruncate` does: the count starts again at the file's start.
         XCTAssertEqual(ftruncate(fd, 0), 0)
         _ = write(sink, rounds: 2)
         XCTAssertEqual(sink.writebackStarts, 5)
