@@ -3,7 +3,7 @@
 # `make bench`. The release server runs on CPU 1 with one thread (`taskset`: a thread per core it
 # may use, so still the default configuration) and request logs at info, over the benchmark's
 # 100,000 people; wrk (-t1 -c32) loads it from CPU 0 while `perf record -g` samples the server.
-# Prints wrk's figures, the server's user and system CPU a request, and Benchmarks/perf-summary.py's
+# Prints wrk's figures and the server's CPU a request (common.sh's `wrk_cpu`), and perf-summary.py's
 # tables (own and inclusive time a request). For `import`, the batch import of PROFILE_RECORDS
 # (default 400,000) into an empty list on both cores, per record.
 #
@@ -67,14 +67,9 @@ python3 scripts/generate-people.py 100000 > "$work/people.json"  # for targets.p
 python3 Benchmarks/load-people.py "$base" 100000 >&2
 wait_corpus "$base" contacts
 python3 Benchmarks/targets.py "$base" "$work"
-read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$pid/stat")
 start_perf
-out=$(taskset -c 0 wrk -t1 -c32 -d"${seconds}s" --latency "${target[@]}" 2>&1)
+figures=$(WRK_CPUS=0 wrk_cpu "$pid" -c32 -d"${seconds}s" "${target[@]}")  # fails on any error answer
 stop_perf
-read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$pid/stat")
-if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then echo "wrk saw errors: $out" >&2; exit 1; fi
-requests=$(awk '/requests in/ {print $1}' <<<"$out")
-echo "$scenario: $(awk '/Requests\/sec/ {print $2}' <<<"$out") req/s, p99 $(awk '/ 99%/ {print $2}' <<<"$out"); server CPU a request: $(python3 -c "
-t = $(getconf CLK_TCK); n = $requests
-print(f'user {($u1 - $u0) * 1e6 / t / n:.2f} µs, system {($s1 - $s0) * 1e6 / t / n:.2f} µs')")"
-python3 Benchmarks/perf-summary.py "$work/perf.data" "$requests" request
+read -r rps p50 p99 cpu <<<"$figures"
+echo "$scenario: $rps req/s, p50 $p50 ms, p99 $p99 ms; server CPU a request (user and system): $cpu µs"
+python3 Benchmarks/perf-summary.py "$work/perf.data" "$((rps * seconds))" request
