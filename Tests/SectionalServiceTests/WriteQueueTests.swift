@@ -20,15 +20,33 @@ final class WriteQueueTests: XCTestCase {
         }
     }
 
-    func testTakesItemsInOrderAndSaysWhenTheQueueWasEmpty() {
+    func testTakesItemsInOrderAndStartsOneWriterADrain() {
         let queue = WriteQueue()
-        XCTAssertTrue(queue.append(item("a")), "the first item finds the queue empty: the writer is started")
+        XCTAssertTrue(queue.append(item("a")), "the first item finds no writer: one is started")
         XCTAssertFalse(queue.append(item("b")), "a later one finds the writer started")
         XCTAssertEqual(queue.writeCount, 2)
         XCTAssertEqual(ids(queue.takeAll()), ["a", "b"])
         XCTAssertEqual(queue.writeCount, 0)
-        XCTAssertTrue(queue.append(item("c")), "after a take the queue is empty again")
+        XCTAssertFalse(queue.append(item("c")), "the writer took a batch and is committing it: it takes this one next")
         XCTAssertEqual(ids(queue.takeAll()), ["c"])
+        XCTAssertEqual(queue.takeAll().count, 0, "nothing queued: the writer returns")
+        XCTAssertTrue(queue.append(item("d")), "after the writer returned, the next item starts one again")
+        XCTAssertEqual(ids(queue.takeAll()), ["d"])
+    }
+
+    /// Under a steady load (items keep coming while the writer commits) a drain starts one
+    /// writer, however many batches it takes: each item queued while it runs is taken by it.
+    func testASteadyLoadStartsNoSecondWriter() {
+        let queue = WriteQueue()
+        var started = 0, taken = 0
+        for batch in 0..<1000 {
+            for k in 0..<3 where queue.append(item("\(batch)-\(k)")) { started += 1 }
+            taken += queue.takeAll().count
+        }
+        XCTAssertEqual(taken, 3000)
+        XCTAssertEqual(started, 1, "one writer for the whole drain (it was one a batch)")
+        XCTAssertEqual(queue.takeAll().count, 0)
+        XCTAssertTrue(queue.append(item("next")))
     }
 
     func testWaitsOnlyAfterACommitOfSeveralRequestsWithFewQueued() {
