@@ -2,11 +2,16 @@
 --   10% writes, 10% tag look-ups (tags 0 … TAGS-1), 10% `changes?since=1`, 70% first pages.
 -- MODE `overwrite`: every write is a PUT of an existing id.
 -- MODE `churn`: writes alternate DELETE of a present id and PUT re-inserting one deleted at least
--- 100 deletes earlier (long committed, so no DELETE ever answers 404), so ids come and go.
+-- 100 deletes earlier, so ids come and go. An id is deleted only when the write that put it is
+-- long committed (100 writes ago): requests on different connections may be served in either
+-- order, so a DELETE sent just after the PUT of its id could come first and answer 404 (it did,
+-- a few times in ten minutes, before re-inserted ids waited).
 --   wrk ... -s soak.lua URL -- MODE RECORDS TAGS
 local mode, records, tags = "overwrite", 2000, 1000
 local teams = {"Design", "Engineering", "Marketing", "Sales", "Support", "Finance", "Research"}
 local present, deleted, head, tail = {}, {}, 1, 0
+-- Re-inserted ids not yet deletable, oldest first: {id number, write count when put}.
+local settling, shead, stail = {}, 1, 0
 local writes = 0
 
 function init(args)
@@ -28,11 +33,17 @@ end
 local function write()
   if mode ~= "churn" then return put(math.random(records)) end
   writes = writes + 1
+  while shead <= stail and writes - settling[shead][2] >= 100 do
+    present[settling[shead][1]] = true
+    settling[shead] = nil
+    shead = shead + 1
+  end
   if writes % 2 == 0 and tail - head + 1 > 100 then
     local n = deleted[head]
     deleted[head] = nil
     head = head + 1
-    present[n] = true
+    stail = stail + 1
+    settling[stail] = {n, writes}
     return put(n)
   end
   local n = math.random(records)
