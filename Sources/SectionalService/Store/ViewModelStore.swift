@@ -262,23 +262,25 @@ public final class ViewModelStore: Sendable {
         }
     }
 
-    private func drainPending() {
-        var lastCommit = 0
-        while true {
-            pending.gather(afterCommitOf: lastCommit)
-            let batch = pending.takeAll()
-            guard !batch.isEmpty else { return }
-            lastCommit = batch.count
-            do {
-                let (results, events) = try commit(groups: batch.map { ($0.writes, $0.conditions) })
-                // Answer the writers first, then wake the event streams (their fan-out would
-                // otherwise queue ahead of the answers on the server threads).
-                for (item, result) in zip(batch, results) { item.completion(.success(result)) }
-                if !events.isEmpty { onChange(events) }
-            } catch {
-                for item in batch { item.completion(.failure(error)) }
-            }
+    /// Commits the next batch of queued writes, then queues itself again behind whatever else
+    /// waits for the writer thread, until it finds nothing queued (`lastCommit`: the previous
+    /// batch's items, 0 for the first of a drain). One batch a turn, not a loop: a loop kept
+    /// a definition change or a config reload (``onWriter(_:)`` work too) waiting for as long as
+    /// writes kept coming.
+    private func drainPending(afterCommitOf lastCommit: Int = 0) {
+        pending.gather(afterCommitOf: lastCommit)
+        let batch = pending.takeAll()
+        guard !batch.isEmpty else { return }
+        do {
+            let (results, events) = try commit(groups: batch.map { ($0.writes, $0.conditions) })
+            // Answer the writers first, then wake the event streams (their fan-out would
+            // otherwise queue ahead of the answers on the server threads).
+            for (item, result) in zip(batch, results) { item.completion(.success(result)) }
+            if !events.isEmpty { onChange(events) }
+        } catch {
+            for item in batch { item.completion(.failure(error)) }
         }
+        onWriter { [self] in drainPending(afterCommitOf: batch.count) }
     }
 
     /// Commits groups of writes in one transaction, each group its own version, then publishes
