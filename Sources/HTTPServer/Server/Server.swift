@@ -39,9 +39,9 @@ public final class Server: @unchecked Sendable {
     /// period runs out resumes them, since libmicrohttpd aborts the process when stopped with
     /// suspended connections.
     private let deferreds = Locked<[ObjectIdentifier: DeferredResponse]>([:])
-    fileprivate let gate: ConnectionGate
+    let gate: ConnectionGate
     /// Keeps each worker on a core of its own; nil when that does not apply.
-    fileprivate let pinning: ThreadPinning?
+    let pinning: ThreadPinning?
     private var watchdog: StreamWatchdog?
 
     /// The bound port (after ``start()``), useful when the configuration asked for port 0.
@@ -148,17 +148,17 @@ public final class Server: @unchecked Sendable {
         self.daemon = nil
     }
 
-    // MARK: - libmicrohttpd callbacks (through the C trampolines below)
+    // MARK: - libmicrohttpd callbacks (through the C trampolines in ServerCallbacks.swift)
 
-    fileprivate func begin(uri: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
+    func begin(uri: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
         // Not yet in flight: a request counts once its head has arrived, so a half-sent head
         // cannot hold up a graceful stop.
         return Unmanaged.passRetained(Exchange(rawURI: String(cString: uri))).toOpaque()
     }
 
-    fileprivate func access(_ connection: OpaquePointer, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
-                            upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
-                            context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+    func access(_ connection: OpaquePointer, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
+                upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let raw = context.pointee else { return MHD_Result.NO }
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
         if exchange.answered {
@@ -227,7 +227,7 @@ public final class Server: @unchecked Sendable {
         return queue(response, on: connection, for: exchange)
     }
 
-    fileprivate func complete(_ connection: OpaquePointer?, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+    func complete(_ connection: OpaquePointer?, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         guard let raw = context.pointee else { return }
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
@@ -319,7 +319,7 @@ public final class Server: @unchecked Sendable {
         return true
     }
 
-    fileprivate func streamEnded(_ stream: StreamBody) {
+    func streamEnded(_ stream: StreamBody) {
         streams.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(stream)) }
         stream.end()
     }
@@ -385,88 +385,10 @@ public final class Server: @unchecked Sendable {
         return reading
     }
 
-    fileprivate func libraryMessage(_ message: UnsafePointer<CChar>) {
+    func libraryMessage(_ message: UnsafePointer<CChar>) {
         guard let onLibraryMessage else { return }
         var text = String(cString: message)
         while text.last?.isWhitespace == true { text.removeLast() }
         onLibraryMessage(text)
     }
-}
-
-// C trampolines: a C callback cannot capture context, so the server travels through `cls`.
-// The daemon holds the server unretained and is stopped before the server is freed (`stop`, or
-// `deinit`), so each callback borrows it (`_withUnsafeGuaranteedRef`) rather than retaining it:
-// the server is referenced weakly and unowned elsewhere, which puts its count in a side table,
-// and a retain and release there took the slow path on every callback, four pairs a request.
-// Reference counting on a warm first page (`perf`, `wrk -t1 -c32`): 6.7% of the server's
-// samples before, 4.6% after.
-
-/// Lends the server behind `cls` to `body` without retaining it.
-@inline(__always)
-private func withServer<R>(_ cls: UnsafeMutableRawPointer, _ body: (Server) -> R) -> R {
-    Unmanaged<Server>.fromOpaque(cls)._withUnsafeGuaranteedRef(body)
-}
-
-private let uriLogger: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
-    cls, uri, _ in
-    guard let cls, let uri else { return nil }
-    return withServer(cls) { $0.begin(uri: uri) }
-}
-
-private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, _, method, version, upload, uploadSize, context in
-    guard let cls, let connection, let method, let uploadSize, let context else { return MHD_Result.NO }
-    return withServer(cls) {
-        $0.access(connection, method: method, version: version, upload: upload, uploadSize: uploadSize, context: context)
-    }
-}
-
-private let completedHandler: MHD_RequestCompletedCallback = { cls, connection, context, _ in
-    guard let cls, let context else { return }
-    withServer(cls) { $0.complete(connection, context) }
-}
-
-private let messageHandler: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void = { cls, message in
-    guard let cls, let message else { return }
-    withServer(cls) { $0.libraryMessage(message) }
-}
-
-private let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
-    guard let cls, let address else { return MHD_Result.NO }
-    return withServer(cls) { $0.gate.admit(address) } ? MHD_Result.YES : MHD_Result.NO
-}
-
-/// Runs on the worker thread that takes the connection, for its start and its close.
-private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, event in
-    guard let cls, let connection else { return }
-    switch event.rawValue {
-    case 0 /* MHD_CONNECTION_NOTIFY_STARTED */: withServer(cls) { $0.pinning?.pinCallingThreadOnce() }
-    case 1 /* MHD_CONNECTION_NOTIFY_CLOSED */: withServer(cls) { $0.gate.release(sectional_mhd_client_address(connection)) }
-    default: break
-    }
-}
-
-private let releaseBody: MHD_ContentReaderFreeCallback = { cls in
-    guard let cls else { return }
-    Unmanaged<ResponseBody>.fromOpaque(cls).release()
-}
-
-/// What the stream callbacks need: the stream, and the server to tell when it ends.
-private final class StreamContext {
-    let stream: StreamBody
-    unowned let server: Server
-    init(stream: StreamBody, server: Server) {
-        self.stream = stream
-        self.server = server
-    }
-}
-
-private let readStream: MHD_ContentReaderCallback = { cls, _, buffer, max in
-    guard let cls, let buffer else { return -1 }
-    return Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue().stream.read(into: buffer, max: max)
-}
-
-private let releaseStream: MHD_ContentReaderFreeCallback = { cls in
-    guard let cls else { return }
-    let context = Unmanaged<StreamContext>.fromOpaque(cls).takeRetainedValue()
-    context.server.streamEnded(context.stream)
 }
