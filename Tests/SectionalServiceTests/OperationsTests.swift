@@ -11,10 +11,15 @@ final class OperationsTests: XCTestCase {
         XCTAssertEqual(preflight.status, 204)
         XCTAssertEqual(preflight.header("Access-Control-Allow-Origin"), "*")
         XCTAssertEqual(preflight.header("Access-Control-Allow-Methods"), "DELETE, GET, HEAD, PATCH, PUT, OPTIONS")
-        XCTAssertTrue(preflight.header("Access-Control-Allow-Headers")?.contains("If-None-Match") == true)
+        // Every request header the API reads that a browser asks about first, and every answer
+        // header it sets that a script could not read otherwise.
+        let allowed = Set((preflight.header("Access-Control-Allow-Headers") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        XCTAssertTrue(allowed.isSuperset(of: ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Last-Event-ID",
+                                              "Accept-Language", "Sectional-Min-Version"]), "\(allowed)")
         let read = try app.request("GET", "/v1/lists/people", headers: [("Origin", "https://app.example")])
         XCTAssertEqual(read.header("Access-Control-Allow-Origin"), "*")
-        XCTAssertEqual(read.header("Access-Control-Expose-Headers"), "ETag, Link, Location")
+        let exposed = Set((read.header("Access-Control-Expose-Headers") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        XCTAssertTrue(exposed.isSuperset(of: ["ETag", "Link", "Location", "Retry-After", "WWW-Authenticate", "Sectional-Version"]), "\(exposed)")
         XCTAssertEqual(try app.request("OPTIONS", "/v1/nothing").status, 404)
     }
 
@@ -106,6 +111,7 @@ final class OperationsTests: XCTestCase {
         XCTAssertTrue(text.contains("sectional_history_rows{list=\"people\"} 3\n"), text)
         XCTAssertTrue(text.contains("sectional_answer_cache_entries 1\n"), text)
         XCTAssertTrue(text.contains("sectional_queued_writes 0\n"), text)
+        XCTAssertTrue(text.contains("sectional_reads_waiting_for_version 0\n"), text)
         XCTAssertTrue(text.contains("# TYPE sectional_pending_frees gauge\n"), text)
     }
 

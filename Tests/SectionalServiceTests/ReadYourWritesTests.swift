@@ -20,7 +20,7 @@ final class ReadYourWritesTests: XCTestCase {
         XCTAssertEqual(batch.header("Sectional-Version"), String(Int(version)! + 1))
     }
 
-    func testAReadAheadOfTheServerWaitsThenAnswers503OrIsReleasedByTheWrite() throws {
+    func testAReadAheadOfTheServerWaitsThenAnswers503() throws {
         let app = try TestApp()
         let now = try XCTUnwrap(Int(app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).header("Sectional-Version") ?? ""))
         let refused = try app.get("/v1/lists/people?minVersion=\(now + 100)")
@@ -28,19 +28,57 @@ final class ReadYourWritesTests: XCTestCase {
         XCTAssertEqual(refused.status, 503)
         XCTAssertEqual(refused.header("Retry-After"), "1")
         XCTAssertEqual(try app.get("/v1/lists/people?minVersion=soon").slug, "invalid-version")
-
+        XCTAssertEqual(try app.get("/v1/lists/people?minVersion=-1").slug, "invalid-version")
+        XCTAssertEqual(try app.metric("sectional_reads_waiting_for_version"), 0, "the refused read waits no more")
     }
 
-    func testAWaitingReadIsReleasedWhenItsVersionIsApplied() {
+    /// More reads waiting for a version than the server has threads (4): none holds a thread, so
+    /// a write is still taken, and it releases them all.
+    func testWaitingReadsHoldNoThreadAndTheWriteOfTheirVersionReleasesThem() throws {
+        let app = try TestApp()
+        let now = try XCTUnwrap(Int(app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).header("Sectional-Version") ?? ""))
+        let waiting = 6
+        let answers = Locked<[Int]>([])
+        let group = DispatchGroup()
+        let port = app.port
+        for i in 0..<waiting {
+            // A thread each (not a global queue, which may start six blocking tasks slowly).
+            group.enter()
+            Thread {
+                let target = i % 2 == 0 ? "/v1/lists/people/rows?minVersion=\(now + 1)" : "/v1/lists/people/rows"
+                let headers = i % 2 == 0 ? [] : [("Sectional-Min-Version", "\(now + 1)")]
+                let status = (try? HTTPTestClient(port: port).request("GET", target, headers: headers).status) ?? -1
+                answers.withLock { $0.append(status) }
+                group.leave()
+            }.start()
+        }
+        XCTAssertTrue(eventually { (try? app.metric("sectional_reads_waiting_for_version")) == Double(waiting) },
+                      "every read parked (each a second at most, so the scrape came in time)")
+        XCTAssertEqual(try app.get("/healthz").status, 200, "a thread is free while they wait")
+        XCTAssertEqual(try app.put("people", "p2", #"{"name":"Bo","team":"Ops"}"#).header("Sectional-Version"), "\(now + 1)")
+        XCTAssertEqual(group.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(answers.withLock { $0 }, Array(repeating: 200, count: waiting), "released by the write, not refused after the second")
+        let rows = try app.get("/v1/lists/people/rows?minVersion=\(now + 1)").expect(200)
+        XCTAssertTrue(rows.text.contains("\"Bo\""), "the read sees the write it waited for")
+    }
+
+    func testAWaitingReadIsReleasedWhenItsVersionIsAppliedOrAfterItsTimeout() {
         let applied = AppliedVersion(3)
-        XCTAssertTrue(applied.wait(for: 3, timeout: 0), "an applied version needs no wait")
-        XCTAssertFalse(applied.wait(for: 4, timeout: 0.01), "a version not applied in time")
-        let released = Locked<Bool?>(nil)
-        DispatchQueue.global().async { released.withLock { $0 = applied.wait(for: 5, timeout: 60) } }
+        // (callback, the version applied when it ran), in the order they ran.
+        let ran = Locked<[(String, Int64)]>([])
+        func runs(_ name: String) -> [Int64] { ran.withLock { $0.filter { $0.0 == name }.map(\.1) } }
+        applied.whenApplied(3, timeout: 60) { ran.withLock { $0.append(("applied", applied.current)) } }
+        XCTAssertTrue(eventually { runs("applied") == [3] }, "an applied version needs no wait")
+        applied.whenApplied(4, timeout: 0.01) { ran.withLock { $0.append(("late", applied.current)) } }
+        XCTAssertTrue(eventually { runs("late") == [3] }, "run after the timeout, the version not applied")
+        applied.whenApplied(5, timeout: 60) { ran.withLock { $0.append(("released", applied.current)) } }
+        XCTAssertEqual(applied.waiting, 1)
         applied.advance(to: 4)
+        XCTAssertEqual(applied.waiting, 1, "version 4 does not release a wait for 5")
         applied.advance(to: 5)
-        XCTAssertTrue(eventually(within: 10) { released.withLock { $0 } != nil })
-        XCTAssertEqual(released.withLock { $0 }, true)
-        XCTAssertEqual(applied.current, 5)
+        XCTAssertEqual(applied.waiting, 0)
+        XCTAssertTrue(eventually { runs("released") == [5] })
+        applied.advance(to: 6)
+        XCTAssertEqual(ran.withLock { $0.count }, 3, "each callback ran once")
     }
 }

@@ -1,14 +1,30 @@
-/// CORS (Fetch standard): allowed origins from configuration, preflight answered, `ETag`,
-/// `Link` and `Location` exposed to scripts.
+/// CORS (Fetch standard): allowed origins from configuration, preflight answered, the request
+/// headers an API takes allowed and the answer headers it sets exposed to scripts.
 ///
 /// Every answer passes through `decorate` exactly once, so each CORS field is sent once: a
 /// browser refuses an answer whose `Access-Control-Allow-Origin` holds two values (`*, *`).
 public struct CrossOrigin: Sendable {
     public let origins: [String]
-    public static let allowedHeaders = "Content-Type, Authorization, If-None-Match, Last-Event-ID"
-    public static let exposedHeaders = "ETag, Link, Location"
+    /// `Access-Control-Allow-Headers` of a preflight: the request headers a script may send.
+    public let allowedHeaders: String
+    /// `Access-Control-Expose-Headers` of an answer: the answer headers a script may read.
+    public let exposedHeaders: String
 
-    public init(origins: [String]) { self.origins = origins }
+    /// Request headers of HTTP itself that are not CORS-safelisted (a browser asks before
+    /// sending them): credentials, conditional requests, an event stream's resumption, and the
+    /// language (safelisted only for some values).
+    public static let standardRequestHeaders = ["Content-Type", "Authorization", "Accept-Language", "If-Match",
+                                                "If-None-Match", "Last-Event-ID"]
+    /// Answer headers of HTTP itself that scripts cannot read unless exposed.
+    public static let standardAnswerHeaders = ["ETag", "Link", "Location", "Retry-After", "WWW-Authenticate"]
+
+    /// CORS for `origins` (`*` for any), allowing the standard request headers and `requestHeaders`,
+    /// exposing the standard answer headers and `answerHeaders`.
+    public init(origins: [String], requestHeaders: [String] = [], answerHeaders: [String] = []) {
+        self.origins = origins
+        self.allowedHeaders = (Self.standardRequestHeaders + requestHeaders).joined(separator: ", ")
+        self.exposedHeaders = (Self.standardAnswerHeaders + answerHeaders).joined(separator: ", ")
+    }
 
     /// True when answers depend on the request's `Origin`: a list of origins, each echoed back
     /// when it asks. Such answers carry `Vary: Origin` (all of them, so that a cache never hands
@@ -36,7 +52,7 @@ public struct CrossOrigin: Sendable {
         response.headers.add("Allow", methods)
         if Self.isPreflight(request), allowedOrigin(request) != nil {
             response.headers.add("Access-Control-Allow-Methods", methods)
-            response.headers.add("Access-Control-Allow-Headers", Self.allowedHeaders)
+            response.headers.add("Access-Control-Allow-Headers", allowedHeaders)
             response.headers.add("Access-Control-Max-Age", "600")
         }
         return response
@@ -50,7 +66,7 @@ public struct CrossOrigin: Sendable {
         guard let origin = allowedOrigin(request) else { return }
         response.headers.add("Access-Control-Allow-Origin", origin)
         if !Self.isPreflight(request) {
-            response.headers.add("Access-Control-Expose-Headers", Self.exposedHeaders)
+            response.headers.add("Access-Control-Expose-Headers", exposedHeaders)
         }
     }
 }

@@ -22,7 +22,7 @@ struct DefinitionRoutes {
     }
 
     private func read(_ request: Request) throws(HTTPError) -> Response {
-        try context.awaitMinVersion(request)
+        try context.requireMinVersion(request)
         let name = try request.name("list", kind: "list")
         guard let found = lists.definitionOrigin(name) else { throw Problem.listNotFound(name) }
         if found.definition.access == .users {

@@ -22,7 +22,7 @@ extension ServiceContext {
     ///   service token's by `?user=SUB` (required, `400` without it). A user may not name
     ///   another user (`403 forbidden`).
     func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
-        try awaitMinVersion(request)
+        try requireMinVersion(request)
         let name = try request.name("list", kind: "list")
         // A public list is read at once from its state (which carries its definition); a per-user
         // list has no state of its own, and is found in the catalog below.
@@ -103,18 +103,29 @@ extension ServiceContext {
     /// How long a read waits for the version it asks for.
     static let minVersionWaitSeconds = 1.0
 
+    /// The version a read asks for with `minVersion=V` (or `Sectional-Min-Version: V`): nil
+    /// without one, or when it is not a whole number (``requireMinVersion(_:)`` refuses that).
+    static func minVersion(askedBy request: Request) -> Int64? {
+        guard let text = request.query("minVersion") ?? request.headers["Sectional-Min-Version"],
+              text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int64(text)
+    }
+
     /// Read-your-writes: a read with `minVersion=V` (or `Sectional-Min-Version: V`) is answered
-    /// only once this instance has applied version V — waiting up to a second, then `503
-    /// not-caught-up` with `Retry-After: 1`. A write's answer says its version in
-    /// `Sectional-Version`.
-    func awaitMinVersion(_ request: Request) throws(HTTPError) {
+    /// only once this instance has applied version V, else `503 not-caught-up` with
+    /// `Retry-After: 1`. The wait of up to a second comes before, without a thread: the server's
+    /// pipeline parks such a read until V is applied or the second is over
+    /// (``ReadYourWrites``), then runs it, and this decides. A write's answer says its version
+    /// in `Sectional-Version`.
+    func requireMinVersion(_ request: Request) throws(HTTPError) {
         guard let text = request.query("minVersion") ?? request.headers["Sectional-Min-Version"] else { return }
-        guard let version = Int64(text), version >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+        guard let version = Self.minVersion(askedBy: request) else {
             throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
         }
-        guard lists.applied.wait(for: version, timeout: Self.minVersionWaitSeconds) else {
+        let applied = lists.applied.current
+        guard applied >= version else {
             throw HTTPError(.serviceUnavailable, "not-caught-up", title: "Not caught up",
-                            detail: "This instance has not applied version \(version) yet (it is at \(lists.applied.current)); try again.",
+                            detail: "This instance has not applied version \(version) yet (it is at \(applied)); try again.",
                             headers: ["Retry-After": "1"])
         }
     }

@@ -110,7 +110,7 @@ struct ListRoutes {
     /// The lists the caller may read. A per-user list shows the caller's partition (the
     /// service token's with `?user=`; without it, the list as it is for a user with no records).
     private func index(_ request: Request) throws(HTTPError) -> Response {
-        try context.awaitMinVersion(request)
+        try context.requireMinVersion(request)
         let caller = try context.authenticator.caller(request)
         var states: [ListState] = []
         for definition in lists.definitions where context.mayRead(definition, caller: caller) {

@@ -40,7 +40,8 @@ struct OperationRoutes {
                                                        refusedWrites: context.faults.refusedWrites,
                                                        writer: (ListHistory.pendingFrees, context.lists.queuedWrites),
                                                        partitions: context.lists.partitionStatistics,
-                                                       searchCorpora: context.lists.searchCorpusRecords).utf8))
+                                                       searchCorpora: context.lists.searchCorpusRecords,
+                                                       readsWaiting: context.lists.applied.waiting).utf8))
         }
     }
 }

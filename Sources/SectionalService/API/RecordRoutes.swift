@@ -19,7 +19,7 @@ struct RecordRoutes {
         router.get("/v1/collections/{c}/records/{id}") { request in
             let collection = try request.name("c", kind: "collection")
             if privateCollections.contains(collection) { try serviceOnly.check(request) }
-            try context.awaitMinVersion(request)
+            try context.requireMinVersion(request)
             let id = try request.name("id", kind: "record")
             guard let record = try context.reading({ () throws(StoreError) in
                 try context.lists.store.record(in: collection, id: id)

@@ -14,9 +14,10 @@ import ListStore
 /// `/readyz` to 503, stops accepting, lets in-flight requests finish (≤ 10 s) and closes the store.
 ///
 /// Why `@unchecked Sendable` is safe: the mutable members (`server`, `recordStore`, `views`,
-/// `events`, `sweeper`, `follower`, `webhooks`, `router`) are written only by `start()` and `stop()`, which the owner
-/// calls from one thread, one after the other. Request threads read only `router`, written once
-/// before `readiness` turns ready (its release/acquire ordering publishes it), and the `let`s.
+/// `events`, `sweeper`, `follower`, `webhooks`, `router`, `readYourWrites`) are written only by `start()` and `stop()`,
+/// which the owner calls from one thread, one after the other. Request threads read only `router` and
+/// `readYourWrites`, written once before `readiness` turns ready (its release/acquire ordering
+/// publishes them), and the `let`s.
 public final class SectionalServer: @unchecked Sendable {
     public let configuration: Configuration
     public let readiness = Readiness()
@@ -35,6 +36,8 @@ public final class SectionalServer: @unchecked Sendable {
     private var webhooks: WebhookDelivery?
     /// Set once before `readiness` turns ready (published by its release/acquire ordering).
     nonisolated(unsafe) private var router = Router()
+    /// Parks reads ahead of this instance's version; set with `router`.
+    nonisolated(unsafe) private var readYourWrites: ReadYourWrites?
 
     private let crossOrigin: CrossOrigin
 
@@ -51,7 +54,9 @@ public final class SectionalServer: @unchecked Sendable {
         self.log = log
         self.clock = clock
         self.sweepSeconds = sweepSeconds
-        self.crossOrigin = CrossOrigin(origins: configuration.corsOrigins)
+        // Read-your-writes: a read may name the version it must reflect, and every write answer names its version.
+        self.crossOrigin = CrossOrigin(origins: configuration.corsOrigins, requestHeaders: ["Sectional-Min-Version"],
+                                       answerHeaders: ["Sectional-Version"])
     }
 
     /// The bound port, once started.
@@ -109,9 +114,18 @@ public final class SectionalServer: @unchecked Sendable {
         }
     }
 
-    /// The full pipeline once ready: `OPTIONS` (CORS preflight) or the routes, then the CORS
-    /// headers (once, for both), then gzip.
+    /// The full pipeline once ready: a read asking for a version not yet applied parked until it
+    /// is (``ReadYourWrites``), then ``answer(_:)``.
     private func respond(to request: inout Request) -> Response {
+        if let parked = readYourWrites?.parked(request, answer: { [self] in answer(&$0) }) {
+            request.route = router.match(request.pathSegments)?.template ?? ""
+            return parked
+        }
+        return answer(&request)
+    }
+
+    /// `OPTIONS` (CORS preflight) or the routes, then the CORS headers (once, for both), then gzip.
+    private func answer(_ request: inout Request) -> Response {
         var response: Response
         if request.method == .options, let match = router.match(request.pathSegments) {
             request.route = match.template
@@ -220,6 +234,7 @@ public final class SectionalServer: @unchecked Sendable {
         }
         DocumentRoutes().register(on: &router)
         self.router = router
+        self.readYourWrites = ReadYourWrites(applied: lists.applied)
         self.lists = lists
         self.views = views
         self.events = events

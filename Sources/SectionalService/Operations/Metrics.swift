@@ -139,7 +139,7 @@ public final class Metrics: Sendable {
                 refusedWrites: [(cause: String, count: UInt64)],
                 writer: (pendingFrees: Int, queuedWrites: Int),
                 partitions: (partitions: Int, rows: Int, evictions: UInt64) = (0, 0, 0),
-                searchCorpora: [(list: String, records: Int)] = []) -> String {
+                searchCorpora: [(list: String, records: Int)] = [], readsWaiting: Int = 0) -> String {
         let snapshot = state.withLock { $0 }
         var totals: [String: RouteStatistics] = [:]
         self.routes.forEach { stripe in
@@ -206,6 +206,9 @@ public final class Metrics: Sendable {
                       "Writes refused because the store failed, by cause: 503 storage-unavailable for a passing fault, 500 for cause=\"internal\".",
                       refusedWrites.map { ("cause=\(label($0.cause))", "\($0.count)") })
         out += family("sectional_queued_writes", "gauge", "Writes waiting for the writer thread.", [(nil, "\(writer.queuedWrites)")])
+        out += family("sectional_reads_waiting_for_version", "gauge",
+                      "Reads asking for a version (minVersion) this instance has not applied yet, parked for up to a second.",
+                      [(nil, "\(readsWaiting)")])
         out += family("sectional_webhook_deliveries_sent_total", "counter", "Webhook deliveries sent (each attempt counts).",
                       [(nil, "\(snapshot.webhooksSent)")])
         out += family("sectional_webhook_deliveries_succeeded_total", "counter", "Webhook deliveries the receiver answered with 2xx.",

@@ -2,13 +2,28 @@ import Dispatch
 import Locking
 
 /// The store-wide version this process has applied to its lists (every commit up to it is in
-/// the snapshots), and a way to wait for a later one: what read-your-writes through a load
-/// balancer needs (`minVersion`). With one instance a write's version is applied before its
-/// answer leaves, so waiting happens only when another instance made the write.
+/// the snapshots), and a way to be called back once a later one is: what read-your-writes
+/// through a load balancer needs (`minVersion`). With one instance a write's version is applied
+/// before its answer leaves, so waiting happens only when another instance made the write.
+///
+/// Nothing here blocks a thread: a read that waits is a closure kept here (its connection
+/// suspended by the server), so any number of waiting reads hold no server thread. The closures
+/// run on a serial queue of their own and must be short (a read's resumes its connection).
 final class AppliedVersion: Sendable {
+    /// Where callbacks and timeouts run: neither on the thread that applied a version (the
+    /// writer, the change follower) nor on the global queues, which a busy moment may fill.
+    private static let callbacks = DispatchQueue(label: "sectional.applied-version")
+
+    private struct Waiter {
+        let version: Int64
+        let id: UInt64
+        let resume: @Sendable () -> Void
+    }
+
     private struct State {
         var version: Int64
-        var waiters: [(version: Int64, semaphore: DispatchSemaphore)] = []
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
     }
 
     private let state: Locked<State>
@@ -17,35 +32,42 @@ final class AppliedVersion: Sendable {
 
     var current: Int64 { state.withLock { $0.version } }
 
-    /// Records that everything up to `version` is applied, waking who waited for it.
+    /// Callbacks registered by ``whenApplied(_:timeout:_:)`` and not yet run.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Records that everything up to `version` is applied; runs the callbacks waiting for it.
     func advance(to version: Int64) {
-        let ready = state.withLock { state -> [DispatchSemaphore] in
+        let ready = state.withLock { state -> [Waiter] in
             guard version > state.version else { return [] }
             state.version = version
-            let ready = state.waiters.filter { $0.version <= version }.map(\.semaphore)
-            state.waiters.removeAll { $0.version <= version }
+            let ready = state.waiters.filter { $0.version <= version }
+            if !ready.isEmpty { state.waiters.removeAll { $0.version <= version } }
             return ready
         }
-        ready.forEach { $0.signal() }
+        if !ready.isEmpty { Self.callbacks.async { ready.forEach { $0.resume() } } }
     }
 
-    /// Whether `version` is applied, waiting up to `timeout` seconds for it (blocks the caller).
-    func wait(for version: Int64, timeout: Double) -> Bool {
-        let semaphore = DispatchSemaphore(value: 0)
-        let applied = state.withLock { state -> Bool in
-            if state.version >= version { return true }
-            state.waiters.append((version, semaphore))
-            return false
+    /// Runs `resume` once `version` is applied, or after `timeout` seconds, whichever comes
+    /// first; exactly once either way (it reads ``current`` to tell which).
+    func whenApplied(_ version: Int64, timeout: Double, _ resume: @escaping @Sendable () -> Void) {
+        let id = state.withLock { state -> UInt64? in
+            if state.version >= version { return nil }
+            state.nextID &+= 1
+            state.waiters.append(Waiter(version: version, id: state.nextID, resume: resume))
+            return state.nextID
         }
-        if applied { return true }
-        if semaphore.wait(timeout: .now() + timeout) == .success { return true }
-        let removed = state.withLock { state -> Bool in
-            let before = state.waiters.count
-            state.waiters.removeAll { $0.semaphore === semaphore }
-            return state.waiters.count < before
+        guard let id else {
+            Self.callbacks.async(execute: resume)
+            return
         }
-        // Not removed: `advance` took it and signals it, so the version did arrive.
-        if !removed { semaphore.wait() }
-        return !removed
+        Self.callbacks.asyncAfter(deadline: .now() + timeout) { [self] in
+            // Still here: the version did not come in time. Gone: `advance` took it and runs it.
+            let expired = state.withLock { state -> Bool in
+                guard let i = state.waiters.firstIndex(where: { $0.id == id }) else { return false }
+                state.waiters.remove(at: i)
+                return true
+            }
+            if expired { resume() }
+        }
     }
 }

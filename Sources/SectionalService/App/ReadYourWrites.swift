@@ -1,0 +1,31 @@
+import HTTPServer
+
+/// Read-your-writes without holding a thread. A `GET` or `HEAD` of the API (`/v1/…`) that asks
+/// for a version this instance has not applied yet (`minVersion=V` or `Sectional-Min-Version: V`)
+/// is parked: its answer deferred, its connection suspended by the server, no thread held, until
+/// V is applied or ``ServiceContext/minVersionWaitSeconds`` pass. Then it is answered as any
+/// other request, and its route decides (``ServiceContext/requireMinVersion(_:)``: V applied,
+/// or `503 not-caught-up`).
+///
+/// Waiting on the server's thread instead let a few such reads hold all of them: eight reads
+/// asking for a version never written kept `/healthz` waiting four seconds on two threads.
+struct ReadYourWrites: Sendable {
+    let applied: AppliedVersion
+
+    /// A deferred answer when `request` must wait, completed with `answer(request)` once it
+    /// may go on; nil when it goes on now.
+    func parked(_ request: Request, answer: @escaping @Sendable (inout Request) -> Response) -> Response? {
+        guard request.method == .get || request.method == .head, request.pathSegments.first == "v1",
+              let wanted = ServiceContext.minVersion(askedBy: request), wanted > applied.current else { return nil }
+        let deferred = DeferredResponse()
+        // Run on the server's thread when it resumes the connection (not on the thread that
+        // applied the version, nor on a queue that other work may hold up).
+        applied.whenApplied(wanted, timeout: ServiceContext.minVersionWaitSeconds) {
+            deferred.complete(building: {
+                var request = request
+                return answer(&request)
+            })
+        }
+        return .later(deferred)
+    }
+}
