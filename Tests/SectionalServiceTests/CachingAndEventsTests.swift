@@ -67,6 +67,21 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertEqual(text.components(separatedBy: "event: version").count - 1, 1, text)
     }
 
+    /// HEAD of the event stream: its fields and no content, so the next answer on the same
+    /// connection starts right after them (libmicrohttpd ended a streamed HEAD answer with the
+    /// last chunk, `0\r\n\r\n`, which the next answer's reader took for its status line).
+    func testHeadOfTheEventStreamSendsNoContentAndOpensNoStream() throws {
+        let app = try TestApp()
+        let client = try app.client()
+        let head = try client.request("HEAD", "/v1/lists/people/events")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Type"), "text/event-stream")
+        let next = try client.request("GET", "/healthz")
+        XCTAssertEqual(next.status, 200, "the kept-alive connection's next answer")
+        XCTAssertEqual(next.text, #"{"status":"ok"}"#)
+        XCTAssertEqual(metric("sectional_event_streams", app), 0, "no stream stays open for a HEAD")
+    }
+
     func testAStalledEventClientIsCutOffAndNeverHoldsUpWrites() throws {
         let app = try TestApp()
         // A client with a small receive window that reads nothing after its request.

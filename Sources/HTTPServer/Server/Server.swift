@@ -253,6 +253,15 @@ public final class Server: @unchecked Sendable {
         let fallback = { [self] in
             isFallback ? MHD_Result.NO : queue(HTTPError.internalError.response, on: connection, for: exchange, isFallback: true)
         }
+        if let stream = response.stream, exchange.method == .head {
+            // A HEAD answer has no content, but libmicrohttpd ends a streamed one with the last
+            // chunk (`0\r\n\r\n`), bytes a kept-alive client would read as the next answer's:
+            // the stream's fields go out with an empty body, and the stream ends unread.
+            stream.end()
+            var fields = response
+            fields.stream = nil
+            return queue(fields, on: connection, for: exchange, isFallback: isFallback)
+        }
         if let stream = response.stream {
             guard let headerBytes = Self.headerBytes(of: response.headers), fits(headerBytes, on: connection, for: exchange) else {
                 stream.end()
