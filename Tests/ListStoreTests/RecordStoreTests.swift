@@ -208,6 +208,13 @@ class RecordStoreContract: XCTestCase {
                               .upsert(collection: "notes", id: "n1", json: bytes(#"{"meta":{"owner":"bob"}}"#))])
         XCTAssertEqual(try matches(.string("ann")), ["n0"])
         XCTAssertEqual(try matches(.string("bob")), ["n1", "n2"], "by id ascending")
+        // U+0000 in a value (SQLite's json_extract reads a string only up to it; PostgreSQL's
+        // json refuses to read a field past the escape), and the six characters \u0000.
+        _ = try store.commit([.upsert(collection: "notes", id: "z1", json: bytes(#"{"meta":{"owner":"bob\u0000y"}}"#)),
+                              .upsert(collection: "notes", id: "z2", json: bytes(#"{"meta":{"owner":"bob\\u0000y"}}"#))])
+        XCTAssertEqual(try matches(.string("bob\u{0}y")), ["z1"])
+        XCTAssertEqual(try matches(.string(#"bob\u0000y"#)), ["z2"])
+        XCTAssertEqual(try matches(.string("bob")), ["n1", "n2"])
     }
 
     /// A record's JSON comes back byte for byte: spacing, member order, escapes and numbers as written.

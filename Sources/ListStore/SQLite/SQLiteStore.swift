@@ -185,13 +185,15 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
         let bound: SQLiteValue
         switch value {
-        case .string(let text): bound = .text(text)
+        // json_extract reads a string only up to a U+0000 in it: such a value matches by every record.
+        case .string(let text) where !text.utf8.contains(0): bound = .text(text)
         case .int(let number): bound = .int(number)
         case .bool(let flag): bound = .int(flag ? 1 : 0)
         default: bound = .null
         }
         guard let expression = Self.fieldExpression(field), !bound.isNull else {
-            // Paths SQLite cannot name and non-integer numbers: every record, checked by the caller.
+            // Paths SQLite cannot name, non-integer numbers and strings holding U+0000: every
+            // record, checked by the caller.
             return try allRecords(in: collection)
         }
         // SQLite's planner, without statistics (no ANALYZE), prefers the primary key's
