@@ -113,6 +113,15 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual((hidden?["rows"] as? [Any])?.count, 0, "hidden sections serve no rows")
         XCTAssertEqual(try app.get("/v1/lists/people/sections/9/rows").slug, "section-not-found")
         XCTAssertEqual(try app.get("/v1/lists/people/sections/x/rows").slug, "invalid-request")
+        // Whole numbers beyond 64 bits are whole numbers all the same: past every end.
+        let huge = "99999999999999999999999"
+        XCTAssertEqual(try app.get("/v1/lists/people/sections/\(huge)/rows").slug, "section-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/people/sections/-\(huge)/rows").slug, "section-not-found")
+        let farPast = try app.get("/v1/lists/people/sections/2/rows?start=\(huge)").json["section"] as? [String: Any]
+        XCTAssertEqual((farPast?["rows"] as? [Any])?.count, 0)
+        XCTAssertEqual(try app.get("/v1/lists/people/sections/2/rows?start=-1").slug, "invalid-request")
+        XCTAssertEqual(try app.get("/v1/lists/people/sections/2/rows?start=%2B1").slug, "invalid-request")
+        XCTAssertEqual(try app.get("/v1/lists/people/sections/-/rows").slug, "invalid-request")
     }
 
     func testLookUps() throws {
@@ -132,6 +141,8 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/people/tags/12").slug, "tag-not-found")
         XCTAssertEqual(try app.get("/v1/lists/people/tags/-1").slug, "tag-not-found")
         XCTAssertEqual(try app.get("/v1/lists/people/tags/two").slug, "invalid-request")
+        XCTAssertEqual(try app.get("/v1/lists/people/tags/99999999999999999999999").slug, "tag-not-found")
+        XCTAssertEqual(try app.get("/v1/lists/people/tags/9223372036854775807").slug, "tag-not-found")
 
         let row = try app.get("/v1/lists/people/rows/p3").json
         XCTAssertEqual(row["indexPath"] as? [String: Int], ["section": 3, "row": 0])

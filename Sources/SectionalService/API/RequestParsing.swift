@@ -11,22 +11,32 @@ extension Request {
         return value
     }
 
-    /// A path parameter that must be a whole number (`400 invalid-request`).
+    /// A path parameter that must be a whole number (`400 invalid-request`). One beyond `Int`'s
+    /// range is its nearest end: a whole number all the same, so past any list's end.
     func integer(_ parameter: String, what: String) throws(HTTPError) -> Int {
         let text = self.parameter(parameter)
-        guard let value = Int(text), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 || $0 == 0x2D }) else {
+        guard let value = Self.wholeNumber(text, negative: true) else {
             throw Problem.invalidRequest("\(what) must be a whole number, not '\(Problem.echo(text))'.")
         }
         return value
     }
 
-    /// An optional non-negative whole-number query parameter (`400 invalid-request`).
+    /// An optional non-negative whole-number query parameter (`400 invalid-request`); one
+    /// beyond `Int`'s range is `Int.max`.
     func queryInteger(_ name: String, default fallback: Int) throws(HTTPError) -> Int {
         guard let text = query(name) else { return fallback }
-        guard let value = Int(text), value >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+        guard let value = Self.wholeNumber(text, negative: false) else {
             throw Problem.invalidRequest("\(name) must be a whole number from 0, not '\(Problem.echo(text))'.")
         }
         return value
+    }
+
+    /// `text` as a whole number: ASCII digits, after a `-` when `negative` allows one; clamped to
+    /// `Int`'s range. Nil for anything else (a sign alone, `+`, spaces, other digits).
+    static func wholeNumber(_ text: String, negative: Bool) -> Int? {
+        let digits = negative && text.utf8.first == 0x2D ? text.utf8.dropFirst() : text.utf8[...]
+        guard !digits.isEmpty, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text) ?? (digits.count < text.utf8.count ? Int.min : Int.max)
     }
 
     /// A required query parameter (`400 invalid-request` when absent).
