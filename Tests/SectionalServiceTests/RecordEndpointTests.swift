@@ -52,10 +52,17 @@ final class RecordEndpointTests: XCTestCase {
         var ids: [String] = []
         var target = "/v1/collections/people/records?pageSize=2"
         while true {
-            let page = try app.get(target).json
+            let answer = try app.get(target)
+            let page = try answer.json
             ids += try page.value("records", as: [[String: Any]].self).map { try $0.value("id", as: String.self) }
-            guard let token = page["nextPageToken"] as? String else { break }
-            target = "/v1/collections/people/records?pageSize=2&pageToken=\(token)"
+            guard let token = page["nextPageToken"] as? String else {
+                XCTAssertNil(answer.header("Link"), "no next link on the last page")
+                break
+            }
+            // The walk follows the Link header, which names the same token.
+            let link = try XCTUnwrap(answer.header("Link"))
+            XCTAssertEqual(link, "</v1/collections/people/records?pageToken=\(token)&pageSize=2>; rel=\"next\"")
+            target = String(link.dropFirst().prefix { $0 != ">" })
         }
         XCTAssertEqual(ids, ["p1", "p2", "p3", "p4", "p5"])
         XCTAssertEqual(try app.get("/v1/collections/people/records?pageToken=zzz").slug, "invalid-page-token")

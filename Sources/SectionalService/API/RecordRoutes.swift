@@ -86,17 +86,22 @@ struct RecordRoutes {
         let records = try context.reading { () throws(StoreError) in
             try context.lists.store.records(in: collection, after: after, limit: size + 1)
         }
-        return jsonAnswer(capacity: 64 + records.reduce(0) { $0 + $1.json.count + 1 }) { w in
+        let next = records.count > size ? records.prefix(size).last.map { RecordPageToken.encode(after: $0.id, collection: collection) } : nil
+        var response = jsonAnswer(capacity: 64 + records.reduce(0) { $0 + $1.json.count + 1 }) { w in
             w.beginObject()
             w.key("records")
             w.beginArray()
             for record in records.prefix(size) { w.rawValue(record.json) }
             w.endArray()
-            if records.count > size, let last = records.prefix(size).last {
-                w.key("nextPageToken"); w.string(RecordPageToken.encode(after: last.id, collection: collection))
-            }
+            if let next { w.key("nextPageToken"); w.string(next) }
             w.endObject()
         }
+        if let next {
+            // As list pages link theirs: the token is URL-safe base64, the name and size are checked.
+            let pageSize = request.query("pageSize").map { "&pageSize=\($0)" } ?? ""
+            response.headers.add("Link", "</v1/collections/\(collection)/records?pageToken=\(next)\(pageSize)>; rel=\"next\"")
+        }
+        return response
     }
 
     private func batch(_ request: Request) throws(HTTPError) -> Response {
