@@ -79,6 +79,11 @@ final class UserTokenEndpointTests: FolderTestCase {
             XCTAssertFalse(challenge.contains("error="), "no token is not an invalid token: \(challenge)")
         }
         XCTAssertEqual(try read(app, "/v1/lists/news", token: nil).status, 200, "a public list needs no token")
+        // Another scheme is no bearer token either (RFC 6750, section 3.1: no error code).
+        let basic = try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Basic YWxpY2U6c2VjcmV0")])
+        XCTAssertEqual(basic.status, 401)
+        XCTAssertEqual(basic.header("WWW-Authenticate"), #"Bearer realm="sectional""#)
+        assertInvalidToken(try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Bearer ")]), "an empty bearer token")
     }
 
     /// Every token the verifier must refuse, by why.

@@ -19,16 +19,20 @@ struct Authenticator: Sendable {
         self.now = now
     }
 
-    /// Who sent `request`: `.anonymous` without a bearer token; `401` with
+    /// Who sent `request`: `.anonymous` without `Authorization`; `401` with
     /// `WWW-Authenticate: Bearer error="invalid_token"` for a token that is neither the service
-    /// token nor a valid user token.
+    /// token nor a valid user token, and with `Bearer realm="sectional"` for another scheme.
     func caller(_ request: Request) throws(HTTPError) -> Caller {
         guard let header = request.headers["Authorization"] else { return .anonymous }
         // Byte-wise: counting Characters of a 200-byte token and copying it into an array were
         // a tenth of a warm per-user page (perf, `make bench-peruser`).
         let utf8 = header.utf8
         guard utf8.count > 7, Self.startsWithBearer(utf8) else {
-            throw Self.invalidToken("Send the token as Authorization: Bearer <token>.")
+            if header.lowercased().hasPrefix("bearer") { throw Self.invalidToken("Send a token after Bearer: Authorization: Bearer <token>.") }
+            // Another scheme (Basic, …) is no bearer token at all: the challenge names none of its
+            // errors (RFC 6750, section 3.1), as without Authorization.
+            throw HTTPError(.unauthorized, "unauthorized", detail: "Send the token as Authorization: Bearer <token>.",
+                            headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
         }
         let token = Substring(utf8.dropFirst(7))
         if let expected = service.token, BearerAuth.constantTimeEquals(token.utf8, expected) { return .service }

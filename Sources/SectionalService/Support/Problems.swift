@@ -23,7 +23,7 @@ enum Problem {
         invalidRequest("A view hides at most \(ViewRegistry.maxHiddenKeys) section keys, \(ViewRegistry.maxHiddenBytes / 1024) KiB of them in all.")
     }
     static func unauthorized() -> HTTPError {
-        HTTPError(.unauthorized, "unauthorized", detail: "This write needs Authorization: Bearer <token>.",
+        HTTPError(.unauthorized, "unauthorized", detail: "This needs the service token: Authorization: Bearer <token>.",
                   headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
     }
     /// A valid token that may not do this (a user token on a write or admin route).
