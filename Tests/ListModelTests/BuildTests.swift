@@ -239,6 +239,22 @@ final class BuildTests: XCTestCase {
         XCTAssertEqual(l.outline()["sections"]?.arrayValue?[1]["title"], "Eng")
     }
 
+    /// A configured key stays its section's when a group before it takes the same value, and
+    /// when a later group's value is the suffixed key.
+    func testAConfiguredSectionKeepsItsKeyWhateverTheGroupsBeforeIt() {
+        let d = definition(#"""
+        {"sections":[{"source":"p","groupBy":"team","title":"{$key}","row":{}},{"key":"Eng","rows":[{"id":"x"}]}]}
+        """#)
+        var l = ListSnapshot.build(definition: d, records: ["p": records(#"[{"id":"a","team":"Eng"},{"id":"b","team":"Ops"}]"#)])
+        XCTAssertEqual(l.sectionKeys, ["Eng#0", "Ops", "Eng"])
+        XCTAssertEqual(l.outline()["sections"]?.arrayValue?[0]["title"], "Eng", "{$key} is the group's value")
+        l.apply(.upsert(["id": "c", "team": "Eng#0"]), collection: "p")
+        XCTAssertEqual(l.sectionKeys, ["Eng#0", "Eng#0#0", "Ops", "Eng"],
+                       "groups in their order: group Eng took Eng#0 first, so group Eng#0 is suffixed in turn")
+        l.apply(.delete(id: "a"), collection: "p")
+        XCTAssertEqual(l.sectionKeys, ["Eng#0", "Ops", "Eng"])
+    }
+
     func testRecordsWithoutStringIdAreIgnored() {
         let d = definition(#"{"sections":[{"source":"c","key":"k","row":{}}]}"#)
         let l = ListSnapshot.build(definition: d, records: ["c": records(#"[{"id":1},{"name":"x"},5,{"id":"ok"}]"#)])

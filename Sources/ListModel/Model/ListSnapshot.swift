@@ -7,10 +7,12 @@
 /// Choices where the contract is silent:
 /// - A `groupBy` section exists while at least one row is kept in it (rows lost to an earlier
 ///   spec as duplicates do not keep a group alive); literal and keyed sections always exist.
-/// - Section keys: when a section's key was already produced by an earlier spec (possible only
-///   at run time, with `groupBy`; static duplicates are config errors), the later section is
-///   served with the key `key#<spec index>` (then `#2`, … if that is taken too) so keys stay
-///   unique and no rows are lost; `{$key}` still renders the group value.
+/// - Section keys: a key the configuration fixes (a literal or keyed section) is always its
+///   section's, whatever the data. A group whose value is such a key, or the key of a group
+///   before it (possible only at run time, with `groupBy`; static duplicates are config errors),
+///   is served with the key `key#<spec index>` (then `#2`, … if that is taken too), so keys stay
+///   unique, views and `hiddenByDefault` keep naming the configured section, and no rows are
+///   lost; `{$key}` still renders the group value.
 /// - Record ids must be unique within a collection (the store guarantees it); records without
 ///   a string `id` are ignored.
 public struct ListSnapshot: Sendable {
@@ -111,13 +113,14 @@ public struct ListSnapshot: Sendable {
         }
     }
 
-    /// Makes served keys unique (first spec keeps a key; see the type's documentation).
+    /// Makes served keys unique (a configured key is its section's; see the type's documentation).
     mutating func recomputeKeys() {
         var used = Set<CodePointKey>(minimumCapacity: sections.count)
+        for s in sections where !definition.sections[s.spec].isGrouped { used.insert(CodePointKey(s.rawKey)) }
         for i in sections.indices {
             let raw = sections[i].rawKey
             var key = raw
-            if !used.insert(CodePointKey(key)).inserted {
+            if definition.sections[sections[i].spec].isGrouped, !used.insert(CodePointKey(key)).inserted {
                 key = "\(raw)#\(sections[i].spec)"
                 var n = 2
                 while !used.insert(CodePointKey(key)).inserted {
