@@ -108,14 +108,16 @@ static inline enum MHD_Result sectional_mhd_walk_field(void *cls, enum MHD_Value
     return MHD_YES;
 }
 
-/// False when a header field value held a NUL byte, or a field was folded over lines (obs-fold).
+/// False when a header field value held a NUL byte, a field was folded over lines (obs-fold),
+/// or a line was dropped (one without a field name, `: value`).
 ///
 /// libmicrohttpd 0.9.75 keeps header values as C strings: a value sent as `a<NUL>b` reads as `a`,
 /// with length 1. It parses the head in place, in one block that starts at `method` (the pointer
 /// the access handler receives), overwriting each line end (CR LF or LF) with NULs, and keeps
 /// pointers into that block. So after each value, up to the next field's name, there may be only
 /// that line's end; after the last one, only its line end and the empty line (2 to 4 bytes).
-/// Anything else is a cut-off part of a value, or a folded line libmicrohttpd joined elsewhere.
+/// Anything else is a cut-off part of a value, a folded line libmicrohttpd joined elsewhere, or a
+/// line it skipped.
 /// (libmicrohttpd 1.0 refuses NUL bytes and folded lines itself, and lays out the head otherwise.)
 static inline bool sectional_mhd_head_is_intact(struct MHD_Connection *connection, const char *method) {
 #if MHD_VERSION >= 0x01000000

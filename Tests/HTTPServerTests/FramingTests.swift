@@ -91,10 +91,14 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(try client.request("GET", "HTTPS://example.com:8443/healthz?x=1").status, 200)
     }
 
-    func testAHeaderValueWithANulByteOrAFoldedLineIs400() throws {
+    func testAHeaderValueWithANulByteAFoldedLineOrANamelessLineIs400() throws {
         XCTAssertEqual(onlyStatus(try answers("GET /healthz HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\0junk\r\nX-A: b\r\n\r\n")), 400)
         XCTAssertEqual(onlyStatus(try answers("GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: b\0\r\n\r\n")), 400)
         XCTAssertEqual(onlyStatus(try answers("GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\r\n b\r\nX-B: c\r\n\r\n")), 400)
+        // A line without a field name, which libmicrohttpd would drop: named in the answer.
+        let nameless = try answers("GET /healthz HTTP/1.1\r\nHost: x\r\n: value\r\nX-B: c\r\n\r\n")
+        XCTAssertEqual(onlyStatus(nameless), 400)
+        XCTAssertTrue(nameless.contains("without a field name"), nameless)
         // Bare LF line ends, empty values and a large field are fine.
         let client = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
         try client.send("GET /healthz HTTP/1.1\nHost: x\nX-Empty:\nX-Big: \(String(repeating: "b", count: 10_000))\n\n")

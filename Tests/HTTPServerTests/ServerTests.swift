@@ -91,8 +91,11 @@ final class ServerTests: XCTestCase {
         XCTAssertTrue(missing.text.contains(#""type":"/problems/not-found""#))
         let wrong = try client.request("PUT", "/items/a", body: [])
         XCTAssertEqual(wrong.status, 405)
-        XCTAssertEqual(wrong.header("Allow"), "DELETE, GET, HEAD")
+        XCTAssertEqual(wrong.header("Allow"), "DELETE, GET, HEAD, OPTIONS")
         XCTAssertTrue(wrong.text.contains(#""type":"/problems/method-not-allowed""#))
+        let options = try client.request("OPTIONS", "/items/a")
+        XCTAssertEqual(options.status, 204, "the method a 405 names is answered")
+        XCTAssertEqual(options.header("Allow"), "DELETE, GET, HEAD, OPTIONS")
         let thrown = try client.request("GET", "/fail")
         XCTAssertEqual(thrown.status, 409)
         let problem = try JSONSerialization.jsonObject(with: Data(thrown.body)) as? [String: Any]

@@ -159,7 +159,8 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v2/anything").slug, "not-found")
         let wrong = try app.request("DELETE", "/v1/lists/people")
         XCTAssertEqual(wrong.slug, "method-not-allowed")
-        XCTAssertEqual(wrong.header("Allow"), "GET, HEAD")
+        XCTAssertEqual(wrong.header("Allow"), "GET, HEAD, OPTIONS")
+        XCTAssertEqual(try app.request("OPTIONS", "/v1/lists/people").header("Allow"), "GET, HEAD, OPTIONS", "as the 405 says")
         XCTAssertEqual(wrong.header("Content-Type"), "application/problem+json")
     }
 

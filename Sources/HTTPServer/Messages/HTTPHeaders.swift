@@ -21,6 +21,17 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
         return nil
     }
 
+    /// Every value of the named field, in order, joined by `, `: one list for a list-valued field
+    /// sent on several lines (RFC 9110 §5.3), such as `If-None-Match` or `Accept-Encoding`; nil
+    /// when there is none. The first line alone when there is one (no copy).
+    public func list(_ name: String) -> String? {
+        var combined: String?
+        for field in fields where field.name.utf8.count == name.utf8.count && field.name.caseInsensitiveEquals(name) {
+            combined = combined.map { $0 + ", " + field.value } ?? field.value
+        }
+        return combined
+    }
+
     /// Appends a field, keeping any earlier field of the same name.
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))

@@ -36,7 +36,7 @@ public enum Compression {
     /// and weights as ``WeightedList`` reads them, over the field's bytes (splitting it into
     /// lowercased strings cost ~11k instructions for `identity`, callgrind).
     static func acceptsGzip(_ request: Request) -> Bool {
-        guard var accepted = request.headers["Accept-Encoding"] else { return false }
+        guard var accepted = request.headers.list("Accept-Encoding") else { return false }
         return accepted.withUTF8 { bytes in
             var gzip: Double?
             var any: Double?

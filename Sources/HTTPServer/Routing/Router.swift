@@ -165,7 +165,15 @@ public struct Router: Sendable {
         request.route = match.template
         request.parameters = match.parameters
         guard let route = match.route(for: request.method) else {
-            return HTTPError.methodNotAllowed(request.method, allowed: match.allowedMethods).response
+            // OPTIONS is answered on every path that has routes (RFC 9110 §9.3.7), so a 405's
+            // Allow names it too.
+            let allowed = match.allowedMethods.contains(.options) ? match.allowedMethods : match.allowedMethods + [.options]
+            if request.method == .options {
+                var answer = Response(status: .noContent)
+                answer.headers.add("Allow", allowed.map(\.rawValue).joined(separator: ", "))
+                return answer
+            }
+            return HTTPError.methodNotAllowed(request.method, allowed: allowed).response
         }
         do {
             try route.check?(request)

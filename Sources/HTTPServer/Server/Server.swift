@@ -339,7 +339,7 @@ public final class Server: @unchecked Sendable {
         let isHTTP10 = version.map { strcmp($0, "HTTP/1.0") == 0 } ?? false
         var problem = fields.problem(method: exchange.method, isHTTP10: isHTTP10, target: exchange.target)
         if problem == nil, !sectional_mhd_head_is_intact(connection, method) {
-            problem = HTTPError(.badRequest, "invalid-request", detail: "A header field holds a NUL byte or is folded over lines.")
+            problem = HTTPError(.badRequest, "invalid-request", detail: "A header line is malformed: a NUL byte in a value, a line folded over lines, or a line without a field name.")
         }
         guard var answer = problem?.response else { return nil }
         answer.headers.set("Connection", "close")

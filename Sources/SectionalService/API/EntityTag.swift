@@ -22,7 +22,7 @@ enum EntityTag {
     /// Answers `304 Not Modified` when `If-None-Match` names `tag` (or `*`); otherwise builds the
     /// answer and tags it.
     static func answer(_ request: Request, tag: String, _ build: () throws -> Response) rethrows -> Response {
-        if let condition = request.headers["If-None-Match"], matches(condition, tag) {
+        if let condition = request.headers.list("If-None-Match"), matches(condition, tag) {
             var response = Response(status: .notModified)
             response.headers.add("ETag", tag)
             return response

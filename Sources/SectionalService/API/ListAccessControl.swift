@@ -84,7 +84,7 @@ extension ServiceContext {
     private func inLanguage(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState {
         let languages = state.definition.languages
         guard languages.count > 1 else { return state }
-        let language = AcceptLanguage.choose(request.headers["Accept-Language"], among: languages)
+        let language = AcceptLanguage.choose(request.headers.list("Accept-Language"), among: languages)
         guard language != state.definition.language else { return state }
         return try reading { () throws(StoreError) in try lists.localized(state, language: language) }
     }

@@ -14,11 +14,11 @@ enum RecordConditions {
     /// that is not one of ours names no version. The `-gzip` suffix of a compressed answer's
     /// tag is the same version.
     static func condition(_ request: Request, collection: String, id: String) -> WriteCondition? {
-        if let header = request.headers["If-Match"] {
+        if let header = request.headers.list("If-Match") {
             if header.trimmingSpaces == "*" { return WriteCondition(collection: collection, id: id, expectation: .exists) }
             return WriteCondition(collection: collection, id: id, expectation: .version(versions(header, weakMatches: false)))
         }
-        if let header = request.headers["If-None-Match"] {
+        if let header = request.headers.list("If-None-Match") {
             if header.trimmingSpaces == "*" { return WriteCondition(collection: collection, id: id, expectation: .absent) }
             return WriteCondition(collection: collection, id: id, expectation: .notVersion(versions(header, weakMatches: true)))
         }
