@@ -12,15 +12,21 @@ import HTTPServer
 struct ReadYourWrites: Sendable {
     let applied: AppliedVersion
 
-    /// A deferred answer when `request` must wait, completed with `answer(request)` once it
-    /// may go on; nil when it goes on now.
-    func parked(_ request: Request, answer: @escaping @Sendable (inout Request) -> Response) -> Response? {
+    /// The version `request` must wait for; nil when it goes on now (the check every request
+    /// makes: a few comparisons, nothing allocated).
+    func awaited(by request: Request) -> Int64? {
         guard request.method == .get || request.method == .head, request.pathSegments.first == "v1",
               let wanted = ServiceContext.minVersion(askedBy: request), wanted > applied.current else { return nil }
+        return wanted
+    }
+
+    /// A deferred answer for `request`, completed with `answer(request)` once `version` is
+    /// applied or the wait is over.
+    func park(_ request: Request, until version: Int64, answer: @escaping @Sendable (inout Request) -> Response) -> Response {
         let deferred = DeferredResponse()
-        // Run on the server's thread when it resumes the connection (not on the thread that
+        // Made on the server's thread when it resumes the connection (not on the thread that
         // applied the version, nor on a queue that other work may hold up).
-        applied.whenApplied(wanted, timeout: ServiceContext.minVersionWaitSeconds) {
+        applied.whenApplied(version, timeout: ServiceContext.minVersionWaitSeconds) {
             deferred.complete(building: {
                 var request = request
                 return answer(&request)

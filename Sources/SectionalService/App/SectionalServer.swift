@@ -117,9 +117,9 @@ public final class SectionalServer: @unchecked Sendable {
     /// The full pipeline once ready: a read asking for a version not yet applied parked until it
     /// is (``ReadYourWrites``), then ``answer(_:)``.
     private func respond(to request: inout Request) -> Response {
-        if let parked = readYourWrites?.parked(request, answer: { [self] in answer(&$0) }) {
+        if let readYourWrites, let version = readYourWrites.awaited(by: request) {
             request.route = router.match(request.pathSegments)?.template ?? ""
-            return parked
+            return readYourWrites.park(request, until: version) { [self] in answer(&$0) }
         }
         return answer(&request)
     }
