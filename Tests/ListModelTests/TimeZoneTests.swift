@@ -89,6 +89,14 @@ final class TimeZoneTests: XCTestCase {
         XCTAssertEqual(title.render(record: try XCTUnwrap(JSONParser.parse(#"{"t":"2026-03-29T01:30:00Z"}"#).objectValue)), "03:30")
         XCTAssertEqual(def.localized("en", formats: .english).timeZone, Self.berlin, "a language keeps the zone")
         XCTAssertEqual(try ListDefinitions.decode(name: "events", try JSONParser.parse(#"{"sections":[]}"#)).timeZone, .utc)
+        // Each further language is checked with the same zones (it was checked with UTC's alone).
+        let twoLanguages = try JSONParser.parse(#"""
+            {"languages": ["en", "de"], "timeZone": "Europe/Berlin",
+             "sections": [{"source": "e", "key": "k", "row": {"title": {"en": "{t|date:HH:mm}", "de": "{t|date:HH:mm} Uhr"}}}]}
+            """#)
+        let both = try ListDefinitions.decode(name: "events", twoLanguages, zones: { $0 == "Europe/Berlin" ? Self.berlin : nil })
+        XCTAssertEqual(both.languages, ["en", "de"])
+        XCTAssertEqual(both.timeZone, Self.berlin)
 
         XCTAssertThrowsError(try ListDefinitions.decode(name: "events", json)) { error in
             XCTAssertEqual((error as? DefinitionErrors)?.errors,

@@ -118,6 +118,7 @@ extension DefinitionDecoder {
         let languages = scratch.languages(written, path)
         for language in languages.dropFirst() {
             var d = DefinitionDecoder()
+            d.zones = zones
             _ = d.list(name: name, json, path: path, language: language)
             for problem in d.errors where !errors.contains(where: { $0.path == problem.path }) {
                 error(problem.path, "in \(language): \(problem.message)")
