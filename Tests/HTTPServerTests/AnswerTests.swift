@@ -17,6 +17,7 @@ final class AnswerTests: XCTestCase {
             let value = switch request.parameter("kind") {
             case "newline": "a\r\nSet-Cookie: b"
             case "nul": "a\0b"
+            case "large": String(repeating: "l", count: 13_000)
             default: String(repeating: "h", count: 40_000)
             }
             var response = Response.json(#"{"ok":true}"#)
@@ -50,6 +51,20 @@ final class AnswerTests: XCTestCase {
                           "\(kind) was reported as \(completed.items)")
         }
         XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/healthz").status, 200)
+    }
+
+    /// An answer that fits the connection's memory alone but not after the request's head is the
+    /// request's fault: `400 invalid-request`, and the connection closes.
+    func testAnAnswerTheRequestLeftNoRoomForIs400() throws {
+        let alone = try HTTPTestClient(port: server.port, timeoutSeconds: 5).request("GET", "/header/large")
+        XCTAssertEqual(alone.status, 200, "13,000 bytes of fields fit after a small head")
+        let client = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
+        try client.send("GET /header/large HTTP/1.1\r\nHost: x\r\nX-Pad: \(String(repeating: "p", count: 3_000))\r\n\r\n")
+        let text = try client.readUntilClosed()
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 400 "), text)
+        XCTAssertTrue(text.contains(#""type":"/problems/invalid-request""#), text)
+        XCTAssertTrue(text.contains("fewer query parameters or header fields"), text)
+        XCTAssertFalse(text.contains("lllll"), "none of the answer's own fields")
     }
 
     func testAnEarlyAnswerReplaces100Continue() throws {

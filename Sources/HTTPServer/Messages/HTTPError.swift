@@ -73,4 +73,8 @@ public struct HTTPError: Error, Sendable, Equatable {
     }
 
     public static let internalError = HTTPError(.internalServerError, "internal", detail: "The server could not answer this request.")
+
+    /// The request's target and header fields took the connection's memory its answer needs.
+    public static let noRoomForAnswer = HTTPError(.badRequest, "invalid-request",
+                                                  detail: "The request's target and header fields leave no room for its answer: send fewer query parameters or header fields.")
 }

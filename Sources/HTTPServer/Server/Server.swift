@@ -243,15 +243,20 @@ public final class Server: @unchecked Sendable {
                                      status: exchange.status, bytes: exchange.bytes, durationSeconds: seconds))
     }
 
-    /// Queues `response`; when libmicrohttpd cannot send it (a header it refuses, or no room for
-    /// the header block), queues `500 internal` instead, so no answer is an empty reply.
+    /// Queues `response`; when libmicrohttpd cannot send it, queues a small problem instead, so
+    /// no answer is an empty reply: `400 invalid-request` when the request's head took the room
+    /// the answer's header block needs (a few hundred query parameters do), else (a header
+    /// libmicrohttpd refuses) `500 internal`.
     ///
     /// A response with a ``ResponseMemo`` is queued as the libmicrohttpd response the memo keeps
     /// for its status, fields and body, built by the first request that sends it.
     private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange,
                        isFallback: Bool = false) -> MHD_Result {
-        let fallback = { [self] in
-            isFallback ? MHD_Result.NO : queue(HTTPError.internalError.response, on: connection, for: exchange, isFallback: true)
+        let fallback = { [self] (requestTookRoom: Bool) in
+            guard !isFallback else { return MHD_Result.NO }
+            var problem = (requestTookRoom ? HTTPError.noRoomForAnswer : HTTPError.internalError).response
+            if requestTookRoom { problem.headers.set("Connection", "close") }
+            return queue(problem, on: connection, for: exchange, isFallback: true)
         }
         if let stream = response.stream, exchange.method == .head {
             // A HEAD answer has no content, but libmicrohttpd ends a streamed one with the last
@@ -263,26 +268,30 @@ public final class Server: @unchecked Sendable {
             return queue(fields, on: connection, for: exchange, isFallback: isFallback)
         }
         if let stream = response.stream {
-            guard let headerBytes = Self.headerBytes(of: response.headers), fits(headerBytes, on: connection, for: exchange) else {
+            guard let headerBytes = Self.headerBytes(of: response.headers) else {
                 stream.end()
-                return fallback()
+                return fallback(false)
+            }
+            guard fits(headerBytes, on: connection, for: exchange) else {
+                stream.end()
+                return fallback(fitsAlone(headerBytes))
             }
             answered(response, exchange)
             stream.attach(connection)
             streams.withLock { $0[ObjectIdentifier(stream)] = stream }
             let context = Unmanaged.passRetained(StreamContext(stream: stream, server: self)).toOpaque()
             guard let answer = MHD_create_response_from_callback(UInt64.max, 4096, readStream, context, releaseStream),
-                  Self.add(response.headers, to: answer) else { return fallback() }
+                  Self.add(response.headers, to: answer) else { return fallback(false) }
             let result = MHD_queue_response(connection, UInt32(response.status.code), answer)
             MHD_destroy_response(answer)
             return result
         }
         let prepared = response.memo?.answer(for: response, build: Self.answer(for:))
             ?? Self.answer(for: response).map { ($0.answer, $0.headerBytes, owned: true) }
-        guard let (answer, headerBytes, owned) = prepared else { return fallback() }
+        guard let (answer, headerBytes, owned) = prepared else { return fallback(false) }
         guard fits(headerBytes, on: connection, for: exchange) else {
             if owned { MHD_destroy_response(answer) }
-            return fallback()
+            return fallback(fitsAlone(headerBytes))
         }
         answered(response, exchange)
         let result = MHD_queue_response(connection, UInt32(response.status.code), answer)
@@ -365,6 +374,12 @@ public final class Server: @unchecked Sendable {
         let parameters = target.withUTF8 { $0.count(where: { $0 == UInt8(ascii: "&") }) }
         let bytes = 1024 + sectional_mhd_head_size(connection) + 64 * (exchange.headers.count + 1 + parameters) + headerBytes
         return bytes <= configuration.connectionMemoryBytes
+    }
+
+    /// Whether an answer whose fields take `headerBytes` would fit after a minimal request head:
+    /// when it does not fit after this one, the request took the room, not the answer.
+    private func fitsAlone(_ headerBytes: Int) -> Bool {
+        1024 + 256 + headerBytes <= configuration.connectionMemoryBytes
     }
 
     /// Whether `text` holds a NUL byte: `memchr` over its contiguous UTF-8, read in place (the
