@@ -195,6 +195,9 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(try search("alice").sections.flatMap(\.rows), ["a1"])
         XCTAssertEqual(try search("bob").sections.flatMap(\.rows), ["b1"])
         XCTAssertEqual(try search("carol").sections.flatMap(\.rows), [])
+        XCTAssertEqual(try search("carol").sections.count, 0, "a keyed data section without matching rows disappears too")
+        XCTAssertEqual(try outline(app, "/v1/lists/orders/rows?user=carol", headers: service).sections.count, 1,
+                       "in the list itself it is there, empty")
 
         let alice = try search("alice")
         try order("b2", owner: "bob", title: "Floor lamp")

@@ -169,10 +169,11 @@ extension ListSnapshot {
         var emptied = false
         for (k, p) in present.enumerated() {
             sections[p.index].rows = edited[k]
-            if edited[k].isEmpty && definition.sections[p.edit.spec].isGrouped { emptied = true }
+            if edited[k].isEmpty && vanishesWhenEmpty(p.edit.spec) { emptied = true }
         }
 
-        // 4. Section list: drop emptied groups, merge in the new ones (in section order).
+        // 4. Section list: drop emptied groups (and a search result's emptied data sections),
+        //    merge in the new ones (in section order).
         if emptied || !created.isEmpty {
             if created.count > 1 {
                 created.sort { a, b in
@@ -188,7 +189,7 @@ extension ListSnapshot {
                     merged.append(created[j])
                     j += 1
                 }
-                if sections[i].rows.isEmpty && definition.sections[sections[i].spec].isGrouped { continue }
+                if sections[i].rows.isEmpty && vanishesWhenEmpty(sections[i].spec) { continue }
                 merged.append(sections[i])
             }
             while j < created.count { merged.append(created[j]); j += 1 }

@@ -50,6 +50,21 @@ extension ListSnapshot {
         return ListSnapshot(definition: definition, sections: kept, index: index, duplicates: 0)
     }
 
+    /// This snapshot as a search or filter result: a data-bound section without rows goes (a
+    /// keyed one as well as a group), now and after every write applied to the result later;
+    /// literal sections stay. Costs O(sections).
+    public func asSearchResult() -> ListSnapshot {
+        var result = self
+        result.isSearchResult = true
+        let before = result.sections.count
+        result.sections.removeAll { $0.rows.isEmpty && self.definition.sections[$0.spec].binding != nil }
+        if result.sections.count != before {
+            result.recomputeKeys()
+            result.recomputeStarts()
+        }
+        return result
+    }
+
     /// A section position: spec and raw key.
     private struct Place: Hashable {
         let spec: Int

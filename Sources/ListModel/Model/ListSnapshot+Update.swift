@@ -62,7 +62,7 @@ extension ListSnapshot {
             return false
         }
         sections[si].rows.remove(at: ri)
-        if sections[si].rows.isEmpty && definition.sections[c.spec].isGrouped {
+        if sections[si].rows.isEmpty && vanishesWhenEmpty(c.spec) {
             sections.remove(at: si)
             return true
         }

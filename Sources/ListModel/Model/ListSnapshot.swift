@@ -29,6 +29,9 @@ public struct ListSnapshot: Sendable {
     /// Row occurrences dropped because an earlier spec claimed the same id, in the
     /// current state. The service adds increases to `sectional_duplicate_rows_total`.
     public internal(set) var duplicateRowCount: Int
+    /// Whether this is a search or filter result (``asSearchResult()``), whose data-bound
+    /// sections exist only while they hold rows; in a list only groups do.
+    public internal(set) var isSearchResult = false
 
     /// Number of sections.
     public var sectionCount: Int { sections.count }
@@ -111,6 +114,14 @@ public struct ListSnapshot: Sendable {
                 sections[i].hiddenByDefault = definition.defaultHidden.contains(sections[i].key)
             }
         }
+    }
+
+    /// Whether spec `spec`'s section goes when its last row does: a group's always, any
+    /// data-bound section's in a search result.
+    @inline(__always)
+    func vanishesWhenEmpty(_ spec: Int) -> Bool {
+        let s = definition.sections[spec]
+        return s.isGrouped || (isSearchResult && s.binding != nil)
     }
 
     /// Makes served keys unique (a configured key is its section's; see the type's documentation).

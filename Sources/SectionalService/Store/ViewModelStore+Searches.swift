@@ -38,7 +38,8 @@ extension ViewModelStore {
                 let (records, read, readEpoch, definition) = try fromStorage(base, query: query)
                 (snapshot, version, epoch) = (ListSnapshot.build(definition: served(definition, base), records: records), read, readEpoch)
             }
-            let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: base.language, query: query)
+            let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
+                                  language: base.language, query: query)
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
         }
     }
