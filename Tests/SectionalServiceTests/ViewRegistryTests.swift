@@ -1,5 +1,5 @@
 import Foundation
-import ListStore
+@testable import ListStore
 import Locking
 @testable import SectionalService
 import XCTest
@@ -83,5 +83,29 @@ final class ViewRegistryTests: XCTestCase {
             XCTAssertNil(registry.use(view.id, list: "l"))
             XCTAssertFalse(try store.allViews().contains { $0.id == view.id }, "not written back to the store")
         }
+    }
+
+    /// A delete the store refuses (another connection holds SQLite's write lock: busy after its
+    /// 5 s timeout) leaves the view, in memory as in the store, so the answer (503, "nothing was
+    /// changed") is true and a retry deletes it.
+    func testADeleteTheStoreRefusesLeavesTheView() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("views.sqlite").path
+        let store = try SQLiteStore(path: path)
+        let registry = try ViewRegistry(store: store, ttlSeconds: 1_000)
+        let view = try XCTUnwrap(try registry.create(list: "l", hidden: ["a"]))
+        let other = try SQLiteConnection(path: path)
+        try other.run("BEGIN IMMEDIATE")
+        XCTAssertThrowsError(try registry.delete(view.id, list: "l")) { error in
+            XCTAssertEqual((error as? StoreError)?.fault, .busy)
+        }
+        XCTAssertEqual(registry.use(view.id, list: "l")?.hidden, ["a"], "still served")
+        try other.run("ROLLBACK")
+        other.close()
+        XCTAssertEqual(try store.allViews().map(\.id), [view.id], "still stored")
+        XCTAssertTrue(try registry.delete(view.id, list: "l"), "the retry deletes it")
+        XCTAssertNil(registry.use(view.id, list: "l"))
+        XCTAssertEqual(try store.allViews().map(\.id), [])
     }
 }

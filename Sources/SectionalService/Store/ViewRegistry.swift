@@ -207,8 +207,9 @@ public final class ViewRegistry: Sendable {
     public func delete(_ id: String, list: String, owner: String? = nil) throws(StoreError) -> Bool {
         try changes.withLock { _ throws(StoreError) -> Bool in
             guard use(id, list: list, owner: owner) != nil else { return false }
-            state.withLock { _ = $0.entries.removeValue(forKey: id) }
+            // The store first: a delete it refuses (a storage fault) leaves the view in memory too.
             _ = try store.deleteView(id: id)
+            state.withLock { _ = $0.entries.removeValue(forKey: id) }
             return true
         }
     }
