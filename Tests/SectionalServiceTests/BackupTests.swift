@@ -71,6 +71,11 @@ final class BackupTests: FolderTestCase {
         let result = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", database.path, "--data", database.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.errors.contains("would replace the database itself"), result.errors)
+        // Nor the write-ahead log beside it, which holds acknowledged writes until a checkpoint.
+        XCTAssertTrue(FileManager.default.fileExists(atPath: database.path + "-wal"), "a serving store has its log")
+        let log = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", database.path + "-wal", "--data", database.path])
+        XCTAssertEqual(log.status, 1)
+        XCTAssertTrue(log.errors.contains("would replace the database's own -wal file"), log.errors)
         XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/v1/lists/people").status, 200)
         server.signal(SIGTERM)
         XCTAssertEqual(server.waitForExit(), 0)

@@ -31,6 +31,12 @@ public enum SQLiteBackup {
         if let sourceID = fileIdentity(source), sourceID == fileIdentity(destination) {
             throw StoreError(.fileSystem, "the backup would replace the database itself (\(destination))")
         }
+        // Nor one of the files SQLite keeps beside it: replacing the live log loses what it holds.
+        for suffix in ["-wal", "-shm", "-journal"] {
+            if let companion = fileIdentity(source + suffix), companion == fileIdentity(destination) {
+                throw StoreError(.fileSystem, "the backup would replace the database's own \(suffix) file (\(destination))")
+            }
+        }
         if access(destination + "-wal", F_OK) == 0 {
             throw StoreError(.fileSystem, """
                 \(destination)-wal exists: a server may be using \(destination). \
