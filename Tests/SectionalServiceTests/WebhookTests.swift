@@ -141,6 +141,28 @@ final class WebhookTests: FolderTestCase {
         XCTAssertTrue(after.allSatisfy(\.signatureValid))
     }
 
+    /// A receiver that holds the delivery unanswered (for up to the webhook's 20 s timeout)
+    /// cannot hold up a graceful stop, which is bounded by 10 s: the delivery is given up, stays
+    /// in the outbox, and the next start sends it.
+    func testAStopGivesUpADeliveryItsReceiverHolds() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        receiver.hold()
+        var first: TestApp? = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), folder: folder, sqlite: true,
+                                          webhookSecrets: Self.secrets)
+        let version = try order(try XCTUnwrap(first), "o", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == version } }, "sent, and held")
+        let clock = ContinuousClock()
+        let stop = clock.measure { first = nil }
+        XCTAssertLessThan(stop, .seconds(10), "the stop waited for the receiver")
+        receiver.letGo()
+        receiver.answer(204)
+        let second = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), folder: folder, sqlite: true, webhookSecrets: Self.secrets)
+        XCTAssertTrue(eventually(within: 10) { metric(second, "sectional_webhook_deliveries_succeeded_total") == 1 },
+                      "the given-up delivery is sent by the next start")
+        XCTAssertEqual(receiver.deliveries.last?.version, version)
+    }
+
     /// On PostgreSQL the outbox is in the shared database: a delivery refused by one instance is
     /// sent by another instance on the same database, per user, signed.
     func testOnPostgreSQLAnotherInstanceSendsWhatOneLeftPending() throws {

@@ -12,9 +12,12 @@ enum HTTPPoster {
         let description: String
     }
 
-    /// Sends `body` to `url` with `headers` and returns the answer's status code.
-    static func post(_ body: [UInt8], to url: WebhookURL, headers: [(String, String)], timeoutSeconds: Double) -> Result<Int, Failure> {
-        let deadline = ContinuousClock.now + .milliseconds(Int64(timeoutSeconds * 1000))
+    /// Sends `body` to `url` with `headers` and returns the answer's status code. `stopping` is
+    /// asked at least every ``stopCheckMilliseconds`` while it waits: when it says so the
+    /// exchange is given up (a graceful stop waits for no receiver).
+    static func post(_ body: [UInt8], to url: WebhookURL, headers: [(String, String)], timeoutSeconds: Double,
+                     stopping: @escaping () -> Bool = { false }) -> Result<Int, Failure> {
+        let deadline = Deadline(at: ContinuousClock.now + .milliseconds(Int64(timeoutSeconds * 1000)), stopping: stopping)
         var head = "POST \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: sectional\r\n"
         head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
@@ -28,7 +31,7 @@ enum HTTPPoster {
         defer { close(fd) }
         var sent = 0
         while sent < request.count {
-            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(Failure(description: "timed out sending")) }
+            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(deadline.failure("timed out sending")) }
             let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             guard count > 0 else { return .failure(Failure(description: "send failed: \(describe(errno))")) }
@@ -38,7 +41,7 @@ enum HTTPPoster {
         var chunk = [UInt8](repeating: 0, count: 1024)
         while !answer.contains(0x0A) {
             guard answer.count < 8192 else { return .failure(Failure(description: "the status line is too long")) }
-            guard wait(fd, for: Int16(POLLIN), until: deadline) else { return .failure(Failure(description: "timed out waiting for the answer")) }
+            guard wait(fd, for: Int16(POLLIN), until: deadline) else { return .failure(deadline.failure("timed out waiting for the answer")) }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             guard count > 0 else {
@@ -60,7 +63,7 @@ enum HTTPPoster {
     }
 
     /// A non-blocking socket connected to one of `url`'s host's addresses, tried in order.
-    private static func connect(to url: WebhookURL, deadline: ContinuousClock.Instant) -> Result<Int32, Failure> {
+    private static func connect(to url: WebhookURL, deadline: Deadline) -> Result<Int32, Failure> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -87,26 +90,40 @@ enum HTTPPoster {
                 if getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 { return .success(fd) }
                 lastError = describe(error)
             } else {
-                lastError = errno == EINPROGRESS ? "timed out connecting" : describe(errno)
+                lastError = errno == EINPROGRESS ? deadline.failure("timed out connecting").description : describe(errno)
             }
             close(fd)
         }
         return .failure(Failure(description: "cannot connect to \(url.hostHeader): \(lastError)"))
     }
 
-    /// Waits until `fd` is ready for `events` or `deadline` passes; false when it passed.
-    private static func wait(_ fd: Int32, for events: Int16, until deadline: ContinuousClock.Instant) -> Bool {
-        while true {
-            let left = deadline - ContinuousClock.now
+    /// How often a wait asks whether the server is stopping.
+    static let stopCheckMilliseconds: Int64 = 100
+
+    /// When an exchange ends: its timeout, or earlier when the server stops.
+    struct Deadline {
+        let at: ContinuousClock.Instant
+        let stopping: () -> Bool
+
+        /// Why a wait ended without the socket ready: `timeout`, or the stop.
+        func failure(_ timeout: String) -> Failure { Failure(description: stopping() ? "given up: the server is stopping" : timeout) }
+    }
+
+    /// Waits until `fd` is ready for `events`, the deadline passes or the server stops; false
+    /// unless ready.
+    private static func wait(_ fd: Int32, for events: Int16, until deadline: Deadline) -> Bool {
+        while !deadline.stopping() {
+            let left = deadline.at - ContinuousClock.now
             let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
             guard milliseconds > 0 else { return false }
             var descriptor = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&descriptor, 1, Int32(min(milliseconds, Int64(Int32.max))))
+            let ready = poll(&descriptor, 1, Int32(min(milliseconds, stopCheckMilliseconds)))
             if ready > 0 { return true }
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 { continue }
             return false
         }
+        return false
     }
 
     private static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }

@@ -60,8 +60,9 @@ final class WebhookDelivery: Sendable {
     /// Wakes the thread: a commit may have recorded deliveries.
     func nudge() { wake.signal() }
 
-    /// Stops the thread, after the delivery in flight (bounded by its timeout); the rows it had
-    /// claimed and not sent are released, due at once.
+    /// Stops the thread: the delivery in flight is given up within a tenth of a second (a
+    /// receiver that does not answer cannot hold up a graceful stop) and retried later, and the
+    /// rows it had claimed and not sent are released, due at once.
     func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         stopping.store(true, ordering: .releasing)
@@ -115,13 +116,18 @@ final class WebhookDelivery: Sendable {
         if let signature = WebhookSigner(secret: target.secret).signature(of: body) {
             metrics.recordWebhookSent()
             outcome = HTTPPoster.post(body, to: settings.target, headers: [(WebhookSigner.header, signature)],
-                                      timeoutSeconds: Double(settings.timeoutSeconds))
+                                      timeoutSeconds: Double(settings.timeoutSeconds)) { [self] in stopping.load(ordering: .acquiring) }
         } else {
             outcome = .failure(HTTPPoster.Failure(description: "libcrypto could not compute the signature"))
         }
         if case .success(let status) = outcome, (200..<300).contains(status) {
             metrics.recordWebhookOutcome(succeeded: true)
             try store.deliveryAccepted(delivery)
+            return
+        }
+        if case .failure = outcome, stopping.load(ordering: .acquiring) {
+            // Given up for the stop: released for the next start (or another instance), due at once.
+            try store.deliveryFailed(delivery, owner: owner, retryAt: Self.now())
             return
         }
         metrics.recordWebhookOutcome(succeeded: false)
