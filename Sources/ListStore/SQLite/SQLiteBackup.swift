@@ -28,12 +28,12 @@ public enum SQLiteBackup {
 
     /// Copies the store at `source` (which must exist) to `destination`, replacing it.
     public static func copy(from source: String, to destination: String) throws(StoreError) -> Summary {
-        if let sourceID = fileIdentity(source), sourceID == fileIdentity(destination) {
+        if let sourceID = FileIdentity(path: source), sourceID == FileIdentity(path: destination) {
             throw StoreError(.fileSystem, "the backup would replace the database itself (\(destination))")
         }
         // Nor one of the files SQLite keeps beside it: replacing the live log loses what it holds.
         for suffix in ["-wal", "-shm", "-journal"] {
-            if let companion = fileIdentity(source + suffix), companion == fileIdentity(destination) {
+            if let companion = FileIdentity(path: source + suffix), companion == FileIdentity(path: destination) {
                 throw StoreError(.fileSystem, "the backup would replace the database's own \(suffix) file (\(destination))")
             }
         }
@@ -122,12 +122,5 @@ public enum SQLiteBackup {
         guard descriptor >= 0 else { throw StoreError(.fileSystem, "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw StoreError(.fileSystem, "cannot sync \(path): \(String(cString: strerror(errno)))") }
-    }
-
-    /// Device and inode of an existing file, to tell two names of one file apart from two files.
-    private static func fileIdentity(_ path: String) -> [UInt64]? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
 }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import ListModel
 import Locking
@@ -17,6 +18,11 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     let checkpointer: SQLiteCheckpointer
     /// How many commits' worth of deletion tombstones to keep.
     private let changeLogLimit: Int64 = 100_000
+    /// The database file's path, and the file it named when opened: every commit checks it still
+    /// does. SQLite goes on writing to a file deleted (or replaced) under it, and those writes
+    /// are gone at the next start, so acknowledging them would be a lie.
+    private let path: String
+    private let file: FileIdentity?
 
     /// Opens (creating if needed) the database at `path` and migrates its schema.
     public init(path: String) throws(StoreError) {
@@ -42,6 +48,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try checkpointer.start(on: writeConnection)
         writer = Locked(writeConnection)
         reader = Locked(readConnection)
+        self.path = path
+        file = FileIdentity(path: path)
     }
 
     private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
@@ -259,9 +267,17 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                     try Self.record(request, on: connection)
                 }
                 try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+                try checkFile()
                 return results
             }
         }
+    }
+
+    /// Throws `cannot-open` (a storage fault: `503`, nothing kept) when the path no longer names
+    /// the file this store opened: it was deleted, or another put in its place.
+    private func checkFile() throws(StoreError) {
+        guard let file, FileIdentity(path: path) != file else { return }
+        throw StoreError(.sqlite(extendedCode: SQLITE_CANTOPEN), "the database file \(path) was deleted or replaced while the store had it open")
     }
 
     /// One group of a commit under change number `sequence` (unused when nothing changes).
