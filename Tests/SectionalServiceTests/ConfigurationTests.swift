@@ -66,6 +66,10 @@ final class ConfigurationTests: FolderTestCase {
                 XCTAssertEqual((error as? ConfigError)?.description, "SECTIONAL_PORT: must be a port number, not '\(value)'")
             }
         }
+        XCTAssertThrowsError(try Configuration.load(path: path, environment: ["SECTIONAL_LOG_LEVEL": "loud"])) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "SECTIONAL_LOG_LEVEL: must be debug, info, warn or error, not 'loud'")
+        }
+        XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_LOG_LEVEL": "WARN"]).logLevel, "WARN", "in any case")
     }
 
     func testUnreadableFilesAreErrors() throws {

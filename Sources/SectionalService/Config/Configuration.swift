@@ -169,7 +169,12 @@ extension Configuration {
         }
         if let data = value("SECTIONAL_DATA") { storage = .sqlite(path: Self.resolve(data, against: folder)) }
         if let url = value("SECTIONAL_DATABASE_URL") { storage = .postgres(url: url) }
-        if let level = value("SECTIONAL_LOG_LEVEL") { logLevel = level }
+        if let level = value("SECTIONAL_LOG_LEVEL") {
+            guard Log.Level(name: level) != nil else {
+                throw ConfigError(path: "SECTIONAL_LOG_LEVEL", "must be debug, info, warn or error, not '\(level)'")
+            }
+            logLevel = level
+        }
         apiToken = value(tokenEnvironmentVariable) ?? value("SECTIONAL_API_TOKEN")
         userTokenSecret = users?.secretEnvironmentVariable.flatMap(value)
         for webhook in webhooks {
