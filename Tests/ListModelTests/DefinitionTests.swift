@@ -69,7 +69,7 @@ final class DefinitionTests: XCTestCase {
             { "source": "bad/name", "groupBy": "team", "key": "x", "hidden": true, "rows": [],
               "row": { "title": "{name|bold}", "subtitle": "{a", "tagLength": 1.5, "colour": "red" },
               "rowTypes": { "bot": { "type": "bot" } }, "sortBy": [ { "order": "up" } ], "sectionOrder": 5 },
-            { "source": "people", "row": {} },
+            { "source": "people", "row": { "tagLength": 10000000000000000000 } },
             { "source": "people", "key": "p", "title": "{$count}", "sectionOrder": "asc" },
             "nope"
           ] },
@@ -110,6 +110,7 @@ final class DefinitionTests: XCTestCase {
             "lists.c.sections[3].row.tagLength: expected an integer, got a fraction",
             "lists.c.sections[3].rowTypes: needs typeField",
             "lists.c.sections[4].key: missing (required without groupBy)",
+            "lists.c.sections[4].row.tagLength: must be in 0…1000000",
             "lists.c.sections[5].sectionOrder: only meaningful with groupBy",
             "lists.c.sections[5].row: missing (required in a data-bound section)",
             "lists.c.sections[6]: expected an object, got string",

@@ -58,7 +58,12 @@ struct DefinitionDecoder {
     /// An integer in 0…1,000,000.
     mutating func tagLength(_ obj: JSONObject, _ path: String) -> Int? {
         guard let v = obj["tagLength"] else { return nil }
-        guard let i = v.intValue else { error("\(path).tagLength", "expected an integer, got \(v.isNumber ? "a fraction" : v.typeName)"); return nil }
+        guard let i = v.intValue else {
+            // A whole number too large for 64 bits is out of range, not a fraction.
+            if let d = v.doubleValue, d.rounded() == d { error("\(path).tagLength", "must be in 0…1000000"); return nil }
+            error("\(path).tagLength", "expected an integer, got \(v.isNumber ? "a fraction" : v.typeName)")
+            return nil
+        }
         guard i >= 0, i <= 1_000_000 else { error("\(path).tagLength", "must be in 0…1000000"); return nil }
         return Int(i)
     }
