@@ -26,7 +26,10 @@ case .check:
 case .token:
     exit(mintToken(configPath: configPath, subject: options.subject ?? "", ttlSeconds: options.ttlSeconds))
 case .backup:
-    exit(backup(to: options.backupPath ?? "", configPath: configPath, dataPath: options.dataPath))
+    // Without --config, SECTIONAL_DATA names the store as --data does (with one, it overrides the
+    // config's store, as for serve).
+    let data = options.dataPath ?? (options.configPath == nil ? environment["SECTIONAL_DATA"].flatMap { $0.isEmpty ? nil : $0 } : nil)
+    exit(backup(to: options.backupPath ?? "", configPath: configPath, dataPath: data))
 case .serve:
     exit(serve(configPath: configPath, overrides: overrides, allowUnauthenticatedWrites: options.allowUnauthenticatedWrites))
 }

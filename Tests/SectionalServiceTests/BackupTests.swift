@@ -55,6 +55,24 @@ final class BackupTests: FolderTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
     }
 
+    /// `SECTIONAL_DATA` names the store as `--data` does, with no config file to read (the one
+    /// `SECTIONAL_CONFIG` names is missing).
+    func testSECTIONAL_DATANamesTheStoreWithoutAConfig() throws {
+        let server = try ServerProcess(arguments: ["--config", config.path])
+        XCTAssertTrue(server.waitUntilReady())
+        XCTAssertEqual(try HTTPTestClient(port: server.port).request("PUT", "/v1/collections/people/records/p1",
+                                                                     headers: [("Content-Type", "application/json")],
+                                                                     body: Array(#"{"name":"Ada","team":"Design"}"#.utf8)).status, 201)
+        let copy = folder.appendingPathComponent("env-copy.sqlite")
+        let result = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", copy.path],
+                                          environment: ["SECTIONAL_DATA": database.path,
+                                                        "SECTIONAL_CONFIG": folder.appendingPathComponent("none.json").path])
+        XCTAssertEqual(result.status, 0, result.errors)
+        XCTAssertTrue(result.output.contains("\(database.path) backed up to \(copy.path)"), result.output)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+    }
+
     func testABackupOfAMissingStoreFailsAndWritesNothing() throws {
         let copy = folder.appendingPathComponent("copy.sqlite")
         let result = try ChildProcess.run(ServerProcess.executable,
