@@ -266,6 +266,28 @@ final class MultiInstanceTests: XCTestCase {
                        try MultiInstance.request(b, "GET", "/v1/lists/people/changes?since=\(changed)").body)
     }
 
+    /// Two instances creating the same new list at once: the database orders the two changes,
+    /// so one answers 201 (created) and the other 200 (it replaced the first), never both 201.
+    func testOfTwoInstancesCreatingOneListAtOnceOneCreatesIt() throws {
+        let apps = try instances(2)
+        let ports = [apps[0].port, apps[1].port]
+        for round in 0..<6 {
+            let statuses = Locked<[Int]>([])
+            let group = DispatchGroup()
+            for (k, port) in ports.enumerated() {
+                group.enter()
+                Thread {
+                    let definition = #"{ "title": "T\#(k)", "sections": [ { "key": "a", "rows": [ { "id": "r" } ] } ] }"#
+                    let status = (try? MultiInstance.request(port, "PUT", "/v1/lists/race\(round)/definition", json: definition).status) ?? -1
+                    statuses.withLock { $0.append(status) }
+                    group.leave()
+                }.start()
+            }
+            XCTAssertEqual(group.wait(timeout: .now() + 30), .success)
+            XCTAssertEqual(statuses.withLock { $0 }.sorted(), [200, 201], "round \(round)")
+        }
+    }
+
     func testSeedsLoadOnceWhenInstancesStartTogether() throws {
         let url = try XCTUnwrap(database).url
         let folder = temporaryFolder()

@@ -3,9 +3,9 @@
 /// and is logged in `changes` under collection ``PostgresSchema/definitionsLog`` (id: the list;
 /// a config reload: the empty id), so the change log has no gap where it took its number.
 extension PostgresStore {
-    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> StoredDefinition? {
+    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
         try writing { connection throws(PostgresError) in
-            try connection.transaction { () throws(PostgresError) -> StoredDefinition? in
+            try connection.transaction { () throws(PostgresError) -> (stored: StoredDefinition, replaced: Bool)? in
                 let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
                 guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
                 let old = try connection.execute("SELECT revision, json IS NOT NULL FROM definitions WHERE list = $1 FOR UPDATE",
@@ -20,7 +20,7 @@ extension PostgresStore {
                     """, .text(list), json.map { .bytes($0) } ?? .null, .int(revision + 1), .int(sequence))
                 try Self.logDefinition(list, sequence: sequence, on: connection)
                 try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
-                return StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence)
+                return (StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), live)
             }
         }
     }

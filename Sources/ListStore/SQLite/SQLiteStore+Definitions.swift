@@ -1,8 +1,8 @@
 /// Run-time list definitions in SQLite: one row per list, written in its own commit.
 extension SQLiteStore {
-    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> StoredDefinition? {
+    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
         try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> StoredDefinition? in
+            try connection.transaction { () throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? in
                 var revision: Int64 = 0
                 var live = false
                 try connection.query("SELECT revision, json IS NOT NULL FROM definitions WHERE list = ?", .text(list)) { row in
@@ -16,7 +16,7 @@ extension SQLiteStore {
                     ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
                     """, .text(list), json.map { .blob($0) } ?? .null, .int(revision + 1), .int(sequence))
                 try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
-                return StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence)
+                return (StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), live)
             }
         }
     }

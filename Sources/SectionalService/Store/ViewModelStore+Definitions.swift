@@ -68,7 +68,7 @@ extension ViewModelStore {
 
     func changeDefinition(_ name: String, to definition: ListDefinition?) throws(StoreError) -> (DefinitionChange?, [VersionEvent]) {
         try writer.withLock { _ throws(StoreError) -> (DefinitionChange?, [VersionEvent]) in
-            let (existed, configured) = catalog.withLock { ($0.definition(name) != nil, $0.config.first { $0.name == name }) }
+            let configured = catalog.withLock { $0.config.first { $0.name == name } }
             let after = (definition ?? configured).map(Localization.base)
             let snapshot = try after.flatMap { definition throws(StoreError) in try build(definition) }
             var json: [UInt8]?
@@ -77,7 +77,7 @@ extension ViewModelStore {
                 writer.value(definition.source)
                 json = writer.bytes
             }
-            guard let stored = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
+            guard let (stored, replaced) = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
             // Other instances' commits below this change first (the list was built before them: build it again).
             var (events, complete, moved) = catchUpBefore(stored.sequence)
             let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
@@ -85,7 +85,9 @@ extension ViewModelStore {
             catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
             events += put(name, current, at: stored.sequence)
             if complete { applied.advance(to: stored.sequence) }
-            return (DefinitionChange(stored: stored, created: !existed), events)
+            // Created when neither a run-time definition (as the store saw it in the commit: another
+            // instance may have made one just before) nor the config's was in force.
+            return (DefinitionChange(stored: stored, created: !replaced && configured == nil), events)
         }
     }
 
