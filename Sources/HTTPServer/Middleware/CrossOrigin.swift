@@ -43,19 +43,16 @@ public struct CrossOrigin: Sendable {
         request.method == .options && request.headers["Access-Control-Request-Method"] != nil
     }
 
-    /// The answer to `OPTIONS` on a path whose routes take `allowedMethods`: 204 with `Allow`
-    /// and, for a preflight from an allowed origin, the methods and request headers allowed.
-    /// The origin fields are added by `decorate`, as for every other answer.
-    public func answerOptions(_ request: Request, allowedMethods: [HTTPMethod]) -> Response {
-        let methods = (allowedMethods + [.options]).map(\.rawValue).joined(separator: ", ")
-        var response = Response(status: .noContent)
-        response.headers.add("Allow", methods)
-        if Self.isPreflight(request), allowedOrigin(request) != nil {
-            response.headers.add("Access-Control-Allow-Methods", methods)
-            response.headers.add("Access-Control-Allow-Headers", allowedHeaders)
-            response.headers.add("Access-Control-Max-Age", "600")
-        }
-        return response
+    /// Adds the preflight fields to the router's answer to `OPTIONS` (`204` with `Allow`), for a
+    /// preflight from an allowed origin: the methods (those of `Allow`), the request headers
+    /// allowed and how long to keep them. The origin fields are added by `decorate`, as for every
+    /// other answer.
+    public func preflight(_ response: inout Response, for request: Request) {
+        guard Self.isPreflight(request), response.status == .noContent, allowedOrigin(request) != nil,
+              let methods = response.headers["Allow"] else { return }
+        response.headers.add("Access-Control-Allow-Methods", methods)
+        response.headers.add("Access-Control-Allow-Headers", allowedHeaders)
+        response.headers.add("Access-Control-Max-Age", "600")
     }
 
     /// Adds the origin fields to an answer (preflight or actual): `Access-Control-Allow-Origin`

@@ -56,9 +56,10 @@ extension ListSnapshot {
     public func asSearchResult() -> ListSnapshot {
         var result = self
         result.isSearchResult = true
-        let before = result.sections.count
-        result.sections.removeAll { $0.rows.isEmpty && self.definition.sections[$0.spec].binding != nil }
-        if result.sections.count != before {
+        var kept = result.sections
+        kept.removeAll { $0.rows.isEmpty && result.vanishesWhenEmpty($0.spec) }
+        if kept.count != result.sections.count {
+            result.sections = kept
             result.recomputeKeys()
             result.recomputeStarts()
         }

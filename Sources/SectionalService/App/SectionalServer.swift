@@ -124,15 +124,11 @@ public final class SectionalServer: @unchecked Sendable {
         return answer(&request)
     }
 
-    /// `OPTIONS` (CORS preflight) or the routes, then the CORS headers (once, for both), then gzip.
+    /// The routes (the router answers `OPTIONS` itself; a CORS preflight gets its fields), then
+    /// the CORS headers (once), then gzip.
     private func answer(_ request: inout Request) -> Response {
-        var response: Response
-        if request.method == .options, let match = router.match(request.pathSegments) {
-            request.route = match.template
-            response = crossOrigin.answerOptions(request, allowedMethods: match.allowedMethods)
-        } else {
-            response = router.respond(to: &request)
-        }
+        var response = router.respond(to: &request)
+        if request.method == .options { crossOrigin.preflight(&response, for: request) }
         if let deferred = response.deferred {
             let request = request
             return .later(deferred.map { [crossOrigin] response in
