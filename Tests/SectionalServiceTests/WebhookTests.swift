@@ -101,6 +101,28 @@ final class WebhookTests: FolderTestCase {
         XCTAssertTrue(receiver.deliveries.allSatisfy(\.signatureValid))
     }
 
+    /// Each webhook has a delivery thread of its own: a receiver that holds its delivery (for up
+    /// to the 20 s timeout) does not delay another webhook's.
+    func testAReceiverThatDoesNotAnswerDelaysOnlyItsOwnWebhook() throws {
+        let held = try WebhookReceiver(secret: Self.secret)
+        defer { held.stop() }
+        let prompt = try WebhookReceiver(secret: Self.secret)
+        defer { prompt.stop() }
+        held.hold()
+        let hook = #""lists": ["all"], "secretEnv": "TEST_WEBHOOK_SECRET", "timeoutSeconds": 20, "firstRetryMilliseconds": 20, "maxRetrySeconds": 1"#
+        let config = Self.config(held.url, lists: #"["all"]"#).replacingOccurrences(
+            of: #""webhooks": [ {"#, with: #""webhooks": [ { "url": "\#(prompt.url)", \#(hook) }, {"#)
+        let app = try TestApp(config: config, webhookSecrets: Self.secrets)
+        let first = try order(app, "o", owner: "ann", title: "0")
+        XCTAssertTrue(eventually(within: 10) { held.deliveries.contains { $0.version == first } }, "sent to the held receiver, and held")
+        let second = try order(app, "o", owner: "ann", title: "1")
+        XCTAssertTrue(eventually(within: 10) { prompt.deliveries.contains { $0.version == second } },
+                      "the other webhook's delivery waited for the held one: \(prompt.deliveries.map(\.json))")
+        held.letGo()
+        XCTAssertTrue(eventually(within: 10) { held.deliveries.contains { $0.version == second } }, "\(held.deliveries.map(\.json))")
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_outbox_pending") == 0 })
+    }
+
     func testDeliveriesAreRetriedUntilTheReceiverComesUp() throws {
         // A port nothing listens on (connections are refused), then a receiver on it.
         let reserved = try WebhookReceiver(secret: Self.secret)

@@ -24,7 +24,7 @@ final class WebhookUnitTests: XCTestCase {
         for attempts in 0..<40 {
             let full: Int64 = min(300_000, 1_000 << Int64(min(attempts, 30)))
             for _ in 0..<20 {
-                let wait = WebhookDelivery.backoffMilliseconds(attempts: attempts, settings: settings)
+                let wait = WebhookWorker.backoffMilliseconds(attempts: attempts, settings: settings)
                 XCTAssertTrue((full / 2)...full ~= wait, "attempt \(attempts + 1): \(wait) ms outside [\(full / 2), \(full)]")
             }
         }

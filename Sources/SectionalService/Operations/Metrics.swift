@@ -66,8 +66,8 @@ public final class Metrics: Sendable {
         var webhooksSent: UInt64 = 0
         var webhooksSucceeded: UInt64 = 0
         var webhooksFailed: UInt64 = 0
-        /// Outbox rows pending, as the delivery worker last counted them.
-        var webhooksPending = 0
+        /// Outbox rows pending, by webhook, as each webhook's worker last counted them.
+        var webhooksPending: [String: Int] = [:]
     }
 
     private let state = Locked(State())
@@ -115,9 +115,9 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// The webhook outbox's pending rows, as last counted.
-    func setWebhooksPending(_ count: Int) {
-        state.withLock { $0.webhooksPending = count }
+    /// One webhook's pending rows in the outbox, as its worker last counted them.
+    func setWebhooksPending(_ count: Int, webhook: String) {
+        state.withLock { $0.webhooksPending[webhook] = count }
     }
 
     /// Adds rows dropped as duplicates in a list.
@@ -217,7 +217,7 @@ public final class Metrics: Sendable {
                       "Webhook deliveries that failed (another status, no answer, a timeout): retried with backoff.",
                       [(nil, "\(snapshot.webhooksFailed)")])
         out += family("sectional_webhook_outbox_pending", "gauge", "Webhook deliveries waiting in the store's outbox (coalesced per list and user).",
-                      [(nil, "\(snapshot.webhooksPending)")])
+                      [(nil, "\(snapshot.webhooksPending.values.reduce(0, +))")])
         return out
     }
 

@@ -1,154 +1,28 @@
-import Dispatch
-import Foundation
 import ListStore
-import Synchronization
 
-/// Sends the deliveries waiting in the store's outbox, on one thread of its own, so neither
-/// writes nor reads ever wait for a receiver.
-///
-/// The thread sleeps until a commit nudges it (``nudge()``), the next retry falls due, or
-/// ``idleSeconds`` pass (rows another instance wrote, claims that ran out); then it claims due
-/// rows (a lease, so instances sharing a database never send the same row at once), posts each,
-/// and removes it on a 2xx answer — unless a later version came meanwhile, which is then sent at
-/// once. Any other answer, no answer, or a timeout leaves the row for a retry after a backoff:
-/// the webhook's first wait, doubling per failure up to its longest, less up to half at random
-/// (jitter, so receivers coming back are not hit by every row at once). At start it sends what
-/// the outbox holds from before.
+/// Sends the deliveries waiting in the store's outbox: one ``WebhookWorker`` (and thread) per
+/// webhook, so neither writes nor reads ever wait for a receiver, and a receiver that does not
+/// answer holds up only its own webhook's deliveries, never another's.
 final class WebhookDelivery: Sendable {
-    /// The longest sleep between looks at the outbox.
-    static let idleSeconds = 5.0
-    /// Rows claimed at a time.
-    static let batch = 16
+    private let workers: [WebhookWorker]
 
-    private let store: RecordStore
-    /// The webhooks by URL (their name in the outbox).
-    private let targets: [String: WebhookTarget]
-    private let names: [String]
-    private let metrics: Metrics
-    private let log: Log
-    /// This worker's name on its claims.
-    private let owner = UUID().uuidString
-    private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
-    private let stopping = Atomic<Bool>(false)
-    private let running = Atomic<Bool>(false)
-    /// Whether the last look at the outbox failed (so a lasting store fault is logged once).
-    private let storeFailing = Atomic<Bool>(false)
-
+    /// One worker per webhook URL (the outbox's name for it; a URL given twice is sent once).
     init(targets: [WebhookTarget], store: RecordStore, metrics: Metrics, log: Log) {
-        self.store = store
-        self.targets = Dictionary(targets.map { ($0.settings.url, $0) }, uniquingKeysWith: { first, _ in first })
-        names = targets.map(\.settings.url)
-        self.metrics = metrics
-        self.log = log
+        var seen: Set<String> = []
+        workers = targets.filter { seen.insert($0.settings.url).inserted }
+            .map { WebhookWorker(target: $0, store: store, metrics: metrics, log: log) }
     }
 
-    /// Starts the thread.
-    func start() {
-        running.store(true, ordering: .releasing)
-        let thread = Thread { [self] in
-            defer { finished.signal() }
-            while !stopping.load(ordering: .acquiring) {
-                let seconds = deliverDue()
-                _ = wake.wait(timeout: .now() + seconds)
-            }
-        }
-        thread.name = "sectional.webhooks"
-        thread.start()
-    }
+    /// Starts every worker's thread.
+    func start() { workers.forEach { $0.start() } }
 
-    /// Wakes the thread: a commit may have recorded deliveries.
-    func nudge() { wake.signal() }
+    /// Wakes every worker: a commit may have recorded deliveries.
+    func nudge() { workers.forEach { $0.nudge() } }
 
-    /// Stops the thread: the delivery in flight is given up within a tenth of a second (a
-    /// receiver that does not answer cannot hold up a graceful stop) and retried later, and the
-    /// rows it had claimed and not sent are released, due at once.
+    /// Stops every worker at once, each giving up its delivery in flight within a tenth of a
+    /// second, and waits for them all.
     func stop() {
-        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        stopping.store(true, ordering: .releasing)
-        wake.signal()
-        if finished.wait(timeout: .now() + 60) == .timedOut {
-            log.error("the webhook delivery thread did not stop within 60 s", [:])
-        }
-    }
-
-    /// Milliseconds since 1970: the outbox's time (shared by instances, whose clocks agree
-    /// closely enough for retry times and leases).
-    private static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
-
-    /// Sends every due row; returns the seconds until the next look.
-    private func deliverDue() -> Double {
-        do {
-            while !stopping.load(ordering: .acquiring) {
-                let now = Self.now()
-                let longest = targets.values.map(\.settings.timeoutSeconds).max() ?? 10
-                let lease = now + Int64(Self.batch * (longest + 1) * 1000) + 10_000
-                let claimed = try store.claimDeliveries(webhooks: names, now: now, claimUntil: lease, owner: owner, limit: Self.batch)
-                if claimed.isEmpty { break }
-                for delivery in claimed {
-                    guard !stopping.load(ordering: .acquiring) else {
-                        // Released for the next start (or another instance), due at once.
-                        try store.deliveryFailed(delivery, owner: owner, retryAt: Self.now())
-                        continue
-                    }
-                    try deliver(delivery)
-                }
-            }
-            let status = try store.outboxStatus(webhooks: names)
-            metrics.setWebhooksPending(status.pending)
-            if storeFailing.exchange(false, ordering: .acquiringAndReleasing) { log.info("webhook outbox readable again") }
-            guard let due = status.nextDue else { return Self.idleSeconds }
-            return min(Self.idleSeconds, max(0.005, Double(due - Self.now()) / 1000))
-        } catch {
-            if !storeFailing.exchange(true, ordering: .acquiringAndReleasing) {
-                log.warn("webhook outbox unavailable; retrying every second", ["error": .text("\(error)")])
-            }
-            return 1
-        }
-    }
-
-    /// Posts one delivery and records its outcome in the outbox.
-    private func deliver(_ delivery: PendingDelivery) throws(StoreError) {
-        guard let target = targets[delivery.webhook] else { return }
-        let settings = target.settings
-        let body = WebhookSigner.body(of: delivery)
-        let outcome: Result<Int, HTTPPoster.Failure>
-        if let signature = WebhookSigner(secret: target.secret).signature(of: body) {
-            metrics.recordWebhookSent()
-            outcome = HTTPPoster.post(body, to: settings.target, headers: [(WebhookSigner.header, signature)],
-                                      timeoutSeconds: Double(settings.timeoutSeconds)) { [self] in stopping.load(ordering: .acquiring) }
-        } else {
-            outcome = .failure(HTTPPoster.Failure(description: "libcrypto could not compute the signature"))
-        }
-        if case .success(let status) = outcome, (200..<300).contains(status) {
-            metrics.recordWebhookOutcome(succeeded: true)
-            try store.deliveryAccepted(delivery)
-            return
-        }
-        if case .failure = outcome, stopping.load(ordering: .acquiring) {
-            // Given up for the stop: released for the next start (or another instance), due at once.
-            try store.deliveryFailed(delivery, owner: owner, retryAt: Self.now())
-            return
-        }
-        metrics.recordWebhookOutcome(succeeded: false)
-        let wait = Self.backoffMilliseconds(attempts: delivery.attempts, settings: settings)
-        try store.deliveryFailed(delivery, owner: owner, retryAt: Self.now() + wait)
-        let reason: String
-        switch outcome {
-        case .success(let status): reason = "answered \(status)"
-        case .failure(let failure): reason = failure.description
-        }
-        log.warn("webhook delivery failed; will retry", [
-            "url": .text(settings.url), "list": .text(delivery.list), "version": .number(Double(delivery.version)),
-            "reason": .text(reason), "attempt": .number(Double(delivery.attempts + 1)), "retryInSeconds": .number(Double(wait) / 1000),
-        ])
-    }
-
-    /// The wait before the next attempt after `attempts` earlier failures and this one: the
-    /// first wait doubled per earlier failure, capped, then between half and all of it.
-    static func backoffMilliseconds(attempts: Int, settings: WebhookSettings) -> Int64 {
-        let cap = Int64(settings.maxRetrySeconds) * 1000
-        let full = min(cap, Int64(settings.firstRetryMilliseconds) << Int64(min(attempts, 30)))
-        return max(1, full / 2 + Int64.random(in: 0...(full / 2)))
+        workers.forEach { $0.beginStop() }
+        workers.forEach { $0.awaitStop() }
     }
 }
