@@ -37,6 +37,14 @@ extension RecordStoreContract {
         XCTAssertNil(claimed.first { $0.list == "l" }?.user)
         XCTAssertEqual(try store.claimDeliveries(webhooks: ["other"], now: 1_000, claimUntil: 9_000, owner: "b", limit: 10), [],
                        "another webhook's rows are not claimed")
+        // Partitions are told apart by code points: "Karl" and "\u{212A}arl" (a Kelvin sign),
+        // equal to Swift's String, are two users, two rows, even from one commit.
+        _ = try write(store, ["e"]) { _, results in
+            ["Karl", "\u{212A}arl"].map { DeliveryRequest(webhook: "k", list: "inbox", partition: "s:" + $0, user: #""\#($0)""#,
+                                                        version: results[0].sequence) }
+        }
+        let users = try store.claimDeliveries(webhooks: ["k"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 10)
+        XCTAssertEqual(Set(users.map { CodePointKey($0.partition) }), [CodePointKey("s:Karl"), CodePointKey("s:\u{212A}arl")])
     }
 
     func checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws {

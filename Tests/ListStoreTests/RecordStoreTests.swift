@@ -35,6 +35,17 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: bob), deleted.sequence)
         try store.prepareField(owner, in: "orders")
         XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: ann), moved.sequence, "preparing again changes nothing")
+        // Values are told apart by code points: "Karl" and "\u{212A}arl" (a Kelvin sign), equal
+        // to Swift's String, are two keys, and a record moving from one to the other moves both.
+        let karl = try XCTUnwrap(ScalarKey(.string("Karl")))
+        let kelvin = try XCTUnwrap(ScalarKey(.string("\u{212A}arl")))
+        XCTAssertNotEqual(karl, kelvin)
+        let toKarl = try store.commit([.upsert(collection: "orders", id: "k", json: bytes(#"{"id":"k","owner":"Karl"}"#))])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: karl), toKarl.sequence)
+        XCTAssertNil(try store.fieldVersion(owner, in: "orders", key: kelvin), "another user's value")
+        let toKelvin = try store.commit([.upsert(collection: "orders", id: "k", json: bytes(#"{"id":"k","owner":"\#u{212A}arl"}"#))])
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: karl), toKelvin.sequence, "the old owner's value moves")
+        XCTAssertEqual(try store.fieldVersion(owner, in: "orders", key: kelvin), toKelvin.sequence, "and the new owner's")
     }
 
     func checkCommitsTakeOneSequenceEachAndRememberTheCollection() throws {

@@ -2,7 +2,8 @@ import JSONOutput
 
 /// A JSON scalar as a canonical text, so that equal values (by JSON value: `42` and `42.0`
 /// alike) give equal keys and different ones different keys: `s:` and the string, `n:` and the
-/// number, `b:true` / `b:false`. What per-user lists key their partitions by.
+/// number, `b:true` / `b:false`. What per-user lists key their partitions by. Strings are
+/// compared by code points, never by Swift's canonical equivalence.
 public struct ScalarKey: Hashable, Sendable, CustomStringConvertible {
     /// The canonical text: a type prefix and the value.
     public let text: String
@@ -34,4 +35,9 @@ public struct ScalarKey: Hashable, Sendable, CustomStringConvertible {
 
     /// ``text``.
     public var description: String { text }
+
+    /// Equal by code points (``CodePointKey``), as the stores compare the keys they keep: two
+    /// canonically equivalent but different strings are different users' partitions.
+    public static func == (a: ScalarKey, b: ScalarKey) -> Bool { CodePointKey(a.text) == CodePointKey(b.text) }
+    public func hash(into hasher: inout Hasher) { CodePointKey(text).hash(into: &hasher) }
 }

@@ -53,12 +53,14 @@ func codePointLess(_ a: String, _ b: String) -> Bool { compareCodePoints(a, b) <
 func codePointEqual(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.count && compareCodePoints(a, b) == 0 }
 
 /// A string that hashes and compares by its UTF-8 bytes, for sets and dictionaries that must
-/// not merge canonically equivalent but different strings.
-struct CodePointKey: Hashable, Sendable {
-    let string: String
-    init(_ s: String) { string = s }
-    static func == (a: CodePointKey, b: CodePointKey) -> Bool { codePointEqual(a.string, b.string) }
-    func hash(into hasher: inout Hasher) {
+/// not merge canonically equivalent but different strings (Swift's `String` would: "José" with
+/// a precomposed é and with e and a combining accent are equal to it, as are "K" and the Kelvin
+/// sign "\u{212A}", while the stores, JSON and users' identities tell them apart).
+public struct CodePointKey: Hashable, Sendable {
+    public let string: String
+    public init(_ s: String) { string = s }
+    public static func == (a: CodePointKey, b: CodePointKey) -> Bool { codePointEqual(a.string, b.string) }
+    public func hash(into hasher: inout Hasher) {
         var s = string
         s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }

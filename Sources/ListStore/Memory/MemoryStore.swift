@@ -13,10 +13,10 @@ public final class MemoryStore: RecordStore, Sendable {
         var views: [String: StoredView] = [:]
         /// Prepared fields by collection, and their keys' versions by "collection field key".
         var fields: [String: [FieldPath]] = [:]
-        var fieldVersions: [String: Int64] = [:]
+        var fieldVersions: [CodePointKey: Int64] = [:]
         var definitions: [String: StoredDefinition] = [:]
         /// Webhook deliveries by [webhook, list, partition].
-        var outbox: [[String]: OutboxRow] = [:]
+        var outbox: [OutboxKey: OutboxRow] = [:]
     }
 
     /// One row of the outbox.
@@ -66,7 +66,7 @@ public final class MemoryStore: RecordStore, Sendable {
 
     /// Adds a delivery to the outbox, or moves its row to the later version.
     private static func record(_ request: DeliveryRequest, in state: inout State) {
-        let key = [request.webhook, request.list, request.partition]
+        let key = request.outboxKey
         guard var row = state.outbox[key] else {
             state.outbox[key] = OutboxRow(request: request)
             return
@@ -78,12 +78,12 @@ public final class MemoryStore: RecordStore, Sendable {
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
         state.withLock { state in
             let due = state.outbox.filter { key, row in
-                webhooks.contains(key[0]) && row.dueAt <= now && (row.claimedUntil ?? 0) <= now
-            }.sorted { ($0.value.dueAt, $0.key.joined(separator: "\u{0}")) < ($1.value.dueAt, $1.key.joined(separator: "\u{0}")) }
+                webhooks.contains(key.webhook.string) && row.dueAt <= now && (row.claimedUntil ?? 0) <= now
+            }.sorted { ($0.value.dueAt, $0.key.list.string, $0.key.partition.string) < ($1.value.dueAt, $1.key.list.string, $1.key.partition.string) }
             return due.prefix(limit).map { key, row in
                 state.outbox[key]?.claimedBy = owner
                 state.outbox[key]?.claimedUntil = claimUntil
-                return PendingDelivery(webhook: key[0], list: key[1], partition: key[2], user: row.request.user,
+                return PendingDelivery(webhook: key.webhook.string, list: key.list.string, partition: key.partition.string, user: row.request.user,
                                        version: row.request.version, attempts: row.attempts)
             }
         }
@@ -91,7 +91,7 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
         state.withLock { state in
-            let key = [delivery.webhook, delivery.list, delivery.partition]
+            let key = OutboxKey(webhook: delivery.webhook, list: delivery.list, partition: delivery.partition)
             guard let row = state.outbox[key] else { return }
             if row.request.version <= delivery.version {
                 state.outbox[key] = nil
@@ -103,7 +103,7 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
         state.withLock { state in
-            let key = [delivery.webhook, delivery.list, delivery.partition]
+            let key = OutboxKey(webhook: delivery.webhook, list: delivery.list, partition: delivery.partition)
             guard var row = state.outbox[key], row.claimedBy == owner else { return }
             row.attempts += 1
             row.dueAt = retryAt
@@ -115,7 +115,7 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus {
         state.withLock { state in
-            let rows = state.outbox.filter { webhooks.contains($0.key[0]) }.values
+            let rows = state.outbox.filter { webhooks.contains($0.key.webhook.string) }.values
             return OutboxStatus(pending: rows.count, nextDue: rows.map { max($0.dueAt, $0.claimedUntil ?? 0) }.min())
         }
     }
@@ -123,7 +123,7 @@ public final class MemoryStore: RecordStore, Sendable {
     public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
         state.withLock { state in
             let before = state.outbox.count
-            state.outbox = state.outbox.filter { webhooks.contains($0.key[0]) }
+            state.outbox = state.outbox.filter { webhooks.contains($0.key.webhook.string) }
             return before - state.outbox.count
         }
     }
@@ -146,8 +146,8 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public var tracksFieldVersions: Bool { true }
 
-    private static func fieldVersionName(_ collection: String, _ field: FieldPath, _ key: ScalarKey) -> String {
-        "\(collection)\u{0}\(field)\u{0}\(key.text)"
+    private static func fieldVersionName(_ collection: String, _ field: FieldPath, _ key: ScalarKey) -> CodePointKey {
+        CodePointKey("\(collection)\u{0}\(field)\u{0}\(key.text)")
     }
 
     /// Moves the versions of the prepared fields' keys a write touches (before and after).

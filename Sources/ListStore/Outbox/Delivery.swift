@@ -1,3 +1,5 @@
+import ListModel
+
 /// A webhook delivery a commit asks for: `list` (or one user's partition of it) reached
 /// `version`. Recorded in the store's outbox in the commit's own transaction, so an
 /// acknowledged write always has its delivery recorded.
@@ -64,14 +66,32 @@ public struct OutboxStatus: Sendable, Equatable {
     }
 }
 
+/// What the outbox keeps one row for: a webhook, a list and a partition, compared by code points
+/// as the SQL stores compare them (two users whose names are canonically equivalent strings,
+/// equal to Swift's `String`, are two rows).
+public struct OutboxKey: Hashable, Sendable {
+    public let webhook: CodePointKey
+    public let list: CodePointKey
+    public let partition: CodePointKey
+
+    public init(webhook: String, list: String, partition: String) {
+        self.webhook = CodePointKey(webhook)
+        self.list = CodePointKey(list)
+        self.partition = CodePointKey(partition)
+    }
+}
+
 extension DeliveryRequest {
+    /// The outbox row this request records.
+    public var outboxKey: OutboxKey { OutboxKey(webhook: webhook, list: list, partition: partition) }
+
     /// The requests with one per (webhook, list, partition), at its highest version (the last
     /// one's user value).
     static func coalesced(_ requests: [DeliveryRequest]) -> [DeliveryRequest] {
-        var latest: [[String]: DeliveryRequest] = [:]
-        var order: [[String]] = []
+        var latest: [OutboxKey: DeliveryRequest] = [:]
+        var order: [OutboxKey] = []
         for request in requests {
-            let key = [request.webhook, request.list, request.partition]
+            let key = request.outboxKey
             if let known = latest[key] {
                 if request.version >= known.version { latest[key] = request }
             } else {

@@ -15,7 +15,7 @@ final class EventHub: @unchecked Sendable {
     private struct Streams {
         /// Streams by name (a list's, or a list and user partition's), each with the last
         /// version it was told, so no stream hears a version twice or out of order.
-        var byList: [String: [ObjectIdentifier: (stream: StreamBody, told: Int64)]] = [:]
+        var byList: [CodePointKey: [ObjectIdentifier: (stream: StreamBody, told: Int64)]] = [:]
         var count = 0
         var refused: UInt64 = 0
     }
@@ -54,9 +54,9 @@ final class EventHub: @unchecked Sendable {
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
             guard let self, let id = key.withLock({ $0 }) else { return }
             streams.withLock { all in
-                guard all.byList[name]?.removeValue(forKey: id) != nil else { return }
+                guard all.byList[CodePointKey(name)]?.removeValue(forKey: id) != nil else { return }
                 all.count -= 1
-                if all.byList[name]?.isEmpty == true { all.byList.removeValue(forKey: name) }
+                if all.byList[CodePointKey(name)]?.isEmpty == true { all.byList.removeValue(forKey: CodePointKey(name)) }
             }
         })
         key.withLock { $0 = ObjectIdentifier(stream) }
@@ -66,7 +66,7 @@ final class EventHub: @unchecked Sendable {
                 return false
             }
             stream.send(Array("retry: \(Self.retryMilliseconds)\n: connected\n\n".utf8))
-            all.byList[name, default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min)
+            all.byList[CodePointKey(name), default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min)
             all.count += 1
             return true
         }
@@ -80,8 +80,8 @@ final class EventHub: @unchecked Sendable {
     private func tell(_ stream: StreamBody, stream name: String, list: String, version: Int64) {
         streams.withLock { all in
             let id = ObjectIdentifier(stream)
-            guard let told = all.byList[name]?[id]?.told, told < version else { return }
-            all.byList[name]![id]!.told = version
+            guard let told = all.byList[CodePointKey(name)]?[id]?.told, told < version else { return }
+            all.byList[CodePointKey(name)]![id]!.told = version
             stream.send(Array(Self.event(list: list, version: version).utf8))
         }
     }
@@ -92,18 +92,18 @@ final class EventHub: @unchecked Sendable {
         // a commit was 3.3% of the writer thread's samples under `make bench-service`'s mixed
         // reads and writes; see ``Reaper``). A stream registered after this look finds the
         // version by `subscribe`'s own read, which follows the publication this event announces.
-        guard streams.withLock({ all in events.contains { all.byList[$0.stream] != nil } }) else { return }
+        guard streams.withLock({ all in events.contains { all.byList[CodePointKey($0.stream)] != nil } }) else { return }
         queue.async { [weak self] in
             guard let self else { return }
             for event in events {
                 let subscribers = streams.withLock { all -> [StreamBody] in
-                    guard var streams = all.byList[event.stream] else { return [] }
+                    guard var streams = all.byList[CodePointKey(event.stream)] else { return [] }
                     var due: [StreamBody] = []
                     for (id, subscriber) in streams where subscriber.told < event.version {
                         due.append(subscriber.stream)
                         streams[id]!.told = event.version
                     }
-                    all.byList[event.stream] = streams
+                    all.byList[CodePointKey(event.stream)] = streams
                     return due
                 }
                 guard !subscribers.isEmpty else { continue }

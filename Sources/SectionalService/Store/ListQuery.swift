@@ -13,16 +13,26 @@ struct ListQuery: Hashable, Sendable {
         let field: FieldPath
         let value: String
 
-        /// The ``ScalarKey`` texts of the record values equal to ``value``.
-        var keys: Set<String> {
-            var keys: Set<String> = ["s:" + value]
-            if value == "true" || value == "false" { keys.insert("b:" + value) }
-            if let number = try? JSONParser.parse(Array(value.utf8)), number.isNumber, let key = ScalarKey(number) { keys.insert(key.text) }
+        /// The ``ScalarKey`` texts of the record values equal to ``value`` (by code points).
+        var keys: Set<CodePointKey> {
+            var keys: Set<CodePointKey> = [CodePointKey("s:" + value)]
+            if value == "true" || value == "false" { keys.insert(CodePointKey("b:" + value)) }
+            if let number = try? JSONParser.parse(Array(value.utf8)), number.isNumber, let key = ScalarKey(number) {
+                keys.insert(CodePointKey(key.text))
+            }
             return keys
         }
 
         static func < (a: Filter, b: Filter) -> Bool {
             (a.field.description, a.value) < (b.field.description, b.value)
+        }
+
+        /// By code points, as records' values match it: two canonically equivalent but
+        /// different values are two filters with two results.
+        static func == (a: Filter, b: Filter) -> Bool { a.field == b.field && CodePointKey(a.value) == CodePointKey(b.value) }
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(field)
+            hasher.combine(CodePointKey(value))
         }
     }
 
@@ -33,7 +43,7 @@ struct ListQuery: Hashable, Sendable {
     /// The fields the text is looked for in (the list's `search.fields`).
     var searchFields: [FieldPath] { parts.searchFields }
     /// Per filter, its ``Filter/keys`` (computed once).
-    private var matchKeys: [Set<String>] { parts.matchKeys }
+    private var matchKeys: [Set<CodePointKey>] { parts.matchKeys }
 
     /// The query's parts behind one reference, with their hash: a query is copied and hashed
     /// with every key of the result it names, and a write moves every resident search of its
@@ -43,7 +53,7 @@ struct ListQuery: Hashable, Sendable {
         let text: [UInt8]?
         let filters: [Filter]
         let searchFields: [FieldPath]
-        let matchKeys: [Set<String>]
+        let matchKeys: [Set<CodePointKey>]
         /// Of the text and the filters (the search fields are the list's, the same for its every
         /// query; the match keys follow from the filters).
         let hash: Int
@@ -114,7 +124,7 @@ struct ListQuery: Hashable, Sendable {
     /// field (nil: none).
     func filtersHold(keyOf: (FieldPath) -> String?) -> Bool {
         for (filter, keys) in zip(filters, matchKeys) {
-            guard let key = keyOf(filter.field), keys.contains(key) else { return false }
+            guard let key = keyOf(filter.field), keys.contains(CodePointKey(key)) else { return false }
         }
         return true
     }

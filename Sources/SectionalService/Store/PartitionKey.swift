@@ -32,8 +32,10 @@ public struct PartitionKey: Hashable, Sendable {
         return hash.value
     }
 
-    public static func == (lhs: PartitionKey, rhs: PartitionKey) -> Bool { lhs.text == rhs.text }
-    public func hash(into hasher: inout Hasher) { hasher.combine(text) }
+    /// By code points (``CodePointKey``), as the stores select a partition's records: "Karl" and
+    /// "\u{212A}arl" (a Kelvin sign) are two users, though Swift's `String` calls them equal.
+    public static func == (lhs: PartitionKey, rhs: PartitionKey) -> Bool { CodePointKey(lhs.text) == CodePointKey(rhs.text) }
+    public func hash(into hasher: inout Hasher) { CodePointKey(text).hash(into: &hasher) }
 }
 
 /// Which materialization of a list: the list itself, or one partition of a per-user list —
@@ -53,6 +55,6 @@ struct MaterializationKey: Hashable, Sendable {
     /// Whether this is a list that is the same for everyone, as a whole, in its first language.
     var isWholeList: Bool { partition == nil && language == nil && query == nil }
 
-    /// The name event streams are filed under.
+    /// The name event streams are filed under (compared by code points: ``EventHub``).
     var streamName: String { partition.map { "\(list)\u{1F}\($0.text)" } ?? list }
 }

@@ -171,7 +171,7 @@ public final class ViewRegistry: Sendable {
     private func useInMemory(_ id: String, list: String, owner: String?) -> View? {
         let now = clock()
         return state.withLock { state -> View? in
-            guard var entry = state.entries[id], entry.view.list == list, entry.view.owner == owner,
+            guard var entry = state.entries[id], entry.view.list == list, entry.view.owner.map(CodePointKey.init) == owner.map(CodePointKey.init),
                   entry.lastUsed + ttlSeconds >= now else { return nil }
             entry.lastUsed = now
             entry.tick = state.nextTick()

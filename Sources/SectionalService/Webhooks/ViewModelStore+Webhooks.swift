@@ -21,10 +21,8 @@ extension ViewModelStore {
             }
             return followed
         }
-        var requests: [Target: DeliveryRequest] = [:]
-        func plan(_ request: DeliveryRequest) {
-            requests[Target(webhook: request.webhook, list: request.list, partition: request.partition)] = request
-        }
+        var requests: [OutboxKey: DeliveryRequest] = [:]
+        func plan(_ request: DeliveryRequest) { requests[request.outboxKey] = request }
         for (writes, result) in zip(groups, results) where result.changedAnything {
             for (index, write) in writes.enumerated() {
                 let collection: String
@@ -55,12 +53,5 @@ extension ViewModelStore {
             }
         }
         return Array(requests.values)
-    }
-
-    /// What the outbox keeps one row for.
-    private struct Target: Hashable {
-        let webhook: String
-        let list: String
-        let partition: String
     }
 }
