@@ -39,5 +39,6 @@ public struct ScalarKey: Hashable, Sendable, CustomStringConvertible {
     /// Equal by code points (``CodePointKey``), as the stores compare the keys they keep: two
     /// canonically equivalent but different strings are different users' partitions.
     public static func == (a: ScalarKey, b: ScalarKey) -> Bool { CodePointKey(a.text) == CodePointKey(b.text) }
+    /// Hashes the UTF-8 bytes of ``text``.
     public func hash(into hasher: inout Hasher) { CodePointKey(text).hash(into: &hasher) }
 }

@@ -57,9 +57,13 @@ func codePointEqual(_ a: String, _ b: String) -> Bool { a.utf8.count == b.utf8.c
 /// a precomposed é and with e and a combining accent are equal to it, as are "K" and the Kelvin
 /// sign "\u{212A}", while the stores, JSON and users' identities tell them apart).
 public struct CodePointKey: Hashable, Sendable {
+    /// The string.
     public let string: String
+    /// The key of `s`.
     public init(_ s: String) { string = s }
+    /// Equal UTF-8 bytes.
     public static func == (a: CodePointKey, b: CodePointKey) -> Bool { codePointEqual(a.string, b.string) }
+    /// Hashes the UTF-8 bytes.
     public func hash(into hasher: inout Hasher) {
         var s = string
         s.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }

@@ -24,11 +24,12 @@ extension PostgresStore {
             """, .text(collection), .text(field.description))
         guard named.rowCount > 0 else { return }
         let records = try connection.execute("SELECT json, sequence FROM records WHERE collection = $1", .text(collection))
-        var versions: [[String]: Int64] = [:]
+        var versions: [[CodePointKey]: Int64] = [:]
         for row in 0..<records.rowCount {
             guard let value = try? JSONParser.parse(records.bytes(row, 0)), let key = ScalarKey(field: field, of: value) else { continue }
             let sequence = try records.int(row, 1)
-            versions[[collection, field.description, storedKey(key)], default: 0] = max(versions[[collection, field.description, storedKey(key)]] ?? 0, sequence)
+            let place = versionKey(collection, field, key)
+            versions[place] = max(versions[place] ?? 0, sequence)
         }
         try store(versions, on: connection)
     }
@@ -47,7 +48,7 @@ extension PostgresStore {
     static func moveFieldVersions(_ groups: [[RecordWrite]], _ results: [CommitResult], fields: [String: [FieldPath]],
                                   on connection: PostgresConnection) throws(PostgresError) {
         guard !fields.isEmpty else { return }
-        var versions: [[String]: Int64] = [:]
+        var versions: [[CodePointKey]: Int64] = [:]
         for (writes, result) in zip(groups, results) where result.changedAnything {
             for (index, write) in writes.enumerated() {
                 guard let tracked = fields[write.targetCollection] else { continue }
@@ -57,7 +58,7 @@ extension PostgresStore {
                 for field in tracked {
                     for value in values {
                         guard let key = ScalarKey(field: field, of: value) else { continue }
-                        versions[[write.targetCollection, field.description, storedKey(key)]] = result.sequence
+                        versions[versionKey(write.targetCollection, field, key)] = result.sequence
                     }
                 }
             }
@@ -65,15 +66,21 @@ extension PostgresStore {
         try store(versions, on: connection)
     }
 
-    private static func store(_ versions: [[String]: Int64], on connection: PostgresConnection) throws(PostgresError) {
+    /// A `field_versions` row's key, compared by code points as the `COLLATE "C"` column is (two
+    /// canonically equivalent but different values are two rows).
+    private static func versionKey(_ collection: String, _ field: FieldPath, _ key: ScalarKey) -> [CodePointKey] {
+        [CodePointKey(collection), CodePointKey(field.description), CodePointKey(storedKey(key))]
+    }
+
+    private static func store(_ versions: [[CodePointKey]: Int64], on connection: PostgresConnection) throws(PostgresError) {
         guard !versions.isEmpty else { return }
         let rows = Array(versions)
         try connection.execute("""
             INSERT INTO field_versions (collection, field, key, sequence)
             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
             ON CONFLICT (collection, field, key) DO UPDATE SET sequence = excluded.sequence
-            """, PostgresArray.text(rows.map { $0.key[0] }), PostgresArray.text(rows.map { $0.key[1] }),
-            PostgresArray.text(rows.map { $0.key[2] }), PostgresArray.int8(rows.map(\.value)))
+            """, PostgresArray.text(rows.map { $0.key[0].string }), PostgresArray.text(rows.map { $0.key[1].string }),
+            PostgresArray.text(rows.map { $0.key[2].string }), PostgresArray.int8(rows.map(\.value)))
     }
 
     /// A key as stored: PostgreSQL text cannot hold U+0000, so it becomes U+FFFD (two keys that
