@@ -34,7 +34,8 @@ final class MaterializationCacheTests: XCTestCase {
     }
 
     func testTheLeastRecentlyReadPartitionIsEvictedFirst() throws {
-        let cache = MaterializationCache(maxResidentRows: 3)
+        // Room for three partitions of one row each (each also counts its entry's share).
+        let cache = MaterializationCache(maxResidentRows: 3 * (1 + MaterializationCache.rowsPerEntry))
         for user in ["a", "b", "c"] {
             XCTAssertNotNil(cache.install(key(user), state: try state(version: 1, partition: user)))
         }
@@ -44,6 +45,40 @@ final class MaterializationCacheTests: XCTestCase {
         XCTAssertNil(cache.read(key("b")), "b, read least recently, is evicted")
         for user in ["a", "c", "d"] { XCTAssertNotNil(cache.read(key(user)), "\(user) stays") }
         XCTAssertEqual(cache.statistics.rows, 3)
+        XCTAssertEqual(cache.statistics.evictions, 1)
+    }
+
+    /// Partitions and results with no rows still count against the budget: reads by made-up users
+    /// (or searches that match nothing) cannot fill memory unevicted.
+    func testEntriesWithNoRowsAreEvictedUnderTheBudget() throws {
+        let cache = MaterializationCache(maxResidentRows: 10 * MaterializationCache.rowsPerEntry)
+        for user in 0..<100 {
+            XCTAssertNotNil(cache.install(key("u\(user)"), state: try state(version: 1, rows: 0, partition: "u\(user)")))
+        }
+        XCTAssertLessThanOrEqual(cache.statistics.partitions, 10)
+        XCTAssertGreaterThanOrEqual(cache.statistics.evictions, 90)
+        XCTAssertNotNil(cache.read(key("u99")), "the last one installed stays")
+    }
+
+    /// A list keeps at most ``MaterializationCache/maxResultsPerList`` search results (a write
+    /// moves each): past it the least recently read of that list's results goes, even with
+    /// room in the budget, and another list's results stay.
+    func testAListKeepsABoundedNumberOfSearchResults() throws {
+        let cache = MaterializationCache(maxResidentRows: 1_000_000)
+        func result(_ text: String, user: String? = nil) -> MaterializationKey {
+            MaterializationKey(list: "items", partition: user.flatMap { PartitionKey(.string($0)) },
+                               query: ListQuery(text: text, filters: [], searchFields: []))
+        }
+        let limit = MaterializationCache.maxResultsPerList
+        XCTAssertNotNil(cache.install(result("other", user: "z"), state: try state(version: 1, rows: 0, partition: "z")))
+        for n in 0..<limit { XCTAssertNotNil(cache.install(result("q\(n)"), state: try state(version: 1, rows: 0))) }
+        XCTAssertNotNil(cache.read(result("q0")), "read: q1 is now the least recently read")
+        XCTAssertNotNil(cache.install(result("q\(limit)"), state: try state(version: 1, rows: 0)))
+        XCTAssertNil(cache.read(result("q1")), "the least recently read result of the list is evicted")
+        XCTAssertNotNil(cache.read(result("q0")))
+        XCTAssertNotNil(cache.read(result("q\(limit)")))
+        XCTAssertNotNil(cache.read(result("other", user: "z")), "another partition's results are not counted with these")
+        XCTAssertEqual(cache.statistics.partitions, limit + 1)
         XCTAssertEqual(cache.statistics.evictions, 1)
     }
 
