@@ -121,7 +121,7 @@ final class ChangesPropertyTests: XCTestCase {
                     var changed: Set<String> = []
                     for j in i..<snaps.count {
                         if j > i { changed.formUnion(written[j]) }
-                        let at = "seed \(seed) view \(view.hidden.sorted()) pair \(i)→\(j)"
+                        let at = "seed \(seed) view \(view.hidden.map(\.string).sorted()) pair \(i)→\(j)"
                         guard let u = snaps[j].changes(from: snaps[i], changedRowIDs: changed, view: view, maxChanges: .max) else {
                             XCTFail("nil update \(at)"); continue
                         }

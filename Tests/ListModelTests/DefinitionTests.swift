@@ -28,7 +28,7 @@ final class DefinitionTests: XCTestCase {
         XCTAssertEqual(d.sources, ["people"])
         XCTAssertTrue(d.reads(collection: "people"))
         XCTAssertFalse(d.reads(collection: "bots"))
-        XCTAssertEqual(d.defaultHidden, ["Archived"])
+        XCTAssertEqual(d.defaultHidden, [CodePointKey("Archived")])
         XCTAssertEqual(d.sections.count, 2)
         let b = d.sections[1].binding!
         XCTAssertEqual(b.rowTypes["bot"]?.tagLength, 1)

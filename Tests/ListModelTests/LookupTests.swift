@@ -75,7 +75,7 @@ final class LookupTests: XCTestCase {
     func testHiddenSectionsInOutline() {
         let l = list
         let o = l.outline(view: d.defaultView)
-        XCTAssertEqual(d.defaultHidden, ["b"])
+        XCTAssertEqual(d.defaultHidden, [CodePointKey("b")])
         XCTAssertEqual(o["rowCount"], 5)
         XCTAssertEqual(o["totalRowCount"], 6)
         let b = o["sections"]!.arrayValue![1]

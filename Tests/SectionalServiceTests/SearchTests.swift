@@ -92,6 +92,11 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(try ids(app, "filter.team=Design&filter.status=active"), ["me", "p1", "p4"])
         XCTAssertEqual(try ids(app, "filter.status=active&filter.level=2"), ["me", "p1", "p3"], "a number field equals the number")
         XCTAssertEqual(try ids(app, "filter.team=design"), ["me"], "filters compare exactly")
+        // By code points: a precomposed é and an e with a combining accent are two values.
+        try person(app, "p5", "Eve", team: "Caf\u{E9}")
+        try person(app, "p6", "Flo", team: "Cafe\u{301}")
+        XCTAssertEqual(try ids(app, "filter.team=Caf%C3%A9"), ["me", "p5"])
+        XCTAssertEqual(try ids(app, "filter.team=Cafe%CC%81"), ["me", "p6"])
         XCTAssertEqual(try ids(app, "filter.team=Design&filter.team=Sales"), ["me"], "a repeated filter must hold too")
         XCTAssertEqual(try ids(app, "filter.team=Design&q=BEA"), ["me", "p2"], "search and filters together")
         XCTAssertEqual(try ids(app, "filter.team=Sales&q=bea"), ["me"])

@@ -24,6 +24,9 @@ final class ViewRegistryTests: XCTestCase {
         XCTAssertEqual(try store.allViews().map(\.id), [used.id], "expiry reaches the store")
         try registry.flush()
         XCTAssertEqual(try store.allViews().first?.lastUsed, 1_150, "uses are flushed to the store")
+        let spellings = try XCTUnwrap(try registry.create(list: "l", hidden: ["\u{E9}", "e\u{301}", "\u{E9}"]))
+        XCTAssertEqual(spellings.hidden.map { Array($0.unicodeScalars) }, [["\u{E9}"], ["e", "\u{301}"]],
+                       "keys compare by code points: two spellings of é are two keys")
     }
 
     func testAViewHidesAtMostMaxHiddenKeys() throws {

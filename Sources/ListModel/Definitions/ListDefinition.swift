@@ -19,7 +19,7 @@ public struct ListDefinition: Sendable {
     public let scope: ListScope?
     /// Section keys hidden in the default view: literal/keyed specs with `hidden: true` and
     /// every `hiddenByDefault` key.
-    public let defaultHidden: Set<String>
+    public let defaultHidden: Set<CodePointKey>
 
     /// The definition as written (the JSON it was decoded from).
     public let source: JSONValue
@@ -35,7 +35,7 @@ public struct ListDefinition: Sendable {
     public let timeZone: TimeZoneOffsets
 
     /// The view a read without `?view=` sees.
-    public var defaultView: ViewState { ViewState(hidden: defaultHidden) }
+    public var defaultView: ViewState { ViewState(hiddenKeys: defaultHidden) }
     /// ``defaultView``'s fingerprint, computed once (it sorts the hidden keys; every state a
     /// write publishes, one per resident search too, tags itself with it).
     public let defaultViewFingerprint: UInt64
@@ -66,24 +66,24 @@ public struct ListDefinition: Sendable {
         self.sections = sections
         self.fingerprint = fingerprint
         var bySource: [String: [Int]] = [:]
-        var hidden: Set<String> = []
+        var hidden: Set<CodePointKey> = []
         var orders: [RowOrder] = []
         for s in sections {
             switch s.content {
             case .literal:
                 orders.append(RowOrder(descending: [false]))
-                if s.hidden, let k = s.key { hidden.insert(k) }
+                if s.hidden, let k = s.key { hidden.insert(CodePointKey(k)) }
             case .data(let b):
                 bySource[b.source, default: []].append(s.index)
                 orders.append(RowOrder(descending: b.sortBy.map(\.descending)))
-                if s.hidden, let k = s.key { hidden.insert(k) }
-                hidden.formUnion(b.hiddenByDefault)
+                if s.hidden, let k = s.key { hidden.insert(CodePointKey(k)) }
+                hidden.formUnion(b.hiddenByDefault.lazy.map(CodePointKey.init))
             }
         }
         self.specsBySource = bySource
         self.sources = bySource.keys.sorted(by: codePointLess)
         self.defaultHidden = hidden
-        self.defaultViewFingerprint = ViewState(hidden: hidden).fingerprint
+        self.defaultViewFingerprint = ViewState(hiddenKeys: hidden).fingerprint
         self.orders = orders
         self.bindings = sections.map(\.binding)
     }

@@ -111,7 +111,7 @@ public struct ListSnapshot: Sendable {
                 if sections[i].rank < 0 { sections[i].rank = rankers[sections[i].spec].rank(of: sections[i].rawKey) }
                 if let t = sections[i].text, t.isCurrent(count: sections[i].rows.count, key: sections[i].key) { continue }
                 sections[i].text = SectionText(definition.sections[sections[i].spec], node: sections[i])
-                sections[i].hiddenByDefault = definition.defaultHidden.contains(sections[i].key)
+                sections[i].hiddenByDefault = definition.defaultHidden.contains(CodePointKey(sections[i].key))
             }
         }
     }

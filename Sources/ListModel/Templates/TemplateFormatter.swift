@@ -20,7 +20,7 @@ enum TemplateFormatter: Sendable, Equatable {
     /// `nonzero`: `""` for a zero number (so a badge of 0 disappears).
     case nonzero
     /// `label`: the text the spec's `keyLabels` gives the value, else the value itself.
-    case label([String: String])
+    case label([CodePointKey: String])
 
     /// Parses `name` or `name:argument`; `number`, `currency` and `date` write as `formats` says,
     /// `date` in local time of `zone`, and `labels` is the spec's `keyLabels` (for `label`).
@@ -61,7 +61,7 @@ enum TemplateFormatter: Sendable, Equatable {
             return name == "prefix" ? .prefix(String(arg)) : .suffix(String(arg))
         case "nonzero", "label":
             if arg != nil { throw TemplateError("formatter '\(name)' takes no argument") }
-            return name == "nonzero" ? .nonzero : .label(labels)
+            return name == "nonzero" ? .nonzero : .label(Dictionary(labels.map { (CodePointKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
         default:
             throw TemplateError("unknown formatter '\(name)'")
         }
@@ -99,7 +99,7 @@ enum TemplateFormatter: Sendable, Equatable {
         case .nonzero:
             guard let d = TemplateFormatter.decimal(value, text), d.isZero else { return text }
             return ""
-        case .label(let labels): return labels[text] ?? text
+        case .label(let labels): return labels[CodePointKey(text)] ?? text
         }
     }
 

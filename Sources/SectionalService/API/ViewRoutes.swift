@@ -12,7 +12,7 @@ struct ViewRoutes {
         router.post("/v1/lists/{list}/views") { request in
             let readable = try context.readableList(request)
             let state = readable.state
-            var hidden = Array(state.definition.defaultHidden).sorted()
+            var hidden = state.definition.defaultHidden.map(\.string).sorted()
             if let body = try request.jsonObjectBody(optional: true) {
                 for member in body where member.key != "hidden" {
                     throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a view body is {\"hidden\": [section keys]}.")

@@ -28,7 +28,7 @@ public final class ViewRegistry: Sendable {
         public let owner: String?
         /// Hidden section keys, in the order they were hidden.
         public var hidden: [String]
-        public var state: ViewState { ViewState(hidden: Set(hidden)) }
+        public var state: ViewState { ViewState(hidden: hidden) }
     }
 
     /// What a change of one section's hidden state did.
@@ -187,8 +187,8 @@ public final class ViewRegistry: Sendable {
                           change: (Bool) -> Bool) throws(StoreError) -> Change {
         try changes.withLock { _ throws(StoreError) -> Change in
             guard var view = use(id, list: list, owner: owner) else { return .notFound }
-            let hide = change(view.hidden.contains(key))
-            view.hidden.removeAll { $0 == key }
+            let hide = change(view.hidden.contains { CodePointKey($0) == CodePointKey(key) })
+            view.hidden.removeAll { CodePointKey($0) == CodePointKey(key) }
             if hide { view.hidden.append(key) }
             guard !hide || Self.fits(view.hidden) else { return .tooManyHiddenKeys }
             let now = clock()
@@ -277,8 +277,9 @@ public final class ViewRegistry: Sendable {
         keys.count <= maxHiddenKeys && keys.reduce(0) { $0 + $1.utf8.count } <= maxHiddenBytes
     }
 
+    /// The keys without repeats (by code points, as section keys compare).
     private static func unique(_ keys: [String]) -> [String] {
-        var seen: Set<String> = []
-        return keys.filter { seen.insert($0).inserted }
+        var seen: Set<CodePointKey> = []
+        return keys.filter { seen.insert(CodePointKey($0)).inserted }
     }
 }
