@@ -30,9 +30,24 @@ final class TimeZoneListTests: XCTestCase {
         XCTAssertEqual(try app.rowTitles(list: "events").first, "2026-03-28 20:30 -04:00")
     }
 
+    /// Names the platform's zone list leaves out but its tz data holds — India's current name,
+    /// links, `Etc/` zones — are zones too.
+    func testEveryAreaLocationNameOfTheTzDataIsAZone() throws {
+        let app = try TestApp(token: Self.token)
+        try app.request("POST", "/v1/collections/events/batch", json: #"{"upsert":[{"id":"a","at":"2026-01-15T12:00:00Z"}]}"#,
+                        headers: service).expect(200)
+        for (zone, title) in [("Asia/Kolkata", "2026-01-15 17:30 +05:30"), ("Asia/Calcutta", "2026-01-15 17:30 +05:30"),
+                              ("Asia/Saigon", "2026-01-15 19:00 +07:00"), ("US/Eastern", "2026-01-15 07:00 -05:00"),
+                              ("Etc/GMT+5", "2026-01-15 07:00 -05:00")] {
+            let answer = try app.request("PUT", "/v1/lists/events/definition", json: Self.definition(zone: zone), headers: service)
+            XCTAssertTrue([200, 201].contains(answer.status), "\(zone): \(answer.status) \(answer.text)")
+            XCTAssertEqual(try app.rowTitles(list: "events"), [title], zone)
+        }
+    }
+
     func testAnUnknownZoneIsAnInvalidDefinition() throws {
         let app = try TestApp(token: Self.token)
-        for name in ["Europe/Nowhere", "CEST", ""] {
+        for name in ["Europe/Nowhere", "CEST", "EST", "CET", ""] {
             let answer = try app.request("PUT", "/v1/lists/events/definition", json: Self.definition(zone: name), headers: service)
             XCTAssertEqual(answer.status, 400, name)
             XCTAssertEqual(answer.slug, "invalid-definition", name)

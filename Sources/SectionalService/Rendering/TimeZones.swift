@@ -10,11 +10,15 @@ enum TimeZones {
     private static let first = Date(timeIntervalSince1970: -2_208_988_800)
     private static let last = Date(timeIntervalSince1970: 4_102_444_800)
 
-    /// The offsets of zone `identifier`; nil when it is not an IANA zone name the platform knows.
+    /// The offsets of zone `identifier`; nil when it is not an IANA zone name the platform knows:
+    /// one of its canonical names, or an `Area/Location` name its tz data resolves (a current
+    /// name such as `Asia/Kolkata` that the platform lists under an old one, a link such as
+    /// `US/Eastern`, `Etc/GMT+5`). Abbreviations such as `CEST` or `EST` are not names here.
     static func offsets(for identifier: String) -> TimeZoneOffsets? {
         if let known = TimeZoneOffsets.builtIn(identifier) { return known }
         if let known = cache.withLock({ $0[identifier] }) { return known }
-        guard known.contains(identifier), let zone = TimeZone(identifier: identifier) else { return nil }
+        guard let zone = TimeZone(identifier: identifier),
+              known.contains(identifier) || (identifier.contains("/") && zone.identifier == identifier) else { return nil }
         var transitions: [TimeZoneOffsets.Transition] = []
         var at = first
         while let next = zone.nextDaylightSavingTimeTransition(after: at), next < last, next > at {
@@ -26,6 +30,7 @@ enum TimeZones {
         return built
     }
 
-    /// The IANA names the platform knows (abbreviations such as `CET` or `EST` are not names here).
+    /// The IANA names the platform lists (one name per zone: Foundation on Linux leaves out many
+    /// names its tz data holds, such as `Asia/Kolkata` and the `US/…` and `Etc/…` names).
     private static let known = Set(TimeZone.knownTimeZoneIdentifiers)
 }
