@@ -133,6 +133,14 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(bot["indexPath"] as? [String: Int], ["section": 3, "row": 1])
         XCTAssertEqual((bot["row"] as? [String: Any])?["title"] as? String, "bot Deploy (bot)")
         XCTAssertEqual(try app.get("/v1/lists/people/index-path?sectionType=team&rowType=robot").slug, "index-path-not-found")
+        // Sections and rows without a type have the type "": `type=` finds them.
+        try app.request("PUT", "/v1/lists/untyped/definition",
+                        json: #"{"sections":[{"key":"a","rows":[{"id":"r"}]},{"key":"b","type":"t","rows":[{"id":"s","type":"x"}]}]}"#)
+            .expect(201)
+        XCTAssertEqual(try app.get("/v1/lists/untyped/sections?type=").json["sections"] as? [Int], [0])
+        XCTAssertEqual(try app.get("/v1/lists/untyped/index-path?sectionType=&rowType=").json["indexPath"] as? [String: Int],
+                       ["section": 0, "row": 0])
+        XCTAssertEqual(try app.get("/v1/lists/untyped/index-path?sectionType=t").slug, "invalid-request", "rowType is still required")
 
         let tag = try app.get("/v1/lists/people/tags/4").json
         XCTAssertEqual(tag["tag"] as? Int, 4)

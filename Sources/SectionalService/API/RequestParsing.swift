@@ -39,9 +39,10 @@ extension Request {
         return Int(text) ?? (digits.count < text.utf8.count ? Int.min : Int.max)
     }
 
-    /// A required query parameter (`400 invalid-request` when absent).
+    /// A required query parameter (`400 invalid-request` when absent); present but empty is the
+    /// empty text (`type=` names the type of sections and rows that have none, `""`).
     func requiredQuery(_ name: String) throws(HTTPError) -> String {
-        guard let value = query(name), !value.isEmpty else {
+        guard let value = query(name) else {
             throw Problem.invalidRequest("The query parameter '\(name)' is required.")
         }
         return value
