@@ -67,6 +67,24 @@ final class AnswerTests: XCTestCase {
         XCTAssertFalse(text.contains("lllll"), "none of the answer's own fields")
     }
 
+    /// A head of up to 15,800 bytes (of libmicrohttpd's 16 KiB a connection) gets a whole answer:
+    /// the page, or when even a small answer is estimated not to fit after the head, the 400 (it
+    /// got an empty reply from 15,000 bytes on). Past about 15,900 libmicrohttpd has no room for
+    /// any answer, and past about 16,100 it answers 431 itself.
+    func testAHeadThatFillsTheConnectionStillGetsAnAnswer() throws {
+        var statuses: [Int: String] = [:]
+        for padding in stride(from: 14_000, through: 15_800, by: 200) {
+            let client = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
+            try client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Pad: \(String(repeating: "p", count: padding))\r\n\r\n")
+            let text = try client.readUntilClosed()
+            XCTAssertTrue(text.hasPrefix("HTTP/1.1 200 ") || text.hasPrefix("HTTP/1.1 400 "), "\(padding): \(text.prefix(200))")
+            XCTAssertTrue(text.hasSuffix("}"), "\(padding): a whole answer: \(text.suffix(100))")
+            statuses[padding] = String(text.prefix(12))
+        }
+        XCTAssertEqual(statuses[15_800], "HTTP/1.1 400", "\(statuses.sorted { $0.key < $1.key })")
+        XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/healthz").status, 200)
+    }
+
     func testAnEarlyAnswerReplaces100Continue() throws {
         let refused = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
         try refused.send("PUT /guarded HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n")

@@ -289,7 +289,9 @@ public final class Server: @unchecked Sendable {
         let prepared = response.memo?.answer(for: response, build: Self.answer(for:))
             ?? Self.answer(for: response).map { ($0.answer, $0.headerBytes, owned: true) }
         guard let (answer, headerBytes, owned) = prepared else { return fallback(false) }
-        guard fits(headerBytes, on: connection, for: exchange) else {
+        // The fallback's few fields are sent on libmicrohttpd's own reckoning: the estimate is
+        // cautious, and a head of 15,000 bytes left it no room even for them (an empty reply).
+        guard isFallback || fits(headerBytes, on: connection, for: exchange) else {
             if owned { MHD_destroy_response(answer) }
             return fallback(fitsAlone(headerBytes))
         }
