@@ -83,7 +83,29 @@ final class UserTokenEndpointTests: FolderTestCase {
         let basic = try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Basic YWxpY2U6c2VjcmV0")])
         XCTAssertEqual(basic.status, 401)
         XCTAssertEqual(basic.header("WWW-Authenticate"), #"Bearer realm="sectional""#)
-        assertInvalidToken(try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Bearer ")]), "an empty bearer token")
+    }
+
+    /// RFC 6750: one or more spaces after `Bearer`; a missing token, or two `Authorization`
+    /// fields, is a malformed request (`400`, `error="invalid_request"`), never the first one's
+    /// caller (a proxy that reads the last would disagree on who is calling).
+    func testAMalformedAuthorizationIsABadRequest() throws {
+        let app = try makeApp()
+        let alice = Tokens.hs256(claims: claims())
+        XCTAssertEqual(try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Bearer   \(alice)")]).status, 200,
+                       "several spaces after the scheme")
+        let malformed: [(String, [(String, String)])] = [
+            ("an empty bearer token", [("Authorization", "Bearer ")]),
+            ("spaces only", [("Authorization", "Bearer    ")]),
+            ("the scheme alone", [("Authorization", "Bearer")]),
+            ("two tokens", [("Authorization", "Bearer \(alice)"), ("Authorization", "Bearer \(UserTokenEndpointTests.serviceToken)")]),
+            ("the same token twice", [("Authorization", "Bearer \(alice)"), ("Authorization", "Bearer \(alice)")]),
+        ]
+        for (what, headers) in malformed {
+            let answer = try app.request("GET", "/v1/lists/inbox", headers: headers)
+            XCTAssertEqual(answer.status, 400, "\(what): \(answer.text.prefix(300))")
+            XCTAssertEqual(answer.slug, "invalid-request", what)
+            XCTAssertEqual(answer.header("WWW-Authenticate"), #"Bearer error="invalid_request""#, what)
+        }
     }
 
     /// Every token the verifier must refuse, by why.

@@ -32,6 +32,11 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
         return combined
     }
 
+    /// How many lines carry the named field (a field that is not a list may be sent once).
+    public func count(named name: String) -> Int {
+        fields.count { $0.name.utf8.count == name.utf8.count && $0.name.caseInsensitiveEquals(name) }
+    }
+
     /// Appends a field, keeping any earlier field of the same name.
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))

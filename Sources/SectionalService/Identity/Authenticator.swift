@@ -24,17 +24,24 @@ struct Authenticator: Sendable {
     /// token nor a valid user token, and with `Bearer realm="sectional"` for another scheme.
     func caller(_ request: Request) throws(HTTPError) -> Caller {
         guard let header = request.headers["Authorization"] else { return .anonymous }
+        // One credential: with two, a proxy reading the other would disagree on who is calling.
+        guard request.headers.count(named: "Authorization") == 1 else {
+            throw Self.invalidRequest("Send one Authorization header, not several.")
+        }
         // Byte-wise: counting Characters of a 200-byte token and copying it into an array were
         // a tenth of a warm per-user page (perf, `make bench-peruser`).
         let utf8 = header.utf8
         guard utf8.count > 7, Self.startsWithBearer(utf8) else {
-            if header.lowercased().hasPrefix("bearer") { throw Self.invalidToken("Send a token after Bearer: Authorization: Bearer <token>.") }
+            if header.lowercased().hasPrefix("bearer") { throw Self.invalidRequest("Send a token after Bearer: Authorization: Bearer <token>.") }
             // Another scheme (Basic, …) is no bearer token at all: the challenge names none of its
             // errors (RFC 6750, section 3.1), as without Authorization.
             throw HTTPError(.unauthorized, "unauthorized", detail: "Send the token as Authorization: Bearer <token>.",
                             headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
         }
-        let token = Substring(utf8.dropFirst(7))
+        // RFC 6750, section 2.1: one or more spaces after the scheme.
+        var token = Substring(utf8.dropFirst(7))
+        while token.utf8.first == 0x20 { token = token.dropFirst() }
+        guard !token.isEmpty else { throw Self.invalidRequest("Send a token after Bearer: Authorization: Bearer <token>.") }
         if let expected = service.token, BearerAuth.constantTimeEquals(token.utf8, expected) { return .service }
         guard let verifier else { throw Self.invalidToken("The token is not accepted.") }
         let time = now()
@@ -68,6 +75,11 @@ struct Authenticator: Sendable {
     static func tokenNeeded(_ list: String) -> HTTPError {
         HTTPError(.unauthorized, "unauthorized", detail: "The list '\(HTTPError.echo(list))' needs Authorization: Bearer <user token>.",
                   headers: ["WWW-Authenticate": "Bearer realm=\"sectional\""])
+    }
+
+    /// A malformed `Authorization` (RFC 6750, section 3.1: `invalid_request`, 400).
+    static func invalidRequest(_ detail: String) -> HTTPError {
+        HTTPError(.badRequest, "invalid-request", detail: detail, headers: ["WWW-Authenticate": #"Bearer error="invalid_request""#])
     }
 
     static func invalidToken(_ detail: String) -> HTTPError {
