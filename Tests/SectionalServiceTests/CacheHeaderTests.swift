@@ -51,7 +51,8 @@ final class CacheHeaderTests: XCTestCase {
     func testListsThatNeedATokenArePrivateAndVaryByAuthorization() throws {
         let p = try PartitionApp()
         try p.order("a1", owner: "alice")
-        for target in ["/v1/lists/orders", "/v1/lists/orders/rows", "/v1/lists/orders/changes?since=0"] {
+        for target in ["/v1/lists/orders", "/v1/lists/orders/rows", "/v1/lists/orders/changes?since=0", "/v1/lists/orders/definition",
+                       "/v1/lists"] {
             let answer = try p.get(target, as: "alice")
             XCTAssertEqual(answer.status, 200, target)
             XCTAssertEqual(answer.header("Cache-Control"), "private, no-cache", target)
@@ -60,5 +61,8 @@ final class CacheHeaderTests: XCTestCase {
         let refused = try p.app.get("/v1/lists/orders")
         XCTAssertEqual(refused.header("Cache-Control"), "no-store")
         XCTAssertEqual(try p.app.get("/v1/lists/all").header("Cache-Control"), "no-cache", "a public list stays shareable")
+        let index = try p.app.get("/v1/lists")
+        XCTAssertEqual(index.header("Cache-Control"), "no-cache", "the anonymous index is shareable")
+        XCTAssertTrue(vary(index).contains("Authorization"), "but varies by who asks: \(index.headers)")
     }
 }

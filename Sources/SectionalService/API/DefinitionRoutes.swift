@@ -25,11 +25,15 @@ struct DefinitionRoutes {
         try context.requireMinVersion(request)
         let name = try request.name("list", kind: "list")
         guard let found = lists.definitionOrigin(name) else { throw Problem.listNotFound(name) }
+        var answer = Self.answer(name: name, definition: found.definition, runtime: found.runtime, revision: found.revision)
         if found.definition.access == .users {
             let caller = try context.authenticator.caller(request)
             guard context.mayRead(found.definition, caller: caller) else { throw Authenticator.tokenNeeded(name) }
+            // Read with a token: only the client's own cache may keep it.
+            answer.headers.set("Cache-Control", "private, no-cache")
+            answer.headers.add("Vary", "Authorization")
         }
-        return Self.answer(name: name, definition: found.definition, runtime: found.runtime, revision: found.revision)
+        return answer
     }
 
     private func put(_ request: Request) throws(HTTPError) -> Response {

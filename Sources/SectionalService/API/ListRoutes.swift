@@ -125,7 +125,7 @@ struct ListRoutes {
                 states.append(state)
             }
         }
-        return jsonAnswer { w in
+        var answer = jsonAnswer { w in
             w.beginObject()
             w.key("lists")
             w.beginArray()
@@ -141,6 +141,10 @@ struct ListRoutes {
             w.endArray()
             w.endObject()
         }
+        // Which lists, and each per-user list's counts, follow the caller.
+        answer.headers.add("Vary", "Authorization")
+        if caller != .anonymous { answer.headers.set("Cache-Control", "private, no-cache") }
+        return answer
     }
 
     /// Whether `token` was written for this list and view under a definition it served before.
