@@ -64,6 +64,21 @@ final class ViewRegistryTests: XCTestCase {
         XCTAssertEqual(try store.allViews().count, 2)
     }
 
+    /// A view counts one per started 256 bytes of its keys against `maxViews`, so views at the
+    /// size limit cannot hold a thousand times the memory small ones do.
+    func testHeavyViewsCountByTheBytesOfTheirKeys() throws {
+        let store = MemoryStore()
+        let registry = try ViewRegistry(store: store, ttlSeconds: 1_000, maxViews: 100)
+        let small = try (0..<10).map { _ in try XCTUnwrap(try registry.create(list: "l", hidden: ["a", "b"])) }
+        XCTAssertEqual(registry.evictions, 0, "ten small views weigh ten")
+        let heavy = (0..<50).map { "\($0)-" + String(repeating: "k", count: 100) }  // 5,140 bytes: weighs 21
+        let big = try (0..<5).map { _ in try XCTUnwrap(try registry.create(list: "l", hidden: heavy)) }
+        XCTAssertGreaterThan(registry.evictions, 0, "10 + 5 × 21 passes 100")
+        XCTAssertNil(registry.use(small[0].id, list: "l"), "the least recently used went first")
+        XCTAssertNotNil(registry.use(big[4].id, list: "l"))
+        XCTAssertLessThan(registry.count, 15)
+    }
+
     /// Concurrent changes of one view all land; a delete racing them stays a delete.
     func testChangesToOneViewAreSerialised() throws {
         let store = MemoryStore()
