@@ -63,6 +63,20 @@ func assertProblem<T>(_ slug: String, _ status: Int, file: StaticString = #fileP
     }
 }
 
+/// Every row `got` holds (a partly loaded mirror) equals the row at its place in `want` (a full
+/// fetch): index path, tag location and accessibility identifier included; sections alike.
+func assertLoadedRowsMatch(_ got: ListSnapshot, _ want: ListSnapshot, _ context: String,
+                           file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(got.version, want.version, context, file: file, line: line)
+    XCTAssertEqual(got.sections.map(\.section), want.sections.map(\.section), context, file: file, line: line)
+    for (g, w) in zip(got.sections, want.sections) {
+        XCTAssertEqual(g.rows.count, w.rows.count, context, file: file, line: line)
+        for (r, row) in g.rows.enumerated() where row != nil && r < w.rows.count {
+            XCTAssertEqual(row, w.rows[r], "\(context) \(w.section.key) row \(r)", file: file, line: line)
+        }
+    }
+}
+
 extension SplitMix64 {
     /// A number in `0..<bound`.
     mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }

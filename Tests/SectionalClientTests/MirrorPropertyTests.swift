@@ -125,15 +125,4 @@ final class MirrorPropertyTests: XCTestCase {
             XCTFail("\(context): section \(w.section.key):\n got \(g.rows)\nwant \(w.rows)")
         }
     }
-
-    private func assertLoadedRowsMatch(_ got: ListSnapshot, _ want: ListSnapshot, _ context: String) {
-        XCTAssertEqual(got.version, want.version, context)
-        XCTAssertEqual(got.sections.map(\.section), want.sections.map(\.section), context)
-        for (g, w) in zip(got.sections, want.sections) {
-            XCTAssertEqual(g.rows.count, w.rows.count, context)
-            for (r, row) in g.rows.enumerated() where row != nil && r < w.rows.count {
-                XCTAssertEqual(row, w.rows[r], "\(context) \(w.section.key) row \(r)")
-            }
-        }
-    }
 }

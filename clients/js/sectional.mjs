@@ -848,6 +848,7 @@ export function applyToSnapshot(changes, old, outline, pageSize) {
     const clean = [];
     let stillClean = true, k = 0;
     for (let r = 0; r < size; r++) {
+      let updatedHere = false;
       const arrival = arriving.get(pathKey({ section: n, row: r }));
       if (arrival) {
         stillClean = false;
@@ -863,8 +864,10 @@ export function applyToSnapshot(changes, old, outline, pageSize) {
         if (stillClean && slot.row) slot.row = { ...slot.row, tag: { ...slot.row.tag, location: slot.row.tag.location + section.firstTag - before.section.firstTag } };
         if (!slot.row && slot.pending) waiting.set(pathKey({ section: n, row: r }), { from: { section: o, row: kept.oldIndex }, moved: false });
         slots.push(slot);
+        updatedHere = updated.has(pathKey({ section: o, row: kept.oldIndex }));
       }
       clean.push(stillClean);
+      if (updatedHere) stillClean = false;      // its tag length may have changed: the rows after it are not clean
     }
     // Loaded rows whose tag or accessibility id cannot be worked out here are fetched again:
     // after a placeholder (unknown tag length), or whose id carries an index path that changed.

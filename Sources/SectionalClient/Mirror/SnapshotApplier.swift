@@ -72,7 +72,8 @@ struct SnapshotApplier {
             guard before.section.key == section.key else { throw Mismatch(why: "section \(n) is \(section.key), not \(before.section.key)") }
             guard before.section.hidden == section.hidden else { throw Mismatch(why: "section \(section.key) was shown or hidden elsewhere") }
             // Kept rows, with their old row index (a row still at its old index with nothing
-            // changed before it is "clean": its tag moves only with the section's first tag).
+            // changed before it is "clean": its tag moves only with the section's first tag). An
+            // updated row may have changed its tag length, so the rows after it are not clean.
             var keep: [(ListSnapshot.Slot, Int)] = []
             for (r, slot) in before.slots.enumerated() where !removed.contains(ListIndexPath(section: o, row: r)) {
                 var slot = slot
@@ -86,6 +87,7 @@ struct SnapshotApplier {
             var k = keep.makeIterator()
             var stillClean = true
             for r in 0..<size {
+                var updatedHere = false
                 switch arriving[ListIndexPath(section: n, row: r)] {
                 case .insert?:
                     slots.append(.init(row: nil, fetch: true))
@@ -101,8 +103,10 @@ struct SnapshotApplier {
                     if stillClean { slot.row?.tag.location += section.firstTag - before.section.firstTag }
                     if slot.row == nil && slot.fetch { waiting[ListIndexPath(section: n, row: r)] = (ListIndexPath(section: o, row: oldIndex), false) }
                     slots.append(slot)
+                    updatedHere = updated.contains(ListIndexPath(section: o, row: oldIndex))
                 }
                 clean.append(stillClean)
+                if updatedHere { stillClean = false }
             }
             markUnderivable(&slots, clean: clean, section: n, moved: n != o)
             result.sections.append(.init(section: section, slots: slots))

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { SectionalClient, SectionalError, StaleError } from '../sectional.mjs';
 import { applyChanges } from './apply-changes.mjs';
+import { random } from './random.mjs';
 
 const base = process.env.SECTIONAL_URL;
 if (!base) throw new Error('SECTIONAL_URL is not set: run scripts/js-client-test.sh');
@@ -15,19 +16,6 @@ const TEAMS = ['Design', 'Eng', 'Ops', 'Archived', 'Sales'];
 const NAMES = ['Ada', 'Bob', 'Cy', 'Dee', 'Eve', 'Fay', 'bot-a', 'bot-b', 'Gus', 'Hal'];
 
 const person = (id, name, team) => ({ id, name, team, email: `${id}@example.com`, ...(name.startsWith('bot') ? { kind: 'bot' } : {}) });
-
-// SplitMix64, as the Swift tests use: the same seed gives the same run.
-function random(seed) {
-  let state = BigInt(seed);
-  const mask = (1n << 64n) - 1n;
-  return (bound) => {
-    state = (state + 0x9E3779B97F4A7C15n) & mask;
-    let z = state;
-    z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & mask;
-    z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & mask;
-    return Number((z ^ (z >> 31n)) % BigInt(bound));
-  };
-}
 
 async function reset() {
   const ids = Array.from({ length: 18 }, (_, i) => `p${i}`);
@@ -137,7 +125,7 @@ test('every endpoint, and problems as SectionalError', async () => {
   await reset();
   await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Bob', 'Design'), person('p3', 'Cy', 'Eng'), person('p4', 'bot-1', 'Eng')] });
   const { lists } = await client.lists();
-  assert.deepEqual(lists.map((l) => l.name), ['people']);
+  assert.deepEqual(lists.map((l) => l.name), ['people', 'crew']);
   const o = await list.outline();
   assert.deepEqual(o.sections.map((s) => s.key), ['pinned', 'Design', 'Eng']);
   const ids = [];

@@ -1,0 +1,96 @@
+// The JavaScript client's edges against a live server (SECTIONAL_URL, started by
+// scripts/js-client-test.sh): mirrors keeping tag locations right after in-place tag-length
+// changes. On the `crew` list (collection `crew`), so node --test may run this file next to
+// client.test.mjs, which resets `people`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SectionalClient } from '../sectional.mjs';
+import { random } from './random.mjs';
+
+const base = process.env.SECTIONAL_URL;
+if (!base) throw new Error('SECTIONAL_URL is not set: run scripts/js-client-test.sh');
+const client = new SectionalClient(base);
+const crew = client.collection('crew');
+const list = client.list('crew');
+
+// `bot` rows hold one tag, the others two (config.json).
+const member = (id, name, team, bot = false) => ({ id, name, team, ...(bot ? { kind: 'bot' } : {}) });
+
+async function reset() {
+  const ids = [];
+  /** @type {string|undefined} */
+  let token;
+  do {
+    const page = await crew.records({ pageSize: 500, token });
+    ids.push(...page.records.map((r) => String(r.id)));
+    token = page.nextPageToken;
+  } while (token);
+  if (ids.length) await crew.batch({ delete: ids });
+}
+
+const fullFetch = async (view) => (await list.mirror({ view, pageSize: 500 }).reload({ rows: Infinity })).snapshot;
+
+// Every row `got` holds equals the full fetch's row at its place (index path and tag included).
+function assertHeldRowsMatch(got, want, context) {
+  assert.equal(got.version, want.version, context);
+  assert.deepEqual(got.sections.map((s) => s.section), want.sections.map((s) => s.section), context);
+  got.sections.forEach((s, n) => {
+    assert.equal(s.rows.length, want.sections[n].rows.length, context);
+    s.rows.forEach((row, r) => { if (row) assert.deepEqual(row, want.sections[n].rows[r], `${context}: ${s.section.key} row ${r}`); });
+  });
+}
+
+test('held rows after a placeholder follow an in-place tag-length change', async () => {
+  await reset();
+  await crew.batch({ upsert: [...Array(9).keys()].map((i) => member(`g${i}`, `A${i}`, 'Eng')) });
+  const mirror = list.mirror({ pageSize: 3 });
+  await mirror.reload();                                 // me, g0, g1
+  await mirror.row({ section: 1, row: 7 });              // g6, g7, g8
+  await crew.patch('g0', { kind: 'bot' });               // tag length 2 → 1, in place
+  const update = await mirror.sync();
+  assert.deepEqual(update.changes.rows.updated, [{ section: 1, row: 0 }], 'an update in place');
+  assert.deepEqual(update.snapshot.sections[1].rows.filter((r) => r).map((r) => r.id), ['g0', 'g1', 'g6', 'g7', 'g8']);
+  assertHeldRowsMatch(update.snapshot, await fullFetch(), 'after g0 became a bot');
+});
+
+test('a partly loaded mirror keeps its tags right after random kind flips and edits', async () => {
+  const name = (i) => `N${String(i).padStart(2, '0')}`;     // names never change: a kind flip stays in place
+  for (const seed of [1, 2, 3, 4]) {
+    await reset();
+    const next = random(seed);
+    const bots = new Map();
+    for (let i = 0; i < 16; i++) bots.set(`t${i}`, next(3) === 0);
+    await crew.batch({ upsert: [...Array(16).keys()].map((i) => member(`t${i}`, name(i), ['Design', 'Eng'][next(2)], bots.get(`t${i}`))) });
+    const mirror = list.mirror({ pageSize: 2 });
+    await mirror.reload();
+    for (let round = 0; round < 12; round++) {
+      const context = `seed ${seed} round ${round}`;
+      const s = mirror.snapshot;
+      const total = s.sections.reduce((a, x) => a + x.rows.length, 0);
+      for (let k = 0; k < 2 && total > 0; k++) {
+        // A row somewhere (the mirror was synced at the end of the last round: not stale).
+        let n = next(total);
+        for (const [i, sec] of s.sections.entries()) {
+          if (n < sec.rows.length) { await mirror.row({ section: i, row: n }); break; }
+          n -= sec.rows.length;
+        }
+      }
+      const edits = 1 + next(3);
+      for (let e = 0; e < edits; e++) {
+        const i = next(20), id = `t${i}`, what = next(6);
+        if (what < 4 && bots.has(id)) {
+          bots.set(id, !bots.get(id));
+          await crew.patch(id, { kind: bots.get(id) ? 'bot' : null });
+        } else if (what === 5 && bots.has(id)) {
+          bots.delete(id);
+          await crew.delete(id);
+        } else {                                           // a new record, or one moved to a team (maybe its own)
+          bots.set(id, next(2) === 0);
+          await crew.put(id, member(id, name(i), ['Design', 'Eng'][next(2)], bots.get(id)));
+        }
+      }
+      const update = await mirror.sync();
+      assertHeldRowsMatch(update.snapshot, await fullFetch(), context);
+    }
+  }
+});
