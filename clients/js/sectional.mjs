@@ -342,6 +342,7 @@ export class SectionalList {
    * The list's versions as they happen, from its event stream (read with fetch, so the token is
    * sent). Reconnects with `Last-Event-ID` when the stream drops, after the server's `retry:`
    * (or `reconnectDelay` ms); ends when `signal` aborts, or throws a problem other than 503.
+   * Leaving a `for await` over it (break, return, throw) closes the stream.
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o]
    * @returns {AsyncGenerator<VersionEvent, void, void>}
    */
@@ -349,56 +350,66 @@ export class SectionalList {
     /** @type {string|undefined} */
     let lastEventID;
     let retry = 2000, failures = 0;
-    while (!(o.signal && o.signal.aborted)) {
-      try {
-        /** @type {Record<string, string>} */
-        const extra = { Accept: 'text/event-stream' };
-        if (lastEventID !== undefined) extra['Last-Event-ID'] = lastEventID;
-        const response = await this.client.fetch(this.client.url(this.path(['events']), this.search),
-          { headers: await this.client.headers(extra), signal: o.signal, cache: 'no-store' });
-        if (!response.ok) {
-          const problem = SectionalError.from(response.status, await response.text());
-          if (problem.status !== 503) throw problem;
-          failures++;
-        } else if (response.body) {
-          const reader = response.body.getReader();
-          const decoder = new TextDecoder();
-          let buffer = '', id = /** @type {string|undefined} */ (undefined), name = '', data = /** @type {string[]} */ ([]);
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            failures = 0;
-            buffer += decoder.decode(value, { stream: true });
-            let newline;
-            while ((newline = buffer.indexOf('\n')) >= 0) {
-              const line = buffer.slice(0, newline).replace(/\r$/, '');
-              buffer = buffer.slice(newline + 1);
-              if (line === '') {
-                if (data.length && (name || 'message') === 'version') {
-                  if (id !== undefined) lastEventID = id;
-                  yield /** @type {VersionEvent} */ (JSON.parse(data.join('\n')));
+    // Ends the request when `o.signal` aborts, and when the generator is left early (finally).
+    const own = new AbortController();
+    const abort = () => own.abort();
+    if (o.signal && o.signal.aborted) own.abort();
+    if (o.signal) o.signal.addEventListener('abort', abort, { once: true });
+    try {
+      while (!own.signal.aborted) {
+        try {
+          /** @type {Record<string, string>} */
+          const extra = { Accept: 'text/event-stream' };
+          if (lastEventID !== undefined) extra['Last-Event-ID'] = lastEventID;
+          const response = await this.client.fetch(this.client.url(this.path(['events']), this.search),
+            { headers: await this.client.headers(extra), signal: own.signal, cache: 'no-store' });
+          if (!response.ok) {
+            const problem = SectionalError.from(response.status, await response.text());
+            if (problem.status !== 503) throw problem;
+            failures++;
+          } else if (response.body) {
+            const reader = response.body.getReader();
+            const decoder = new TextDecoder();
+            let buffer = '', id = /** @type {string|undefined} */ (undefined), name = '', data = /** @type {string[]} */ ([]);
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              failures = 0;
+              buffer += decoder.decode(value, { stream: true });
+              let newline;
+              while ((newline = buffer.indexOf('\n')) >= 0) {
+                const line = buffer.slice(0, newline).replace(/\r$/, '');
+                buffer = buffer.slice(newline + 1);
+                if (line === '') {
+                  if (data.length && (name || 'message') === 'version') {
+                    if (id !== undefined) lastEventID = id;
+                    yield /** @type {VersionEvent} */ (JSON.parse(data.join('\n')));
+                  }
+                  name = '';
+                  data = [];
+                  continue;
                 }
-                name = '';
-                data = [];
-                continue;
+                if (line.startsWith(':')) continue;
+                const colon = line.indexOf(':');
+                const field = colon < 0 ? line : line.slice(0, colon);
+                const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+                if (field === 'id') id = value;
+                else if (field === 'event') name = value;
+                else if (field === 'data') data.push(value);
+                else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
               }
-              if (line.startsWith(':')) continue;
-              const colon = line.indexOf(':');
-              const field = colon < 0 ? line : line.slice(0, colon);
-              const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-              if (field === 'id') id = value;
-              else if (field === 'event') name = value;
-              else if (field === 'data') data.push(value);
-              else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
             }
           }
+        } catch (e) {
+          if (e instanceof SectionalError) throw e;
+          if (own.signal.aborted) return;
+          failures++;
         }
-      } catch (e) {
-        if (e instanceof SectionalError) throw e;
-        if (o.signal && o.signal.aborted) return;
-        failures++;
+        await sleep(Math.min(o.reconnectDelay ?? retry * 2 ** Math.min(failures, 4), 30000), own.signal);
       }
-      await sleep(Math.min(o.reconnectDelay ?? retry * 2 ** Math.min(failures, 4), 30000), o.signal);
+    } finally {
+      if (o.signal) o.signal.removeEventListener('abort', abort);
+      own.abort();
     }
   }
 
@@ -611,6 +622,7 @@ export class ListMirror {
 
   /**
    * Every later sync, run when the event stream announces a version newer than the mirror's.
+   * Leaving a `for await` over it closes the stream (as `signal` does).
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o] @returns {AsyncGenerator<MirrorUpdate, void, void>}
    */
   async *updates(o = {}) {

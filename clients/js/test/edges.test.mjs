@@ -1,7 +1,7 @@
 // The JavaScript client's edges against a live server (SECTIONAL_URL, started by
 // scripts/js-client-test.sh): mirrors keeping tag locations right after in-place tag-length
-// changes. On the `crew` list (collection `crew`), so node --test may run this file next to
-// client.test.mjs, which resets `people`.
+// changes, event streams closed when a loop over them is left. On the `crew` list (collection
+// `crew`), so node --test may run this file next to client.test.mjs, which resets `people`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SectionalClient } from '../sectional.mjs';
@@ -92,5 +92,33 @@ test('a partly loaded mirror keeps its tags right after random kind flips and ed
       const update = await mirror.sync();
       assertHeldRowsMatch(update.snapshot, await fullFetch(), context);
     }
+  }
+});
+
+// The server's open event streams (the `sectional_event_streams` gauge).
+async function openStreams() {
+  const metrics = await (await fetch(`${base}/metrics`)).text();
+  const found = metrics.match(/^sectional_event_streams (\d+)$/m);
+  assert.ok(found, 'the gauge is there');
+  return Number(found[1]);
+}
+
+test('leaving a for await over events() or updates() closes the stream', async () => {
+  const before = await openStreams();
+  for await (const event of list.events()) { assert.ok(event.version >= 0); break; }
+  const first = async () => { for await (const event of list.events()) return event; };
+  assert.ok(await first());
+  await assert.rejects(async () => { for await (const _ of list.events()) throw new Error('stop'); }, /stop/);
+  const mirror = list.mirror();
+  await mirror.reload();
+  await crew.put('u1', member('u1', 'Ulla', 'Ops'));   // the stream's greeting is newer than the mirror
+  for await (const update of mirror.updates()) { assert.equal(update.changes.reload, false); break; }
+  // Another file's test may hold a stream for a moment: wait (with a deadline) for ours to close.
+  const deadline = Date.now() + 10000;
+  let open = await openStreams();
+  while (open > before) {
+    assert.ok(Date.now() < deadline, `${open} event streams open, ${before} before the loops`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    open = await openStreams();
   }
 });
