@@ -566,7 +566,8 @@ export class ListMirror {
   reload(o = {}) { return this.serially(() => this.reloadNow(o.rows)); }
 
   /**
-   * Brings the mirror to the current version; returns the batch update to animate.
+   * Brings the mirror to the current version; returns the batch update to animate. A section
+   * shown or hidden elsewhere through the mirror's view reloads, even when the list has not moved.
    * @returns {Promise<MirrorUpdate>}
    */
   sync() { return this.serially(() => this.syncNow()); }
@@ -676,7 +677,11 @@ export class ListMirror {
     for (let attempt = 0; attempt < 3; attempt++) {
       const changes = await this.list.changes(old.version, { view: this.view });
       if (changes.reload) break;
-      if (changes.to === old.version) return { changes, snapshot: old };
+      if (changes.to === old.version) {
+        // The list has not moved; its view may have, elsewhere (that moves no version).
+        if (this.view && await this.hiddenChanged(old, this.view)) break;
+        return { changes, snapshot: old };
+      }
       const outline = await this.list.outline({ view: this.view });
       if (outline.version !== changes.to) continue;
       let applied;
@@ -688,6 +693,16 @@ export class ListMirror {
       return { changes: announce(changes, applied.waiting), snapshot: applied.snapshot };
     }
     return this.reloadNow(undefined);
+  }
+
+  /**
+   * `true` when the view's hidden sections are not those `snapshot` shows hidden: a section was
+   * shown or hidden elsewhere through the view.
+   * @param {Snapshot} snapshot @param {string} view @returns {Promise<boolean>}
+   */
+  async hiddenChanged(snapshot, view) {
+    const hidden = new Set((await this.list.view(view)).hidden);
+    return snapshot.sections.some((s) => s.section.hidden !== hidden.has(s.section.key));
   }
 
   /**

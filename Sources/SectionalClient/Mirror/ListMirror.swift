@@ -47,7 +47,8 @@ public actor ListMirror {
     }
 
     /// Brings the mirror to the current version: applies the server's `changes` since its version
-    /// (or reloads when the server says `reload`) and returns the batch update to animate.
+    /// (or reloads when the server says `reload`) and returns the batch update to animate. A section
+    /// shown or hidden elsewhere through the mirror's view reloads, even when the list has not moved.
     @discardableResult
     public func sync() async throws -> Update {
         try await serially { try await $0.syncNow() }
@@ -161,7 +162,11 @@ public actor ListMirror {
         for _ in 0..<3 {
             let changes = try await list.changes(since: old.version, view: view)
             if changes.reload { break }
-            if changes.to == old.version { return Update(changes: changes, snapshot: old) }
+            if changes.to == old.version {
+                // The list has not moved; its view may have, elsewhere (that moves no version).
+                if let view, try await hiddenChanged(in: old, view: view) { break }
+                return Update(changes: changes, snapshot: old)
+            }
             let outline = try await list.outline(view: view)
             guard outline.version == changes.to else { continue }
             guard let applied = try? SnapshotApplier(pageSize: pageSize).apply(changes, to: old, outline: outline) else { break }
@@ -172,6 +177,13 @@ public actor ListMirror {
             return Update(changes: announcing(applied.waiting, in: changes), snapshot: next)
         }
         return try await reloadNow(rows: nil)
+    }
+
+    /// `true` when the view's hidden sections are not those `snapshot` shows hidden: a section was
+    /// shown or hidden elsewhere through the view.
+    private func hiddenChanged(in snapshot: ListSnapshot, view: String) async throws -> Bool {
+        let hidden = Set(try await list.view(view).hidden)
+        return snapshot.sections.contains { $0.section.hidden != hidden.contains($0.section.key) }
     }
 
     /// The server's update, plus the placeholders this sync loaded (shown before as placeholders,
@@ -239,7 +251,10 @@ public actor ListMirror {
         let before = next.sections[index]
         var changes = Changes(list: list.name, from: next.version, to: next.version, reload: false)
         guard before.section.hidden != hidden else { return Update(changes: changes, snapshot: next) }
-        if view == nil { view = try await list.createView(hidden: next.hiddenKeys).view }
+        if view == nil {
+            view = try await list.createView(hidden: next.hiddenKeys).view
+            next.view = view
+        }
         guard let view else { throw SectionalError(slug: "view-not-found", status: 404, detail: "No view.") }
         let answer = try await list.toggle(section: index, view: view)
         guard answer.section.key == before.section.key else {

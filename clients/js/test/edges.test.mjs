@@ -1,7 +1,8 @@
 // The JavaScript client's edges against a live server (SECTIONAL_URL, started by
 // scripts/js-client-test.sh): mirrors keeping tag locations right after in-place tag-length
-// changes, event streams closed when a loop over them is left. On the `crew` list (collection
-// `crew`), so node --test may run this file next to client.test.mjs, which resets `people`.
+// changes, event streams closed when a loop over them is left, sections shown or hidden elsewhere
+// through a mirror's view. On the `crew` list (collection `crew`), so node --test may run this
+// file next to client.test.mjs, which resets `people`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SectionalClient } from '../sectional.mjs';
@@ -121,4 +122,34 @@ test('leaving a for await over events() or updates() closes the stream', async (
     await new Promise((resolve) => setTimeout(resolve, 50));
     open = await openStreams();
   }
+});
+
+test("a section shown or hidden elsewhere through the mirror's view is picked up by sync", async () => {
+  await reset();
+  await crew.batch({ upsert: [member('p1', 'Ada', 'Design'), member('p2', 'Bob', 'Eng'), member('p3', 'Cy', 'Eng')] });
+  const mirror = list.mirror({ pageSize: 10 });
+  await mirror.reload();
+  await mirror.toggle(1);                                // creates the mirror's view: Design hidden
+  const view = /** @type {string} */ (mirror.view);
+  const { version } = mirror.snapshot;
+
+  // Another device shows Design again, then hides Eng, through the same view.
+  await list.toggle(1, view);
+  let update = await mirror.sync();
+  assert.equal((await list.outline({ view })).version, version, "a view's change does not move the list's version");
+  assert.equal(update.changes.reload, true, 'the mirror reloads');
+  assert.deepEqual(update.snapshot.sections.map((s) => s.section.hidden), [false, false, false]);
+  assert.deepEqual(update.snapshot.sections[1].rows.map((r) => r && r.id), ['p1']);
+  await list.setHidden(true, 2, view);
+  update = await mirror.sync();
+  assert.equal(update.changes.reload, true);
+  const fresh = await fullFetch(view);
+  assert.deepEqual(update.snapshot, fresh, 'the mirror sees what the view shows');
+  assert.equal(update.snapshot.sections[2].section.hidden, true);
+
+  // Nothing changed since: an empty update, no reload.
+  update = await mirror.sync();
+  assert.equal(update.changes.reload, false);
+  assert.equal(update.snapshot, mirror.snapshot);
+  assert.deepEqual(update.snapshot, fresh);
 });

@@ -1,0 +1,40 @@
+import Foundation
+import SectionalClient
+import TestSupport
+import XCTest
+
+/// A section shown or hidden elsewhere through the mirror's view (another device with the same
+/// view) does not move the list's version; `sync()` still picks it up, by reloading.
+final class MirrorViewSyncTests: XCTestCase {
+    func testASectionShownOrHiddenElsewhereThroughTheMirrorsViewIsPickedUpBySync() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        let list = client.list("people")
+        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng"), person("p3", "Cy", "Eng")])
+        let mirror = list.mirror(pageSize: 10)
+        try await mirror.reload()
+        try await mirror.toggle(section: 1)                       // creates the mirror's view: Design hidden
+        let mirrorView = await mirror.view, mirrorVersion = await mirror.snapshot?.version
+        let view = try XCTUnwrap(mirrorView), version = try XCTUnwrap(mirrorVersion)
+
+        // Another device shows Design again, and hides Eng, through the same view.
+        _ = try await list.toggle(section: 1, view: view)
+        var update = try await mirror.sync()
+        let outline = try await list.outline(view: view)
+        XCTAssertEqual(outline.version, version, "a view's change does not move the list's version")
+        XCTAssertTrue(update.changes.reload, "the mirror reloads")
+        XCTAssertEqual(update.snapshot.sections.map(\.section.hidden), [false, false, false])
+        XCTAssertEqual(update.snapshot.sections[1].rows.compactMap { $0?.id }, ["p1"])
+        _ = try await list.setHidden(true, section: 2, view: view)
+        update = try await mirror.sync()
+        XCTAssertTrue(update.changes.reload)
+        let fresh = try await list.mirror(view: view, pageSize: 50).reload(rows: .max).snapshot
+        XCTAssertEqual(update.snapshot, fresh, "the mirror sees what the view shows")
+        XCTAssertEqual(update.snapshot.sections[2].section.hidden, true)
+
+        // Nothing changed since: an empty update, no reload.
+        update = try await mirror.sync()
+        XCTAssertFalse(update.changes.reload)
+        XCTAssertEqual(update.snapshot, fresh)
+    }
+}
