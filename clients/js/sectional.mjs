@@ -15,8 +15,9 @@
 /** @typedef {{id: string, title: string, style: 'default'|'destructive'}} SwipeAction */
 /** @typedef {{title?: string, height?: number, accessibilityIdentifier?: string}} Supplementary */
 /**
+ * A section without its rows; `header` and `footer` are absent (never `null`) when it has none.
  * @typedef {{index: number, key: string, type: string, title: string, icon?: string,
- *   header: Supplementary|null, footer: Supplementary|null,
+ *   header?: Supplementary, footer?: Supplementary,
  *   insets?: {top: number, left: number, bottom: number, right: number}, lineSpacing?: number,
  *   hidden: boolean, rowCount: number, totalRowCount: number, firstTag: number,
  *   accessibility?: {identifier: string, options: string[]}}} Section

@@ -153,3 +153,10 @@ test("a section shown or hidden elsewhere through the mirror's view is picked up
   assert.equal(update.snapshot, mirror.snapshot);
   assert.deepEqual(update.snapshot, fresh);
 });
+
+test('a section without a footer leaves it out (the JSDoc types say so: types.check.mjs)', async () => {
+  const [pinned] = (await list.outline()).sections;
+  assert.equal(pinned.key, 'pinned');
+  assert.deepEqual(pinned.header, { title: 'Pinned', height: 28 });
+  assert.equal('footer' in pinned, false, 'absent, never null');
+});
