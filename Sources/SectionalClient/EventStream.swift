@@ -12,6 +12,11 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private var status = 0
     private var problemBody = Data()
     private var session: URLSession?
+    private let lock = NSLock()
+    private var retryAfterField: String?
+
+    /// The answer's `Retry-After` field, if it had one (a 503's: when to try again).
+    var retryAfter: String? { lock.withLock { retryAfterField } }
 
     init(request: URLRequest) {
         let (chunks, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
@@ -29,7 +34,9 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let http = response as? HTTPURLResponse
+        status = http?.statusCode ?? 0
+        lock.withLock { retryAfterField = http?.value(forHTTPHeaderField: "Retry-After") }
         completionHandler(.allow)
     }
 
@@ -94,7 +101,8 @@ struct EventParser {
     }
 }
 
-/// A list's versions from its event stream, reconnecting with `Last-Event-ID` when it drops.
+/// A list's versions from its event stream, reconnecting with `Last-Event-ID` when it drops (after
+/// the server's `retry:`, backing off while it stays away, or after a 503's `Retry-After`).
 public struct VersionEvents: AsyncSequence, Sendable {
     public typealias Element = VersionEvent
     let list: SectionalList
@@ -109,13 +117,15 @@ public struct VersionEvents: AsyncSequence, Sendable {
             var retry = 2.0
             var failures = 0
             while !Task.isCancelled {
+                var connection: EventConnection?
                 do {
                     var request = try await list.client.request("GET", list.client.url(["v1", "lists", list.name, "events"], query: list.search.queryItems))
                     request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
                     if let lastEventID { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
-                    let connection = EventConnection(request: request)
+                    let opened = EventConnection(request: request)
+                    connection = opened
                     var parser = EventParser()
-                    for try await chunk in connection.chunks {
+                    for try await chunk in opened.chunks {
                         for event in parser.feed(chunk) where event.name == "version" {
                             if let id = event.id { lastEventID = id }
                             if let version = try? JSONDecoder().decode(VersionEvent.self, from: Data(event.data.utf8)) {
@@ -132,13 +142,31 @@ public struct VersionEvents: AsyncSequence, Sendable {
                     failures += 1
                 }
                 if Task.isCancelled { break }
-                // Reconnect after the server's delay, backing off (to 30 s) while it stays away.
-                let delay = Swift.min(fixedDelay ?? retry * Double(1 << Swift.min(failures, 4)), 30)
+                let delay = Self.reconnectDelay(retryAfter: connection?.retryAfter, fixed: fixedDelay, retry: retry, failures: failures)
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             }
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream.makeAsyncIterator()
+    }
+
+    /// Seconds to wait before reconnecting: what a 503's `Retry-After` says (seconds, or an HTTP
+    /// date counted from `now`; at most 5 minutes) when it gave one; else `fixed` when set; else
+    /// the server's `retry`, doubled per failure in a row while the server stays away (to 30 s).
+    static func reconnectDelay(retryAfter: String?, fixed: Double?, retry: Double, failures: Int, now: Date = Date()) -> Double {
+        if let retryAfter, let seconds = retryAfterSeconds(retryAfter, now: now) { return Swift.min(seconds, 300) }
+        return Swift.min(fixed ?? retry * Double(1 << Swift.min(failures, 4)), 30)
+    }
+
+    /// A `Retry-After` field's seconds (RFC 9110: delay-seconds or an HTTP date), nil when it is neither.
+    private static func retryAfterSeconds(_ field: String, now: Date) -> Double? {
+        let text = field.trimmingCharacters(in: .whitespaces)
+        if !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) { return Double(text) }
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return format.date(from: text).map { Swift.max(0, $0.timeIntervalSince(now)) }
     }
 }

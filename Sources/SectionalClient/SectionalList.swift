@@ -74,7 +74,8 @@ public struct SectionalList: Sendable {
 
     /// The list's versions as they happen, from its event stream; reconnects (with `Last-Event-ID`)
     /// when the stream drops, waiting what the server's `retry:` says (or `reconnectDelay` seconds
-    /// when given). Ends with an error only for a problem answer other than 503, or when cancelled.
+    /// when given), or what a 503's `Retry-After` says (at most 5 minutes). Ends with an error only
+    /// for a problem answer other than 503, or when cancelled.
     public func events(reconnectDelay: Double? = nil) -> VersionEvents {
         VersionEvents(list: self, reconnectDelay: reconnectDelay)
     }

@@ -33,7 +33,8 @@ final class LiveServer: @unchecked Sendable {
     let ownsFolder: Bool
 
     /// Starts a server; `folder` and `port` given: a restart of an earlier one on the same data.
-    init(token: String? = nil, folder: URL? = nil, port: Int = 0) throws {
+    /// `maxEventStreams`: `server.maxEventStreams` (nil: the default).
+    init(token: String? = nil, folder: URL? = nil, port: Int = 0, maxEventStreams: Int? = nil) throws {
         self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("sectional-client-\(UUID().uuidString)")
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
@@ -43,6 +44,7 @@ final class LiveServer: @unchecked Sendable {
         configuration.server.threads = 4
         configuration.storage = .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path)
         configuration.apiToken = token
+        configuration.maxEventStreams = maxEventStreams
         server = SectionalServer(configuration: configuration, log: Log(level: .error))
         try server.start()
     }

@@ -97,6 +97,22 @@ export class StaleError extends Error {
 }
 
 /**
+ * How long an event stream waits before reconnecting, in ms: what a 503's `Retry-After` says
+ * (seconds, or an HTTP date counted from `now`; at most 5 minutes) when it gave one; else `fixed`
+ * when set; else the server's `retry`, doubled per failure in a row while it stays away (to 30 s).
+ * @param {{retryAfter?: string|null, fixed?: number, retry: number, failures: number, now?: number}} o
+ * @returns {number}
+ */
+export function reconnectDelay(o) {
+  const field = (o.retryAfter ?? '').trim();
+  if (/^\d+$/.test(field)) return Math.min(Number(field) * 1000, 300000);
+  if (/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(field)) {
+    return Math.min(Math.max(Date.parse(field) - (o.now ?? Date.now()), 0), 300000);
+  }
+  return Math.min(o.fixed ?? o.retry * 2 ** Math.min(o.failures, 4), 30000);
+}
+
+/**
  * @param {number} ms
  * @param {AbortSignal} [signal]
  */
@@ -342,14 +358,17 @@ export class SectionalList {
   /**
    * The list's versions as they happen, from its event stream (read with fetch, so the token is
    * sent). Reconnects with `Last-Event-ID` when the stream drops, after the server's `retry:`
-   * (or `reconnectDelay` ms); ends when `signal` aborts, or throws a problem other than 503.
-   * Leaving a `for await` over it (break, return, throw) closes the stream.
+   * (or `reconnectDelay` ms), or what a 503's `Retry-After` says (see `reconnectDelay`); ends when
+   * `signal` aborts, or throws a problem other than 503. Leaving a `for await` over it (break,
+   * return, throw) closes the stream.
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o]
    * @returns {AsyncGenerator<VersionEvent, void, void>}
    */
   async *events(o = {}) {
     /** @type {string|undefined} */
     let lastEventID;
+    /** @type {string|null} */
+    let retryAfter = null;
     let retry = 2000, failures = 0;
     // Ends the request when `o.signal` aborts, and when the generator is left early (finally).
     const own = new AbortController();
@@ -358,6 +377,7 @@ export class SectionalList {
     if (o.signal) o.signal.addEventListener('abort', abort, { once: true });
     try {
       while (!own.signal.aborted) {
+        retryAfter = null;
         try {
           /** @type {Record<string, string>} */
           const extra = { Accept: 'text/event-stream' };
@@ -367,6 +387,7 @@ export class SectionalList {
           if (!response.ok) {
             const problem = SectionalError.from(response.status, await response.text());
             if (problem.status !== 503) throw problem;
+            retryAfter = response.headers.get('Retry-After');
             failures++;
           } else if (response.body) {
             const reader = response.body.getReader();
@@ -406,7 +427,7 @@ export class SectionalList {
           if (own.signal.aborted) return;
           failures++;
         }
-        await sleep(Math.min(o.reconnectDelay ?? retry * 2 ** Math.min(failures, 4), 30000), own.signal);
+        await sleep(reconnectDelay({ retryAfter, fixed: o.reconnectDelay, retry, failures }), own.signal);
       }
     } finally {
       if (o.signal) o.signal.removeEventListener('abort', abort);

@@ -1,11 +1,11 @@
 // The JavaScript client's edges against a live server (SECTIONAL_URL, started by
 // scripts/js-client-test.sh): mirrors keeping tag locations right after in-place tag-length
 // changes, event streams closed when a loop over them is left, sections shown or hidden elsewhere
-// through a mirror's view. On the `crew` list (collection `crew`), so node --test may run this
+// through a mirror's view; reconnect delays. On the `crew` list (collection `crew`), so node --test may run this
 // file next to client.test.mjs, which resets `people`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SectionalClient } from '../sectional.mjs';
+import { SectionalClient, reconnectDelay } from '../sectional.mjs';
 import { random } from './random.mjs';
 
 const base = process.env.SECTIONAL_URL;
@@ -159,4 +159,23 @@ test('a section without a footer leaves it out (the JSDoc types say so: types.ch
   assert.equal(pinned.key, 'pinned');
   assert.deepEqual(pinned.header, { title: 'Pinned', height: 28 });
   assert.equal('footer' in pinned, false, 'absent, never null');
+});
+
+test("an event stream's reconnect delay: a 503's Retry-After, else the backoff", () => {
+  // Without a Retry-After: the server's retry, doubled per failure in a row (to 30 s), or the fixed delay.
+  assert.equal(reconnectDelay({ retry: 2000, failures: 0 }), 2000);
+  assert.equal(reconnectDelay({ retry: 2000, failures: 2 }), 8000);
+  assert.equal(reconnectDelay({ retry: 2000, failures: 9 }), 30000);
+  assert.equal(reconnectDelay({ fixed: 200, retry: 2000, failures: 3 }), 200);
+  // too-many-event-streams says `Retry-After: 5`: 5 s, not the backoff's 4 s, nor a fixed delay.
+  assert.equal(reconnectDelay({ retryAfter: '5', retry: 2000, failures: 1 }), 5000);
+  assert.equal(reconnectDelay({ retryAfter: '5', fixed: 200, retry: 2000, failures: 1 }), 5000);
+  // Seconds or an HTTP date, at most 5 minutes; a field that is neither is ignored.
+  assert.equal(reconnectDelay({ retryAfter: '0', retry: 2000, failures: 1 }), 0);
+  assert.equal(reconnectDelay({ retryAfter: '86400', retry: 2000, failures: 1 }), 300000);
+  assert.equal(reconnectDelay({ retryAfter: 'soon', retry: 2000, failures: 1 }), 4000);
+  assert.equal(reconnectDelay({ retryAfter: '-3', retry: 2000, failures: 1 }), 4000);
+  const now = Date.UTC(2023, 10, 14, 22, 13, 20);
+  assert.equal(reconnectDelay({ retryAfter: 'Tue, 14 Nov 2023 22:13:32 GMT', retry: 2000, failures: 1, now }), 12000);
+  assert.equal(reconnectDelay({ retryAfter: 'Tue, 14 Nov 2023 22:13:00 GMT', retry: 2000, failures: 1, now }), 0, 'a date passed: at once');
 });
