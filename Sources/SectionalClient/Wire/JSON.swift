@@ -1,4 +1,6 @@
-/// Any JSON value: what a record is made of.
+/// Any JSON value: what a record is made of. Every number is a `Double` (as in JavaScript): an
+/// integer beyond ±2^53 (9007199254740992) comes back rounded, and a record read, changed and put
+/// back stores the rounded value; keep such ids in strings.
 public enum JSON: Codable, Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
     case null, bool(Bool), number(Double), string(String), array([JSON]), object([String: JSON])
