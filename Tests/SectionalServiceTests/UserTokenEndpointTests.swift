@@ -147,6 +147,17 @@ final class UserTokenEndpointTests: FolderTestCase {
         ]
     }
 
+    /// A payload with a member twice (which `sub`?) is refused, and the answer says why.
+    func testAPayloadWithARepeatedMemberIsRefusedAsInvalidJSON() throws {
+        let app = try makeApp()
+        // The valid claims (alice's), with a second `sub` in front.
+        let payload = Base64URL.encode(Array(#"{"sub":"bob","#.utf8) + Tokens.json(claims()).dropFirst())
+        let header = Base64URL.encode(Tokens.json(["alg": "HS256", "typ": "JWT"]))
+        let answer = try read(app, token: Tokens.token(encodedHeader: header, encodedPayload: payload, sign: Tokens.macWithSecret))
+        assertInvalidToken(answer, "a repeated member")
+        XCTAssertTrue(answer.text.contains("not valid JSON") && answer.text.contains("duplicate member name"), answer.text)
+    }
+
     /// Depends on list reads asking the ``Authenticator`` for the caller.
     func testEveryRefusedTokenReadingAUsersListIsAnInvalidToken() throws {
         let app = try makeApp()

@@ -52,9 +52,13 @@ struct Authenticator: Sendable {
         } catch {
             throw HTTPError(HTTPStatus(code: error.status), error.slug, detail: error.detail, headers: ["WWW-Authenticate": error.wwwAuthenticate])
         }
-        guard case .object(let payload)? = try? JSONParser.parse(claims.payload) else {
-            throw Self.invalidToken("The token's payload is not a JSON object.")
+        let parsed: JSONValue
+        do {
+            parsed = try JSONParser.parse(claims.payload)
+        } catch {
+            throw Self.invalidToken("The token's payload is not valid JSON: \(error).")
         }
+        guard case .object(let payload) = parsed else { throw Self.invalidToken("The token's payload is not a JSON object.") }
         let caller = Caller.user(subject: claims.subject, claims: payload)
         verified.remember(Substring(token), caller: caller, expiresAt: claims.expiresAt.timeIntervalSince1970)
         return caller
