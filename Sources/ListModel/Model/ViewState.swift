@@ -15,8 +15,15 @@ public struct ViewState: Sendable, Hashable {
     /// A view hiding the sections with these keys.
     public init(hiddenKeys: Set<CodePointKey>) { hidden = hiddenKeys }
 
-    /// `true` when the section with this key is hidden.
-    @inline(__always) public func isHidden(_ key: String) -> Bool { !hidden.isEmpty && hidden.contains(CodePointKey(key)) }
+    /// `true` when the section with this key is hidden. A few keys (the usual view) are compared
+    /// in turn, lengths first, rather than hashed: a tag look-up in the bench's contacts (one
+    /// section hidden by default) ran 2.8% and 1.0% slower than before hashing the key, and 0.5%
+    /// faster and level comparing (alternating 5 s wrk runs, both orders, by hand).
+    @inline(__always) public func isHidden(_ key: String) -> Bool {
+        if hidden.isEmpty { return false }
+        if hidden.count <= 8 { return hidden.contains { codePointEqual($0.string, key) } }
+        return hidden.contains(CodePointKey(key))
+    }
 
     /// A deterministic fingerprint of the hidden set (for ETags).
     public var fingerprint: UInt64 {
