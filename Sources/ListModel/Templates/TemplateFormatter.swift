@@ -61,7 +61,8 @@ enum TemplateFormatter: Sendable, Equatable {
             return name == "prefix" ? .prefix(String(arg)) : .suffix(String(arg))
         case "nonzero", "label":
             if arg != nil { throw TemplateError("formatter '\(name)' takes no argument") }
-            return name == "nonzero" ? .nonzero : .label(Dictionary(labels.map { (CodePointKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
+            guard name == "label" else { return .nonzero }
+            return .label(Dictionary(labels.map { (CodePointKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
         default:
             throw TemplateError("unknown formatter '\(name)'")
         }

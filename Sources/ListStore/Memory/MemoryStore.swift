@@ -15,7 +15,7 @@ public final class MemoryStore: RecordStore, Sendable {
         var fields: [String: [FieldPath]] = [:]
         var fieldVersions: [CodePointKey: Int64] = [:]
         var definitions: [String: StoredDefinition] = [:]
-        /// Webhook deliveries by [webhook, list, partition].
+        /// Webhook deliveries by webhook, list and partition.
         var outbox: [OutboxKey: OutboxRow] = [:]
     }
 
@@ -79,12 +79,14 @@ public final class MemoryStore: RecordStore, Sendable {
         state.withLock { state in
             let due = state.outbox.filter { key, row in
                 webhooks.contains(key.webhook.string) && row.dueAt <= now && (row.claimedUntil ?? 0) <= now
-            }.sorted { ($0.value.dueAt, $0.key.list.string, $0.key.partition.string) < ($1.value.dueAt, $1.key.list.string, $1.key.partition.string) }
+            }.sorted {
+                ($0.value.dueAt, $0.key.list.string, $0.key.partition.string) < ($1.value.dueAt, $1.key.list.string, $1.key.partition.string)
+            }
             return due.prefix(limit).map { key, row in
                 state.outbox[key]?.claimedBy = owner
                 state.outbox[key]?.claimedUntil = claimUntil
-                return PendingDelivery(webhook: key.webhook.string, list: key.list.string, partition: key.partition.string, user: row.request.user,
-                                       version: row.request.version, attempts: row.attempts)
+                return PendingDelivery(webhook: key.webhook.string, list: key.list.string, partition: key.partition.string,
+                                       user: row.request.user, version: row.request.version, attempts: row.attempts)
             }
         }
     }
