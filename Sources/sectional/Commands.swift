@@ -49,7 +49,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         return 1
     }
     let signals = TerminationSignals()
-    let log = Log(level: Log.Level(name: configuration.logLevel) ?? .info)
+    let log = Log(level: configuration.logLevel)
     let app = SectionalServer(configuration: configuration, log: log)
     // Caught from now on (SIGHUP's default would end the process); ignored until ready.
     let reload = ReloadSignal { [app] in

@@ -24,7 +24,7 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertEqual(file.server.host, "127.0.0.2")
         XCTAssertEqual(file.server.port, 1111)
         XCTAssertEqual(file.storage, .sqlite(path: folder.appendingPathComponent("file.sqlite").path), "relative to the config file")
-        XCTAssertEqual(file.logLevel, "info")
+        XCTAssertEqual(file.logLevel, .info)
         XCTAssertNil(file.apiToken)
 
         let environment = ["SECTIONAL_HOST": "127.0.0.3", "SECTIONAL_PORT": "2222", "SECTIONAL_DATA": "env.sqlite",
@@ -34,7 +34,7 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertEqual(env.server.port, 2222)
         XCTAssertEqual(env.storage, .sqlite(path: URL(fileURLWithPath: cwd).appendingPathComponent("env.sqlite").path),
                        "relative to the working directory")
-        XCTAssertEqual(env.logLevel, "debug")
+        XCTAssertEqual(env.logLevel, .debug)
         XCTAssertEqual(env.apiToken, "from-my-token", "auth.tokenEnv names the variable")
         XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": "from-default"]).apiToken, "from-default")
 
@@ -47,7 +47,7 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertEqual(flags.server.host, "127.0.0.4")
         XCTAssertEqual(flags.server.port, 3333)
         XCTAssertEqual(flags.storage, .sqlite(path: "/data/flag.sqlite"))
-        XCTAssertEqual(flags.logLevel, "debug", "no flag for it: the environment stays")
+        XCTAssertEqual(flags.logLevel, .debug, "no flag for it: the environment stays")
         let memory = try Configuration.load(path: path, environment: environment, overrides: ConfigurationOverrides(memory: true))
         XCTAssertEqual(memory.storage, .memory, "--memory wins over SECTIONAL_DATA")
     }
@@ -69,7 +69,7 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertThrowsError(try Configuration.load(path: path, environment: ["SECTIONAL_LOG_LEVEL": "loud"])) { error in
             XCTAssertEqual((error as? ConfigError)?.description, "SECTIONAL_LOG_LEVEL: must be debug, info, warn or error, not 'loud'")
         }
-        XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_LOG_LEVEL": "WARN"]).logLevel, "WARN", "in any case")
+        XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_LOG_LEVEL": "WARN"]).logLevel, .warn, "in any case")
     }
 
     func testUnreadableFilesAreErrors() throws {

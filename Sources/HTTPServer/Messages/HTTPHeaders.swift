@@ -14,10 +14,7 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
 
     /// The first value of the named field, or nil.
     public subscript(name: String) -> String? {
-        for field in fields where field.name.utf8.count == name.utf8.count
-            && field.name.caseInsensitiveEquals(name) {
-            return field.value
-        }
+        for field in fields where Self.name(field.name, is: name) { return field.value }
         return nil
     }
 
@@ -26,15 +23,27 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable {
     /// when there is none. The first line alone when there is one (no copy).
     public func list(_ name: String) -> String? {
         var combined: String?
-        for field in fields where field.name.utf8.count == name.utf8.count && field.name.caseInsensitiveEquals(name) {
+        for field in fields where Self.name(field.name, is: name) {
             combined = combined.map { $0 + ", " + field.value } ?? field.value
         }
         return combined
     }
 
-    /// How many lines carry the named field (a field that is not a list may be sent once).
-    public func count(named name: String) -> Int {
-        fields.count { $0.name.utf8.count == name.utf8.count && $0.name.caseInsensitiveEquals(name) }
+    /// The value of a field that may be sent once (not a list, RFC 9110 §5.3), read in one pass:
+    /// nil when absent, with `repeated` when it came on several lines.
+    public func single(_ name: String) -> (value: String, repeated: Bool)? {
+        var found: String?
+        for field in fields where Self.name(field.name, is: name) {
+            guard found == nil else { return (found!, true) }
+            found = field.value
+        }
+        return found.map { ($0, false) }
+    }
+
+    /// Whether a field's name is `name` but for case: lengths first, most names differ in it.
+    @inline(__always)
+    private static func name(_ fieldName: String, is name: String) -> Bool {
+        fieldName.utf8.count == name.utf8.count && fieldName.caseInsensitiveEquals(name)
     }
 
     /// Appends a field, keeping any earlier field of the same name.

@@ -39,7 +39,7 @@ public struct Configuration: Sendable {
     /// The validated list definitions, in the config file's order.
     public var lists: [ListDefinition] = []
     /// Lowest level logged: `debug`, `info`, `warn`, `error`.
-    public var logLevel = "info"
+    public var logLevel = Log.Level.info
     /// `webhooks`: receivers told of the version changes of lists, in the config file's order.
     public var webhooks: [WebhookSettings] = []
     /// The webhooks' secrets by environment variable name (read from the environment).
@@ -170,10 +170,10 @@ extension Configuration {
         if let data = value("SECTIONAL_DATA") { storage = .sqlite(path: Self.resolve(data, against: folder)) }
         if let url = value("SECTIONAL_DATABASE_URL") { storage = .postgres(url: url) }
         if let level = value("SECTIONAL_LOG_LEVEL") {
-            guard Log.Level(name: level) != nil else {
+            guard let parsed = Log.Level(name: level) else {
                 throw ConfigError(path: "SECTIONAL_LOG_LEVEL", "must be debug, info, warn or error, not '\(level)'")
             }
-            logLevel = level
+            logLevel = parsed
         }
         apiToken = value(tokenEnvironmentVariable) ?? value("SECTIONAL_API_TOKEN")
         userTokenSecret = users?.secretEnvironmentVariable.flatMap(value)

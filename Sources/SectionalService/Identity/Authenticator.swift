@@ -23,9 +23,9 @@ struct Authenticator: Sendable {
     /// `WWW-Authenticate: Bearer error="invalid_token"` for a token that is neither the service
     /// token nor a valid user token, and with `Bearer realm="sectional"` for another scheme.
     func caller(_ request: Request) throws(HTTPError) -> Caller {
-        guard let header = request.headers["Authorization"] else { return .anonymous }
+        guard let (header, repeated) = request.headers.single("Authorization") else { return .anonymous }
         // One credential: with two, a proxy reading the other would disagree on who is calling.
-        guard request.headers.count(named: "Authorization") == 1 else {
+        guard !repeated else {
             throw Self.invalidRequest("Send one Authorization header, not several.")
         }
         // Byte-wise: counting Characters of a 200-byte token and copying it into an array were

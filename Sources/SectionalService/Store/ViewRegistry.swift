@@ -214,8 +214,9 @@ public final class ViewRegistry: Sendable {
                           change: (Bool) -> Bool) throws(StoreError) -> Change {
         try changes.withLock { _ throws(StoreError) -> Change in
             guard var view = use(id, list: list, owner: owner) else { return .notFound }
-            let hide = change(view.hidden.contains { CodePointKey($0) == CodePointKey(key) })
+            let keys = view.hidden.count
             view.hidden.removeAll { CodePointKey($0) == CodePointKey(key) }
+            let hide = change(view.hidden.count < keys)
             if hide { view.hidden.append(key) }
             guard !hide || Self.fits(view.hidden) else { return .tooManyHiddenKeys }
             let now = clock()
