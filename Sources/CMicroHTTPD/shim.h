@@ -145,4 +145,10 @@ static inline int sectional_mhd_connection_fd(struct MHD_Connection *connection)
     return info ? info->connect_fd : -1;
 }
 
+/// What the connection-start notice stored for a connection (its `socket_context`), or NULL.
+static inline void *sectional_mhd_socket_context(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info ? info->socket_context : NULL;
+}
+
 #endif

@@ -158,6 +158,7 @@ final class CachingAndEventsTests: XCTestCase {
         let text = try other.request("GET", "/metrics").text
         XCTAssertTrue(text.contains("sectional_connections_refused_total{limit=\"perClientConnectionLimit\"} 1\n"), text)
         XCTAssertTrue(text.contains("sectional_connections_refused_total{limit=\"connectionLimit\"} 0\n"), text)
+        XCTAssertTrue(text.contains("sectional_connections_closed_too_slow_total 0\n"), text)
         XCTAssertTrue(text.contains("sectional_connections 65\n"), "64 held and this one: \(text)")
     }
 

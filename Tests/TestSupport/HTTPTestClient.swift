@@ -142,6 +142,17 @@ public final class HTTPTestClient {
         return n == 0 || (n < 0 && errno == ECONNRESET)
     }
 
+    /// True when the server closes its side within `milliseconds` (a byte it sends meanwhile is
+    /// kept for the next read).
+    public func isClosedByPeer(within milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, milliseconds) > 0 else { return false }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+        if n == 1 { buffer.append(byte) }
+        return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         let n = recv(fd, &chunk, chunk.count, 0)

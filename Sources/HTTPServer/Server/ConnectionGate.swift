@@ -11,6 +11,8 @@ public struct ConnectionStatistics: Sendable, Equatable {
     public var refusedAtLimit: UInt64 = 0
     /// Connections closed at once because their client address already had `perClientConnectionLimit` open.
     public var refusedPerClient: UInt64 = 0
+    /// Connections closed because a request's head or body arrived too slowly (``RequestDeadlines``).
+    public var closedTooSlow: UInt64 = 0
 
     public init() {}
 }

@@ -43,6 +43,8 @@ public final class Server: @unchecked Sendable {
     /// Keeps each worker on a core of its own; nil when that does not apply.
     let pinning: ThreadPinning?
     private var watchdog: StreamWatchdog?
+    /// Closes connections whose request arrives too slowly.
+    let deadlines: RequestDeadlines
 
     /// The bound port (after ``start()``), useful when the configuration asked for port 0.
     public private(set) var port: Int = 0
@@ -65,10 +67,13 @@ public final class Server: @unchecked Sendable {
         self.beforeContinue = beforeContinue
         self.gate = ConnectionGate(limit: configuration.connectionLimit, perClient: configuration.perClientConnectionLimit)
         self.pinning = configuration.pinThreads ? ThreadPinning(threads: configuration.workerThreads, cores: System.allowedCPUs()) : nil
+        self.deadlines = RequestDeadlines(headSeconds: 2 * configuration.connectionTimeoutSeconds,
+                                          requestSeconds: 10 * configuration.connectionTimeoutSeconds)
     }
 
     deinit {
         watchdog?.stop()
+        deadlines.stop()
         listener?.close()
         if let daemon { MHD_stop_daemon(daemon) }
         logger?.deallocate()
@@ -119,8 +124,13 @@ public final class Server: @unchecked Sendable {
     /// Streams currently being sent.
     public var openStreams: Int { streams.withLock { $0.count } }
 
-    /// Open connections and connections refused by the limits.
-    public var connections: ConnectionStatistics { gate.statistics }
+    /// Open connections, connections refused by the limits and connections closed because a
+    /// request came too slowly.
+    public var connections: ConnectionStatistics {
+        var statistics = gate.statistics
+        statistics.closedTooSlow = deadlines.closed
+        return statistics
+    }
 
     /// Stops accepting connections: the listening socket closes, so new ones are refused by the
     /// kernel; requests under way and open connections go on. Idempotent.
@@ -136,6 +146,7 @@ public final class Server: @unchecked Sendable {
         stopAccepting()
         watchdog?.stop()
         watchdog = nil
+        deadlines.stop()
         streams.withLock { $0.values.forEach { $0.close() } }
         let deadline = Clock.nanoseconds() + UInt64(gracePeriod * 1e9)
         while (inFlight.load(ordering: .acquiring) > 0 || openStreams > 0) && Clock.nanoseconds() < deadline {
@@ -168,6 +179,7 @@ public final class Server: @unchecked Sendable {
         if !exchange.started {
             // First call: only the head has arrived. Answer on a later call to keep the connection alive.
             exchange.started = true
+            withWatch(of: connection) { $0.enter(.awaitingBody) }
             inFlight.add(1, ordering: .relaxed)
             exchange.method = HTTPMethod(cString: method)
             let fields: RequestFraming.Fields
@@ -201,6 +213,7 @@ public final class Server: @unchecked Sendable {
             }
             return MHD_Result.YES
         }
+        withWatch(of: connection) { $0.enter(.received) }
         if exchange.tooLarge {
             return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
         }
@@ -230,6 +243,7 @@ public final class Server: @unchecked Sendable {
     func complete(_ connection: OpaquePointer?, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         guard let raw = context.pointee else { return }
         context.pointee = nil
+        if let connection { withWatch(of: connection) { $0.completed() } }
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
         if exchange.started { inFlight.subtract(1, ordering: .releasing) }
         if let deferred = exchange.deferred { deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) } }
@@ -252,6 +266,8 @@ public final class Server: @unchecked Sendable {
     /// for its status, fields and body, built by the first request that sends it.
     private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange,
                        isFallback: Bool = false) -> MHD_Result {
+        // An answer to the head alone (an error, `413`) ends the request's deadline too.
+        withWatch(of: connection) { $0.enter(.received) }
         let fallback = { [self] (requestTookRoom: Bool) in
             guard !isFallback else { return MHD_Result.NO }
             var problem = (requestTookRoom ? HTTPError.noRoomForAnswer : HTTPError.internalError).response

@@ -42,14 +42,36 @@ let acceptPolicy: MHD_AcceptPolicyCallback = { cls, address, _ in
     return withServer(cls) { $0.gate.admit(address) } ? MHD_Result.YES : MHD_Result.NO
 }
 
-/// Runs on the worker thread that takes the connection, for its start and its close.
-let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, event in
-    guard let cls, let connection else { return }
+/// Runs on the worker thread that takes the connection, for its start and its close (which comes
+/// before libmicrohttpd closes the socket). The connection's ``ConnectionWatch`` is retained in
+/// its `socket_context` from start to close.
+let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, socketContext, event in
+    guard let cls, let connection, let socketContext else { return }
     switch event.rawValue {
-    case 0 /* MHD_CONNECTION_NOTIFY_STARTED */: withServer(cls) { $0.pinning?.pinCallingThreadOnce() }
-    case 1 /* MHD_CONNECTION_NOTIFY_CLOSED */: withServer(cls) { $0.gate.release(sectional_mhd_client_address(connection)) }
+    case 0 /* MHD_CONNECTION_NOTIFY_STARTED */:
+        withServer(cls) { server in
+            server.pinning?.pinCallingThreadOnce()
+            let watch = server.deadlines.watch(socket: sectional_mhd_connection_fd(connection))
+            socketContext.pointee = Unmanaged.passRetained(watch).toOpaque()
+        }
+    case 1 /* MHD_CONNECTION_NOTIFY_CLOSED */:
+        withServer(cls) { server in
+            server.gate.release(sectional_mhd_client_address(connection))
+            if let raw = socketContext.pointee {
+                socketContext.pointee = nil
+                let watch = Unmanaged<ConnectionWatch>.fromOpaque(raw).takeRetainedValue()
+                server.deadlines.forget(watch)
+            }
+        }
     default: break
     }
+}
+
+/// Lends `body` the watch of `connection`, to tell where its request stands (``RequestDeadlines``).
+@inline(__always)
+func withWatch(of connection: OpaquePointer, _ body: (ConnectionWatch) -> Void) {
+    guard let raw = sectional_mhd_socket_context(connection) else { return }
+    Unmanaged<ConnectionWatch>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
 }
 
 let releaseBody: MHD_ContentReaderFreeCallback = { cls in

@@ -184,6 +184,9 @@ public final class Metrics: Sendable {
         out += family("sectional_connections_refused_total", "counter", "Connections closed on arrival, by the limit they hit.",
                       [("limit=\"connectionLimit\"", "\(connections.refusedAtLimit)"),
                        ("limit=\"perClientConnectionLimit\"", "\(connections.refusedPerClient)")])
+        out += family("sectional_connections_closed_too_slow_total", "counter",
+                      "Connections closed because a request's head (within 2x connectionTimeoutSeconds) or whole request (10x) came too slowly.",
+                      [(nil, "\(connections.closedTooSlow)")])
         out += family("sectional_event_streams", "gauge", "Open Server-Sent Event streams.", [(nil, "\(streams.open)")])
         out += family("sectional_event_streams_refused_total", "counter",
                       "Event streams refused because maxEventStreams were open.", [(nil, "\(streams.refused)")])
