@@ -13,6 +13,7 @@ final class PartitionApp {
         "orders": {
           "title": "Orders",
           "scope": { "field": "owner", "claim": "sub" },
+          "search": { "fields": ["title"] },
           "sections": [
             { "key": "help", "type": "help", "title": "Help",
               "rows": [ { "id": "contact", "type": "link", "title": "Contact us", "tagLength": 1 } ] },
@@ -22,6 +23,7 @@ final class PartitionApp {
           ]
         },
         "all": {
+          "filters": ["status"],
           "sections": [ { "key": "all", "source": "orders", "type": "all", "title": "All", "row": { "type": "order", "title": "{title}" } } ]
         }
       }

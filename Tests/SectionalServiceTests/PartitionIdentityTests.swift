@@ -49,3 +49,30 @@ final class PartitionIdentityTests: XCTestCase {
         XCTAssertEqual(try p.get("/v1/lists/orders/rows?view=\(view)", as: encoded(second)).slug, "view-not-found")
     }
 }
+
+extension PartitionIdentityTests {
+    /// A thread remembers its last warm search (``RecentSearch``): a search by another user whose
+    /// name, or a filter value, is canonically equivalent to that search's is not the same search.
+    func testAThreadsLastSearchIsNotAnotherUsersOrAnotherFiltersResult() throws {
+        let p = try PartitionApp()
+        let (first, second) = ("Jos\u{E9}", "Jose\u{301}")
+        try p.order("f1", owner: first, status: "\u{E9}t\u{E9}", title: "secret plan")
+        try p.order("s1", owner: second, status: "e\u{301}te\u{301}", title: "public note")
+        // One connection, so one server thread and its one remembered search.
+        let client = try p.app.client()
+        func ids(_ target: String, as user: String) throws -> [String] {
+            let answer = try client.request("GET", "\(target)&user=\(encoded(user))", headers: p.service)
+            let sections: [[String: Any]] = try answer.json.value("sections")
+            return try sections.flatMap { section -> [String] in
+                let rows: [[String: Any]] = try section.value("rows")
+                return try rows.map { try $0.value("id") }
+            }
+        }
+        // Both partitions resident first, so the search below finds the same table generation.
+        XCTAssertEqual(try ids("/v1/lists/orders/rows?pageSize=10", as: second), ["contact", "s1"])
+        for _ in 0..<3 { XCTAssertEqual(try ids("/v1/lists/orders/rows?q=secret", as: first), ["contact", "f1"]) }
+        XCTAssertEqual(try ids("/v1/lists/orders/rows?q=secret", as: second), ["contact"], "\(second) was given \(first)'s search")
+        for _ in 0..<3 { XCTAssertEqual(try ids("/v1/lists/all/rows?filter.status=\(encoded("\u{E9}t\u{E9}"))", as: first), ["f1"]) }
+        XCTAssertEqual(try ids("/v1/lists/all/rows?filter.status=\(encoded("e\u{301}te\u{301}"))", as: first), ["s1"])
+    }
+}

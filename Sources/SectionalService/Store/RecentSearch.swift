@@ -1,3 +1,5 @@
+import ListModel
+
 /// A thread's last warm search look-up: the base list or partition, the request's search
 /// parameters as sent (`q`, `filter.*`, in order), the result's state and the generation of the
 /// ``MaterializationCache`` table it was found in. While that generation is still the published
@@ -25,14 +27,23 @@ final class RecentSearch {
     /// Whether a query parameter is one of a search's (`q`, `filter.FIELD`).
     static func isSearchParameter(_ name: String) -> Bool { name == "q" || name.hasPrefix("filter.") }
 
-    /// Whether the search parameters among `items` are exactly ``items``, in order.
+    /// Whether the search parameters among `items` are exactly ``items``, in order, byte for byte
+    /// (Swift's `==` would take a canonically equivalent filter value for the same one).
     func sameParameters(_ items: [(name: String, value: String)]) -> Bool {
         var next = 0
         for item in items where Self.isSearchParameter(item.name) {
-            guard next < self.items.count, self.items[next].name == item.name, self.items[next].value == item.value else { return false }
+            guard next < self.items.count, CodePointKey(self.items[next].name) == CodePointKey(item.name),
+                  CodePointKey(self.items[next].value) == CodePointKey(item.value) else { return false }
             next += 1
         }
         return next == self.items.count
+    }
+
+    /// Whether this is the last search of list `list` (of `partition`'s user, in `language`),
+    /// byte for byte: two users whose names are canonically equivalent are two users.
+    func isOf(list: String, partition: String?, language: String?) -> Bool {
+        CodePointKey(self.list) == CodePointKey(list) && partition.map(CodePointKey.init) == self.partition.map(CodePointKey.init)
+            && language == self.language
     }
 
     /// The calling thread's slot (made on its first search).

@@ -51,7 +51,7 @@ extension ViewModelStore {
     func recentSearch(of base: ListState, items: [(name: String, value: String)]) -> ListState? {
         guard !items.isEmpty else { return nil }
         let recent = RecentSearch.current
-        guard recent.list == base.name, recent.partition == base.partition?.text, recent.language == base.language,
+        guard recent.isOf(list: base.name, partition: base.partition?.text, language: base.language),
               !recent.items.isEmpty, recent.sameParameters(items), let recency = recent.recency,
               let table = cache.table(ifGeneration: recent.generation) else { return nil }
         // The state was read from this table, which holds it (or holds the list state that keeps
