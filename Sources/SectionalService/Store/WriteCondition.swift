@@ -61,7 +61,8 @@ extension ViewModelStore.Write {
 extension ViewModelStore {
     /// Whether `condition` holds now: after the stored state, and the writes of groups accepted
     /// earlier in the same commit (`written`: exists after them; their versions are not known
-    /// yet, so an expected version of such a record does not hold).
+    /// yet, so an expected version of such a record does not hold, and a refused one holds when
+    /// it is no newer than the record's stored version).
     func holds(_ condition: WriteCondition, after written: [WriteCondition.Key: Bool], lookup: RecordLookup) throws(StoreError) -> Bool {
         let exists: Bool
         var version: Int64?
@@ -76,7 +77,13 @@ extension ViewModelStore {
         case .exists: return exists
         case .absent: return !exists
         case .version(let expected): return exists && version.map(expected.contains) == true
-        case .notVersion(let refused): return !(exists && version.map(refused.contains) != false)
+        case .notVersion(let refused):
+            guard exists else { return true }
+            if let version { return !refused.contains(version) }
+            // Written by an earlier group, at a version newer than any the record had (at most
+            // its stored one): it is none of those; a refused version past them might be the new one.
+            let before = try lookup(condition.collection, condition.id)?.version ?? 0
+            return refused.allSatisfy { $0 <= before }
         }
     }
 }
