@@ -63,6 +63,17 @@ final class RecordConditionTests: XCTestCase {
         XCTAssertEqual(try refused.problem["ids"] as? [String], ["only"])
     }
 
+    func testIfMatchAndIfNoneMatchTogetherMustBothHold() throws {
+        let app = try TestApp()
+        XCTAssertEqual(try put(app, "both", name: "first", []).status, 201)
+        // The record exists (If-Match holds) but If-None-Match: * does not: 412 (RFC 9110 §13.2.2).
+        let refused = try put(app, "both", name: "second", [("If-Match", "*"), ("If-None-Match", "*")])
+        XCTAssertEqual(refused.status, 412)
+        XCTAssertEqual(try refused.problem["ids"] as? [String], ["both"], "named once")
+        let tag = try XCTUnwrap(try app.request("GET", "/v1/collections/people/records/both").header("ETag"))
+        XCTAssertEqual(try put(app, "both", name: "third", [("If-Match", tag), ("If-None-Match", "\"999999\"")]).status, 200)
+    }
+
     func testIfMatchOnAMissingOrChangedRecordRefusesAndWritesNothing() throws {
         let app = try TestApp()
         XCTAssertEqual(try put(app, "ghost", name: "G", [("If-Match", "*")]).slug, "precondition-failed", "If-Match: * needs the record")

@@ -9,20 +9,22 @@ enum RecordConditions {
     /// The entity tag of a record at `version`.
     static func tag(_ version: Int64) -> String { "\"\(version)\"" }
 
-    /// The condition the request's `If-Match` / `If-None-Match` put on a write of the record.
-    /// Comparison is strong (RFC 9110 §13.1.1): a weak tag never matches `If-Match`; a tag
-    /// that is not one of ours names no version. The `-gzip` suffix of a compressed answer's
-    /// tag is the same version.
-    static func condition(_ request: Request, collection: String, id: String) -> WriteCondition? {
+    /// The conditions the request's `If-Match` / `If-None-Match` put on a write of the record;
+    /// both must hold when both are sent (RFC 9110 §13.2.2: `If-None-Match` is evaluated after an
+    /// `If-Match` that holds, and on a write its failure is a `412` too). Comparison is strong for
+    /// `If-Match` (RFC 9110 §13.1.1): a weak tag never matches it; a tag that is not one of ours
+    /// names no version. The `-gzip` suffix of a compressed answer's tag is the same version.
+    static func conditions(_ request: Request, collection: String, id: String) -> [WriteCondition] {
+        var conditions: [WriteCondition] = []
         if let header = request.headers.list("If-Match") {
-            if header.trimmingSpaces == "*" { return WriteCondition(collection: collection, id: id, expectation: .exists) }
-            return WriteCondition(collection: collection, id: id, expectation: .version(versions(header, weakMatches: false)))
+            let expectation = header.trimmingSpaces == "*" ? WriteCondition.Expectation.exists : .version(versions(header, weakMatches: false))
+            conditions.append(WriteCondition(collection: collection, id: id, expectation: expectation))
         }
         if let header = request.headers.list("If-None-Match") {
-            if header.trimmingSpaces == "*" { return WriteCondition(collection: collection, id: id, expectation: .absent) }
-            return WriteCondition(collection: collection, id: id, expectation: .notVersion(versions(header, weakMatches: true)))
+            let expectation = header.trimmingSpaces == "*" ? WriteCondition.Expectation.absent : .notVersion(versions(header, weakMatches: true))
+            conditions.append(WriteCondition(collection: collection, id: id, expectation: expectation))
         }
-        return nil
+        return conditions
     }
 
     /// The versions an entity-tag list names.

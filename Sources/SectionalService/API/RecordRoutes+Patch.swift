@@ -19,8 +19,8 @@ extension RecordRoutes {
         }
         _ = try Self.record(changes, id: id, at: nil)
         let patch = RecordPatch(collection: collection, id: id, changes: changes)
-        let condition = RecordConditions.condition(request, collection: collection, id: id)
-        return context.write([.patch(patch)], conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
+        let conditions = RecordConditions.conditions(request, collection: collection, id: id)
+        return context.write([.patch(patch)], conditions: conditions) { result throws(HTTPError) in
             try Self.refusal(result, patches: [patch], collection: collection)
             guard case .merged(let record) = patch.outcome else { throw HTTPError.internalError }
             return RecordRoutes.recordAnswer(record, collection: collection, version: result.sequence)

@@ -36,9 +36,9 @@ struct RecordRoutes {
             let id = try request.name("id", kind: "record")
             guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
             let record = try Self.record(body, id: id, at: nil)
-            let condition = RecordConditions.condition(request, collection: collection, id: id)
+            let conditions = RecordConditions.conditions(request, collection: collection, id: id)
             return context.write([.upsert(collection: collection, record: record)],
-                                 conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
+                                 conditions: conditions) { result throws(HTTPError) in
                 guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
                 return RecordRoutes.recordAnswer(record, collection: collection, version: result.sequence,
                                     status: result.existed[0] ? .ok : .created)
@@ -48,8 +48,8 @@ struct RecordRoutes {
         router.delete("/v1/collections/{c}/records/{id}") { request in
             let collection = try request.name("c", kind: "collection")
             let id = try request.name("id", kind: "record")
-            let condition = RecordConditions.condition(request, collection: collection, id: id)
-            return context.write([.delete(collection: collection, id: id)], conditions: condition.map { [$0] } ?? []) { result throws(HTTPError) in
+            let conditions = RecordConditions.conditions(request, collection: collection, id: id)
+            return context.write([.delete(collection: collection, id: id)], conditions: conditions) { result throws(HTTPError) in
                 guard result.conflicts.isEmpty else { throw RecordConditions.failed(result.conflicts) }
                 guard result.existed[0] else { throw Problem.recordNotFound(collection, id) }
                 return .empty()

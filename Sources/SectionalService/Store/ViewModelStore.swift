@@ -242,7 +242,8 @@ public final class ViewModelStore: Sendable {
                     for (index, group) in groups.enumerated() {
                         var failed: [WriteCondition] = []
                         for condition in group.conditions where !(try holds(condition, after: written, lookup: lookup)) {
-                            failed.append(condition)
+                            // Each record named once (`If-Match` and `If-None-Match` are two conditions on one).
+                            if !failed.contains(where: { $0.collection == condition.collection && $0.id == condition.id }) { failed.append(condition) }
                         }
                         guard failed.isEmpty else {
                             conflicts[index] = failed.map(\.id)
