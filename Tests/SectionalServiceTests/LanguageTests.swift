@@ -37,6 +37,25 @@ final class LanguageTests: XCTestCase {
         return try XCTUnwrap(found, "no row p1 in \(language)")
     }
 
+    func testCurrenciesWrittenWithoutDecimalsHaveTheirSymbolInEveryLanguage() throws {
+        let app = try TestApp(config: """
+        { "lists": { "prices": { "languages": ["en", "de", "ja"],
+          "sections": [ { "key": "all", "source": "items", "title": "All",
+                          "row": { "type": "item", "title": "{price|currency:JPY} {price|currency:KRW} {price|currency:EUR}" } } ] } } }
+        """)
+        try app.put("items", "p1", #"{"price":1234}"#).expect(201)
+        // (French writes the yen as "JPY" in the locale data itself.)
+        for language in ["en", "de", "ja"] {
+            let answer = try app.request("GET", "/v1/lists/prices/rows", headers: [("Accept-Language", language)])
+            let sections: [[String: Any]] = try answer.json.value("sections")
+            let rows: [[String: Any]] = try sections[0].value("rows")
+            let title = try XCTUnwrap(rows.first?["title"] as? String)
+            XCTAssertFalse(title.contains("JPY") || title.contains("KRW"), "a code instead of a symbol in \(language): \(title)")
+            XCTAssertTrue(title.contains("\u{A5}") || title.contains("\u{FFE5}"), "no yen sign in \(language): \(title)")
+            XCTAssertTrue(title.contains("\u{20A9}") || title.contains("\u{FFE6}"), "no won sign in \(language): \(title)")
+        }
+    }
+
     func testNumbersCurrenciesAndDatesInEachLanguage() throws {
         let app = try TestApp(config: Self.config)
         try app.put("items", "p1", #"{"name":"Tea","qty":1234567.891,"price":1234.5,"when":"2024-03-05T10:00:00Z"}"#).expect(201)

@@ -45,11 +45,15 @@ enum Localization {
             money.locale = locale
             money.numberStyle = .currency
             money.currencyCode = code
+            // Where the symbol goes around the amount: the amount as the language writes it with
+            // the currency's digits, or with none — Foundation on Linux reports two for every
+            // currency before it formats, while it writes yen and won with none.
             let digits = decimal.copy() as? NumberFormatter ?? decimal
             digits.minimumFractionDigits = money.minimumFractionDigits
             digits.maximumFractionDigits = money.maximumFractionDigits
-            guard let whole = money.string(from: 1234.5), let body = digits.string(from: 1234.5),
-                  let range = whole.range(of: body) else { continue }
+            let whole = money.string(from: 1234) ?? ""
+            let bodies = [digits.string(from: 1234), decimal.string(from: 1234)].compactMap { $0 }
+            guard let range = bodies.lazy.compactMap({ whole.range(of: $0) }).first else { continue }
             let placement = LocaleFormats.Currency(prefix: String(whole[..<range.lowerBound]), suffix: String(whole[range.upperBound...]))
             currencies[code] = placement
             if code == "EUR" { codeBefore = !placement.prefix.isEmpty }
