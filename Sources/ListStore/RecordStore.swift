@@ -91,6 +91,13 @@ public protocol RecordStore: AnyObject, Sendable {
     /// Takes the next change number for a change made outside the store (the config file's
     /// lists re-read), durably, so the lists it changes move to a version no commit shares.
     func takeSequence() throws(StoreError) -> Int64
+    /// Records which definition each of these lists is served with (by fingerprint) and the
+    /// change number it came into force at, replacing what was recorded for them: a server that
+    /// starts with a list's definition changed since then moves the list to a new version, and
+    /// one whose definition is unchanged never shows a version below that number.
+    func recordServed(_ served: [String: ServedDefinition]) throws(StoreError)
+    /// What ``recordServed(_:)`` recorded, by list.
+    func servedDefinitions() throws(StoreError) -> [String: ServedDefinition]
 
     /// Claims up to `limit` deliveries of `webhooks` that are due at `now` (milliseconds since
     /// 1970) and not claimed by a worker whose claim still runs, for `owner` until `claimUntil`,
@@ -229,6 +236,18 @@ public struct StoredDefinition: Sendable, Equatable {
         self.list = list
         self.json = json
         self.revision = revision
+        self.sequence = sequence
+    }
+}
+
+/// The definition a list is served with, by fingerprint, and the change number it came into
+/// force at (0 for a definition first served with no change made for it).
+public struct ServedDefinition: Sendable, Equatable {
+    public let fingerprint: UInt64
+    public let sequence: Int64
+
+    public init(fingerprint: UInt64, sequence: Int64) {
+        self.fingerprint = fingerprint
         self.sequence = sequence
     }
 }

@@ -278,6 +278,16 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.lastSequence(), 8)
         XCTAssertEqual(try store.commit([.upsert(collection: "people", id: "c", json: bytes("{}"))]).sequence, 9)
     }
+
+    func checkServedDefinitionsAreKeptAndReplaced() throws {
+        let store = try makeStore()
+        XCTAssertEqual(try store.servedDefinitions(), [:])
+        let high = ServedDefinition(fingerprint: 0xF000_0000_0000_0001, sequence: 0)
+        try store.recordServed(["people": high, "orders": ServedDefinition(fingerprint: 7, sequence: 3)])
+        try store.recordServed(["orders": ServedDefinition(fingerprint: 8, sequence: 5)])
+        XCTAssertEqual(try store.servedDefinitions(), ["people": high, "orders": ServedDefinition(fingerprint: 8, sequence: 5)])
+        XCTAssertEqual(try store.lastSequence(), 0, "recording takes no change number")
+    }
 }
 
 final class MemoryStoreTests: RecordStoreContract {
@@ -297,6 +307,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
+    func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
@@ -333,6 +344,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
+    func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }

@@ -15,6 +15,7 @@ public final class MemoryStore: RecordStore, Sendable {
         var fields: [String: [FieldPath]] = [:]
         var fieldVersions: [CodePointKey: Int64] = [:]
         var definitions: [String: StoredDefinition] = [:]
+        var served: [String: ServedDefinition] = [:]
         /// Webhook deliveries by webhook, list and partition.
         var outbox: [OutboxKey: OutboxRow] = [:]
     }
@@ -253,6 +254,14 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func allDefinitions() throws(StoreError) -> [StoredDefinition] {
         state.withLock { $0.definitions.values.sorted { $0.list.utf8.lexicographicallyPrecedes($1.list.utf8) } }
+    }
+
+    public func recordServed(_ served: [String: ServedDefinition]) throws(StoreError) {
+        state.withLock { $0.served.merge(served) { $1 } }
+    }
+
+    public func servedDefinitions() throws(StoreError) -> [String: ServedDefinition] {
+        state.withLock { $0.served }
     }
 
     public func close() {}

@@ -102,6 +102,15 @@ public enum PostgresSchema {
             PRIMARY KEY (webhook, list, partition_key)
         );
         """,
+        // 5: the definition each list was last served with (a fingerprint, as a signed 64-bit
+        // integer) and the change number it came into force at.
+        """
+        CREATE TABLE served (
+            list        text COLLATE "C" PRIMARY KEY,
+            fingerprint bigint NOT NULL,
+            sequence    bigint NOT NULL
+        );
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -37,6 +37,31 @@ extension PostgresStore {
         }
     }
 
+    public func recordServed(_ served: [String: ServedDefinition]) throws(StoreError) {
+        try writing { connection throws(PostgresError) in
+            try connection.transaction { () throws(PostgresError) in
+                for (list, definition) in served {
+                    try connection.execute("""
+                        INSERT INTO served (list, fingerprint, sequence) VALUES ($1, $2::bigint, $3::bigint)
+                        ON CONFLICT (list) DO UPDATE SET fingerprint = excluded.fingerprint, sequence = excluded.sequence
+                        """, .text(list), .int(Int64(bitPattern: definition.fingerprint)), .int(definition.sequence))
+                }
+            }
+        }
+    }
+
+    public func servedDefinitions() throws(StoreError) -> [String: ServedDefinition] {
+        try reading { connection throws(PostgresError) in
+            let result = try connection.execute("SELECT list, fingerprint, sequence FROM served")
+            var served: [String: ServedDefinition] = [:]
+            for row in 0..<result.rowCount {
+                served[result.string(row, 0)] = ServedDefinition(fingerprint: UInt64(bitPattern: try result.int(row, 1)),
+                                                                 sequence: try result.int(row, 2))
+            }
+            return served
+        }
+    }
+
     public func allDefinitions() throws(StoreError) -> [StoredDefinition] {
         try reading { connection throws(PostgresError) in
             let result = try connection.execute("SELECT list, json, revision, sequence FROM definitions ORDER BY list")

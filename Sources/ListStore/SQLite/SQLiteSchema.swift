@@ -77,6 +77,15 @@ enum SQLiteSchema {
             PRIMARY KEY (webhook, list, partition_key)
         ) WITHOUT ROWID;
         """,
+        // The definition each list was last served with (a fingerprint, as a signed 64-bit
+        // integer) and the change number it came into force at.
+        """
+        CREATE TABLE served (
+            list        TEXT PRIMARY KEY,
+            fingerprint INTEGER NOT NULL,
+            sequence    INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

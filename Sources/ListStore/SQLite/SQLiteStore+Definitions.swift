@@ -31,6 +31,29 @@ extension SQLiteStore {
         }
     }
 
+    public func recordServed(_ served: [String: ServedDefinition]) throws(StoreError) {
+        try writer.withLock { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                for (list, definition) in served {
+                    try connection.run("""
+                        INSERT INTO served (list, fingerprint, sequence) VALUES (?, ?, ?)
+                        ON CONFLICT (list) DO UPDATE SET fingerprint = excluded.fingerprint, sequence = excluded.sequence
+                        """, .text(list), .int(Int64(bitPattern: definition.fingerprint)), .int(definition.sequence))
+                }
+            }
+        }
+    }
+
+    public func servedDefinitions() throws(StoreError) -> [String: ServedDefinition] {
+        try reader.withLock { connection throws(StoreError) in
+            var result: [String: ServedDefinition] = [:]
+            try connection.query("SELECT list, fingerprint, sequence FROM served") { row throws(StoreError) in
+                result[try row.text(0)] = ServedDefinition(fingerprint: UInt64(bitPattern: row.int(1)), sequence: row.int(2))
+            }
+            return result
+        }
+    }
+
     public func allDefinitions() throws(StoreError) -> [StoredDefinition] {
         try reader.withLock { connection throws(StoreError) in
             var result: [StoredDefinition] = []

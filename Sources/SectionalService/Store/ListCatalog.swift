@@ -83,6 +83,14 @@ struct ListCatalog: Sendable {
     /// Sets the version floor of a list (at start).
     mutating func setFloor(_ name: String, _ version: Int64) { floors[name] = version }
 
+    /// Notes at start what the store says of `name`'s served definition (``ServedChange``).
+    mutating func served(_ name: String, _ change: ServedChange) {
+        floors[name] = max(floors[name] ?? 0, change.sequence)
+        guard let before = change.changedFrom else { return }
+        changed[name] = max(changed[name] ?? 0, change.sequence)
+        retired[name, default: []].append(before)
+    }
+
     private mutating func rebuild() {
         var list = config.map { runtime[$0.name]?.definition ?? $0 }
         let configNames = Set(config.map(\.name))

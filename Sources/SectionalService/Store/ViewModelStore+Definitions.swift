@@ -78,6 +78,7 @@ extension ViewModelStore {
                 json = writer.bytes
             }
             guard let (stored, replaced) = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
+            if let after { try recordServed([after], at: stored.sequence) }
             // Other instances' commits below this change first (the list was built before them: build it again).
             var (events, complete, moved) = catchUpBefore(stored.sequence)
             let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
@@ -104,6 +105,7 @@ extension ViewModelStore {
                 if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
             }
             let sequence = try store.takeSequence()
+            try recordServed(changed.compactMap { next.definition($0) }, at: sequence)
             var (events, complete, moved) = catchUpBefore(sequence)
             if moved {
                 for name in changed {

@@ -62,6 +62,7 @@ public final class ViewModelStore: Sendable {
         self.metrics = metrics
         self.onChange = onChange
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
+        let served = try Self.noteServedDefinitions(definitions, in: store, log: log)
         // One committed state for the sequence, the versions, the run-time definitions and the
         // records, however many commits other instances make while this one loads: the change
         // log is followed from it.
@@ -73,6 +74,7 @@ public final class ViewModelStore: Sendable {
             for (list, errors) in catalog.load(try store.allDefinitions()) {
                 log.error("skipping a stored run-time definition that does not decode", ["list": .text(list), "errors": .text(errors.description)])
             }
+            for (list, change) in served { catalog.served(list, change) }
             // Each collection read once, its rows made for every list that reads it.
             let built = catalog.definitions.filter { $0.scope == nil }
             var made: [String: [PageRows]] = [:]

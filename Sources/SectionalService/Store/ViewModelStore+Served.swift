@@ -1,0 +1,63 @@
+import ListModel
+import ListStore
+
+/// Where a list's definition came into force, as the store remembers it across restarts, and
+/// the fingerprint it replaced when that happened at this start.
+struct ServedChange: Sendable {
+    /// The change number the served definition came into force at: the list's lowest version.
+    let sequence: Int64
+    /// The fingerprint of the definition served before, when it differed at this start.
+    let changedFrom: UInt64?
+}
+
+extension ViewModelStore {
+    /// Compares each list's definition in force with the one the store says it was last served
+    /// with, before the lists are built. A list whose definition changed while no server ran
+    /// (the config file edited, the server upgraded) moves to a new change number, as a config
+    /// reload would move it: its version grows and `changes` from before it answers reload. One
+    /// whose definition is unchanged keeps the number it came into force at as its lowest
+    /// version, so a list moved by a reload never shows a lower version after a restart. A list
+    /// served for the first time is recorded as it is.
+    ///
+    /// Costs one read of the served table and of the run-time definitions, and one change number
+    /// and one write when something changed. On several instances, each one starting with an
+    /// edited config moves the lists once: the second finds the new fingerprint recorded.
+    static func noteServedDefinitions(_ definitions: [ListDefinition], in store: RecordStore,
+                                      log: Log) throws(StoreError) -> [String: ServedChange] {
+        var catalog = ListCatalog(config: definitions)
+        _ = catalog.load(try store.allDefinitions())
+        let served = try store.servedDefinitions()
+        var changed: [ListDefinition] = []
+        var record: [String: ServedDefinition] = [:]
+        var result: [String: ServedChange] = [:]
+        for definition in catalog.definitions {
+            guard let was = served[definition.name] else {
+                record[definition.name] = ServedDefinition(fingerprint: definition.fingerprint, sequence: 0)
+                continue
+            }
+            if was.fingerprint == definition.fingerprint {
+                result[definition.name] = ServedChange(sequence: was.sequence, changedFrom: nil)
+            } else {
+                changed.append(definition)
+            }
+        }
+        if !changed.isEmpty {
+            let sequence = try store.takeSequence()
+            for definition in changed {
+                record[definition.name] = ServedDefinition(fingerprint: definition.fingerprint, sequence: sequence)
+                result[definition.name] = ServedChange(sequence: sequence, changedFrom: served[definition.name]?.fingerprint)
+            }
+            log.info("lists whose definition changed since they were last served move to a new version",
+                     ["lists": .text(changed.map(\.name).joined(separator: ",")), "version": .number(Double(sequence))])
+        }
+        if !record.isEmpty { try store.recordServed(record) }
+        return result
+    }
+
+    /// Records that `definitions` are served from change `sequence` on (see ``noteServedDefinitions(_:in:log:)``).
+    func recordServed(_ definitions: [ListDefinition], at sequence: Int64) throws(StoreError) {
+        guard !definitions.isEmpty else { return }
+        try store.recordServed(Dictionary(definitions.map { ($0.name, ServedDefinition(fingerprint: $0.fingerprint, sequence: sequence)) },
+                                          uniquingKeysWith: { $1 }))
+    }
+}

@@ -1,0 +1,50 @@
+import Dispatch
+import Foundation
+import ListStore
+import TestSupport
+import XCTest
+@testable import ListModel
+@testable import SectionalService
+
+/// A list's version never goes back across restarts, and moves when its definition changed while
+/// no server ran: the store remembers the definition each list was served with.
+final class StartVersionTests: XCTestCase {
+    private func definitions(title: String) throws -> [ListDefinition] {
+        try ListDefinitions.decode(JSONParser.parse(#"""
+        {"people":{"sections":[{"key":"all","source":"people","type":"all","title":"\#(title)","row":{"type":"person","title":"{name}"}}]},
+         "others":{"sections":[{"key":"all","source":"people","type":"all","title":"Others","row":{"type":"person","title":"{name}"}}]}}
+        """#))
+    }
+
+    /// Opens the store at `path` serving `title`, runs `body`, closes it.
+    private func serve(_ path: String, title: String, _ body: (ViewModelStore) throws -> Void = { _ in }) throws {
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        try body(try ViewModelStore(definitions: try definitions(title: title), store: store, log: Log(level: .error)))
+    }
+
+    private func versions(_ store: ViewModelStore) -> [Int64?] { [store.list("people")?.version, store.list("others")?.version] }
+
+    func testVersionsNeverGoBackAndMoveWhenTheDefinitionChangedWhileStopped() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("lists.sqlite").path
+        try serve(path, title: "All") { store in
+            try commit(store, [.upsert(collection: "people", record: IncomingRecord(id: "p1", object: JSONObject([("name", .string("Ada"))])))])
+            XCTAssertEqual(versions(store), [1, 1])
+        }
+        try serve(path, title: "All") { XCTAssertEqual(versions($0), [1, 1], "nothing changed") }
+        // Edited while stopped: the list moves, the other keeps its version.
+        try serve(path, title: "Everyone") { XCTAssertEqual(versions($0), [2, 1]) }
+        try serve(path, title: "Everyone") { XCTAssertEqual(versions($0), [2, 1], "moved once, then kept") }
+        // Reloaded while serving (SIGHUP): the version it moved to survives the restart.
+        try serve(path, title: "Everyone") { store in
+            let done = DispatchSemaphore(value: 0)
+            store.reloadConfigLater(try definitions(title: "Reloaded")) { _ in done.signal() }
+            XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+            XCTAssertEqual(versions(store), [3, 1])
+        }
+        try serve(path, title: "Reloaded") { XCTAssertEqual(versions($0), [3, 1], "not back to 2") }
+        try serve(path, title: "All") { XCTAssertEqual(versions($0), [4, 1]) }
+    }
+}
