@@ -80,9 +80,13 @@ struct CommandLineOptions: Equatable {
                 guard let next = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
                 return next
             }
+            /// A switch is on by being named: `--memory=false` would otherwise turn it on.
+            func noValue() throws(UsageError) {
+                if inlineValue != nil { throw UsageError(message: "\(flag) takes no value") }
+            }
             switch flag {
-            case "--help", "-h": options.command = .help
-            case "--version": options.command = .version
+            case "--help", "-h": try noValue(); options.command = .help
+            case "--version": try noValue(); options.command = .version
             case "--config": options.configPath = try value()
             case "--host": options.host = try value()
             case "--port":
@@ -93,9 +97,9 @@ struct CommandLineOptions: Equatable {
                 options.port = port
             case "--data": options.dataPath = try value()
             case "--to": options.backupPath = try value()
-            case "--memory": options.memory = true
+            case "--memory": try noValue(); options.memory = true
             case "--database-url": options.databaseURL = try value()
-            case "--allow-unauthenticated-writes": options.allowUnauthenticatedWrites = true
+            case "--allow-unauthenticated-writes": try noValue(); options.allowUnauthenticatedWrites = true
             case "--sub": options.subject = try value()
             case "--ttl":
                 let text = try value()

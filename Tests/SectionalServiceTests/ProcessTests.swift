@@ -184,6 +184,21 @@ final class ProcessTests: FolderTestCase {
         XCTAssertTrue(exposed.errors.contains("--allow-unauthenticated-writes"), exposed.errors)
     }
 
+    /// A switch given a value (`--allow-unauthenticated-writes=false`) is a usage error, never
+    /// the switch turned on: `=false` must not lift the no-token guard on an exposed address.
+    func testASwitchGivenAValueIsAUsageError() throws {
+        let exposed = try ChildProcess.run(ServerProcess.executable, ["serve", "--host", "0.0.0.0", "--port", "0",
+                                                                      "--allow-unauthenticated-writes=false"] + configArguments, timeout: 10)
+        XCTAssertEqual(exposed.status, 2, exposed.errors)
+        XCTAssertTrue(exposed.errors.hasPrefix("sectional: --allow-unauthenticated-writes takes no value\n"), exposed.errors)
+        for flag in ["--memory=false", "--help=x", "--version=x"] {
+            let answer = try run(["serve", flag, "--config", folder.appendingPathComponent("missing.json").path])
+            XCTAssertEqual(answer.status, 2, flag)
+            let name = String(flag.prefix { $0 != "=" })
+            XCTAssertTrue(answer.errors.hasPrefix("sectional: \(name) takes no value\n"), answer.errors)
+        }
+    }
+
     private func run(_ arguments: [String]) throws -> ChildProcess.Result {
         try ChildProcess.run(ServerProcess.executable, arguments)
     }
