@@ -3,6 +3,10 @@ import SectionalService
 
 let version = "0.1.0"
 
+// A reader of stderr or stdout that goes away (`| tee` ended, a log shipper restarted) must not
+// end the process: a write to the closed pipe then fails with EPIPE and the log drops its lines.
+signal(SIGPIPE, SIG_IGN)
+
 let options: CommandLineOptions
 do {
     options = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()))

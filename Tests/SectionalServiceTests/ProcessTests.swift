@@ -29,6 +29,23 @@ final class ProcessTests: FolderTestCase {
         XCTAssertTrue(server.log.contains("\"msg\":\"stopped\""), server.log)
     }
 
+    /// A reader of stderr that goes away does not kill the server (SIGPIPE): it goes on serving,
+    /// dropping its log lines, and still stops gracefully with exit 0.
+    func testTheServerOutlivesItsLogReader() throws {
+        let server = try ServerProcess(arguments: configArguments)
+        XCTAssertTrue(server.waitUntilReady())
+        server.closeLog()
+        let client = try HTTPTestClient(port: server.port)
+        // Each request logs a line, which wakes the reader that then closes the pipe.
+        XCTAssertTrue(eventually { _ = try? client.request("GET", "/healthz"); return server.logClosed })
+        for n in 0..<20 {
+            XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/healthz?n=\(n)").status, 200, "request \(n)")
+        }
+        server.signal(SIGTERM)  // the stop logs too
+        XCTAssertEqual(server.waitForExit(), 0)
+        XCTAssertEqual(server.process.terminationReason, .exit, "ended by signal \(server.process.terminationStatus)")
+    }
+
     func testEveryRequestIsLoggedAsOneJSONLineWrittenBeforeExit() throws {
         let server = try ServerProcess(arguments: configArguments)
         XCTAssertTrue(server.waitUntilReady())

@@ -12,6 +12,7 @@ public final class ServerProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var logText = ""
     private var logEnded = false
+    private var closeLogRequested = false
 
     /// The built `sectional` next to the test bundle.
     public static var executable: URL {
@@ -43,6 +44,11 @@ public final class ServerProcess: @unchecked Sendable {
                     return
                 }
                 self.logText += String(decoding: data, as: UTF8.self)
+                if self.closeLogRequested {  // see closeLog()
+                    try? reading.close()
+                    self.logEnded = true
+                    return
+                }
             }
         }
         reader.name = "server-log"
@@ -66,6 +72,14 @@ public final class ServerProcess: @unchecked Sendable {
         defer { lock.unlock() }
         return logText
     }
+
+    /// Stops reading the server's stderr: the pipe's read end is closed once the server next
+    /// writes to it, so its later log lines meet a closed pipe (as when `| tee` or a log shipper
+    /// goes away). ``logClosed`` tells when that has happened.
+    public func closeLog() { lock.withLock { closeLogRequested = true } }
+
+    /// Whether the read end of the server's stderr is closed (after ``closeLog()``).
+    public var logClosed: Bool { lock.withLock { closeLogRequested && logEnded } }
 
     /// Sends a signal (SIGTERM, SIGKILL, …).
     public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
