@@ -19,6 +19,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case incompatible
         /// The operating system refused a file operation around the database (its folder).
         case fileSystem
+        /// Another open store (another server) holds the database: see `SQLiteStoreLock`.
+        case inUse
     }
 
     /// A passing fault: the store cannot take writes now but may later, with nothing wrong
@@ -46,7 +48,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         switch cause {
         case .sqlite(let code): "SQLite error \(code): \(message)"
         case .postgres(let state): "PostgreSQL error \(state): \(message)"
-        case .closed, .incompatible, .fileSystem: message
+        case .closed, .incompatible, .fileSystem, .inUse: message
         }
     }
 
@@ -56,7 +58,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case .sqlite(let code): Self.fault(sqlite: code)
         case .postgres(let state): Self.fault(sqlState: state)
         case .closed: .closed
-        case .incompatible, .fileSystem: nil
+        case .incompatible, .fileSystem, .inUse: nil
         }
     }
 

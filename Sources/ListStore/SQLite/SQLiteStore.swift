@@ -23,8 +23,12 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// are gone at the next start, so acknowledging them would be a lie.
     private let path: String
     private let file: FileIdentity?
+    /// This store's claim on the database, held until ``close()``: a second store (a second
+    /// server) on the same file refuses to open.
+    private let lock: SQLiteStoreLock
 
-    /// Opens (creating if needed) the database at `path` and migrates its schema.
+    /// Opens (creating if needed) the database at `path` and migrates its schema; throws
+    /// `inUse` when another open store, in this process or another, holds it.
     public init(path: String) throws(StoreError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
@@ -34,6 +38,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 throw StoreError(.fileSystem, "cannot create folder \(directory): \(error.localizedDescription)")
             }
         }
+        let lock = try SQLiteStoreLock(databasePath: path)
         let writeConnection = try SQLiteConnection(path: path)
         var mode = ""
         try writeConnection.query("PRAGMA journal_mode=WAL") { row throws(StoreError) in mode = try row.text(0) }
@@ -50,6 +55,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         reader = Locked(readConnection)
         self.path = path
         file = FileIdentity(path: path)
+        self.lock = lock
     }
 
     private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
@@ -374,5 +380,6 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             connection.close()
         }
         reader.withLock { $0.close() }
+        lock.release()
     }
 }

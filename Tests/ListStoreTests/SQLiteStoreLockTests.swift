@@ -1,0 +1,51 @@
+import Foundation
+@testable import ListStore
+import XCTest
+
+/// One open store per SQLite file: a second (a second server on the same file, which would never
+/// see the first one's commits) refuses to open, naming the file, until the first closes. A
+/// backup still reads the held store. (`flock` locks belong to an open file description, so two
+/// stores in one process conflict as two servers do.)
+final class SQLiteStoreLockTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func testASecondStoreOnTheSameFileIsRefusedUntilTheFirstCloses() throws {
+        let path = folder.appendingPathComponent("held.sqlite").path
+        let store = try SQLiteStore(path: path)
+        _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
+
+        let link = folder.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: path)
+        for name in [path, link] {
+            do {
+                let second = try SQLiteStore(path: name)
+                second.close()
+                XCTFail("a second store opened \(name) while the first held it")
+            } catch {
+                XCTAssertEqual(error.cause, .inUse, error.description)
+                XCTAssertNil(error.fault, "not a passing fault: the server does not start")
+                XCTAssertTrue(error.description.contains("\(name) is in use by another server (pid \(getpid()), holding \(path).lock)"),
+                              error.description)
+            }
+        }
+
+        // The held store is untouched by the refusals, and a backup still reads it.
+        _ = try store.commit([.upsert(collection: "c", id: "b", json: Array("{}".utf8))])
+        let summary = try SQLiteBackup.copy(from: path, to: folder.appendingPathComponent("copy.sqlite").path)
+        XCTAssertEqual(summary.sequence, 2)
+
+        store.close()
+        let reopened = try SQLiteStore(path: path)
+        defer { reopened.close() }
+        XCTAssertEqual(try reopened.allRecords(in: "c").map(\.id), ["a", "b"])
+    }
+}
