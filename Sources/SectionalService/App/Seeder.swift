@@ -3,6 +3,12 @@ import ListModel
 import ListStore
 
 /// Loads seed files (JSON arrays of records) into collections that are still empty.
+///
+/// A collection's seed is one commit, all or nothing: a start that stops part-way (a crash,
+/// `kill -9`, a full disk) leaves the collection empty, so the next start seeds it whole. Seeded
+/// in parts, the first part would make the collection non-empty and the rest would never come.
+/// The whole seed is in memory already (parsed, then encoded), so one transaction costs no more
+/// memory; on SQLite its write-ahead log grows to about the seed's size until the next checkpoint.
 enum Seeder {
     static func seed(_ seeds: [(collection: String, path: String)], into store: RecordStore, log: Log) throws(ConfigError) {
         for (collection, path) in seeds {
@@ -37,9 +43,7 @@ enum Seeder {
                 writes.append(.upsert(collection: collection, id: id, json: writer.bytes))
             }
             do {
-                for start in stride(from: 0, to: writes.count, by: 10_000) {
-                    _ = try store.commit(Array(writes[start..<min(start + 10_000, writes.count)]))
-                }
+                if !writes.isEmpty { _ = try store.commit(writes) }
             } catch {
                 throw ConfigError(path: "seed.\(collection)", "cannot store the seed: \(error)")
             }

@@ -1,0 +1,102 @@
+import Foundation
+import ListModel
+import ListStore
+@testable import SectionalService
+import TestSupport
+import XCTest
+
+/// A seed is all or nothing: a start that stops part-way through one (here the disk fills) leaves
+/// the collection empty, so the next start seeds it whole, instead of serving a part for good.
+final class SeedInterruptionTests: FolderTestCase {
+    func testASeedThatFailsPartWayIsSeededWholeAtTheNextStart() throws {
+        let count = 15_000
+        let seed = folder.appendingPathComponent("people.json")
+        let records = (0..<count).map { #"{"id":"p\#($0)","name":"Person \#($0)"}"# }
+        try Data(("[" + records.joined(separator: ",") + "]").utf8).write(to: seed)
+        let path = folder.appendingPathComponent("seed.sqlite").path
+        let log = Log(level: .error)
+
+        // The first start: the disk holds 12,000 records, fewer than the seed.
+        let store = try SQLiteStore(path: path)
+        XCTAssertThrowsError(try Seeder.seed([("people", seed.path)], into: FullDiskStore(store, capacity: 12_000), log: log)) { error in
+            XCTAssertTrue("\(error)".contains("seed.people"), "\(error)")
+        }
+        XCTAssertEqual(try store.allRecords(in: "people").count, 0, "nothing of a seed that did not finish")
+        store.close()
+
+        // The next start, with room: the whole seed.
+        let restarted = try SQLiteStore(path: path)
+        defer { restarted.close() }
+        try Seeder.seed([("people", seed.path)], into: restarted, log: log)
+        XCTAssertEqual(try restarted.allRecords(in: "people").count, count)
+    }
+}
+
+/// A store whose disk holds `capacity` records: a commit that would pass it fails as SQLite's
+/// `SQLITE_FULL` does (nothing of it kept); everything else goes to `base`.
+private final class FullDiskStore: RecordStore, @unchecked Sendable {
+    private let base: RecordStore
+    private let capacity: Int
+    private var written = 0
+
+    init(_ base: RecordStore, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    func commit(groups: [[RecordWrite]], previousIn: Set<String>, deliveries: DeliveryPlanner) throws(StoreError) -> [CommitResult] {
+        let writes = groups.reduce(0) { $0 + $1.count }
+        guard written + writes <= capacity else { throw StoreError(.sqlite(extendedCode: 13), "database or disk is full") }
+        written += writes
+        return try base.commit(groups: groups, previousIn: previousIn, deliveries: deliveries)
+    }
+
+    func commit(previousIn: Set<String>, deliveries: DeliveryPlanner,
+                prepare: (RecordLookup) throws(StoreError) -> [[RecordWrite]?]) throws(StoreError) -> [CommitResult?] {
+        try base.commit(previousIn: previousIn, deliveries: deliveries, prepare: prepare)
+    }
+
+    func lastSequence() throws(StoreError) -> Int64 { try base.lastSequence() }
+    func collectionSequences() throws(StoreError) -> [String: Int64] { try base.collectionSequences() }
+    func allRecords(in collection: String) throws(StoreError) -> [StoredRecord] { try base.allRecords(in: collection) }
+    func forEachPage(in collection: String, pageSize: Int,
+                     _ body: @Sendable ([StoredRecord]) throws(StoreError) -> Void) throws(StoreError) {
+        try base.forEachPage(in: collection, pageSize: pageSize, body)
+    }
+    func record(in collection: String, id: String) throws(StoreError) -> StoredRecord? { try base.record(in: collection, id: id) }
+    func records(in collection: String, ids: [String]) throws(StoreError) -> [StoredRecord] { try base.records(in: collection, ids: ids) }
+    func records(in collection: String, after afterID: String?, limit: Int) throws(StoreError) -> [StoredRecord] {
+        try base.records(in: collection, after: afterID, limit: limit)
+    }
+    func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) { try base.prepareField(field, in: collection) }
+    func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? {
+        try base.fieldVersion(field, in: collection, key: key)
+    }
+    var tracksFieldVersions: Bool { base.tracksFieldVersions }
+    func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
+        try base.records(in: collection, field: field, equals: value)
+    }
+    func saveView(_ view: StoredView) throws(StoreError) { try base.saveView(view) }
+    func updateView(_ view: StoredView) throws(StoreError) -> Bool { try base.updateView(view) }
+    func allViews() throws(StoreError) -> [StoredView] { try base.allViews() }
+    func view(id: String) throws(StoreError) -> StoredView? { try base.view(id: id) }
+    func deleteView(id: String) throws(StoreError) -> Bool { try base.deleteView(id: id) }
+    func touchViews(_ ids: [String], at time: Int64) throws(StoreError) { try base.touchViews(ids, at: time) }
+    func deleteViews(ids: [String]) throws(StoreError) -> Int { try base.deleteViews(ids: ids) }
+    func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try base.readConsistently(body) }
+    func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
+        try base.saveDefinition(list: list, json: json)
+    }
+    func allDefinitions() throws(StoreError) -> [StoredDefinition] { try base.allDefinitions() }
+    func takeSequence() throws(StoreError) -> Int64 { try base.takeSequence() }
+    func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
+        try base.claimDeliveries(webhooks: webhooks, now: now, claimUntil: claimUntil, owner: owner, limit: limit)
+    }
+    func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) { try base.deliveryAccepted(delivery) }
+    func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
+        try base.deliveryFailed(delivery, owner: owner, retryAt: retryAt)
+    }
+    func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus { try base.outboxStatus(webhooks: webhooks) }
+    func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int { try base.dropDeliveries(except: webhooks) }
+    func close() { base.close() }
+}
