@@ -58,6 +58,8 @@ final class UserTokenConfigurationTests: FolderTestCase {
         XCTAssertEqual(issues(#"{ "auth": { "users": { "jwksFile": 3, "leewaySeconds": -1 } }, "lists": {} }"#).sorted(),
                        ["auth.users.jwksFile: must be a string", "auth.users.leewaySeconds: must be an integer from 0 to 86400"])
         XCTAssertEqual(issues(#"{ "auth": { "users": "yes" }, "lists": {} }"#), ["auth.users: must be an object"])
+        XCTAssertEqual(issues(#"{ "auth": { "users": { "hs256SecretEnv": "" } }, "lists": {} }"#),
+                       ["auth.users.hs256SecretEnv: must name an environment variable"], "check refuses it, as serve does")
         XCTAssertEqual(issues(#"{ "scopes": { "maxResidentRows": 0 }, "lists": {} }"#),
                        ["scopes.maxResidentRows: must be an integer from 1 to 1000000000"])
         XCTAssertEqual(issues(#"{ "scopes": { "maxRows": 5 }, "lists": {} }"#), ["scopes.maxRows: unknown key"])

@@ -25,6 +25,10 @@ public struct UserTokenSettings: Sendable, Equatable {
         settings.issuer = users.string("issuer")
         settings.audience = users.string("audience")
         if let leeway = users.int("leewaySeconds", in: 0...86_400) { settings.leewaySeconds = leeway }
+        if settings.secretEnvironmentVariable?.isEmpty == true {  // no variable has that name: serve could never start
+            users.issue("hs256SecretEnv", "must name an environment variable")
+            settings.secretEnvironmentVariable = nil
+        }
         if settings.secretEnvironmentVariable == nil && settings.jwksPath == nil && users.issues.isEmpty {
             users.issue("hs256SecretEnv", "auth.users needs hs256SecretEnv (the environment variable holding an HS256 secret), jwksFile (public keys), or both")
         }
