@@ -89,6 +89,8 @@ private final class FullDiskStore: RecordStore, @unchecked Sendable {
     }
     func allDefinitions() throws(StoreError) -> [StoredDefinition] { try base.allDefinitions() }
     func takeSequence() throws(StoreError) -> Int64 { try base.takeSequence() }
+    func recordServed(_ served: [String: ServedDefinition]) throws(StoreError) { try base.recordServed(served) }
+    func servedDefinitions() throws(StoreError) -> [String: ServedDefinition] { try base.servedDefinitions() }
     func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
         try base.claimDeliveries(webhooks: webhooks, now: now, claimUntil: claimUntil, owner: owner, limit: limit)
     }
