@@ -54,6 +54,20 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/nothing/events").slug, "list-not-found")
     }
 
+    /// A `Last-Event-ID` past the list's version was never this server's (a memory store
+    /// restarted, a store restored from a backup): the client hears the current version and the next.
+    func testALastEventIDPastTheListsVersionIsTakenAsUnknown() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        let version = try XCTUnwrap(app.get("/v1/lists/people").json["version"] as? Int)
+        let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
+        try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: \(version + 1000)\r\n\r\n")
+        XCTAssertTrue(try client.readUntil("\"version\":\(version)}").contains("id: \(version)\n"))
+        XCTAssertEqual(try app.put("people", "p2", #"{"name":"Grace","team":"Design"}"#).status, 201)
+        let next = try XCTUnwrap(app.get("/v1/lists/people").json["version"] as? Int)
+        XCTAssertTrue(try client.readUntil("\"version\":\(next)}").contains("id: \(next)\n"))
+    }
+
     func testLastEventIDEqualToTheCurrentVersionSendsNoDuplicateAndAskForARetryDelay() throws {
         let app = try TestApp()
         try app.seed([("p1", "Ada", "Design")])

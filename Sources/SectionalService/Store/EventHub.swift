@@ -71,15 +71,23 @@ final class EventHub: @unchecked Sendable {
             return true
         }
         guard admitted else { return nil }
-        tell(stream, stream: name, list: list, version: current())
+        tell(stream, stream: name, list: list, version: current(), clientAhead: lastEventID)
         return stream
     }
 
     /// Tells `stream` (filed under `name`) of `version` unless it has been told it or a later
     /// one. Sent under the lock, so a publish cannot overtake it.
-    private func tell(_ stream: StreamBody, stream name: String, list: String, version: Int64) {
+    ///
+    /// `clientAhead`: the client's `Last-Event-ID`. One past `version` was never this server's
+    /// (a memory store restarted, a store restored from a backup): it is taken as unknown, so the
+    /// client hears the current version and every one after it, not nothing until the list's
+    /// version passes the one it names.
+    private func tell(_ stream: StreamBody, stream name: String, list: String, version: Int64, clientAhead: Int64? = nil) {
         streams.withLock { all in
             let id = ObjectIdentifier(stream)
+            if let claimed = clientAhead, claimed > version, all.byList[CodePointKey(name)]?[id]?.told == claimed {
+                all.byList[CodePointKey(name)]![id]!.told = .min
+            }
             guard let told = all.byList[CodePointKey(name)]?[id]?.told, told < version else { return }
             all.byList[CodePointKey(name)]![id]!.told = version
             stream.send(Array(Self.event(list: list, version: version).utf8))
