@@ -22,6 +22,14 @@ final class CachingAndEventsTests: XCTestCase {
             XCTAssertEqual(try app.request("HEAD", target, headers: [("If-None-Match", tag)]).status, 304)
         }
         let tag = try XCTUnwrap(try app.get("/v1/lists/people").header("ETag"))
+        // A condition applies only to what would be a success (RFC 9110 §13.2.1): every read of
+        // the list shares its tag, yet a row that is not there is still 404, a bad parameter 400.
+        for (target, status) in [("/v1/lists/people/tags/999999", 404), ("/v1/lists/people/rows/nobody", 404),
+                                 ("/v1/lists/people/rows?pageSize=-1", 400), ("/v1/lists/people/sections", 400)] {
+            for condition in [tag, "*"] {
+                XCTAssertEqual(try app.request("GET", target, headers: [("If-None-Match", condition)]).status, status, "\(target) \(condition)")
+            }
+        }
         let view = try app.createView(#"{"hidden":["Design"]}"#)
         XCTAssertNotEqual(try app.get("/v1/lists/people?view=\(view)").header("ETag"), tag, "the view is part of the tag")
         try app.seed([("p2", "Grace", "Design")])

@@ -19,15 +19,17 @@ enum EntityTag {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Answers `304 Not Modified` when `If-None-Match` names `tag` (or `*`); otherwise builds the
-    /// answer and tags it.
+    /// Builds the answer and tags it; answers `304 Not Modified` instead when it is a success
+    /// and `If-None-Match` names `tag` (or `*`). The answer is built first because a condition
+    /// applies only to what would be a `2xx` (RFC 9110 §13.2.1): a row that does not exist or a
+    /// parameter out of range is its error, whatever tag the client sends. (Every read of a list
+    /// shares the list's tag, so a tag from one URL matches any other.) Most answers come from
+    /// the answer cache, so building one costs a look-up.
     static func answer(_ request: Request, tag: String, _ build: () throws -> Response) rethrows -> Response {
-        if let condition = request.headers.list("If-None-Match"), matches(condition, tag) {
-            var response = Response(status: .notModified)
-            response.headers.add("ETag", tag)
-            return response
-        }
         var response = try build()
+        if (200..<300).contains(response.status.code), let condition = request.headers.list("If-None-Match"), matches(condition, tag) {
+            response = Response(status: .notModified)
+        }
         response.headers.add("ETag", tag)
         return response
     }
