@@ -21,6 +21,21 @@ final class CachingAndEventsTests: XCTestCase {
             XCTAssertEqual(try app.request("GET", target, headers: [("If-None-Match", "\"other\""), ("If-None-Match", tag)]).status, 304)
             XCTAssertEqual(try app.request("HEAD", target, headers: [("If-None-Match", tag)]).status, 304)
         }
+        // A 304 tells what its 200 would: the same tag (the gzip one only when the 200 is
+        // gzipped) and the same Content-Length (RFC 9110 §8.6, §15.4.5).
+        try app.seed((2...40).map { ("p\($0)", "Person \($0)", "Design") })
+        for target in ["/v1/lists/people/tags/0", "/v1/lists/people/rows?pageSize=30"] {
+            for encoding in ["gzip", "identity"] {
+                let full = try app.request("GET", target, headers: [("Accept-Encoding", encoding)])
+                let tag = try XCTUnwrap(full.header("ETag"))
+                let revalidated = try app.request("GET", target, headers: [("Accept-Encoding", encoding), ("If-None-Match", tag)])
+                XCTAssertEqual(revalidated.status, 304, target)
+                XCTAssertEqual(revalidated.header("ETag"), tag, "\(target) \(encoding)")
+                XCTAssertEqual(revalidated.header("Content-Length"), full.header("Content-Length"), "\(target) \(encoding)")
+            }
+        }
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people/rows?pageSize=30", headers: [("Accept-Encoding", "gzip")]).header("Content-Encoding"), "gzip",
+                       "the large answer is gzipped")
         let tag = try XCTUnwrap(try app.get("/v1/lists/people").header("ETag"))
         // A condition applies only to what would be a success (RFC 9110 §13.2.1): every read of
         // the list shares its tag, yet a row that is not there is still 404, a bad parameter 400.

@@ -105,7 +105,9 @@ public final class HTTPTestClient {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        let length = bodyExpected ? Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0 : 0
+        // 1xx, 204 and 304 have no content whatever their Content-Length says (RFC 9112 §6.3).
+        let hasContent = bodyExpected && !(100..<200).contains(status) && status != 204 && status != 304
+        let length = hasContent ? Int(headers.first { $0.0.lowercased() == "content-length" }?.1 ?? "0") ?? 0 : 0
         while buffer.count < length { try fill() }
         let body = Array(buffer[..<length])
         buffer.removeFirst(length)

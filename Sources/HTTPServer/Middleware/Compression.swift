@@ -12,23 +12,23 @@ public enum Compression {
     /// not, so a shared cache never hands a gzip body to a client that did not ask for one (nor
     /// keeps only the plain one); a `304` says what its `200` would have (RFC 9110 §15.4.5).
     public static func apply(to response: inout Response, for request: Request) {
+        // A `304`'s memo served only its gzip form: its prepared responses are kept for `200`s.
+        defer { if response.status == .notModified { response.memo = nil } }
         guard response.stream == nil, response.headers["Content-Encoding"] == nil,
               response.status == .notModified || !response.body.isEmpty else { return }
         response.headers.add("Vary", "Accept-Encoding")
         // The size first: an answer too small to compress (a write's is a few hundred bytes)
         // skips reading `Accept-Encoding`.
-        guard response.status == .notModified || response.body.count > minimumBytes, acceptsGzip(request) else { return }
-        if response.status == .notModified {
-            tagGzip(&response)
-            return
-        }
+        guard response.body.count > minimumBytes, acceptsGzip(request) else { return }
         // A body served many times (a cached answer) carries its memo: compressed once.
         let made: [UInt8]?
         if let memo = response.memo, let kept = memo.gzip(of: response.body) { made = kept } else { made = gzip(response.body) }
         guard let output = made else { return }
         response.body = output
-        response.headers.add("Content-Encoding", "gzip")
         tagGzip(&response)
+        // A `304` carries its `200`'s body (never sent; see `EntityTag`) only for its length and
+        // its tag, which are the gzip form's when its `200` would be gzipped.
+        if response.status != .notModified { response.headers.add("Content-Encoding", "gzip") }
     }
 
     /// Whether `Accept-Encoding` makes gzip acceptable (RFC 9110 §12.5.3): its own weight, else

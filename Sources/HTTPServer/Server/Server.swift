@@ -320,7 +320,7 @@ public final class Server: @unchecked Sendable {
     private func answered(_ response: Response, _ exchange: Exchange) {
         exchange.answered = true
         exchange.status = response.status
-        exchange.bytes = exchange.method == .head ? 0 : response.body.count
+        exchange.bytes = exchange.method == .head || response.status == .notModified ? 0 : response.body.count
     }
 
     /// A libmicrohttpd response for `response`'s body and fields, with the bytes its fields take;

@@ -28,7 +28,12 @@ enum EntityTag {
     static func answer(_ request: Request, tag: String, _ build: () throws -> Response) rethrows -> Response {
         var response = try build()
         if (200..<300).contains(response.status.code), let condition = request.headers.list("If-None-Match"), matches(condition, tag) {
-            response = Response(status: .notModified)
+            // The `304` keeps its `200`'s body, which is never sent: the gzip step tells from it
+            // whether the `200`'s tag is the gzip one, and libmicrohttpd sends its length as the
+            // `304`'s `Content-Length`, the one value RFC 9110 §8.6 allows there.
+            var notModified = Response(status: .notModified, body: response.body)
+            notModified.memo = response.memo
+            response = notModified
         }
         response.headers.add("ETag", tag)
         return response
