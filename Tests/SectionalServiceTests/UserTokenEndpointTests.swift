@@ -93,6 +93,10 @@ final class UserTokenEndpointTests: FolderTestCase {
         let alice = Tokens.hs256(claims: claims())
         XCTAssertEqual(try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Bearer   \(alice)")]).status, 200,
                        "several spaces after the scheme")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Bearer \(alice) \t ")]).status, 200,
+                       "whitespace after the value is not part of it (RFC 9110 §5.5)")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/inbox?minVersion=0", headers: [("Authorization", "Bearer \(alice)"),
+                                                                                      ("Sectional-Min-Version", "0 \t")]).status, 200)
         let malformed: [(String, [(String, String)])] = [
             ("an empty bearer token", [("Authorization", "Bearer ")]),
             ("spaces only", [("Authorization", "Bearer    ")]),

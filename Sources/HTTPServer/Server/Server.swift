@@ -418,7 +418,10 @@ public final class Server: @unchecked Sendable {
                 guard let cls, let key else { return MHD_Result.YES }
                 let reading = cls.assumingMemoryBound(to: (headers: HTTPHeaders, fields: RequestFraming.Fields).self)
                 let name = UnsafeRawBufferPointer(start: key, count: keySize).assumingMemoryBound(to: UInt8.self)
-                let text = UnsafeRawBufferPointer(start: value, count: value == nil ? 0 : valueSize).assumingMemoryBound(to: UInt8.self)
+                // libmicrohttpd drops the whitespace before a value, not after it (RFC 9110 §5.5: neither is part of it).
+                var size = value == nil ? 0 : valueSize
+                while size > 0, let last = value?[size - 1], last == 0x20 || last == 0x09 { size -= 1 }
+                let text = UnsafeRawBufferPointer(start: value, count: size).assumingMemoryBound(to: UInt8.self)
                 reading.pointee.fields.read(name: name, value: text)
                 reading.pointee.headers.add(String(decoding: name, as: UTF8.self), String(decoding: text, as: UTF8.self))
                 return MHD_Result.YES
