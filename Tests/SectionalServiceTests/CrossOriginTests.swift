@@ -19,6 +19,21 @@ final class CrossOriginTests: XCTestCase {
         return "{ \"server\": { \"corsOrigins\": [\(list)] }," + TestApp.teamsConfig.drop { $0 != "{" }.dropFirst()
     }
 
+    /// Answers the server makes before the routes see the request (a body over the limit, a
+    /// malformed head) carry the CORS and cache fields too, so a browser script reads them.
+    func testAnswersToTheHeadAloneCarryTheFieldsToo() throws {
+        let app = try TestApp(config: Self.config(origins: ["*"]))
+        let client = try app.client()
+        try client.send("PUT \(record) HTTP/1.1\r\nHost: x\r\nOrigin: \(origin)\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n")
+        let tooLarge = try client.readAnswer()
+        XCTAssertEqual(tooLarge.status, 413)
+        assertOnce(tooLarge, ["Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": Self.exposedHeaders], "413")
+        XCTAssertEqual(tooLarge.header("Cache-Control"), "no-store")
+        let framing = try app.request("GET", "/v1/lists/people", headers: [("Origin", origin), ("Content-Length", "1"), ("Content-Length", "2")])
+        XCTAssertEqual(framing.status, 400)
+        assertOnce(framing, ["Access-Control-Allow-Origin": "*"], "400")
+    }
+
     func testWildcardPreflightAndActualAnswersCarryEachFieldOnce() throws {
         let app = try TestApp(config: Self.config(origins: ["*"]))
         let preflight = try app.request("OPTIONS", record, headers: [

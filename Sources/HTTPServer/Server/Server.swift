@@ -27,6 +27,7 @@ public final class Server: @unchecked Sendable {
     private let onCompleted: (@Sendable (CompletedRequest) -> Void)?
     private let onLibraryMessage: (@Sendable (String) -> Void)?
     private let beforeContinue: (@Sendable (Request) -> Response?)?
+    private let decorateEarly: (@Sendable (Request, inout Response) -> Void)?
     private var daemon: OpaquePointer?
     /// Accepts connections until ``stopAccepting()``.
     private var listener: Listener?
@@ -56,10 +57,15 @@ public final class Server: @unchecked Sendable {
     ///   - beforeContinue: sees the head of a request whose client waits for `100 Continue`
     ///     before sending its body; an answer returned here (e.g. `401`) is sent instead of
     ///     `100 Continue`, the body is never read and the connection closes.
+    ///   - decorateEarly: finishes the answers the server makes itself, before `responder` sees
+    ///     the request (a malformed head's `400`, `501`, a body over the limit's `413`), as the
+    ///     responder's own are finished (CORS and cache fields), so a browser script reads them.
     public init(configuration: ServerConfiguration, onCompleted: (@Sendable (CompletedRequest) -> Void)? = nil,
                 onLibraryMessage: (@Sendable (String) -> Void)? = nil,
                 beforeContinue: (@Sendable (Request) -> Response?)? = nil,
+                decorateEarly: (@Sendable (Request, inout Response) -> Void)? = nil,
                 responder: @escaping Responder) {
+        self.decorateEarly = decorateEarly
         self.configuration = configuration
         self.responder = responder
         self.onCompleted = onCompleted
@@ -185,12 +191,12 @@ public final class Server: @unchecked Sendable {
             let fields: RequestFraming.Fields
             (exchange.headers, fields) = Self.headers(of: connection)
             if let problem = headProblem(connection, method: method, version: version, fields: fields, exchange: exchange) {
-                return queue(problem, on: connection, for: exchange)
+                return queue(early(problem, exchange), on: connection, for: exchange)
             }
             exchange.target = RequestFraming.originForm(exchange.target)
             // A declared length over the limit is answered at once; the body is never read.
             if let length = fields.contentLength, length > configuration.maxBodyBytes {
-                return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
+                return queue(early(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, exchange), on: connection, for: exchange)
             }
             // Decided before libmicrohttpd sends `100 Continue`, which it does when this call queues nothing.
             if let beforeContinue, exchange.headers["Expect"] != nil,
@@ -215,7 +221,7 @@ public final class Server: @unchecked Sendable {
         }
         withWatch(of: connection) { $0.enter(.received) }
         if exchange.tooLarge {
-            return queue(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, on: connection, for: exchange)
+            return queue(early(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, exchange), on: connection, for: exchange)
         }
         if let deferred = exchange.deferred {
             // Called again after a resume: the answer is ready.
@@ -371,6 +377,14 @@ public final class Server: @unchecked Sendable {
         guard var answer = problem?.response else { return nil }
         answer.headers.set("Connection", "close")
         return answer
+    }
+
+    /// `response`, an answer the server makes itself, finished by ``decorateEarly``.
+    private func early(_ response: Response, _ exchange: Exchange) -> Response {
+        guard let decorateEarly else { return response }
+        var response = response
+        decorateEarly(Request(method: exchange.method, uri: exchange.target, headers: exchange.headers), &response)
+        return response
     }
 
     /// The bytes `headers` take in the answer's head, or nil when one holds a NUL byte (a C

@@ -95,6 +95,9 @@ public final class SectionalServer: @unchecked Sendable {
             log.warn("http", ["message": .text(message)])
         }, beforeContinue: { [unowned self] request in
             refusedBeforeBody(request)
+        }, decorateEarly: { [unowned self] request, response in
+            crossOrigin.decorate(&response, for: request)
+            CachePolicy.apply(to: &response, for: request)
         }, responder: { [unowned self] request in
             readiness.phase == .starting ? bootRouter.respondWhileStarting(to: &request) : respond(to: &request)
         })
