@@ -72,6 +72,8 @@ final class RecordConditionTests: XCTestCase {
         XCTAssertEqual(try refused.problem["ids"] as? [String], ["both"], "named once")
         let tag = try XCTUnwrap(try app.request("GET", "/v1/collections/people/records/both").header("ETag"))
         XCTAssertEqual(try put(app, "both", name: "third", [("If-Match", tag), ("If-None-Match", "\"999999\"")]).status, 200)
+        let now = try XCTUnwrap(try app.request("GET", "/v1/collections/people/records/both").header("ETag"))
+        XCTAssertEqual(try put(app, "both", name: "fourth", [("If-Match", "\"0" + now.dropFirst())]).status, 412, "tags compare as sent")
     }
 
     func testIfMatchOnAMissingOrChangedRecordRefusesAndWritesNothing() throws {

@@ -38,7 +38,8 @@ enum RecordConditions {
             guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
             var inner = tag.dropFirst().dropLast()
             if inner.hasSuffix("-gzip") { inner = inner.dropLast(5) }
-            guard !inner.isEmpty, inner.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            // Byte for byte as the tag was sent ("06445" is not the tag "6445").
+            guard !inner.isEmpty, inner.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), inner == "0" || !inner.hasPrefix("0") else { return nil }
             return Int64(inner)
         }
     }
