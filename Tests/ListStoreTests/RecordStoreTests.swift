@@ -226,6 +226,13 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try matches(.string("bob\u{0}y")), ["z1"])
         XCTAssertEqual(try matches(.string(#"bob\u0000y"#)), ["z2"])
         XCTAssertEqual(try matches(.string("bob")), ["n1", "n2"])
+        // Numbers by exact value, whatever their spelling, past 2^53 too.
+        _ = try store.commit([.upsert(collection: "notes", id: "v1", json: bytes(#"{"meta":{"owner":2.50}}"#)),
+                              .upsert(collection: "notes", id: "v2", json: bytes(#"{"meta":{"owner":9007199254740993.0}}"#)),
+                              .upsert(collection: "notes", id: "v3", json: bytes(#"{"meta":{"owner":9007199254740992}}"#))])
+        XCTAssertEqual(try matches(.int(9007199254740993)), ["v2"])
+        XCTAssertEqual(try matches(.int(9007199254740992)), ["v3"])
+        XCTAssertEqual(try matches(try JSONParser.parse("25e-1")), ["v1"])
     }
 
     /// A record's JSON comes back byte for byte: spacing, member order, escapes and numbers as written.

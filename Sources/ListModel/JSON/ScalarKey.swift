@@ -1,5 +1,3 @@
-import JSONOutput
-
 /// A JSON scalar as a canonical text, so that equal values (by JSON value: `42` and `42.0`
 /// alike) give equal keys and different ones different keys: `s:` and the string, `n:` and the
 /// number, `b:true` / `b:false`. What per-user lists key their partitions by. Strings are
@@ -15,14 +13,10 @@ public struct ScalarKey: Hashable, Sendable, CustomStringConvertible {
         case .bool(let flag): text = flag ? "b:true" : "b:false"
         case .int(let number): text = "n:\(number)"
         case .double, .number:
-            guard let double = value.doubleValue, double.isFinite else { return nil }
-            if double == double.rounded(), let integer = Int64(exactly: double) {
-                text = "n:\(integer)"
-            } else {
-                var writer = JSONWriter(capacity: 32)
-                writer.value(value)
-                text = "n:" + String(decoding: writer.bytes, as: UTF8.self)
-            }
+            // The exact decimal value's shortest text (what an integer's own digits are too):
+            // `2.5`, `2.50` and `25e-1` are one key, `9007199254740993.0` is not `9007199254740992`.
+            guard let decimal = DecimalText(value) else { return nil }
+            text = "n:" + decimal.jsonText
         default: return nil
         }
     }

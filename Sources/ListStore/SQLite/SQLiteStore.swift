@@ -201,7 +201,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         switch value {
         // json_extract reads a string only up to a U+0000 in it: such a value matches by every record.
         case .string(let text) where !text.utf8.contains(0): bound = .text(text)
-        case .int(let number): bound = .int(number)
+        // json_extract reads a number as a double: past 2^53 one with a fraction's form
+        // (`9007199254740993.0`) rounds to another integer, so those are checked by the caller.
+        case .int(let number) where number.magnitude <= 1 << 53: bound = .int(number)
         case .bool(let flag): bound = .int(flag ? 1 : 0)
         default: bound = .null
         }
