@@ -37,4 +37,14 @@ final class MergePatchTests: XCTestCase {
             XCTAssertEqual(try merge(patch, into: target), try JSONParser.parse(expected), "\(patch) into \(target)")
         }
     }
+
+    /// A patch names members by code points: "cafe\u0301" (e and a combining acute) neither
+    /// replaces nor removes "caf\u00e9" (a precomposed é), though Swift's `String` calls them equal.
+    func testNamesAreComparedByCodePoints() throws {
+        let target = #"{"id":"r","caf\u00e9":"nfc","x":1}"#
+        XCTAssertEqual(try merge(#"{"cafe\u0301":"nfd"}"#, into: target),
+                       try JSONParser.parse(#"{"id":"r","caf\u00e9":"nfc","x":1,"cafe\u0301":"nfd"}"#))
+        XCTAssertEqual(try merge(#"{"cafe\u0301":null}"#, into: target), try JSONParser.parse(target))
+        XCTAssertEqual(try merge(#"{"caf\u00e9":null}"#, into: target), try JSONParser.parse(#"{"id":"r","x":1}"#))
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ListModel
 import TestSupport
 import XCTest
 
@@ -23,6 +24,17 @@ final class RecordEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/collections/people/records/p1").slug, "record-not-found")
         XCTAssertEqual(try app.request("DELETE", "/v1/collections/people/records/p1").slug, "record-not-found")
         XCTAssertEqual(try app.get("/v1/lists/people/rows/p1").slug, "row-not-found")
+    }
+
+    /// Member names are told apart by code points: a body without `"id"` (rebuilt with the id
+    /// first) keeps "caf\u00e9" (a precomposed é) and "cafe\u0301" (e and a combining acute), which
+    /// Swift's `String` calls equal, as the two members they are.
+    func testCanonicallyEquivalentNamesAreTwoMembers() throws {
+        let app = try TestApp()
+        try app.put("people", "r4", #"{"caf\u00e9":"nfc","cafe\u0301":"nfd"}"#).expect(201)
+        let stored = try XCTUnwrap(try JSONParser.parse(app.get("/v1/collections/people/records/r4").expect(200).body).objectValue)
+        XCTAssertEqual(stored.keys.map { Array($0.utf8) }, [Array("id".utf8), Array("caf\u{E9}".utf8), Array("cafe\u{301}".utf8)])
+        XCTAssertEqual(stored.members.map(\.value), ["r4", "nfc", "nfd"])
     }
 
     func testBadBodiesAreRefusedAndChangeNothing() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ListModel
 import TestSupport
 import XCTest
 
@@ -37,6 +38,20 @@ final class RecordPatchTests: XCTestCase {
         // Plain JSON is taken as a merge patch too.
         XCTAssertEqual(try patch(app, "p1", #"{"name":"Ada L."}"#, type: "application/json").status, 200)
         XCTAssertEqual(try record(app, "p1")["name"] as? String, "Ada L.")
+    }
+
+    /// A patch names members by code points: "cafe\u0301" (e and a combining acute) neither
+    /// overwrites nor removes "caf\u00e9" (a precomposed é), which Swift's `String` calls equal.
+    func testAPatchTellsCanonicallyEquivalentNamesApart() throws {
+        let app = try TestApp()
+        try app.put("people", "r1", #"{"caf\u00e9":"nfc","x":1}"#).expect(201)
+        try patch(app, "r1", #"{"cafe\u0301":"nfd"}"#).expect(200)
+        var stored = try XCTUnwrap(try JSONParser.parse(app.get("/v1/collections/people/records/r1").expect(200).body).objectValue)
+        XCTAssertEqual(stored.keys.map { Array($0.utf8) }, ["id", "caf\u{E9}", "x", "cafe\u{301}"].map { Array($0.utf8) })
+        XCTAssertEqual(stored.members.map(\.value), ["r1", "nfc", 1, "nfd"])
+        try patch(app, "r1", #"{"cafe\u0301":null}"#).expect(200)
+        stored = try XCTUnwrap(try JSONParser.parse(app.get("/v1/collections/people/records/r1").expect(200).body).objectValue)
+        XCTAssertEqual(stored.keys.map { Array($0.utf8) }, ["id", "caf\u{E9}", "x"].map { Array($0.utf8) }, "null removes only the member of that name")
     }
 
     func testPatchOfAMissingRecordAndBadPatches() throws {

@@ -1,6 +1,9 @@
 import JSONOutput
 
 /// A dotted path into a record (`address.city`), split once at load.
+///
+/// Paths compare and hash by the code points of their names, as records' member names are
+/// looked up: `café` with a precomposed é and with e and a combining accent are two fields.
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The member names, outermost first.
     public let components: [String]
@@ -10,6 +13,17 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
         components = parts
+    }
+
+    /// The same names, by code points.
+    public static func == (a: FieldPath, b: FieldPath) -> Bool {
+        a.components.count == b.components.count && zip(a.components, b.components).allSatisfy { codePointEqual($0, $1) }
+    }
+
+    /// Hashes the names' bytes (consistent with `==`).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(components.count)
+        for c in components { CodePointKey(c).hash(into: &hasher) }
     }
 
     /// The dotted text.
