@@ -9,13 +9,9 @@ public enum MergePatch {
     public static func apply(_ patch: JSONValue, to target: JSONValue) -> JSONValue {
         guard case .object(let changes) = patch else { return patch }
         var result = target.objectValue ?? JSONObject()
-        for member in changes {
-            if case .null = member.value {
-                result[member.key] = nil
-            } else {
-                result[member.key] = apply(member.value, to: result[member.key] ?? .null)
-            }
-        }
+        // In one pass over both (not a look-up per patch member, which made a 130,000-member
+        // patch take minutes on the writer's thread).
+        result.update(with: changes) { old, change in change.isNull ? .none : apply(change, to: old ?? .null) }
         return .object(result)
     }
 
