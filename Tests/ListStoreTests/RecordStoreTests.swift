@@ -14,6 +14,10 @@ class RecordStoreContract: XCTestCase {
         throw NSError(domain: "RecordStoreContract", code: 1, userInfo: [NSLocalizedDescriptionKey: "a store's test class provides makeStore()"])
     }
 
+    /// Whether the store finds a record by an integer field only when the field holds its digits
+    /// (PostgreSQL: `9007199254740993.0` is not found for `9007199254740993`).
+    var spellsIntegersAsDigitsOnly: Bool { false }
+
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     func checkPreparedFieldsKeepTheVersionOfEachValue() throws {
@@ -226,11 +230,12 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try matches(.string("bob\u{0}y")), ["z1"])
         XCTAssertEqual(try matches(.string(#"bob\u0000y"#)), ["z2"])
         XCTAssertEqual(try matches(.string("bob")), ["n1", "n2"])
-        // Numbers by exact value, whatever their spelling, past 2^53 too.
+        // Numbers by exact value, whatever their spelling, past 2^53 too — except that PostgreSQL
+        // finds an integer only as its digits (the index is on the field's text; docs/postgres.md).
         _ = try store.commit([.upsert(collection: "notes", id: "v1", json: bytes(#"{"meta":{"owner":2.50}}"#)),
                               .upsert(collection: "notes", id: "v2", json: bytes(#"{"meta":{"owner":9007199254740993.0}}"#)),
                               .upsert(collection: "notes", id: "v3", json: bytes(#"{"meta":{"owner":9007199254740992}}"#))])
-        XCTAssertEqual(try matches(.int(9007199254740993)), ["v2"])
+        XCTAssertEqual(try matches(.int(9007199254740993)), spellsIntegersAsDigitsOnly ? [] : ["v2"])
         XCTAssertEqual(try matches(.int(9007199254740992)), ["v3"])
         XCTAssertEqual(try matches(try JSONParser.parse("25e-1")), ["v1"])
     }
