@@ -60,6 +60,17 @@ final class TemplateTests: XCTestCase {
         XCTAssertEqual(r("{n|currency:USD}"), "$56.00")
     }
 
+    /// Epoch seconds with a fraction: the milliseconds a `date` sort reads (1700000000.123 is
+    /// 123 ms, not the 122.99… ms its double's fraction holds), before 1970 too.
+    func testDateMillisecondsOfFractionalEpochSeconds() throws {
+        func render(_ seconds: String) throws -> String {
+            try Template(parsing: "{t|date:yyyy-MM-dd HH:mm:ss.SSS}", scope: .row).render(record: parse(#"{"t":\#(seconds)}"#).objectValue!)
+        }
+        XCTAssertEqual(try render("1700000000.123"), "2023-11-14 22:13:20.123")
+        XCTAssertEqual(try render("-0.5"), "1969-12-31 23:59:59.500")
+        XCTAssertEqual(try render("-1"), "1969-12-31 23:59:59.000")
+    }
+
     func testDate() throws {
         XCTAssertEqual(r("{start|date:yyyy-MM-dd HH:mm:ss}"), "2024-03-05 14:07:09")
         XCTAssertEqual(r("{start|date:EEE, d MMM yy h:mm a}"), "Tue, 5 Mar 24 2:07 PM")

@@ -84,13 +84,13 @@ enum TemplateFormatter: Sendable, Equatable {
             var out = ByteBuffer(capacity: 32)
             if let v = value, let secs = v.doubleValue {
                 guard secs.isFinite, abs(secs) < 1e13 else { return text }
-                let whole = floorValue(secs)
-                pattern.format(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)), into: &out)
+                let (seconds, millisecond) = TemplateFormatter.epochParts(secs)
+                pattern.format(epochSeconds: seconds, millisecond: millisecond, into: &out)
             } else if let parsed = CivilTime.parseISO8601(text) {
                 pattern.format(epochSeconds: parsed.seconds, millisecond: parsed.millisecond, dateOnly: parsed.dateOnly, into: &out)
             } else if let secs = TemplateFormatter.numericText(text), abs(secs) < 1e13 {
-                let whole = floorValue(secs)
-                pattern.format(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)), into: &out)
+                let (seconds, millisecond) = TemplateFormatter.epochParts(secs)
+                pattern.format(epochSeconds: seconds, millisecond: millisecond, into: &out)
             } else {
                 return text
             }
@@ -122,8 +122,8 @@ enum TemplateFormatter: Sendable, Equatable {
                 pattern.format(epochSeconds: parsed.seconds, millisecond: parsed.millisecond, dateOnly: parsed.dateOnly, into: &out)
             case .int, .double, .number:
                 guard let secs = value.doubleValue, secs.isFinite, abs(secs) < 1e13 else { return false }
-                let whole = floorValue(secs)
-                pattern.format(epochSeconds: Int64(whole), millisecond: min(999, Int((secs - whole) * 1000)), into: &out)
+                let (seconds, millisecond) = TemplateFormatter.epochParts(secs)
+                pattern.format(epochSeconds: seconds, millisecond: millisecond, into: &out)
             default:
                 return false
             }
@@ -146,8 +146,13 @@ enum TemplateFormatter: Sendable, Equatable {
     }
 }
 
-/// `floor` without libm (|x| < 1e13 here).
-private func floorValue(_ x: Double) -> Double {
-    let t = Double(Int64(x))
-    return t > x ? t - 1 : t
+extension TemplateFormatter {
+    /// Epoch seconds (|secs| < 1e13) as whole seconds and a millisecond, both taken from the
+    /// instant's milliseconds rounded down, as a `date` sort reads it: `1700000000.123` is 123 ms
+    /// (splitting the fraction off first gave 0.12299… s, written as 122).
+    static func epochParts(_ secs: Double) -> (seconds: Int64, millisecond: Int) {
+        let milliseconds = Int64((secs * 1000).rounded(.down))
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : -((-milliseconds + 999) / 1000)
+        return (seconds, Int(milliseconds - seconds * 1000))
+    }
 }
