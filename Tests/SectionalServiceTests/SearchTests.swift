@@ -72,6 +72,8 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(try ids(app, "q=mail.example"), ["me", "p4"], "every search field is searched")
         XCTAssertEqual(try ids(app, "q=eloi"), ["me", "p5"], "decomposed accents fold too")
         XCTAssertEqual(try ids(app, "q=nobody"), ["me"])
+        XCTAssertEqual(try ids(app, "q=zola%1Fp2"), ["me"], "no match spans two fields (U+001F separates them)")
+        XCTAssertEqual(try ids(app, "q=%1Fp"), ["me"], "a separator in the query is a space")
 
         let page = try app.get("/v1/lists/people/rows?q=zola").json
         let sections: [[String: Any]] = try page.value("sections")

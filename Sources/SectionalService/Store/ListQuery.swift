@@ -154,13 +154,14 @@ struct ListQuery: Hashable, Sendable {
         matches(record) { Self.searchableText(of: $0, fields: searchFields) }
     }
 
-    /// A record's `fields` folded, one after another (separated by U+001F, which no folded
-    /// query contains across), for ``matches(_:folded:)``.
+    /// A record's `fields` folded, one after another (separated by U+001F, which folding turns
+    /// into a space in a field's text and in a query, so no match spans two fields), for
+    /// ``matches(_:folded:)``.
     static func searchableText(of record: JSONObject, fields: [FieldPath]) -> [UInt8] {
         var out: [UInt8] = []
         for field in fields {
             guard let value = field.lookup(in: record) else { continue }
-            if !out.isEmpty { out.append(0x1F) }
+            if !out.isEmpty { out.append(SearchFolding.fieldSeparator) }
             switch value {
             case .string(let string): SearchFolding.fold(string, into: &out)
             case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)

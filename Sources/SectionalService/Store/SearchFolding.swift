@@ -6,6 +6,10 @@ import Foundation
 /// folded query is found in a folded text by a plain byte search (UTF-8 never matches inside a
 /// character).
 enum SearchFolding {
+    /// What separates a record's search fields in its searchable text (U+001F); folding writes
+    /// it as a space, so neither a field's text nor a query holds it and no match spans fields.
+    static let fieldSeparator: UInt8 = 0x1F
+
     /// `text` folded, as UTF-8.
     static func fold(_ text: String) -> [UInt8] {
         var out: [UInt8] = []
@@ -21,7 +25,9 @@ enum SearchFolding {
             let start = out.count
             out.append(contentsOf: bytes)
             out.withUnsafeMutableBufferPointer { buffer in
-                for i in start..<buffer.count where buffer[i] &- 0x41 < 26 { buffer[i] |= 0x20 }
+                for i in start..<buffer.count {
+                    if buffer[i] &- 0x41 < 26 { buffer[i] |= 0x20 } else if buffer[i] == Self.fieldSeparator { buffer[i] = 0x20 }
+                }
             }
             return true
         }
@@ -29,7 +35,7 @@ enum SearchFolding {
         let utf8 = text.utf8
         if folded == nil, utf8.allSatisfy({ $0 < 0x80 }) {
             out.reserveCapacity(out.count + utf8.count)
-            for byte in utf8 { out.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
+            for byte in utf8 { out.append(byte &- 0x41 < 26 ? byte | 0x20 : byte == Self.fieldSeparator ? 0x20 : byte) }
             return
         }
         var afterLatin = false
@@ -37,7 +43,7 @@ enum SearchFolding {
             var value = scalar.value
             if value < 0x80 {
                 let byte = UInt8(value)
-                out.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+                out.append(byte &- 0x41 < 26 ? byte | 0x20 : byte == Self.fieldSeparator ? 0x20 : byte)
                 afterLatin = (byte | 0x20) &- 0x61 < 26
                 continue
             }
