@@ -94,6 +94,18 @@ final class BackupTests: FolderTestCase {
         let log = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", database.path + "-wal", "--data", database.path])
         XCTAssertEqual(log.status, 1)
         XCTAssertTrue(log.errors.contains("would replace the database's own -wal file"), log.errors)
+        // By name too, for files not there now (SQLite deletes a journal it finds at start; a
+        // replaced lock file would let a second server in), through `..` and links as well.
+        for name in [database.path + "-journal", database.path + ".lock", folder.path + "/../\(folder.lastPathComponent)/db.sqlite-journal"] {
+            let refused = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", name, "--data", database.path])
+            XCTAssertEqual(refused.status, 1, name)
+            XCTAssertTrue(refused.errors.contains("would replace the database's own"), refused.errors)
+        }
+        let nowhere = try ChildProcess.run(ServerProcess.executable,
+                                           ["backup", "--to", folder.path + "/missing/../copy.sqlite", "--data", database.path])
+        XCTAssertEqual(nowhere.status, 1)
+        XCTAssertTrue(nowhere.errors.contains("does not exist"), nowhere.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path + "/copy.sqlite.partial"), "no copy left behind")
         XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/v1/lists/people").status, 200)
         server.signal(SIGTERM)
         XCTAssertEqual(server.waitForExit(), 0)

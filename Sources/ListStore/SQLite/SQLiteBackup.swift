@@ -28,12 +28,23 @@ public enum SQLiteBackup {
 
     /// Copies the store at `source` (which must exist) to `destination`, replacing it.
     public static func copy(from source: String, to destination: String) throws(StoreError) -> Summary {
+        // The folder first: SQLite reads `..` in a path by its text, the kernel by the folders,
+        // so a copy into a folder that does not exist was made in another and left there.
+        guard let target = canonicalPath(destination) else {
+            throw StoreError(.fileSystem, "the folder of \(destination) does not exist")
+        }
+        let store = canonicalPath(source)
         if let sourceID = FileIdentity(path: source), sourceID == FileIdentity(path: destination) {
             throw StoreError(.fileSystem, "the backup would replace the database itself (\(destination))")
         }
-        // Nor one of the files SQLite keeps beside it: replacing the live log loses what it holds.
-        for suffix in ["-wal", "-shm", "-journal"] {
+        // Nor one of the files kept beside it, by name as well (one not there now may be made
+        // at any moment): replacing the live log loses what it holds, SQLite deletes a journal
+        // it finds at the next start, and a replaced lock file lets a second server in.
+        for suffix in ["-wal", "-shm", "-journal", ".lock"] {
             if let companion = FileIdentity(path: source + suffix), companion == FileIdentity(path: destination) {
+                throw StoreError(.fileSystem, "the backup would replace the database's own \(suffix) file (\(destination))")
+            }
+            if let store, target == store + suffix {
                 throw StoreError(.fileSystem, "the backup would replace the database's own \(suffix) file (\(destination))")
             }
         }
@@ -43,7 +54,7 @@ public enum SQLiteBackup {
                 Stop it, or back up to another file
                 """)
         }
-        let partial = destination + ".partial"
+        let partial = target + ".partial"
         let leftovers = ["-journal", "-wal", "-shm"].map { partial + $0 }
         unlink(partial)
         leftovers.forEach { unlink($0) }
@@ -71,8 +82,20 @@ public enum SQLiteBackup {
             unlink(partial)
             throw error
         }
-        try syncAndRename(partial, to: destination)
+        try syncAndRename(partial, to: target)
         return summary
+    }
+
+    /// `path` with the symbolic links and `..` of its folder resolved (a link as the last
+    /// component is kept: it is what would be replaced), or nil when the folder does not exist.
+    static func canonicalPath(_ path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard !name.isEmpty, let resolved = realpath(folder, nil) else { return nil }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return (base == "/" ? "" : base) + "/" + name
     }
 
     /// Copies every page in one step; returns how many there were.
