@@ -25,6 +25,9 @@ final class Exchange {
     var deferred: DeferredResponse?
     var status = HTTPStatus.unanswered
     var bytes = 0
+    /// The connection's watch (``RequestDeadlines``), looked up once the head has arrived; the
+    /// connection holds it until it closes, after this request completes.
+    var watch: Unmanaged<ConnectionWatch>?
 
     init(rawURI: String) {
         self.target = rawURI

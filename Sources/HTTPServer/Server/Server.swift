@@ -185,7 +185,8 @@ public final class Server: @unchecked Sendable {
         if !exchange.started {
             // First call: only the head has arrived. Answer on a later call to keep the connection alive.
             exchange.started = true
-            withWatch(of: connection) { $0.enter(.awaitingBody) }
+            exchange.watch = watch(of: connection)
+            exchange.watch?._withUnsafeGuaranteedRef { $0.enter(.awaitingBody) }
             inFlight.add(1, ordering: .relaxed)
             exchange.method = HTTPMethod(cString: method)
             let fields: RequestFraming.Fields
@@ -219,7 +220,7 @@ public final class Server: @unchecked Sendable {
             }
             return MHD_Result.YES
         }
-        withWatch(of: connection) { $0.enter(.received) }
+        exchange.watch?._withUnsafeGuaranteedRef { $0.enter(.received) }
         if exchange.tooLarge {
             return queue(early(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, exchange), on: connection, for: exchange)
         }
@@ -249,8 +250,8 @@ public final class Server: @unchecked Sendable {
     func complete(_ connection: OpaquePointer?, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         guard let raw = context.pointee else { return }
         context.pointee = nil
-        if let connection { withWatch(of: connection) { $0.completed() } }
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
+        exchange.watch?._withUnsafeGuaranteedRef { $0.completed() }
         if exchange.started { inFlight.subtract(1, ordering: .releasing) }
         if let deferred = exchange.deferred { deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) } }
         guard let onCompleted else { return }
@@ -273,7 +274,7 @@ public final class Server: @unchecked Sendable {
     private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange,
                        isFallback: Bool = false) -> MHD_Result {
         // An answer to the head alone (an error, `413`) ends the request's deadline too.
-        withWatch(of: connection) { $0.enter(.received) }
+        exchange.watch?._withUnsafeGuaranteedRef { $0.enter(.received) }
         let fallback = { [self] (requestTookRoom: Bool) in
             guard !isFallback else { return MHD_Result.NO }
             var problem = (requestTookRoom ? HTTPError.noRoomForAnswer : HTTPError.internalError).response

@@ -67,11 +67,11 @@ let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, socketCo
     }
 }
 
-/// Lends `body` the watch of `connection`, to tell where its request stands (``RequestDeadlines``).
+/// The watch of `connection` (``RequestDeadlines``), unretained: the connection holds it until
+/// it closes, after its last request completes.
 @inline(__always)
-func withWatch(of connection: OpaquePointer, _ body: (ConnectionWatch) -> Void) {
-    guard let raw = sectional_mhd_socket_context(connection) else { return }
-    Unmanaged<ConnectionWatch>.fromOpaque(raw)._withUnsafeGuaranteedRef(body)
+func watch(of connection: OpaquePointer) -> Unmanaged<ConnectionWatch>? {
+    sectional_mhd_socket_context(connection).map { Unmanaged<ConnectionWatch>.fromOpaque($0) }
 }
 
 let releaseBody: MHD_ContentReaderFreeCallback = { cls in
