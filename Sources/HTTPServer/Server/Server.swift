@@ -65,12 +65,12 @@ public final class Server: @unchecked Sendable {
                 beforeContinue: (@Sendable (Request) -> Response?)? = nil,
                 decorateEarly: (@Sendable (Request, inout Response) -> Void)? = nil,
                 responder: @escaping Responder) {
-        self.decorateEarly = decorateEarly
         self.configuration = configuration
         self.responder = responder
         self.onCompleted = onCompleted
         self.onLibraryMessage = onLibraryMessage
         self.beforeContinue = beforeContinue
+        self.decorateEarly = decorateEarly
         self.gate = ConnectionGate(limit: configuration.connectionLimit, perClient: configuration.perClientConnectionLimit)
         self.pinning = configuration.pinThreads ? ThreadPinning(threads: configuration.workerThreads, cores: System.allowedCPUs()) : nil
         self.deadlines = RequestDeadlines(headSeconds: 2 * configuration.connectionTimeoutSeconds,
