@@ -9,8 +9,10 @@ func printError(_ text: String) {
 /// each of its section specs, with warnings about the data; or every error with its path.
 func check(configPath: String) -> Int32 {
     do {
-        var configuration = try Configuration.load(path: configPath, environment: [:])
-        // The secret is the one value of the environment checked: when set, it must be usable.
+        // With the environment `serve` would read (`SECTIONAL_DATABASE_URL` for a PostgreSQL
+        // store, `SECTIONAL_PORT`…), so the two agree; the secret, when set, must be usable, but
+        // need not be set (a config is checked where the secret is not kept).
+        var configuration = try Configuration.load(path: configPath)
         configuration.userTokenSecret = configuration.users?.secretEnvironmentVariable.flatMap {
             ProcessInfo.processInfo.environment[$0].flatMap { $0.isEmpty ? nil : $0 }
         }

@@ -192,6 +192,20 @@ final class ProcessTests: FolderTestCase {
         }
     }
 
+    /// `check` reads the environment `serve` reads, so the two agree: a PostgreSQL store named
+    /// by `SECTIONAL_DATABASE_URL` passes (nothing is connected to), a bad `SECTIONAL_PORT` fails.
+    func testCheckReadsTheEnvironmentServeReads() throws {
+        let postgres = folder.appendingPathComponent("postgres.json")
+        try #"{ "storage": { "kind": "postgres" }, "lists": {} }"#.write(to: postgres, atomically: true, encoding: .utf8)
+        let named = try ChildProcess.run(ServerProcess.executable, ["check", "--config", postgres.path],
+                                         environment: ["SECTIONAL_DATABASE_URL": "postgresql://nobody@127.0.0.1:1/none"])
+        XCTAssertEqual(named.status, 0, named.errors)
+        let port = try ChildProcess.run(ServerProcess.executable, ["check", "--config", folder.appendingPathComponent("sectional.json").path],
+                                        environment: ["SECTIONAL_PORT": "abc"])
+        XCTAssertEqual(port.status, 1)
+        XCTAssertTrue(port.errors.contains("SECTIONAL_PORT"), port.errors)
+    }
+
     func testUsageErrorsExit2AndExposedBindNeedsAToken() throws {
         let usage = try run(["serve", "--bogus"])
         XCTAssertEqual(usage.status, 2)
