@@ -12,8 +12,11 @@ enum Problem {
         HTTPError(.badRequest, "invalid-name", detail: "'\(echo(name))' is not a valid \(what) name: use 1–128 of A–Z a–z 0–9 . _ ~ -, starting with a letter or digit.")
     }
     static func unsupportedMediaType(_ mediaTypes: [String] = ["application/json"]) -> HTTPError {
-        HTTPError(.unsupportedMediaType, "unsupported-media-type",
-                  detail: "Send the body as Content-Type: \(mediaTypes.joined(separator: " or ")).")
+        // A PATCH's says which patch documents it takes (RFC 5789 §2.2).
+        let patch = mediaTypes.contains("application/merge-patch+json")
+        return HTTPError(.unsupportedMediaType, "unsupported-media-type",
+                         detail: "Send the body as Content-Type: \(mediaTypes.joined(separator: " or ")).",
+                         headers: patch ? ["Accept-Patch": mediaTypes.joined(separator: ", ")] : [:])
     }
     static func unsupportedCharset(_ charset: String) -> HTTPError {
         HTTPError(.unsupportedMediaType, "unsupported-media-type",
