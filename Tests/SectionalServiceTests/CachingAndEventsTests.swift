@@ -37,6 +37,15 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertEqual(try app.request("GET", "/v1/lists/people/rows?pageSize=30", headers: [("Accept-Encoding", "gzip")]).header("Content-Encoding"), "gzip",
                        "the large answer is gzipped")
         let tag = try XCTUnwrap(try app.get("/v1/lists/people").header("ETag"))
+        // If-Match on a read: only for a tag of the answer, compared strongly, and before
+        // If-None-Match (RFC 9110 §13.1.1, §13.2.2).
+        for (conditions, status) in [([("If-Match", tag)], 200), ([("If-Match", "*")], 200), ([("If-Match", "\"nope\"")], 412),
+                                     ([("If-Match", "W/\(tag)")], 412), ([("If-Match", "\"nope\""), ("If-None-Match", tag)], 412),
+                                     ([("If-Match", tag), ("If-None-Match", tag)], 304)] {
+            let answer = try app.request("GET", "/v1/lists/people", headers: conditions)
+            XCTAssertEqual(answer.status, status, "\(conditions)")
+            if status == 412 { XCTAssertEqual(answer.slug, "precondition-failed") }
+        }
         // A condition applies only to what would be a success (RFC 9110 §13.2.1): every read of
         // the list shares its tag, yet a row that is not there is still 404, a bad parameter 400.
         for (target, status) in [("/v1/lists/people/tags/999999", 404), ("/v1/lists/people/rows/nobody", 404),

@@ -19,15 +19,25 @@ enum EntityTag {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Builds the answer and tags it; answers `304 Not Modified` instead when it is a success
-    /// and `If-None-Match` names `tag` (or `*`). The answer is built first because a condition
+    /// Builds the answer and tags it; when it is a success, answers `412 precondition-failed`
+    /// instead when `If-Match` names no form of `tag` (nor `*`), else `304 Not Modified` when
+    /// `If-None-Match` names `tag` (or `*`). The answer is built first because a condition
     /// applies only to what would be a `2xx` (RFC 9110 §13.2.1): a row that does not exist or a
     /// parameter out of range is its error, whatever tag the client sends. (Every read of a list
     /// shares the list's tag, so a tag from one URL matches any other.) Most answers come from
     /// the answer cache, so building one costs a look-up.
     static func answer(_ request: Request, tag: String, _ build: () throws -> Response) rethrows -> Response {
         var response = try build()
-        if (200..<300).contains(response.status.code), let condition = request.headers.list("If-None-Match"), matches(condition, tag) {
+        guard (200..<300).contains(response.status.code) else {
+            response.headers.add("ETag", tag)
+            return response
+        }
+        // `If-Match` first (RFC 9110 §13.2.2): the answer is only for the tags it names, compared strongly.
+        if let condition = request.headers.list("If-Match"), !matchesStrongly(condition, tag) {
+            return HTTPError(.preconditionFailed, "precondition-failed", title: "Precondition failed",
+                             detail: "If-Match names no tag of this answer (it changed, or the tag is another's).").response
+        }
+        if let condition = request.headers.list("If-None-Match"), matches(condition, tag) {
             // The `304` keeps its `200`'s body, which is never sent: the gzip step tells from it
             // whether the `200`'s tag is the gzip one, and libmicrohttpd sends its length as the
             // `304`'s `Content-Length`, the one value RFC 9110 §8.6 allows there.
@@ -37,6 +47,17 @@ enum EntityTag {
         }
         response.headers.add("ETag", tag)
         return response
+    }
+
+    /// RFC 9110 §13.1.1: a list of tags or `*`, compared strongly (a weak tag never matches); the
+    /// `-gzip` form of the tag is the same answer.
+    static func matchesStrongly(_ condition: String, _ tag: String) -> Bool {
+        condition.split(separator: ",").contains { candidate in
+            var candidate = candidate.trimmingCharacters(in: .whitespaces)
+            if candidate == "*" { return true }
+            if candidate.hasSuffix("-gzip\"") { candidate = String(candidate.dropLast(6)) + "\"" }
+            return candidate == tag
+        }
     }
 
     /// RFC 9110 §13.1.2: a list of tags or `*`, compared weakly (a `W/` prefix is ignored).
