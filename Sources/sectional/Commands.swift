@@ -39,6 +39,11 @@ func check(configPath: String) -> Int32 {
 
 /// `sectional serve`: runs until SIGINT or SIGTERM, then stops gracefully and exits 0.
 func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthenticatedWrites: Bool) -> Int32 {
+    // Caught before the config is read (a large one takes a second): a SIGTERM or SIGINT then
+    // stops the start gracefully once it is done, and a SIGHUP (whose default would end the
+    // process) is ignored until the lists are served.
+    let signals = TerminationSignals()
+    signal(SIGHUP, SIG_IGN)
     let configuration: Configuration
     do {
         configuration = try Configuration.load(path: configPath, overrides: overrides)
@@ -50,10 +55,9 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         for issue in error.issues { printError("  \(issue)") }
         return 1
     }
-    let signals = TerminationSignals()
     let log = Log(level: configuration.logLevel)
     let app = SectionalServer(configuration: configuration, log: log)
-    // Caught from now on (SIGHUP's default would end the process); ignored until ready.
+    // Reloads from now on; ignored until ready.
     let reload = ReloadSignal { [app] in
         app.reloadLists(configPath: configPath, overrides: overrides)
     }
