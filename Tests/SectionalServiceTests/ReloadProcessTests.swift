@@ -1,4 +1,6 @@
 import Foundation
+import Locking
+import SectionalService
 import TestSupport
 import XCTest
 
@@ -43,5 +45,22 @@ final class ReloadProcessTests: FolderTestCase {
 
         server.signal(SIGTERM)
         XCTAssertEqual(server.waitForExit(), 0, "SIGHUP never ended the process")
+    }
+
+    /// A reload asked for before the server is ready (a `SIGHUP` while it loads) is done once it is.
+    func testAReloadAskedForWhileStartingIsDoneOnceReady() throws {
+        try TestApp.teamsConfig.write(to: configFile, atomically: true, encoding: .utf8)
+        var configuration = try Configuration.load(path: configFile.path, environment: [:])
+        configuration.server.port = 0
+        configuration.storage = .memory
+        let app = SectionalServer(configuration: configuration, log: Log(level: .error))
+        defer { app.stop(gracePeriod: 1) }
+        try TestApp.teamsConfig.replacingOccurrences(of: "\"title\": \"People\"", with: "\"title\": \"Crew\"")
+            .write(to: configFile, atomically: true, encoding: .utf8)
+        let answered = Locked<Bool?>(nil)
+        app.reloadLists(configPath: configFile.path) { done in answered.withLock { $0 = done } }
+        XCTAssertEqual(answered.withLock { $0 }, false, "not ready: not done yet")
+        try app.start()
+        XCTAssertTrue(eventually(within: 10) { (try? self.title(app.port, "people")) == "Crew" }, "done once ready")
     }
 }

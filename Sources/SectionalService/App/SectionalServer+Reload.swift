@@ -12,7 +12,15 @@ extension SectionalServer {
                             completion: @escaping @Sendable (Bool) -> Void = { _ in }) {
         // `readiness` turning ready publishes `lists` (see the type's documentation).
         guard readiness.phase == .ready, let lists else {
-            log.warn("config reload ignored: the server is not ready", ["path": .text(path)])
+            // Done once the server is ready (a SIGHUP while it loads is not lost); `completion`
+            // says false now.
+            let waits = waitingReload.withLock { waiting in
+                guard readiness.phase != .ready else { return false }
+                waiting = (path, overrides)
+                return true
+            }
+            guard waits else { return reloadLists(configPath: path, overrides: overrides, completion: completion) }
+            log.info("config reload waits until the server is ready", ["path": .text(path)])
             return completion(false)
         }
         let definitions: [ListDefinition]

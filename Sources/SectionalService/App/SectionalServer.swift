@@ -6,6 +6,7 @@ import Foundation
 import HTTPServer
 import ListModel
 import ListStore
+import Locking
 
 /// The running product: HTTP server, store, lists and views, started and stopped as one.
 ///
@@ -24,6 +25,8 @@ public final class SectionalServer: @unchecked Sendable {
     public let metrics = Metrics()
     /// Store failures met by writes: answers, counts, the fault in force.
     public let storageFaults = StorageFaults()
+    /// A reload asked for before the server was ready (a `SIGHUP` while it loads), done once it is.
+    let waitingReload = Locked<(path: String, overrides: ConfigurationOverrides)?>(nil)
     let log: Log
     private var server: Server?
     private var recordStore: RecordStore?
@@ -248,7 +251,14 @@ public final class SectionalServer: @unchecked Sendable {
             self.webhooks = webhooks
             log.info("webhooks", ["count": .number(Double(webhookTargets.count))])
         }
-        readiness.set(.ready)
+        // Turning ready and taking a reload that waited are one step: a reload asked for meanwhile
+        // either waits and is taken here, or finds the server ready.
+        let waiting = waitingReload.withLock { waiting in
+            readiness.set(.ready)
+            defer { waiting = nil }
+            return waiting
+        }
+        if let waiting { reloadLists(configPath: waiting.path, overrides: waiting.overrides) }
         // Ready without them: the first search after start does not wait for storage.
         lists.prepareCorporaLater()
         for state in lists.allLists() {
