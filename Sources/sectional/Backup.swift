@@ -11,11 +11,15 @@ func backup(to destination: String, configPath: String, dataPath: String?) -> In
     } else {
         do {
             let configuration = try Configuration.load(path: configPath, overrides: ConfigurationOverrides())
-            guard case .sqlite(let path) = configuration.storage else {
+            switch configuration.storage {
+            case .sqlite(let path): source = path
+            case .memory:
                 printError("sectional: \(configPath) keeps records in memory; there is nothing to back up")
                 return 1
+            case .postgres:
+                printError("sectional: \(configPath) keeps records in PostgreSQL; back it up with pg_dump (backup copies an SQLite store)")
+                return 1
             }
-            source = path
         } catch {
             printError("sectional: cannot read \(configPath):")
             for issue in error.issues { printError("  \(issue)") }

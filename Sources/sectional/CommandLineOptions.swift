@@ -128,7 +128,8 @@ struct CommandLineOptions: Equatable {
         }
         if options.command == .backup {
             guard options.backupPath != nil else { throw UsageError(message: "backup needs --to FILE") }
-            if options.host != nil || options.port != nil || options.memory || options.allowUnauthenticatedWrites {
+            if options.host != nil || options.port != nil || options.memory || options.allowUnauthenticatedWrites
+                || options.databaseURL != nil {
                 throw UsageError(message: "backup takes only --to, and --config or --data")
             }
             if options.configPath != nil && options.dataPath != nil {

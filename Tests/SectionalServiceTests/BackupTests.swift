@@ -115,10 +115,17 @@ final class BackupTests: FolderTestCase {
         for (arguments, message) in [(["backup"], "backup needs --to FILE"),
                                      (["backup", "--to", "x", "--config", "c", "--data", "d"], "not both"),
                                      (["backup", "--to", "x", "--port", "1"], "backup takes only"),
+                                     (["backup", "--to", "x", "--database-url", "postgresql://x@h/d"], "backup takes only"),
                                      (["serve", "--to", "x"], "--to is for backup")] {
             let result = try ChildProcess.run(ServerProcess.executable, arguments)
             XCTAssertEqual(result.status, 2, arguments.joined(separator: " "))
             XCTAssertTrue(result.errors.contains(message), result.errors)
         }
+        let postgres = folder.appendingPathComponent("postgres.json")
+        try #"{ "storage": { "kind": "postgres", "url": "postgresql://x@127.0.0.1:1/y" }, "lists": {} }"#
+            .write(to: postgres, atomically: true, encoding: .utf8)
+        let refused = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", "x", "--config", postgres.path])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.errors.contains("keeps records in PostgreSQL"), refused.errors)
     }
 }
