@@ -132,4 +132,19 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertEqual(defaults.storage, .sqlite(path: folder.appendingPathComponent("data/sectional.sqlite").path))
         XCTAssertTrue(defaults.lists.isEmpty)
     }
+
+    /// Without an API token only this machine may be listened on: loopback literals in any
+    /// spelling pass, a name that merely starts with `127.` does not (it may resolve anywhere).
+    func testOnlyLoopbackAddressesNeedNoToken() throws {
+        var configuration = try Configuration.parse(try JSONParser.parse(#"{"lists": {}}"#), folder: folder.path)
+        for host in ["localhost", "127.0.0.1", "127.1.2.3", "::1", "0:0:0:0:0:0:0:1"] {
+            configuration.server.host = host
+            XCTAssertNoThrow(try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: false), host)
+        }
+        for host in ["0.0.0.0", "127.example.com", "::", "10.0.0.1", "::ffff:10.0.0.1"] {
+            configuration.server.host = host
+            XCTAssertThrowsError(try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: false), host)
+            XCTAssertNoThrow(try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: true), host)
+        }
+    }
 }

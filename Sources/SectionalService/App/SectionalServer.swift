@@ -74,13 +74,24 @@ public final class SectionalServer: @unchecked Sendable {
     /// Refuses an exposed address without a token unless explicitly allowed.
     public static func checkBindSafety(_ configuration: Configuration, allowUnauthenticatedWrites: Bool) throws(ConfigError) {
         let host = configuration.server.host
-        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
-        if !loopback && configuration.apiToken == nil && !allowUnauthenticatedWrites {
+        if !isLoopback(host) && configuration.apiToken == nil && !allowUnauthenticatedWrites {
             throw ConfigError(path: "server.host", """
                 refusing to listen on \(host) with no API token: anyone could write records. \
                 Set \(configuration.tokenEnvironmentVariable), or pass --allow-unauthenticated-writes.
                 """)
         }
+    }
+
+    /// Whether `host` names only this machine: `localhost`, an IPv4 literal in 127.0.0.0/8, or the
+    /// IPv6 loopback in any spelling (`::1`, `0:0:0:0:0:0:0:1`). A name that merely starts with
+    /// `127.` (`127.example.com`) may resolve to any address, so it is not.
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        return withUnsafeBytes(of: &v6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
     }
 
     public func start() throws {
