@@ -47,4 +47,23 @@ final class StartVersionTests: XCTestCase {
         try serve(path, title: "Reloaded") { XCTAssertEqual(versions($0), [3, 1], "not back to 2") }
         try serve(path, title: "All") { XCTAssertEqual(versions($0), [4, 1]) }
     }
+
+    /// A start on a full disk serves, the changed list at the version it had; the next start that
+    /// can write moves it.
+    func testAStartThatCannotRecordTheDefinitionsStillServes() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("lists.sqlite").path
+        try serve(path, title: "All") { store in
+            try commit(store, [.upsert(collection: "people", record: IncomingRecord(id: "p1", object: JSONObject([("name", .string("Ada"))])))])
+        }
+        do {
+            let sqlite = try SQLiteStore(path: path)
+            defer { sqlite.close() }
+            let full = try ViewModelStore(definitions: try definitions(title: "Everyone"), store: FullDiskStore(sqlite, capacity: 0),
+                                          log: Log(level: .error))
+            XCTAssertEqual(versions(full), [1, 1])
+        }
+        try serve(path, title: "Everyone") { XCTAssertEqual(versions($0), [2, 1]) }
+    }
 }

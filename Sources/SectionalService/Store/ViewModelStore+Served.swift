@@ -41,16 +41,24 @@ extension ViewModelStore {
                 changed.append(definition)
             }
         }
-        if !changed.isEmpty {
-            let sequence = try store.takeSequence()
-            for definition in changed {
-                record[definition.name] = ServedDefinition(fingerprint: definition.fingerprint, sequence: sequence)
-                result[definition.name] = ServedChange(sequence: sequence, changedFrom: served[definition.name]?.fingerprint)
+        // Writes: a store that refuses them (a full disk) still serves, the lists at the versions
+        // they had; the next start that can write moves them.
+        do throws(StoreError) {
+            if !changed.isEmpty {
+                let sequence = try store.takeSequence()
+                for definition in changed {
+                    record[definition.name] = ServedDefinition(fingerprint: definition.fingerprint, sequence: sequence)
+                    result[definition.name] = ServedChange(sequence: sequence, changedFrom: served[definition.name]?.fingerprint)
+                }
+                log.info("lists whose definition changed since they were last served move to a new version",
+                         ["lists": .text(changed.map(\.name).joined(separator: ",")), "version": .number(Double(sequence))])
             }
-            log.info("lists whose definition changed since they were last served move to a new version",
-                     ["lists": .text(changed.map(\.name).joined(separator: ",")), "version": .number(Double(sequence))])
+            if !record.isEmpty { try store.recordServed(record) }
+        } catch where error.fault != nil {
+            log.warn("cannot record the lists' definitions now; they keep their versions until a start that can",
+                     ["error": .text("\(error)")])
+            return result.filter { $0.value.changedFrom == nil }
         }
-        if !record.isEmpty { try store.recordServed(record) }
         return result
     }
 
