@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ListStore
+import Locking
 import TestSupport
 import XCTest
 @testable import ListModel
@@ -23,6 +24,10 @@ final class StartVersionTests: XCTestCase {
         try body(try ViewModelStore(definitions: try definitions(title: title), store: store, log: Log(level: .error)))
     }
 
+    private func writeAda(_ store: ViewModelStore) throws {
+        try commit(store, [.upsert(collection: "people", record: IncomingRecord(id: "p1", object: JSONObject([("name", .string("Ada"))])))])
+    }
+
     private func versions(_ store: ViewModelStore) -> [Int64?] { [store.list("people")?.version, store.list("others")?.version] }
 
     func testVersionsNeverGoBackAndMoveWhenTheDefinitionChangedWhileStopped() throws {
@@ -30,7 +35,7 @@ final class StartVersionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lists.sqlite").path
         try serve(path, title: "All") { store in
-            try commit(store, [.upsert(collection: "people", record: IncomingRecord(id: "p1", object: JSONObject([("name", .string("Ada"))])))])
+            try writeAda(store)
             XCTAssertEqual(versions(store), [1, 1])
         }
         try serve(path, title: "All") { XCTAssertEqual(versions($0), [1, 1], "nothing changed") }
@@ -55,7 +60,7 @@ final class StartVersionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lists.sqlite").path
         try serve(path, title: "All") { store in
-            try commit(store, [.upsert(collection: "people", record: IncomingRecord(id: "p1", object: JSONObject([("name", .string("Ada"))])))])
+            try writeAda(store)
         }
         do {
             let sqlite = try SQLiteStore(path: path)
@@ -65,5 +70,22 @@ final class StartVersionTests: XCTestCase {
             XCTAssertEqual(versions(full), [1, 1])
         }
         try serve(path, title: "Everyone") { XCTAssertEqual(versions($0), [2, 1]) }
+    }
+
+    /// A definition change (or a reload) whose served-definitions record cannot be written is
+    /// still served: the change itself is committed, and the next start records it.
+    func testADefinitionChangeIsServedWhenItsRecordCannotBeWritten() throws {
+        let store = try ViewModelStore(definitions: try definitions(title: "All"), store: FullDiskStore(MemoryStore(), capacity: 0),
+                                       log: Log(level: .error))
+        let changed = try XCTUnwrap(try definitions(title: "Changed").first)
+        let outcome = Locked<Bool?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        store.changeDefinitionLater("people", to: changed) { result in
+            outcome.withLock { if case .success = result { $0 = true } else { $0 = false } }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        XCTAssertEqual(outcome.withLock { $0 }, true, "the committed change is answered as made")
+        XCTAssertEqual(store.definition("people")?.fingerprint, Localization.base(changed).fingerprint, "and served")
     }
 }

@@ -78,7 +78,6 @@ extension ViewModelStore {
                 json = writer.bytes
             }
             guard let (stored, replaced) = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
-            if let after { try recordServed([after], at: stored.sequence) }
             // Other instances' commits below this change first (the list was built before them: build it again).
             var (events, complete, moved) = catchUpBefore(stored.sequence)
             let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
@@ -86,6 +85,7 @@ extension ViewModelStore {
             catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
             events += put(name, current, at: stored.sequence)
             if complete { applied.advance(to: stored.sequence) }
+            if let after { recordServed([after], at: stored.sequence) }
             // Created when neither a run-time definition (as the store saw it in the commit: another
             // instance may have made one just before) nor the config's was in force.
             return (DefinitionChange(stored: stored, created: !replaced && configured == nil), events)
@@ -105,7 +105,6 @@ extension ViewModelStore {
                 if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
             }
             let sequence = try store.takeSequence()
-            try recordServed(changed.compactMap { next.definition($0) }, at: sequence)
             var (events, complete, moved) = catchUpBefore(sequence)
             if moved {
                 for name in changed {
@@ -116,6 +115,7 @@ extension ViewModelStore {
             catalog.withLock { $0 = next }
             for name in changed { events += put(name, snapshots[name], at: sequence) }
             if complete { applied.advance(to: sequence) }
+            recordServed(changed.compactMap { next.definition($0) }, at: sequence)
             return (changed, events)
         }
     }

@@ -62,10 +62,18 @@ extension ViewModelStore {
         return result
     }
 
-    /// Records that `definitions` are served from change `sequence` on (see ``noteServedDefinitions(_:in:log:)``).
-    func recordServed(_ definitions: [ListDefinition], at sequence: Int64) throws(StoreError) {
+    /// Records that `definitions` are served from change `sequence` on (see
+    /// ``noteServedDefinitions(_:in:log:)``), after the change is committed and served. A record
+    /// that cannot be written is logged, not thrown: the change stands, and the next start finds
+    /// the definition differs from the one recorded and moves the list once more, which is safe.
+    func recordServed(_ definitions: [ListDefinition], at sequence: Int64) {
         guard !definitions.isEmpty else { return }
-        try store.recordServed(Dictionary(definitions.map { ($0.name, ServedDefinition(fingerprint: $0.fingerprint, sequence: sequence)) },
-                                          uniquingKeysWith: { $1 }))
+        do throws(StoreError) {
+            try store.recordServed(Dictionary(definitions.map { ($0.name, ServedDefinition(fingerprint: $0.fingerprint, sequence: sequence)) },
+                                              uniquingKeysWith: { $1 }))
+        } catch {
+            log.warn("cannot record the lists' definitions now; the next start moves them again",
+                     ["lists": .text(definitions.map(\.name).joined(separator: ",")), "error": .text("\(error)")])
+        }
     }
 }
