@@ -101,6 +101,12 @@ final class BackupTests: FolderTestCase {
             XCTAssertEqual(refused.status, 1, name)
             XCTAssertTrue(refused.errors.contains("would replace the database's own"), refused.errors)
         }
+        // Through a link to the store, its lock file is the store's own.
+        let alias = folder.appendingPathComponent("alias.sqlite")
+        try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: database)
+        let throughLink = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", database.path + ".lock", "--data", alias.path])
+        XCTAssertEqual(throughLink.status, 1)
+        XCTAssertTrue(throughLink.errors.contains("own .lock file"), throughLink.errors)
         let nowhere = try ChildProcess.run(ServerProcess.executable,
                                            ["backup", "--to", folder.path + "/missing/../copy.sqlite", "--data", database.path])
         XCTAssertEqual(nowhere.status, 1)

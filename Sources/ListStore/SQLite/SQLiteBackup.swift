@@ -40,12 +40,14 @@ public enum SQLiteBackup {
         // Nor one of the files kept beside it, by name as well (one not there now may be made
         // at any moment): replacing the live log loses what it holds, SQLite deletes a journal
         // it finds at the next start, and a replaced lock file lets a second server in.
-        for suffix in ["-wal", "-shm", "-journal", ".lock"] {
-            if let companion = FileIdentity(path: source + suffix), companion == FileIdentity(path: destination) {
-                throw StoreError(.fileSystem, "the backup would replace the database's own \(suffix) file (\(destination))")
-            }
-            if let store, target == store + suffix {
-                throw StoreError(.fileSystem, "the backup would replace the database's own \(suffix) file (\(destination))")
+        // (SQLite names its files after the path as given; the lock file is the store's own.)
+        let lock = SQLiteStoreLock.path(ofDatabase: source)
+        let companions: [(name: String, path: String, canonical: String?)] =
+            ["-wal", "-shm", "-journal"].map { suffix in (suffix, source + suffix, store.map { $0 + suffix }) } + [(".lock", lock, lock)]
+        for companion in companions {
+            let sameFile = FileIdentity(path: companion.path).map { $0 == FileIdentity(path: destination) } ?? false
+            if sameFile || companion.canonical == target {
+                throw StoreError(.fileSystem, "the backup would replace the database's own \(companion.name) file (\(destination))")
             }
         }
         if access(destination + "-wal", F_OK) == 0 {

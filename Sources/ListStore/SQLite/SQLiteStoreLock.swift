@@ -25,8 +25,7 @@ final class SQLiteStoreLock: Sendable {
     /// one file share a lock), or throws `inUse` naming the file (and the holder's process id)
     /// when another open store holds it, in this process or another.
     init(databasePath: String) throws(StoreError) {
-        let resolved = URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path
-        path = resolved + ".lock"
+        path = Self.path(ofDatabase: databasePath)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw StoreError(.fileSystem, "cannot open the lock file \(path): \(String(cString: strerror(errno)))")
@@ -44,6 +43,12 @@ final class SQLiteStoreLock: Sendable {
         let text = Array("\(getpid())\n".utf8)
         if ftruncate(fd, 0) == 0 { _ = pwrite(fd, text, text.count, 0) }  // only for the message
         descriptor = Locked(fd)
+    }
+
+    /// The lock file of the database at `databasePath`: beside it, symbolic links resolved (so
+    /// two names of one file share a lock), as an absolute path.
+    static func path(ofDatabase databasePath: String) -> String {
+        URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"
     }
 
     deinit { release() }
