@@ -29,6 +29,14 @@ final class Exchange {
     /// connection holds it until it closes, after this request completes.
     var watch: Unmanaged<ConnectionWatch>?
 
+    /// Tells the connection's watch that this request moved on to `phase`.
+    @inline(__always)
+    func enter(_ phase: RequestDeadlines.Phase) { watch?._withUnsafeGuaranteedRef { $0.enter(phase) } }
+
+    /// Tells the connection's watch that this request completed.
+    @inline(__always)
+    func completed() { watch?._withUnsafeGuaranteedRef { $0.completed() } }
+
     init(rawURI: String) {
         self.target = rawURI
         self.startNanos = Clock.nanoseconds()

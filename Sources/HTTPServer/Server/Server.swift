@@ -186,7 +186,7 @@ public final class Server: @unchecked Sendable {
             // First call: only the head has arrived. Answer on a later call to keep the connection alive.
             exchange.started = true
             exchange.watch = watch(of: connection)
-            exchange.watch?._withUnsafeGuaranteedRef { $0.enter(.awaitingBody) }
+            exchange.enter(.awaitingBody)
             inFlight.add(1, ordering: .relaxed)
             exchange.method = HTTPMethod(cString: method)
             let fields: RequestFraming.Fields
@@ -203,6 +203,7 @@ public final class Server: @unchecked Sendable {
             if let beforeContinue, exchange.headers["Expect"] != nil,
                var early = beforeContinue(Request(method: exchange.method, uri: exchange.target, headers: exchange.headers)) {
                 early.headers.set("Connection", "close")
+                exchange.enter(.received)
                 return queue(early, on: connection, for: exchange)
             }
             return MHD_Result.YES
@@ -220,7 +221,7 @@ public final class Server: @unchecked Sendable {
             }
             return MHD_Result.YES
         }
-        exchange.watch?._withUnsafeGuaranteedRef { $0.enter(.received) }
+        exchange.enter(.received)
         if exchange.tooLarge {
             return queue(early(HTTPError.bodyTooLarge(limit: configuration.maxBodyBytes).response, exchange), on: connection, for: exchange)
         }
@@ -251,7 +252,7 @@ public final class Server: @unchecked Sendable {
         guard let raw = context.pointee else { return }
         context.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
-        exchange.watch?._withUnsafeGuaranteedRef { $0.completed() }
+        exchange.completed()
         if exchange.started { inFlight.subtract(1, ordering: .releasing) }
         if let deferred = exchange.deferred { deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) } }
         guard let onCompleted else { return }
@@ -273,8 +274,6 @@ public final class Server: @unchecked Sendable {
     /// for its status, fields and body, built by the first request that sends it.
     private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange,
                        isFallback: Bool = false) -> MHD_Result {
-        // An answer to the head alone (an error, `413`) ends the request's deadline too.
-        exchange.watch?._withUnsafeGuaranteedRef { $0.enter(.received) }
         let fallback = { [self] (requestTookRoom: Bool) in
             guard !isFallback else { return MHD_Result.NO }
             var problem = (requestTookRoom ? HTTPError.noRoomForAnswer : HTTPError.internalError).response
@@ -380,8 +379,10 @@ public final class Server: @unchecked Sendable {
         return answer
     }
 
-    /// `response`, an answer the server makes itself, finished by ``decorateEarly``.
+    /// `response`, an answer the server makes itself, finished by ``decorateEarly``; it ends the
+    /// request's deadline (``RequestDeadlines``) as a whole request would.
     private func early(_ response: Response, _ exchange: Exchange) -> Response {
+        exchange.enter(.received)
         guard let decorateEarly else { return response }
         var response = response
         decorateEarly(Request(method: exchange.method, uri: exchange.target, headers: exchange.headers), &response)

@@ -33,7 +33,7 @@ enum EntityTag {
             return response
         }
         // `If-Match` first (RFC 9110 §13.2.2): the answer is only for the tags it names, compared strongly.
-        if let condition = request.headers.list("If-Match"), !matchesStrongly(condition, tag) {
+        if let condition = request.headers.list("If-Match"), !matches(condition, tag, strongly: true) {
             return HTTPError(.preconditionFailed, "precondition-failed", title: "Precondition failed",
                              detail: "If-Match names no tag of this answer (it changed, or the tag is another's).").response
         }
@@ -49,23 +49,17 @@ enum EntityTag {
         return response
     }
 
-    /// RFC 9110 §13.1.1: a list of tags or `*`, compared strongly (a weak tag never matches); the
-    /// `-gzip` form of the tag is the same answer.
-    static func matchesStrongly(_ condition: String, _ tag: String) -> Bool {
+    /// Whether a list of tags or `*` names `tag` (its `-gzip` form is the same answer): compared
+    /// weakly for `If-None-Match` (a `W/` prefix is ignored, RFC 9110 §13.1.2), strongly for
+    /// `If-Match` (a weak tag never matches, §13.1.1).
+    static func matches(_ condition: String, _ tag: String, strongly: Bool = false) -> Bool {
         condition.split(separator: ",").contains { candidate in
             var candidate = candidate.trimmingCharacters(in: .whitespaces)
             if candidate == "*" { return true }
-            if candidate.hasSuffix("-gzip\"") { candidate = String(candidate.dropLast(6)) + "\"" }
-            return candidate == tag
-        }
-    }
-
-    /// RFC 9110 §13.1.2: a list of tags or `*`, compared weakly (a `W/` prefix is ignored).
-    static func matches(_ condition: String, _ tag: String) -> Bool {
-        condition.split(separator: ",").contains { candidate in
-            var candidate = candidate.trimmingCharacters(in: .whitespaces)
-            if candidate == "*" { return true }
-            if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+            if candidate.hasPrefix("W/") {
+                if strongly { return false }
+                candidate.removeFirst(2)
+            }
             if candidate.hasSuffix("-gzip\"") { candidate = String(candidate.dropLast(6)) + "\"" }
             return candidate == tag
         }
