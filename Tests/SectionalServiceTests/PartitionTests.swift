@@ -120,6 +120,20 @@ final class PartitionTests: XCTestCase {
         XCTAssertEqual(try p.get("/v1/lists/orders/views/\(view)", as: "alice").status, 200, "bob's attempts did not delete it")
     }
 
+    func testTheServiceTokensNextPageLinkNamesTheUser() throws {
+        let p = try PartitionApp()
+        for id in ["a1", "a2", "a3"] { try p.order(id, owner: "alice") }
+        // Alice's own read first, so the page's answer (and its link) is already kept.
+        XCTAssertNotNil(try p.get("/v1/lists/orders/rows?pageSize=2", as: "alice").header("Link"))
+        let first = try p.app.request("GET", "/v1/lists/orders/rows?pageSize=2&user=alice", headers: p.service)
+        let link = try XCTUnwrap(first.expect(200).header("Link"))
+        XCTAssertTrue(link.contains("&user=alice>"), "the service token's next link names the user: \(link)")
+        let target = String(link.dropFirst().prefix { $0 != ">" })
+        let next = try p.app.request("GET", target, headers: p.service)
+        XCTAssertEqual(next.status, 200, "the link is followed as it is: \(next.text)")
+        XCTAssertTrue(next.text.contains("\"a3\""), next.text)
+    }
+
     func testEvictedPartitionsAreRebuiltAtTheirVersionAndTheBudgetHolds() throws {
         // Each partition has 1 literal row and 2 records: a budget of 7 rows keeps two partitions.
         let p = try PartitionApp(sqlite: true, maxResidentRows: 7)

@@ -196,7 +196,7 @@ struct ListRoutes {
         let token = request.query("pageToken")
         // Read here, not in the closure below: capturing `request` there copied the whole request
         // (a retain and a release of each of its strings and arrays) on every page read.
-        let plain = !Self.carriesQuery(request.query)
+        let plain = !Self.carriesLinkParameters(request.query)
         let key = AnswerCache.Key(kind: "page", view: t.viewFingerprint, viewID: t.viewID, size: size, token: token)
         let answer = try t.state.answers.answer(for: key) { () throws(HTTPError) -> AnswerCache.Answer in
             let page: Page
@@ -216,7 +216,7 @@ struct ListRoutes {
             var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
             t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
             guard let next = page.nextPageToken, plain else { return AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken) }
-            // No search or filter parameter to repeat (`plain`).
+            // No parameter of the query to repeat (`plain`).
             let link = Self.nextLink(list: t.name, token: next, pageSize: sizeText, query: [], viewID: t.viewID)
             return AnswerCache.Answer(body: w.bytes, nextPageToken: next, link: link, linkPageSize: sizeText)
         }
@@ -232,12 +232,18 @@ struct ListRoutes {
         return response
     }
 
-    /// Whether the request has search or filter parameters (which its next link repeats).
-    private static func carriesQuery(_ items: [(name: String, value: String)]) -> Bool {
-        items.contains { RecentSearch.isSearchParameter($0.name) }
+    /// Whether the request has parameters its next link repeats besides the page size and view:
+    /// a search, filters, and the user whose partition the service token reads (the answer, and
+    /// so a kept link, is shared by every caller of the partition).
+    private static func carriesLinkParameters(_ items: [(name: String, value: String)]) -> Bool {
+        items.contains { isLinkParameter($0.name) }
     }
 
-    /// `</v1/lists/NAME/rows?pageToken=NEXT[&pageSize=…][&view=…][&q=…][&filter.…=…]>; rel="next"`,
+    private static func isLinkParameter(_ name: String) -> Bool {
+        RecentSearch.isSearchParameter(name) || name == "user"
+    }
+
+    /// `</v1/lists/NAME/rows?pageToken=NEXT[&pageSize=…][&view=…][&q=…][&filter.…=…][&user=…]>; rel="next"`,
     /// written as bytes into one buffer (string interpolation grew and copied it piece by piece:
     /// a few percent of a warm first page).
     static func nextLink(list: String, token next: String, pageSize: String?, query items: [(name: String, value: String)],
@@ -256,7 +262,7 @@ struct ListRoutes {
             link.append(contentsOf: "&view=".utf8)
             link.append(contentsOf: view.utf8)
         }
-        for (name, value) in items where RecentSearch.isSearchParameter(name) {
+        for (name, value) in items where isLinkParameter(name) {
             link.append(UInt8(ascii: "&"))
             appendLinkEncoded(name, to: &link)
             link.append(UInt8(ascii: "="))
