@@ -62,6 +62,9 @@ final class RowExtrasTests: XCTestCase {
         }
         XCTAssertEqual(row["actions"], [["id": "delete", "title": "Delete", "style": "destructive"]], "an empty title drops the action")
         XCTAssertEqual(row["data"], ["n": 2], "null and missing fields are left out")
+        let nested = snapshot([["id": "t4", "n": 4, "name": "N", "meta": ["tags": ["x": nil, "y": [nil, ["z": nil, "w": 1]]]]]])
+        XCTAssertEqual(nested.rowJSON(1, 0)["data"], ["n": 4, "meta.tags": ["y": [nil, ["w": 1]]]],
+                       "a null member inside a field is left out too; an array keeps its null elements")
         let bare = s.rowJSON(1, 1)
         XCTAssertEqual(bare["enabled"], false)
         XCTAssertEqual(bare["data"], [:], "data: [] still writes an object")

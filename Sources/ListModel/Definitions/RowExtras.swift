@@ -47,7 +47,8 @@ public final class RowExtras: Sendable, Equatable {
     /// Appends the members for `record` to a row's JSON: `,"image":…` (when non-empty),
     /// `,"accessory":…` (when it names an accessory other than `none`), `,"enabled":false` (only
     /// when false), `,"value":true|false` (when it renders one of them), `,"actions":[…]` (those
-    /// with a non-empty title; none: absent) and `,"data":{…}` (fields present and not null).
+    /// with a non-empty title; none: absent) and `,"data":{…}` (fields present and not null, and
+    /// inside them no object member that is null).
     /// `scratch` is working space.
     func append(record: JSONObject, to json: inout ByteBuffer, scratch: inout ByteBuffer) {
         if let image { text(image, ",\"image\":", record, &json, &scratch) }
@@ -80,11 +81,32 @@ public final class RowExtras: Sendable, Equatable {
             for field in data {
                 guard let v = field.lookup(in: record), v != .null else { continue }
                 w.key(field.description)
-                w.value(v)
+                RowExtras.write(v, into: &w)
             }
             w.endObject()
             json.append(",\"data\":")
             json.append(w.bytes)
+        }
+    }
+
+    /// Writes `v` as stored but for object members that are null, left out at any depth, so
+    /// that no member of a row is ever `null`. An array keeps its null elements: they hold the
+    /// places of the ones after them.
+    private static func write(_ v: JSONValue, into w: inout JSONWriter) {
+        switch v {
+        case .array(let elements):
+            w.beginArray()
+            for element in elements { write(element, into: &w) }
+            w.endArray()
+        case .object(let object):
+            w.beginObject()
+            for member in object.members where member.value != .null {
+                w.key(member.key)
+                write(member.value, into: &w)
+            }
+            w.endObject()
+        default:
+            w.value(v)
         }
     }
 
