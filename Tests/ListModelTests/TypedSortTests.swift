@@ -25,6 +25,16 @@ final class TypedSortTests: XCTestCase {
         XCTAssertLessThan(plain.firstIndex(of: "a") ?? 0, plain.firstIndex(of: "b") ?? 0)
     }
 
+    func testADateSortReadsEpochSecondsInAStringAsTheDateFormatterDoes() {
+        // "20260101" is epoch seconds (1970-08-23), not 2026: the `date` formatter writes it so.
+        let recs = #"[{"id":"a","t":"1970-09-01"},{"id":"b","t":"20260101"},{"id":"c","t":"1970-08-01"},{"id":"d","t":"x"}]"#
+        XCTAssertEqual(sorted(#"[{"field":"t","as":"date"}]"#, recs), ["c", "b", "a", "d"])
+        let d = definition(#"{"sections":[{"source":"c","key":"k","sortBy":[{"field":"t","as":"date"}],"row":{"title":"{t|date:yyyy-MM-dd}"}}]}"#)
+        let l = ListSnapshot.build(definition: d, records: ["c": records(recs)])
+        let titles = (0..<4).map { l.rowJSON(0, $0)["title"]?.stringValue ?? "" }
+        XCTAssertEqual(titles, ["1970-08-01", "1970-08-23", "1970-09-01", "x"], "the order is the order of what the rows show")
+    }
+
     func testNumbersFromNumbersAndNumericStrings() {
         let recs = #"""
         [{"id":"a","v":"10"},{"id":"b","v":9},{"id":"c","v":"9.5"},{"id":"d","v":"abc"},{"id":"e","v":true},

@@ -5,8 +5,9 @@ public enum SortType: String, Sendable, Equatable, CaseIterable {
     case number
     /// Strings, and numbers and booleans as their text (`10` is `"10"`), by code points.
     case string
-    /// ISO 8601 strings (any offset) and epoch seconds, compared as instants (to the
-    /// millisecond): `23:30+01:00` comes before `23:00Z`.
+    /// ISO 8601 strings (any offset) and epoch seconds (numbers, and strings that are JSON
+    /// numbers, as the `date` formatter reads them), compared as instants (to the millisecond):
+    /// `23:30+01:00` comes before `23:00Z`.
     case date
 
     /// The sort value of `value` read as this type.
@@ -30,8 +31,10 @@ public enum SortType: String, Sendable, Equatable, CaseIterable {
         case .date:
             switch value {
             case .string(let text):
-                guard let instant = CivilTime.parseISO8601(text) else { return .missing }
-                return .int(instant.seconds * 1000 + Int64(instant.millisecond))
+                if let instant = CivilTime.parseISO8601(text) { return .int(instant.seconds * 1000 + Int64(instant.millisecond)) }
+                // Epoch seconds written as a string (`"1700000000"`), as the `date` formatter reads them.
+                guard let parsed = try? JSONParser.parse(text), parsed.isNumber else { return .missing }
+                return sortValue(parsed)
             case .int, .double, .number:
                 guard let seconds = value.doubleValue, seconds.isFinite, abs(seconds) < 1e13 else { return .missing }
                 return .int(Int64((seconds * 1000).rounded(.down)))
