@@ -3,8 +3,9 @@ import TestSupport
 import XCTest
 
 /// The served OpenAPI document describes what the server really sends and accepts, where
-/// schemathesis (`make check`) cannot judge it alone: the event stream, event by event, and the
-/// exact body of `PUT …/views/{view}/sections/{index}`.
+/// schemathesis (`make check`) cannot judge it alone: the event stream, event by event, the
+/// exact body of `PUT …/views/{view}/sections/{index}`, and the answers to `minVersion` and a
+/// read's `If-Match` (which schemathesis is told to send as `0` and `*`).
 final class OpenAPIConformanceTests: XCTestCase {
     func testEveryEventOfTheStreamMatchesTheDocumentedEventSchema() throws {
         let app = try TestApp()
@@ -40,6 +41,49 @@ final class OpenAPIConformanceTests: XCTestCase {
         XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":true}"#).status, 200)
         XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":false,"note":"x"}"#).slug, "invalid-request")
         XCTAssertEqual(try app.request("PUT", target, json: #"{}"#).slug, "invalid-request")
+    }
+
+    func testEveryReadDocumentsWhatMinVersionAndIfMatchAnswer() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        let view = try app.createView()
+        let document = try document(app)
+        let paths = try XCTUnwrap(document["paths"] as? [String: [String: Any]])
+        func documented(_ operation: [String: Any], _ status: Int, _ slug: String) -> Bool {
+            guard let responses = operation["responses"] as? [String: [String: Any]], var answer = responses[String(status)] else { return false }
+            if let ref = answer["$ref"] as? String {
+                let name = String(ref.split(separator: "/").last ?? "")
+                answer = ((document["components"] as? [String: Any])?["responses"] as? [String: [String: Any]])?[name] ?? [:]
+            }
+            return (answer["description"] as? String)?.contains("`/problems/\(slug)`") == true
+        }
+        func filled(_ template: String) -> String {
+            [("{list}", "people"), ("{index}", "0"), ("{tag}", "0"), ("{rowId}", "p1"), ("{view}", view), ("{c}", "people"), ("{id}", "p1")]
+                .reduce(template) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+        }
+        var asked = 0
+        for (path, methods) in paths {
+            for (method, value) in methods {
+                guard let operation = value as? [String: Any],
+                      let parameters = operation["parameters"] as? [[String: Any]] else { continue }
+                let refs = parameters.compactMap { $0["$ref"] as? String }
+                guard refs.contains("#/components/parameters/minVersion") else { continue }
+                asked += 1
+                let answer = try app.request(method.uppercased(), filled(path) + "?minVersion=abc", json: method == "put" ? #"{"hidden":true}"# : nil)
+                XCTAssertEqual(answer.slug, "invalid-version", "\(method) \(path)")
+                XCTAssertTrue(documented(operation, 400, "invalid-version"), "\(method) \(path) documents its 400 invalid-version")
+                XCTAssertTrue(documented(operation, 503, "not-caught-up"), "\(method) \(path) documents its 503 not-caught-up")
+                guard method == "get", refs.contains("#/components/parameters/ifNoneMatch") else { continue }
+                XCTAssertTrue(refs.contains("#/components/parameters/readIfMatch"), "\(method) \(path) documents If-Match")
+                let target = filled(path) + (path.hasSuffix("/sections") ? "?type=team" : path.hasSuffix("/index-path") ? "?sectionType=team&rowType=person" : "")
+                XCTAssertEqual(try app.request("GET", target, headers: [("If-Match", #""nope""#)]).status, 412, target)
+                XCTAssertTrue(documented(operation, 412, "precondition-failed"), "\(method) \(path) documents its 412")
+            }
+        }
+        XCTAssertGreaterThanOrEqual(asked, 17, "every list read, the list index, views, a record and a definition")
+        let ahead = try app.get("/v1/lists/people/rows?minVersion=999999999")
+        XCTAssertEqual(ahead.slug, "not-caught-up")
+        XCTAssertEqual(ahead.header("Retry-After"), "1")
     }
 
     // MARK: Helpers
