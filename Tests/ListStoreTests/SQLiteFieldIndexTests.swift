@@ -16,7 +16,7 @@ final class SQLiteFieldIndexTests: XCTestCase {
         // The index over every collection that earlier versions made, as an upgraded database has it.
         let legacy = SQLiteStore.indexName(owner)
         let expression = try XCTUnwrap(SQLiteStore.fieldExpression(owner))
-        try store.writer.withLock { connection throws(StoreError) in try connection.execute("CREATE INDEX \(legacy) ON records (collection, \(expression))") }
+        try store.writing { connection throws(StoreError) in try connection.execute("CREATE INDEX \(legacy) ON records (collection, \(expression))") }
 
         try store.prepareField(owner, in: "it's orders")
         _ = try store.commit([.upsert(collection: "it's orders", id: "o1", json: Array(#"{"owner":"ann"}"#.utf8)),

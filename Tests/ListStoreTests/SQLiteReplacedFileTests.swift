@@ -4,7 +4,8 @@ import XCTest
 
 /// The database file deleted (or replaced) under a running store: SQLite would go on writing to
 /// the deleted file, whose writes a restart never sees. Every commit after is refused as a
-/// `cannot-open` fault instead, so no write is acknowledged that is not in the file at the path.
+/// `cannot-open` fault instead, so no write is acknowledged that is not in the file at the path;
+/// the same for its write-ahead log, and for every kind of write (views, definitions, the outbox).
 final class SQLiteReplacedFileTests: XCTestCase {
     func testACommitToADeletedDatabaseFileIsRefused() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
@@ -25,5 +26,51 @@ final class SQLiteReplacedFileTests: XCTestCase {
         defer { again.close() }
         XCTAssertEqual(try again.allRecords(in: "c").map(\.id), [])
         XCTAssertEqual(try again.commit([.upsert(collection: "c", id: "d", json: Array("{}".utf8))]).sequence, 1)
+    }
+
+    func testEveryKindOfWriteToADeletedDatabaseFileIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("gone.sqlite").path
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        let view = StoredView(id: "v", list: "l", owner: nil, hidden: ["a"], lastUsed: 1)
+        try store.saveView(view)
+        try FileManager.default.removeItem(atPath: path)
+        let writes: [(String, () throws -> Void)] = [
+            ("saveView", { try store.saveView(view) }),
+            ("updateView", { _ = try store.updateView(view) }),
+            ("deleteView", { _ = try store.deleteView(id: "v") }),
+            ("touchViews", { try store.touchViews(["v"], at: 2) }),
+            ("saveDefinition", { _ = try store.saveDefinition(list: "l", json: Array(#"{"sections":[]}"#.utf8)) }),
+            ("takeSequence", { _ = try store.takeSequence() }),
+            ("recordServed", { try store.recordServed(["l": ServedDefinition(fingerprint: 1, sequence: 1)]) }),
+        ]
+        for (name, write) in writes {
+            XCTAssertThrowsError(try write(), name) { error in
+                XCTAssertEqual((error as? StoreError)?.fault, .cannotOpen, "\(name): \(error)")
+            }
+        }
+    }
+
+    func testADeletedLogIsNoticedAndTheWritesItHeldAreKept() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("log.sqlite").path
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
+        try FileManager.default.removeItem(atPath: path + "-wal")
+        XCTAssertThrowsError(try store.commit([.upsert(collection: "c", id: "b", json: Array("{}".utf8))])) { error in
+            XCTAssertEqual((error as? StoreError)?.fault, .cannotOpen, "\(error)")
+        }
+        XCTAssertThrowsError(try store.saveView(StoredView(id: "v", list: "l", owner: nil, hidden: [], lastUsed: 1)))
+
+        // What a start after `kill -9` would find: the database file alone (its log is gone).
+        let copy = folder.appendingPathComponent("copy.sqlite").path
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let restarted = try SQLiteStore(path: copy)
+        defer { restarted.close() }
+        XCTAssertEqual(try restarted.allRecords(in: "c").map(\.id), ["a"], "the acknowledged write is in the file; the refused one is not")
     }
 }

@@ -1,45 +1,39 @@
 /// Run-time list definitions in SQLite: one row per list, written in its own commit.
 extension SQLiteStore {
     public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
-        try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? in
-                var revision: Int64 = 0
-                var live = false
-                try connection.query("SELECT revision, json IS NOT NULL FROM definitions WHERE list = ?", .text(list)) { row in
-                    revision = row.int(0)
-                    live = row.int(1) != 0
-                }
-                guard json != nil || live else { return nil }
-                let sequence = try Self.sequence(on: connection) + 1
-                try connection.run("""
-                    INSERT INTO definitions (list, json, revision, sequence) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
-                    """, .text(list), json.map { .blob($0) } ?? .null, .int(revision + 1), .int(sequence))
-                try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
-                return (StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), live)
+        try writing { connection throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? in
+            var revision: Int64 = 0
+            var live = false
+            try connection.query("SELECT revision, json IS NOT NULL FROM definitions WHERE list = ?", .text(list)) { row in
+                revision = row.int(0)
+                live = row.int(1) != 0
             }
+            guard json != nil || live else { return nil }
+            let sequence = try Self.sequence(on: connection) + 1
+            try connection.run("""
+                INSERT INTO definitions (list, json, revision, sequence) VALUES (?, ?, ?, ?)
+                ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
+                """, .text(list), json.map { .blob($0) } ?? .null, .int(revision + 1), .int(sequence))
+            try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+            return (StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), live)
         }
     }
 
     public func takeSequence() throws(StoreError) -> Int64 {
-        try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> Int64 in
-                let sequence = try Self.sequence(on: connection) + 1
-                try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
-                return sequence
-            }
+        try writing { connection throws(StoreError) -> Int64 in
+            let sequence = try Self.sequence(on: connection) + 1
+            try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+            return sequence
         }
     }
 
     public func recordServed(_ served: [String: ServedDefinition]) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
-                for (list, definition) in served {
-                    try connection.run("""
-                        INSERT INTO served (list, fingerprint, sequence) VALUES (?, ?, ?)
-                        ON CONFLICT (list) DO UPDATE SET fingerprint = excluded.fingerprint, sequence = excluded.sequence
-                        """, .text(list), .int(Int64(bitPattern: definition.fingerprint)), .int(definition.sequence))
-                }
+        try writing { connection throws(StoreError) in
+            for (list, definition) in served {
+                try connection.run("""
+                    INSERT INTO served (list, fingerprint, sequence) VALUES (?, ?, ?)
+                    ON CONFLICT (list) DO UPDATE SET fingerprint = excluded.fingerprint, sequence = excluded.sequence
+                    """, .text(list), .int(Int64(bitPattern: definition.fingerprint)), .int(definition.sequence))
             }
         }
     }

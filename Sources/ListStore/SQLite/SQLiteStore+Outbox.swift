@@ -13,45 +13,41 @@ extension SQLiteStore {
     }
 
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
-        try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> [PendingDelivery] in
-                var claimed: [PendingDelivery] = []
-                try connection.query("""
-                    SELECT webhook, list, partition_key, user_json, version, attempts FROM outbox
-                    WHERE webhook IN (SELECT value FROM json_each(?)) AND due_at <= ? AND coalesce(claimed_until, 0) <= ?
-                    ORDER BY due_at, webhook, list, partition_key LIMIT ?
-                    """, .text(ViewKeys.encode(webhooks)), .int(now), .int(now), .int(Int64(limit))) { row throws(StoreError) in
-                    claimed.append(PendingDelivery(webhook: try row.text(0), list: try row.text(1), partition: try row.text(2),
-                                                   user: try row.optionalText(3), version: row.int(4), attempts: Int(row.int(5))))
-                }
-                for delivery in claimed {
-                    try connection.run("""
-                        UPDATE outbox SET claimed_by = ?, claimed_until = ? WHERE webhook = ? AND list = ? AND partition_key = ?
-                        """, .text(owner), .int(claimUntil), .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
-                }
-                return claimed
+        try writing { connection throws(StoreError) -> [PendingDelivery] in
+            var claimed: [PendingDelivery] = []
+            try connection.query("""
+                SELECT webhook, list, partition_key, user_json, version, attempts FROM outbox
+                WHERE webhook IN (SELECT value FROM json_each(?)) AND due_at <= ? AND coalesce(claimed_until, 0) <= ?
+                ORDER BY due_at, webhook, list, partition_key LIMIT ?
+                """, .text(ViewKeys.encode(webhooks)), .int(now), .int(now), .int(Int64(limit))) { row throws(StoreError) in
+                claimed.append(PendingDelivery(webhook: try row.text(0), list: try row.text(1), partition: try row.text(2),
+                                               user: try row.optionalText(3), version: row.int(4), attempts: Int(row.int(5))))
             }
+            for delivery in claimed {
+                try connection.run("""
+                    UPDATE outbox SET claimed_by = ?, claimed_until = ? WHERE webhook = ? AND list = ? AND partition_key = ?
+                    """, .text(owner), .int(claimUntil), .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
+            }
+            return claimed
         }
     }
 
     public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
-                let deleted = try connection.run("DELETE FROM outbox WHERE webhook = ? AND list = ? AND partition_key = ? AND version <= ?",
-                                                 .text(delivery.webhook), .text(delivery.list), .text(delivery.partition),
-                                                 .int(delivery.version))
-                guard deleted == 0 else { return }
-                // A later version came while this one was on its way: it is due at once.
-                try connection.run("""
-                    UPDATE outbox SET attempts = 0, due_at = 0, claimed_by = NULL, claimed_until = NULL
-                    WHERE webhook = ? AND list = ? AND partition_key = ?
-                    """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
-            }
+        try writing { connection throws(StoreError) in
+            let deleted = try connection.run("DELETE FROM outbox WHERE webhook = ? AND list = ? AND partition_key = ? AND version <= ?",
+                                             .text(delivery.webhook), .text(delivery.list), .text(delivery.partition),
+                                             .int(delivery.version))
+            guard deleted == 0 else { return }
+            // A later version came while this one was on its way: it is due at once.
+            try connection.run("""
+                UPDATE outbox SET attempts = 0, due_at = 0, claimed_by = NULL, claimed_until = NULL
+                WHERE webhook = ? AND list = ? AND partition_key = ?
+                """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
         }
     }
 
     public func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
-        _ = try writer.withLock { connection throws(StoreError) in
+        _ = try writing { connection throws(StoreError) in
             try connection.run("""
                 UPDATE outbox SET attempts = attempts + 1, due_at = ?, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = ? AND list = ? AND partition_key = ? AND claimed_by = ?
@@ -74,7 +70,7 @@ extension SQLiteStore {
     }
 
     public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
-        try writer.withLock { connection throws(StoreError) in
+        try writing { connection throws(StoreError) in
             try connection.run("DELETE FROM outbox WHERE webhook NOT IN (SELECT value FROM json_each(?))", .text(ViewKeys.encode(webhooks)))
         }
     }

@@ -4,7 +4,7 @@ import ListModel
 /// through the write connection and read through the read one.
 extension SQLiteStore {
     public func saveView(_ view: StoredView) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
+        try writing { connection throws(StoreError) in
             _ = try connection.run("""
                 INSERT INTO views (id, list, owner, hidden, last_used) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET list = excluded.list, owner = excluded.owner, hidden = excluded.hidden,
@@ -15,7 +15,7 @@ extension SQLiteStore {
     }
 
     public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
-        try writer.withLock { connection throws(StoreError) in
+        try writing { connection throws(StoreError) in
             try connection.run("UPDATE views SET list = ?, owner = ?, hidden = ?, last_used = ? WHERE id = ?",
                                .text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
                                .int(view.lastUsed), .text(view.id)) > 0
@@ -34,32 +34,28 @@ extension SQLiteStore {
     }
 
     public func deleteView(id: String) throws(StoreError) -> Bool {
-        try writer.withLock { connection throws(StoreError) in
+        try writing { connection throws(StoreError) in
             try connection.run("DELETE FROM views WHERE id = ?", .text(id)) > 0
         }
     }
 
     public func touchViews(_ ids: [String], at time: Int64) throws(StoreError) {
         guard !ids.isEmpty else { return }
-        try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) in
-                for id in ids {
-                    try connection.run("UPDATE views SET last_used = ? WHERE id = ?", .int(time), .text(id))
-                }
+        try writing { connection throws(StoreError) in
+            for id in ids {
+                try connection.run("UPDATE views SET last_used = ? WHERE id = ?", .int(time), .text(id))
             }
         }
     }
 
     public func deleteViews(ids: [String]) throws(StoreError) -> Int {
         guard !ids.isEmpty else { return 0 }
-        return try writer.withLock { connection throws(StoreError) in
-            try connection.transaction { () throws(StoreError) -> Int in
-                var deleted = 0
-                for id in ids {
-                    deleted += try connection.run("DELETE FROM views WHERE id = ?", .text(id))
-                }
-                return deleted
+        return try writing { connection throws(StoreError) -> Int in
+            var deleted = 0
+            for id in ids {
+                deleted += try connection.run("DELETE FROM views WHERE id = ?", .text(id))
             }
+            return deleted
         }
     }
 }

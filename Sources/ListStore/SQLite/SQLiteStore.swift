@@ -10,7 +10,10 @@ import Locking
 /// record reads never wait for a commit's fsync; checkpoints run on a third, in the background
 /// (``SQLiteCheckpointer``), so no commit waits for one.
 public final class SQLiteStore: RecordStore, @unchecked Sendable {
-    let writer: Locked<SQLiteConnection>
+    /// The one connection that writes, used only while holding `writeLock` (through
+    /// ``writing(_:)`` for every write).
+    private let writer: SQLiteConnection
+    private let writeLock = Locked(())
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Locked<[String: [FieldPath]]>([:])
     let reader: Locked<SQLiteConnection>
@@ -18,11 +21,13 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     let checkpointer: SQLiteCheckpointer
     /// How many commits' worth of deletion tombstones to keep.
     private let changeLogLimit: Int64 = 100_000
-    /// The database file's path, and the file it named when opened: every commit checks it still
-    /// does. SQLite goes on writing to a file deleted (or replaced) under it, and those writes
-    /// are gone at the next start, so acknowledging them would be a lie.
+    /// The database file's path, and the files it and its write-ahead log named when opened:
+    /// every write checks they still do (``writing(_:)``). SQLite goes on writing to a file
+    /// deleted (or replaced) under it, and those writes are gone at the next start, so
+    /// acknowledging them would be a lie.
     private let path: String
     private let file: FileIdentity?
+    private let logFile: FileIdentity?
     /// This store's claim on the database, held until ``close()``: a second store (a second
     /// server) on the same file refuses to open.
     private let lock: SQLiteStoreLock
@@ -51,10 +56,13 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try readConnection.execute("PRAGMA query_only=ON;")
         checkpointer = try SQLiteCheckpointer(path: path)
         try checkpointer.start(on: writeConnection)
-        writer = Locked(writeConnection)
+        writer = writeConnection
         reader = Locked(readConnection)
         self.path = path
         file = FileIdentity(path: path)
+        // The log exists from the first transaction (the migration's read above) until the last
+        // connection closes; SQLite starts it over in place, never under a new name, meanwhile.
+        logFile = FileIdentity(path: path + "-wal")
         self.lock = lock
     }
 
@@ -136,7 +144,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func prepareField(_ field: FieldPath, in collection: String) throws(StoreError) {
-        try writer.withLock { connection throws(StoreError) in
+        try writeLock.withLock { _ throws(StoreError) in
+            let connection = writer
             if let expression = Self.fieldExpression(field) {
                 // Partial: only the collection's records pay for the index (an index over every
                 // record made each write to any collection evaluate the field's json_extract).
@@ -260,32 +269,58 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func commit(groups: [[RecordWrite]], previousIn: Set<String>, deliveries: DeliveryPlanner) throws(StoreError) -> [CommitResult] {
-        try writer.withLock { connection throws(StoreError) in
-            let fields = self.fields.withLock { $0 }
-            let previousIn = previousIn.union(fields.keys)
-            return try connection.transaction { () throws(StoreError) -> [CommitResult] in
-                var sequence = try Self.sequence(on: connection)
-                var results: [CommitResult] = []
-                for writes in groups {
-                    let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, fields: fields, on: connection)
-                    sequence = result.sequence
-                    results.append(result)
-                }
-                for request in DeliveryRequest.coalesced(deliveries(groups, results)) {
-                    try Self.record(request, on: connection)
-                }
-                try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
-                try checkFile()
-                return results
+        let fields = self.fields.withLock { $0 }
+        let previousIn = previousIn.union(fields.keys)
+        return try writing { connection throws(StoreError) -> [CommitResult] in
+            var sequence = try Self.sequence(on: connection)
+            var results: [CommitResult] = []
+            for writes in groups {
+                let result = try apply(writes, sequence: sequence + 1, previousIn: previousIn, fields: fields, on: connection)
+                sequence = result.sequence
+                results.append(result)
             }
+            for request in DeliveryRequest.coalesced(deliveries(groups, results)) {
+                try Self.record(request, on: connection)
+            }
+            try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+            return results
         }
     }
 
-    /// Throws `cannot-open` (a storage fault: `503`, nothing kept) when the path no longer names
-    /// the file this store opened: it was deleted, or another put in its place.
-    private func checkFile() throws(StoreError) {
-        guard let file, FileIdentity(path: path) != file else { return }
-        throw StoreError(.sqlite(extendedCode: SQLITE_CANTOPEN), "the database file \(path) was deleted or replaced while the store had it open")
+    /// Runs `body` in one transaction of the write connection, committed only while the path
+    /// still names the database file this store opened, and its log the log it opened; else
+    /// throws `cannot-open` (a storage fault: `503`, nothing of `body` kept). Every write goes
+    /// through here: records, views, definitions, the outbox.
+    ///
+    /// A log deleted under the store still holds the commits made before, which the next start
+    /// would not see (SQLite goes on using the deleted file): they are copied into the database
+    /// file at once (a full checkpoint), so that every write acknowledged before survives even a
+    /// `kill -9`. Writes stay refused until a restart makes a new log.
+    func writing<T: Sendable>(_ body: (SQLiteConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try writeLock.withLock { _ throws(StoreError) -> T in
+            let connection = writer
+            do throws(StoreError) {
+                return try connection.transaction { () throws(StoreError) -> T in
+                    let result = try body(connection)
+                    if let file, FileIdentity(path: path) != file {
+                        throw StoreError(.sqlite(extendedCode: SQLITE_CANTOPEN),
+                                         "the database file \(path) was deleted or replaced while the store had it open")
+                    }
+                    if let logFile, FileIdentity(path: path + "-wal") != logFile {
+                        throw StoreError(.sqlite(extendedCode: SQLITE_CANTOPEN),
+                                         "the write-ahead log \(path)-wal was deleted or replaced while the store had it open")
+                    }
+                    return result
+                }
+            } catch {
+                if let logFile, FileIdentity(path: path + "-wal") != logFile {
+                    _ = try? connection.withHandle { handle throws(StoreError) in
+                        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
+                    }
+                }
+                throw error
+            }
+        }
     }
 
     /// One group of a commit under change number `sequence` (unused when nothing changes).
@@ -377,9 +412,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     }
 
     public func close() {
-        writer.withLock { connection in
-            checkpointer.stop(on: connection)
-            connection.close()
+        writeLock.withLock { _ in
+            checkpointer.stop(on: writer)
+            writer.close()
         }
         reader.withLock { $0.close() }
         lock.release()
