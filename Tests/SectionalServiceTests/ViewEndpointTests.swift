@@ -1,4 +1,5 @@
 import Foundation
+@testable import ListStore
 import Locking
 import TestSupport
 import XCTest
@@ -169,5 +170,30 @@ final class ViewEndpointTests: XCTestCase {
         XCTAssertEqual(try app.metric("sectional_views"), 2, "the evicted view left the store too")
         XCTAssertEqual(try app.get("/v1/lists/people/views/\(ids[1])").slug, "view-not-found")
         XCTAssertEqual(try app.get("/v1/lists/people/views/\(ids[2])").status, 200)
+    }
+
+    /// A view write waits for the store on the writer thread, not on a server thread: with the
+    /// store's write lock held elsewhere, more view writes than the server has threads leave it
+    /// answering other requests; they are all answered once the lock is let go.
+    func testViewWritesWaitingForABusyStoreHoldNoServerThread() throws {
+        let app = try TestApp(sqlite: true)
+        try app.seed([("p1", "Ada", "Design")])
+        let (view, kept) = (try app.createView(), try app.createView())
+        let other = try SQLiteConnection(path: app.folder.appendingPathComponent("test.sqlite").path)
+        defer { other.close() }
+        try other.run("BEGIN IMMEDIATE")
+        let writes = ["POST /v1/lists/people/views", "DELETE /v1/lists/people/views/\(view)",
+                      "POST /v1/lists/people/views/\(kept)/sections/0/toggle", "POST /v1/lists/people/views",
+                      "POST /v1/lists/people/views"]   // more than the server's 4 threads
+        let waiting = try writes.map { line in
+            let client = try app.client()
+            try client.send("\(line) HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            return client
+        }
+        XCTAssertEqual(try app.get("/v1/lists/people/rows").status, 200, "a read is answered meanwhile")
+        XCTAssertEqual(try app.get("/healthz").status, 200)
+        XCTAssertFalse(waiting.contains { $0.hasSomethingToRead() }, "the view writes still wait for the store")
+        try other.run("ROLLBACK")
+        XCTAssertEqual(try waiting.map { try $0.readAnswer().status }, [201, 204, 200, 201, 201])
     }
 }

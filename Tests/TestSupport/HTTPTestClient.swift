@@ -137,6 +137,13 @@ public final class HTTPTestClient {
         return text
     }
 
+    /// True when the server has sent something not yet read (or closed its side), now.
+    public func hasSomethingToRead() -> Bool {
+        guard buffer.isEmpty else { return true }
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) > 0
+    }
+
     /// True when the server has closed its side (read returns 0 or the connection was reset).
     public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0

@@ -49,15 +49,29 @@ final class ServiceContext: Sendable {
         return .later(answer)
     }
 
-    /// Runs a store operation that writes; a store failure is answered as in ``write(_:respond:)``.
-    func storing<T>(_ body: () throws(StoreError) -> T) throws(HTTPError) -> T {
-        do {
-            let result = try body()
+    /// Runs a store operation that writes on the writer thread, as record writes and definition
+    /// changes run, and answers with `respond(result)` when it is done: a store that keeps a
+    /// write waiting (busy or locked, up to its time-out) holds no server thread meanwhile. A
+    /// store failure is answered as in ``write(_:respond:)``.
+    func storeLater<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T,
+                                 respond: @escaping @Sendable (T) throws(HTTPError) -> Response) -> Response {
+        let answer = DeferredResponse()
+        lists.onWriter { [log, faults] in
+            let result: T
+            do throws(StoreError) {
+                result = try body()
+            } catch {
+                answer.complete(faults.refusal(for: error, write: true, log: log).response)
+                return
+            }
             faults.wrote(log: log)
-            return result
-        } catch {
-            throw faults.refusal(for: error, write: true, log: log)
+            do throws(HTTPError) {
+                answer.complete(try respond(result))
+            } catch {
+                answer.complete(error.response)
+            }
         }
+        return .later(answer)
     }
 
     /// Runs a store operation that only reads; a store failure is answered as in

@@ -24,28 +24,30 @@ struct ViewRoutes {
                     hidden = keys.compactMap(\.stringValue)
                 }
             }
-            guard let view = try context.storing({ () throws(StoreError) in try views.create(list: state.name, owner: readable.viewOwner, hidden: hidden) }) else {
-                throw Problem.tooManyHiddenKeys()
+            let (name, owner, views, keys) = (state.name, readable.viewOwner, views, hidden)
+            return context.storeLater({ () throws(StoreError) in try views.create(list: name, owner: owner, hidden: keys) }) { view throws(HTTPError) in
+                guard let view else { throw Problem.tooManyHiddenKeys() }
+                var response = Self.viewAnswer(view, status: .created)
+                response.headers.add("Location", "/v1/lists/\(name)/views/\(view.id)")
+                return response
             }
-            var response = viewAnswer(view, status: .created)
-            response.headers.add("Location", "/v1/lists/\(state.name)/views/\(view.id)")
-            return response
         }
         router.get("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
             let id = request.parameter("view")
             guard let view = views.use(id, list: readable.state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(id) }
-            var response = viewAnswer(view, status: .ok)
+            var response = Self.viewAnswer(view, status: .ok)
             readable.state.restrict(&response)
             return response
         }
         router.delete("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
             let id = request.parameter("view")
-            guard try context.storing({ () throws(StoreError) in try views.delete(id, list: readable.state.name, owner: readable.viewOwner) }) else {
-                throw Problem.viewNotFound(id)
+            let (name, owner, views) = (readable.state.name, readable.viewOwner, views)
+            return context.storeLater({ () throws(StoreError) in try views.delete(id, list: name, owner: owner) }) { deleted throws(HTTPError) in
+                guard deleted else { throw Problem.viewNotFound(id) }
+                return .empty()
             }
-            return .empty()
         }
         router.put("/v1/lists/{list}/views/{view}/sections/{index}") { request in
             guard let body = try request.jsonObjectBody(), body.count == 1, let hidden = body["hidden"]?.boolValue else {
@@ -59,7 +61,7 @@ struct ViewRoutes {
     }
 
     /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next".
-    private func setHidden(_ request: Request, _ change: (Bool) -> Bool) throws(HTTPError) -> Response {
+    private func setHidden(_ request: Request, _ change: @escaping @Sendable (Bool) -> Bool) throws(HTTPError) -> Response {
         let readable = try context.readableList(request)
         let state = readable.state
         let id = request.parameter("view")
@@ -68,26 +70,28 @@ struct ViewRoutes {
         guard let section = state.snapshot.section(at: index) else {
             throw Problem.sectionNotFound(index, count: state.snapshot.sectionCount)
         }
-        let outcome = try context.storing { () throws(StoreError) in
-            try views.setHidden(section.key, in: id, list: state.name, owner: readable.viewOwner, change: change)
-        }
-        let view: ViewRegistry.View
-        switch outcome {
-        case .changed(let changed): view = changed
-        case .notFound: throw Problem.viewNotFound(id)
-        case .tooManyHiddenKeys: throw Problem.tooManyHiddenKeys()
-        }
-        return jsonAnswer { w in
-            w.beginObject()
-            w.key("list"); w.string(state.name)
-            w.key("version"); w.int64(state.version)
-            w.key("view"); w.string(view.id)
-            w.key("section"); state.snapshot.writeSection(index, view: view.state, into: &w)
-            w.endObject()
+        let (key, owner, views) = (section.key, readable.viewOwner, views)
+        return context.storeLater({ () throws(StoreError) in
+            try views.setHidden(key, in: id, list: state.name, owner: owner, change: change)
+        }) { outcome throws(HTTPError) in
+            let view: ViewRegistry.View
+            switch outcome {
+            case .changed(let changed): view = changed
+            case .notFound: throw Problem.viewNotFound(id)
+            case .tooManyHiddenKeys: throw Problem.tooManyHiddenKeys()
+            }
+            return jsonAnswer { w in
+                w.beginObject()
+                w.key("list"); w.string(state.name)
+                w.key("version"); w.int64(state.version)
+                w.key("view"); w.string(view.id)
+                w.key("section"); state.snapshot.writeSection(index, view: view.state, into: &w)
+                w.endObject()
+            }
         }
     }
 
-    private func viewAnswer(_ view: ViewRegistry.View, status: HTTPStatus) -> Response {
+    private static func viewAnswer(_ view: ViewRegistry.View, status: HTTPStatus) -> Response {
         jsonAnswer(status: status) { w in
             w.beginObject()
             w.key("view"); w.string(view.id)
