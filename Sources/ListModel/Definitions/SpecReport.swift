@@ -15,14 +15,20 @@ public struct SpecReport: Sendable, Equatable {
     /// A template field is reported when at least this share of the spec's records lacks it
     /// (absent or `null`); fewer look like optional data, which templates are made to handle.
     public static let missingShare = 0.1
+
+    /// This report with `more` warnings after its own.
+    public func adding(warnings more: [String]) -> SpecReport {
+        SpecReport(index: index, source: source, sections: sections, rows: rows, warnings: warnings + more)
+    }
 }
 
 extension ListSnapshot {
     /// One report per spec: counts from this snapshot, warnings from `records` (the snapshot's
     /// input, by collection). Warnings, for records a data spec takes (its `where` holds):
     /// - records whose `groupBy` value renders as `""` (they form a section with an empty key);
-    /// - row template fields absent or `null` in at least ``SpecReport/missingShare`` of them
-    ///   (unless every use has a formatter for missing values: ``Template/expectedFields``);
+    /// - row template fields absent or `null` in at least ``SpecReport/missingShare`` of the
+    ///   records drawn with that template (a row type's template, for records of that type),
+    ///   unless every use has a formatter for missing values (``Template/expectedFields``);
     /// - `sortBy` fields holding values of more than one JSON type (without `as`), or values
     ///   that do not read as the `as` type (they sort last).
     ///
@@ -53,17 +59,25 @@ extension ListSnapshot {
             let empty = taken.count { plainText(group.lookup(in: $0)).isEmpty }
             if empty > 0 { warnings.append("\(empty) \(of) have an empty group key (groupBy \"\(group)\")") }
         }
+        // Each record against the fields of the row template it is drawn with (its row type's).
         var fields: [FieldPath] = []
-        for template in binding.templates {
-            for field in template.expectedFields where !fields.contains(field) { fields.append(field) }
+        var counts: [FieldPath: (missing: Int, using: Int)] = [:]
+        var expected: [String: [FieldPath]] = [:]
+        for record in taken {
+            let (template, type) = binding.template(for: record)
+            let used = expected[type] ?? template.expectedFields
+            expected[type] = used
+            for field in used {
+                if counts[field] == nil { fields.append(field) }
+                let absent = field.lookup(in: record).map { $0 == .null } ?? true
+                counts[field, default: (0, 0)].using += 1
+                if absent { counts[field, default: (0, 0)].missing += 1 }
+            }
         }
         for field in fields {
-            let missing = taken.count { record in
-                guard let v = field.lookup(in: record) else { return true }
-                return v == .null
-            }
-            if missing > 0, Double(missing) >= SpecReport.missingShare * Double(taken.count) {
-                warnings.append("template field \"\(field)\" is missing from \(missing) \(of)")
+            guard let (missing, using) = counts[field] else { continue }
+            if missing > 0, Double(missing) >= SpecReport.missingShare * Double(using) {
+                warnings.append("template field \"\(field)\" is missing from \(missing) of \(using) record\(using == 1 ? "" : "s")")
             }
         }
         for sort in binding.sortBy {
@@ -84,12 +98,15 @@ extension ListSnapshot {
     }
 }
 
-extension DataBinding {
-    /// The row templates of every row type.
-    var templates: [Template] {
-        ([row] + rowTypes.keys.sorted().compactMap { rowTypes[$0] }).flatMap { row in
-            [row.title, row.subtitle, row.detail, row.icon, row.badge, row.action].compactMap { $0 } + (row.extras?.templates ?? [])
+extension RowTemplate {
+    /// The record fields its templates insert as they are (``Template/expectedFields``), in
+    /// order of first use.
+    var expectedFields: [FieldPath] {
+        var found: [FieldPath] = []
+        for template in [title, subtitle, detail, icon, badge, action].compactMap({ $0 }) + (extras?.templates ?? []) {
+            for field in template.expectedFields where !found.contains(field) { found.append(field) }
         }
+        return found
     }
 }
 

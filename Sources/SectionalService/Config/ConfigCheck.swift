@@ -28,10 +28,28 @@ extension Configuration {
                 let snapshot = ListSnapshot.build(definition: definition, records: records)
                 return ListSummary(name: definition.name, sectionCount: snapshot.sectionCount, rowCount: snapshot.totalRowCount,
                                    sources: definition.sources, scopeField: definition.scope?.field.description,
-                                   specs: snapshot.specReports(records: records))
+                                   specs: Self.specReports(snapshot, records: records))
             }
         } catch {
             throw ConfigError(path: "", "cannot build lists: \(error)")
         }
+    }
+
+    /// The snapshot's reports, with the warnings the list's other languages add: a language's row
+    /// templates may name fields the others do not (each such warning says which language).
+    private static func specReports(_ snapshot: ListSnapshot, records: [String: [JSONValue]]) -> [SpecReport] {
+        var reports = snapshot.specReports(records: records)
+        let definition = snapshot.definition
+        for language in definition.languages where language != definition.language {
+            let localized = definition.localized(language, formats: Localization.formats(for: language))
+            let other = ListSnapshot.build(definition: localized, records: records).specReports(records: records)
+            for (i, report) in other.enumerated() where i < reports.count {
+                let known = Set(reports[i].warnings)
+                let added = report.warnings.filter { !known.contains($0) }.map { "\($0) (\(language))" }
+                guard !added.isEmpty else { continue }
+                reports[i] = reports[i].adding(warnings: added)
+            }
+        }
+        return reports
     }
 }

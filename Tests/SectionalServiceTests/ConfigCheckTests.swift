@@ -1,0 +1,27 @@
+import Foundation
+import ListModel
+@testable import SectionalService
+import XCTest
+
+/// What `sectional check` warns of in the seed data, across a list's row types and languages.
+final class ConfigCheckTests: FolderTestCase {
+    func testEachRowTypeAndEachLanguageIsCheckedAgainstTheRecordsItDraws() throws {
+        // 20 records: 3 bots (each with botName), 17 people; only 1 record has a German note.
+        let records = (0..<20).map { i in
+            i < 3 ? #"{"id":"b\#(i)","kind":"bot","name":"B\#(i)","botName":"R\#(i)"}"#
+                  : #"{"id":"p\#(i)","name":"P\#(i)"\#(i == 3 ? #","noteDE":"Hallo""# : "")}"#
+        }
+        try ("[" + records.joined(separator: ",") + "]").write(to: folder.appendingPathComponent("c.json"), atomically: true, encoding: .utf8)
+        let config = #"""
+        {"seed": {"c": "c.json"},
+         "lists": {"l": {"languages": ["en", "de"], "sections": [
+           {"source": "c", "key": "all", "typeField": "kind",
+            "row": {"title": "{name}", "subtitle": {"en": "{name}", "de": "{noteDE}"}},
+            "rowTypes": {"bot": {"title": "{botName}"}}}]}}}
+        """#
+        let configuration = try Configuration.parse(try JSONParser.parse(config), folder: folder.path)
+        let warnings = try XCTUnwrap(try configuration.summarizeLists().first?.specs.first).warnings
+        XCTAssertEqual(warnings, ["template field \"noteDE\" is missing from 19 of 20 records (de)"],
+                       "botName is on every bot (the only rows drawn with it); the German note is on one record")
+    }
+}
