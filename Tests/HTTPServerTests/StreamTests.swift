@@ -21,6 +21,7 @@ final class StreamTests: XCTestCase {
             return Response(status: .ok, headers: HTTPHeaders([("Content-Type", "text/event-stream")]), stream: stream)
         }
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
+        router.post("/upload") { _ in .json(#"{"uploaded":true}"#) }
         let frozen = router
         let server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2)) { frozen.respond(to: &$0) }
         try server.start()
@@ -110,5 +111,32 @@ final class StreamTests: XCTestCase {
         XCTAssertEqual(stopped.wait(timeout: .now() + 5), .success)
         XCTAssertTrue(streams.last()!.hasEnded)
         XCTAssertTrue(eventually { client.isClosedByPeer() })
+    }
+
+    /// A stream asked for on a kept-alive connection while a stop waits for another request (an
+    /// upload whose body is still coming) ends after its first bytes, and the stop completes.
+    /// Before, nothing ended it, and at the end of the grace period libmicrohttpd aborted the
+    /// process: "MHD_stop_daemon() called while we have suspended connections".
+    func testAStreamAskedForDuringAStopEndsAndTheStopCompletes() throws {
+        let streams = Streams()
+        let server = try makeServer(streams)
+        let kept = try HTTPTestClient(port: server.port, timeoutSeconds: 10)
+        XCTAssertEqual(try kept.request("GET", "/healthz").status, 200)
+        let upload = try HTTPTestClient(port: server.port)
+        try upload.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+        XCTAssertTrue(eventually { server.requestsInFlight == 1 }, "the upload is in flight")
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.stop(gracePeriod: 2)
+            stopped.signal()
+        }
+        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port)) == nil }, "the stop has begun")
+
+        try kept.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        let received = try kept.readUntil("0\r\n\r\n")
+        XCTAssertTrue(received.hasPrefix("HTTP/1.1 200 "), received)
+        XCTAssertTrue(received.contains(": hello"), received)
+        XCTAssertEqual(stopped.wait(timeout: .now() + 20), .success, "the stop completes")
+        XCTAssertTrue(try XCTUnwrap(streams.last()).hasEnded)
     }
 }

@@ -208,6 +208,39 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertTrue(text.contains("sectional_connections 65\n"), "64 held and this one: \(text)")
     }
 
+    /// An event stream asked for while the server stops — on a connection kept alive from
+    /// before, while a write's body is still coming — is refused `503 draining` with
+    /// `Retry-After`, and the stop completes once the write is done. Before, the stream was
+    /// accepted and nothing ended it: at the end of the grace period libmicrohttpd aborted the
+    /// process (exit 134, "MHD_stop_daemon() called while we have suspended connections").
+    func testAnEventStreamAskedForWhileStoppingIsRefusedAndTheStopCompletes() throws {
+        let app = try TestApp()
+        let kept = try app.client()
+        XCTAssertEqual(try kept.request("GET", "/healthz").status, 200)
+        let body = Array(#"{"name":"Ada","team":"Design"}"#.utf8)
+        let write = try app.client()
+        try write.send("PUT /v1/collections/people/records/p1 HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       + "Expect: 100-continue\r\nContent-Length: \(body.count)\r\n\r\n")
+        // `100 Continue`: the server has the write in flight, so the stop waits for it.
+        XCTAssertTrue(try write.readUntil("\r\n\r\n").hasPrefix("HTTP/1.1 100 "))
+        try write.send(Array(body[..<5]))
+        let stopped = DispatchSemaphore(value: 0)
+        let server = app.server
+        DispatchQueue.global().async {
+            server.stop(gracePeriod: 10)
+            stopped.signal()
+        }
+        XCTAssertTrue(eventually { (try? app.client()) == nil }, "the stop has begun")
+
+        let refused = try kept.request("GET", "/v1/lists/people/events")
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(refused.slug, "draining")
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        try write.send(Array(body[5...]))
+        XCTAssertEqual(try write.readAnswer().status, 201, "the write under way is done")
+        XCTAssertEqual(stopped.wait(timeout: .now() + 20), .success, "the stop completes")
+    }
+
     /// The value of an unlabelled metric, read from `/metrics` on a new connection.
     private func metric(_ name: String, _ app: TestApp) -> Double? {
         guard let text = try? HTTPTestClient(port: app.port, from: "127.0.0.3").request("GET", "/metrics").text else { return nil }

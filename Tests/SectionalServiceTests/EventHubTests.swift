@@ -20,7 +20,7 @@ final class EventHubTests: XCTestCase {
     func testAVersionPublishedAfterTheStreamsReadReachesItOnce() {
         let hub = EventHub(maxStreams: 10)
         let watcher = subscribe(hub, version: 1, lastEventID: 1)
-        guard let late = hub.subscribe(stream: "people", list: "people", lastEventID: nil, current: {
+        guard let late = try? hub.subscribe(stream: "people", list: "people", lastEventID: nil, current: {
             let read: Int64 = 1
             publishTwo(on: hub, seenBy: watcher)
             return read
@@ -35,6 +35,20 @@ final class EventHubTests: XCTestCase {
         XCTAssertEqual(Self.drain(stream), "retry: 2000\n: connected\n\n")
         hub.publish([Self.version(5)])
         XCTAssertEqual(waitFor(stream, toHold: "id: 5\n"), Self.event(5))
+    }
+
+    /// Once the streams are closed at a stop, a stream asked for (on a connection kept alive
+    /// from before) is refused rather than left open to hold the stop up.
+    func testNoStreamOpensAfterCloseAll() {
+        let hub = EventHub(maxStreams: 10)
+        let open = subscribe(hub, version: 1, lastEventID: nil)
+        hub.closeAll()
+        XCTAssertEqual(Self.drain(open), "retry: 2000\n: connected\n\n" + Self.event(1), "the open stream's bytes, then its end")
+        XCTAssertThrowsError(try hub.subscribe(stream: "people", list: "people", lastEventID: nil, current: { 1 })) { error in
+            XCTAssertEqual(error as? EventHub.Refusal, .closed)
+        }
+        XCTAssertEqual(hub.count, 1, "only the stream opened before (it ends once its connection does)")
+        XCTAssertEqual(hub.refused, 0, "not counted as refused for the limit")
     }
 
     /// Publishes version 2 and waits until `watcher` has it (the publication is done).
@@ -52,7 +66,7 @@ final class EventHubTests: XCTestCase {
     }
 
     private func subscribe(_ hub: EventHub, version: Int64, lastEventID: Int64?) -> StreamBody {
-        guard let stream = hub.subscribe(stream: "people", list: "people", lastEventID: lastEventID, current: { version }) else {
+        guard let stream = try? hub.subscribe(stream: "people", list: "people", lastEventID: lastEventID, current: { version }) else {
             XCTFail("refused")
             return StreamBody()
         }

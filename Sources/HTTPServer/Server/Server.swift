@@ -40,6 +40,12 @@ public final class Server: @unchecked Sendable {
     /// period runs out resumes them, since libmicrohttpd aborts the process when stopped with
     /// suspended connections.
     private let deferreds = Locked<[ObjectIdentifier: DeferredResponse]>([:])
+    /// Set when a stop begins: a stream queued from then on (a kept-alive connection may still
+    /// ask for one while the stop waits) is ended after its first bytes, as the open ones are.
+    private let endingStreams = Atomic<Bool>(false)
+    /// Set when a stop's grace period has run out: an answer deferred from then on is abandoned
+    /// at once, so no connection is suspended when libmicrohttpd stops.
+    private let abandoningAnswers = Atomic<Bool>(false)
     let gate: ConnectionGate
     /// Keeps each worker on a core of its own; nil when that does not apply.
     let pinning: ThreadPinning?
@@ -145,22 +151,31 @@ public final class Server: @unchecked Sendable {
         listener = nil
     }
 
-    /// Stops gracefully: stops accepting connections, ends open streams, lets in-flight requests
-    /// finish for at most `gracePeriod` seconds, then closes every connection and frees the daemon.
+    /// Stops gracefully: stops accepting connections, ends open streams (and any asked for on a
+    /// kept-alive connection meanwhile), lets in-flight requests finish for at most `gracePeriod`
+    /// seconds, then closes every connection and frees the daemon.
+    ///
+    /// libmicrohttpd aborts the process when stopped with a suspended connection, so none is left:
+    /// each flag is set before its sweep, under the lock a new stream or answer is filed with, so
+    /// one filed after the sweep sees the flag and ends (or is abandoned) by itself.
     public func stop(gracePeriod: Double = 10) {
         guard let daemon else { return }
         stopAccepting()
         watchdog?.stop()
         watchdog = nil
         deadlines.stop()
+        endingStreams.store(true, ordering: .releasing)
         streams.withLock { $0.values.forEach { $0.close() } }
         let deadline = Clock.nanoseconds() + UInt64(gracePeriod * 1e9)
         while (inFlight.load(ordering: .acquiring) > 0 || openStreams > 0) && Clock.nanoseconds() < deadline {
             usleep(5_000)
         }
         // Answers still pending after the grace period are abandoned: their connections are
-        // resumed (to be closed by the stop) and a later completion touches them no more.
+        // resumed (to be closed by the stop) and a later completion touches them no more. A
+        // closed stream never suspends again, and one suspended is resumed by its close.
+        abandoningAnswers.store(true, ordering: .releasing)
         deferreds.withLock { $0.values.forEach { $0.abandon() } }
+        streams.withLock { $0.values.forEach { $0.close() } }
         MHD_stop_daemon(daemon)
         self.daemon = nil
     }
@@ -237,7 +252,11 @@ public final class Server: @unchecked Sendable {
         let response = responder(&request)
         exchange.route = request.route
         if let deferred = response.deferred {
-            deferreds.withLock { $0[ObjectIdentifier(deferred)] = deferred }
+            let abandoning = deferreds.withLock { all in
+                all[ObjectIdentifier(deferred)] = deferred
+                return abandoningAnswers.load(ordering: .acquiring)
+            }
+            if abandoning { deferred.abandon() }
             if let ready = deferred.takeOrSuspend(connection) {
                 deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) }
                 return queue(ready, on: connection, for: exchange)
@@ -300,7 +319,11 @@ public final class Server: @unchecked Sendable {
             }
             answered(response, exchange)
             stream.attach(connection)
-            streams.withLock { $0[ObjectIdentifier(stream)] = stream }
+            let ending = streams.withLock { all in
+                all[ObjectIdentifier(stream)] = stream
+                return endingStreams.load(ordering: .acquiring)
+            }
+            if ending { stream.close() }
             let context = Unmanaged.passRetained(StreamContext(stream: stream, server: self)).toOpaque()
             guard let answer = MHD_create_response_from_callback(UInt64.max, 4096, readStream, context, releaseStream),
                   Self.add(response.headers, to: answer) else { return fallback(false) }

@@ -2,7 +2,8 @@ import HTTPServer
 
 /// `GET /v1/lists/{list}/events`: Server-Sent Events of the list's versions (a per-user list's:
 /// the caller's partition's); `503
-/// too-many-event-streams` when `server.maxEventStreams` are open.
+/// too-many-event-streams` when `server.maxEventStreams` are open, `503 draining` once the
+/// server is stopping.
 struct EventRoutes {
     let context: ServiceContext
 
@@ -12,8 +13,14 @@ struct EventRoutes {
             let name = MaterializationKey(list: state.name, partition: state.partition).streamName
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             let current = { (try? context.readableList(request).state.version) ?? state.version }
-            guard let stream = context.events.subscribe(stream: name, list: state.name, lastEventID: lastEventID, current: current) else {
-                throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
+            let stream: StreamBody
+            do throws(EventHub.Refusal) {
+                stream = try context.events.subscribe(stream: name, list: state.name, lastEventID: lastEventID, current: current)
+            } catch {
+                switch error {
+                case .full: throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
+                case .closed: throw Problem.draining()
+                }
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")

@@ -18,6 +18,16 @@ final class EventHub: @unchecked Sendable {
         var byList: [CodePointKey: [ObjectIdentifier: (stream: StreamBody, told: Int64)]] = [:]
         var count = 0
         var refused: UInt64 = 0
+        /// Set by ``closeAll()``: no stream opens after it.
+        var closed = false
+    }
+
+    /// Why ``subscribe(stream:list:lastEventID:current:)`` opened no stream.
+    enum Refusal: Error {
+        /// `maxStreams` are open already.
+        case full
+        /// The server is stopping (``closeAll()`` has run).
+        case closed
     }
 
     let maxStreams: Int
@@ -40,7 +50,8 @@ final class EventHub: @unchecked Sendable {
     deinit { timer.cancel() }
 
     /// A new stream of `list`'s versions (filed under `stream`: the list, or the list and the
-    /// user's partition), or nil when `maxStreams` are open already. It starts with a `retry:`
+    /// user's partition); refused when `maxStreams` are open already, or once ``closeAll()`` has
+    /// run (a kept-alive connection may still ask while the server stops). It starts with a `retry:`
     /// line and then the list's version as an event, so a client cannot miss a write made between
     /// its last read and the stream opening — unless its `Last-Event-ID` says it already has
     /// that version.
@@ -49,7 +60,7 @@ final class EventHub: @unchecked Sendable {
     /// published before that read is in what it returns, and one published after it finds the
     /// stream. (Read before, by the route, a write published in between reached neither: the
     /// stream waited for the next write, seen as a test waiting 20 s under `make test`.)
-    func subscribe(stream name: String, list: String, lastEventID: Int64?, current: () -> Int64) -> StreamBody? {
+    func subscribe(stream name: String, list: String, lastEventID: Int64?, current: () -> Int64) throws(Refusal) -> StreamBody {
         let key = Locked<ObjectIdentifier?>(nil)
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
             guard let self, let id = key.withLock({ $0 }) else { return }
@@ -60,17 +71,18 @@ final class EventHub: @unchecked Sendable {
             }
         })
         key.withLock { $0 = ObjectIdentifier(stream) }
-        let admitted = streams.withLock { all in
+        let refusal = streams.withLock { all -> Refusal? in
+            guard !all.closed else { return .closed }
             guard all.count < maxStreams else {
                 all.refused += 1
-                return false
+                return .full
             }
             stream.send(Array("retry: \(Self.retryMilliseconds)\n: connected\n\n".utf8))
             all.byList[CodePointKey(name), default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min)
             all.count += 1
-            return true
+            return nil
         }
-        guard admitted else { return nil }
+        if let refusal { throw refusal }
         tell(stream, stream: name, list: list, version: current(), clientAhead: lastEventID)
         return stream
     }
@@ -127,9 +139,13 @@ final class EventHub: @unchecked Sendable {
     /// Streams refused because `maxStreams` were open.
     var refused: UInt64 { streams.withLock { $0.refused } }
 
-    /// Ends every stream (at shutdown).
+    /// Ends every stream and refuses new ones (at shutdown).
     func closeAll() {
-        allStreams().forEach { $0.close() }
+        let open = streams.withLock { all in
+            all.closed = true
+            return all.byList.values.flatMap { $0.values.map(\.stream) }
+        }
+        open.forEach { $0.close() }
     }
 
     private func allStreams() -> [StreamBody] {

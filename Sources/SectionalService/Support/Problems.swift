@@ -57,4 +57,11 @@ enum Problem {
                   detail: "The server already holds its limit of \(limit) event streams; try again later.",
                   headers: ["Retry-After": "5"])
     }
+    /// The server is stopping: an event stream asked for on a connection kept alive from before
+    /// is refused, so it cannot hold the stop up; the client reconnects (to another instance, or
+    /// this one restarted) after `Retry-After` seconds.
+    static func draining() -> HTTPError {
+        HTTPError(.serviceUnavailable, "draining", title: "Draining",
+                  detail: "The server is stopping; reconnect shortly.", headers: ["Retry-After": "1"])
+    }
 }
