@@ -73,6 +73,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
     log.info("stopping", ["reason": "signal"])
     app.stop(gracePeriod: 10)
     log.info("stopped")
+    // Bounded: a reader of stderr that stopped reading (a full pipe) does not hold up the exit.
     log.flush()
     return 0
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 @testable import SectionalService
 import XCTest
 
@@ -52,5 +53,52 @@ final class LogSinkTests: XCTestCase {
         close(writeEnd)
         XCTAssertEqual(drained.wait(timeout: .now() + 10), .success)
         close(readEnd)
+    }
+
+    /// A reader of the log that stops reading (a stalled log shipper, a full pipe) holds the
+    /// writer in `write(2)`, but not a flush beyond its bound: the process exits at shutdown.
+    /// Before, the flush waited behind the writer for as long as nobody read. The lines past the
+    /// buffer are dropped, and the line that counts them has a `time` like every other line.
+    func testAFlushReturnsWithinItsBoundWhileTheReaderStalls() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        let sink = LogSink(fd: writeEnd)
+        let line = Array(repeating: UInt8(ascii: "x"), count: 999) + [UInt8(ascii: "\n")]
+        // More than the pipe and the sink's buffer hold together, and nothing reads yet.
+        for _ in 0..<(3 * LogSink.maxBufferedBytes / line.count) { sink.append(line) }
+        let flushed = Locked<Bool?>(nil)
+        let returned = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let done = sink.flush(within: 0.5)
+            flushed.withLock { $0 = done }
+            returned.signal()
+        }
+        XCTAssertEqual(returned.wait(timeout: .now() + 20), .success, "the flush returns while the reader stalls")
+        XCTAssertEqual(flushed.withLock { $0 }, false, "and says not everything was written")
+
+        // The reader reads again: the writer goes on, and counts what it dropped.
+        let received = Locked<[UInt8]>([])
+        let drained = DispatchSemaphore(value: 0)
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            while true {
+                let count = read(readEnd, &buffer, buffer.count)
+                guard count > 0 else { break }
+                received.withLock { $0 += buffer[..<count] }
+            }
+            drained.signal()
+        }.start()
+        XCTAssertTrue(sink.flush(within: 30), "everything is written once the reader reads")
+        close(writeEnd)
+        XCTAssertEqual(drained.wait(timeout: .now() + 10), .success)
+        close(readEnd)
+        let text = String(decoding: received.withLock { $0 }, as: UTF8.self)
+        let counted = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("log lines dropped") }, "lines were dropped")
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(counted.utf8)) as? [String: Any])
+        let time = try XCTUnwrap(object["time"] as? String, String(counted))
+        XCTAssertNotNil(time.range(of: #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$"#, options: .regularExpression), time)
+        XCTAssertEqual(object["level"] as? String, "warn")
+        XCTAssertGreaterThan(try XCTUnwrap(object["count"] as? Int), 0)
     }
 }

@@ -123,19 +123,15 @@ public final class Log: Sendable {
         line.put("}\n")
     }
 
-    /// Writes every line logged so far (before the process exits).
-    public func flush() { sink.flush() }
+    /// Writes every line logged so far (before the process exits), waiting at most `seconds` for
+    /// stderr's reader (by default ``LogSink/flushSeconds``); returns whether everything was written.
+    @discardableResult
+    public func flush(within seconds: Double? = nil) -> Bool { sink.flush(within: seconds ?? LogSink.flushSeconds) }
 
     private func start(_ level: Level, _ message: String, capacity: Int) -> JSONWriter {
         var w = JSONWriter(capacity: capacity)
         w.beginObject()
-        w.key("time")
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { memory in
-            var time = JSONCursor(memory.baseAddress!)
-            Self.writeTimestamp(to: &time)
-            w.rawValueBegin()
-            w.raw(time.written)
-        }
+        Self.writeTime(into: &w)
         w.key("level"); w.string(level.name)
         w.key("msg"); w.string(message)
         return w
@@ -145,6 +141,17 @@ public final class Log: Sendable {
         w.endObject()
         w.bytes.append(0x0A)  // in place: a copy of the bytes first would copy the whole line
         sink.append(w.bytes)
+    }
+
+    /// Writes the `time` member, the time now (``writeTimestamp(to:)``), as every line's first.
+    static func writeTime(into w: inout JSONWriter) {
+        w.key("time")
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 26) { memory in
+            var time = JSONCursor(memory.baseAddress!)
+            writeTimestamp(to: &time)
+            w.rawValueBegin()
+            w.raw(time.written)
+        }
     }
 
     /// Writes the time now as an RFC 3339 UTC timestamp with milliseconds, quoted:

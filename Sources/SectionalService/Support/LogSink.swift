@@ -51,6 +51,11 @@ final class LogSink: Sendable {
     /// long next to a request (at 100k requests/s, about 1,000 lines a batch).
     static let batchDelay = DispatchTimeInterval.milliseconds(10)
 
+    /// How long ``flush(within:)`` waits for the writer by default: the process exits after it, so
+    /// a stalled reader of stderr (a log shipper that stopped reading, a full pipe) cannot hold
+    /// the exit up for ever.
+    static let flushSeconds = 5.0
+
     private struct Pending {
         var bytes: [UInt8] = []
         var dropped = 0
@@ -103,9 +108,18 @@ final class LogSink: Sendable {
         queue.asyncAfter(deadline: .now() + Self.batchDelay) { [self] in writeOut() }
     }
 
-    /// Writes everything queued so far before returning (at shutdown, before exiting).
-    func flush() {
-        queue.sync { writeOut() }
+    /// Writes everything queued so far before returning (at shutdown, before exiting), waiting
+    /// at most `seconds` for the writer: one blocked in `write(2)` by a reader that does not read
+    /// is left behind, and the lines it has not written are lost as dropped ones are (the process
+    /// exits). Returns whether everything was written.
+    @discardableResult
+    func flush(within seconds: Double = LogSink.flushSeconds) -> Bool {
+        let written = DispatchSemaphore(value: 0)
+        queue.async { [self] in
+            writeOut()
+            written.signal()
+        }
+        return written.wait(timeout: .now() + seconds) == .success
     }
 
     private func writeOut() {
@@ -121,8 +135,9 @@ final class LogSink: Sendable {
         }
         for bytes in batches { write(bytes) }
         if dropped > 0 {
-            var line = JSONWriter(capacity: 64)
+            var line = JSONWriter(capacity: 96)
             line.beginObject()
+            Log.writeTime(into: &line)
             line.key("level"); line.string("warn")
             line.key("msg"); line.string("log lines dropped")
             line.key("count"); line.int(dropped)
