@@ -2,8 +2,8 @@ import CSQLite
 
 /// A storage failure: its cause as the database reported it, typed, and the database's message.
 ///
-/// ``fault`` tells a passing fault (a full disk, an I/O error, a busy or unreachable database),
-/// which the service answers `503` and which clears by itself or by an operator's hand, from any
+/// ``fault`` tells a passing fault (a full disk, an I/O error, a busy, read-only or unreachable
+/// database), which the service answers `503` and which clears by itself or by an operator's hand, from any
 /// other failure (a bug, damaged data), which it answers `500`.
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// What the database said went wrong.
@@ -31,6 +31,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case busy
         case locked
         case cannotOpen = "cannot-open"
+        /// The database takes no writes for now: a PostgreSQL database or session made read-only
+        /// (`default_transaction_read_only`, a hot standby, e.g. a primary demoted by a failover),
+        /// or an SQLite file or file system that cannot be written.
+        case readOnly = "read-only"
         case unreachable
         case closed
     }
@@ -70,17 +74,21 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case SQLITE_BUSY: .busy
         case SQLITE_LOCKED: .locked
         case SQLITE_CANTOPEN: .cannotOpen
+        // The file was unlinked or renamed under the open store: what `checkFile` calls cannot-open.
+        case SQLITE_READONLY where code == SQLITE_READONLY | (4 << 8): .cannotOpen  // SQLITE_READONLY_DBMOVED
+        case SQLITE_READONLY: .readOnly  // and _RECOVERY, _CANTLOCK, _ROLLBACK, _CANTINIT, _DIRECTORY
         default: nil
         }
     }
 
     /// SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html) that are
-    /// passing faults, for the PostgreSQL store to come.
+    /// passing faults.
     static func fault(sqlState state: String) -> Fault? {
         switch state {
         case "53100": .diskFull                       // disk_full
         case "58030": .ioError                        // io_error
-        case "55P03": .locked                         // lock_not_available
+        case "55P03": .locked                         // lock_not_available (after lock_timeout)
+        case "25006": .readOnly                       // read_only_sql_transaction (also a hot standby)
         case "40001", "40P01": .busy                  // serialization_failure, deadlock_detected
         case "57P01", "57P02", "57P03": .unreachable  // admin/crash shutdown, cannot connect now
         default:

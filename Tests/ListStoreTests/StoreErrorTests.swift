@@ -31,8 +31,21 @@ final class StoreErrorTests: XCTestCase {
         XCTAssertEqual(fault(sqlState: "40001"), .busy)
         XCTAssertEqual(fault(sqlState: "53300"), .busy)
         XCTAssertEqual(fault(sqlState: "55P03"), .locked)
+        XCTAssertEqual(fault(sqlState: "25006"), .readOnly)    // read_only_sql_transaction, a hot standby too
         XCTAssertNil(fault(sqlState: "23505"))                 // unique_violation
         XCTAssertNil(fault(sqlState: "42P01"))                 // undefined_table
+    }
+
+    /// A file or file system that cannot be written clears by an operator's hand: `503`, not `500`.
+    func testSQLiteReadOnlyIsAPassingFault() {
+        XCTAssertEqual(fault(sqlite: 8), .readOnly)            // SQLITE_READONLY
+        XCTAssertEqual(fault(sqlite: 264), .readOnly)          // SQLITE_READONLY_RECOVERY
+        XCTAssertEqual(fault(sqlite: 520), .readOnly)          // SQLITE_READONLY_CANTLOCK
+        XCTAssertEqual(fault(sqlite: 776), .readOnly)          // SQLITE_READONLY_ROLLBACK
+        XCTAssertEqual(fault(sqlite: 1288), .readOnly)         // SQLITE_READONLY_CANTINIT
+        XCTAssertEqual(fault(sqlite: 1544), .readOnly)         // SQLITE_READONLY_DIRECTORY
+        // The file was unlinked or renamed under the open store: as when it is found replaced.
+        XCTAssertEqual(fault(sqlite: 1032), .cannotOpen)       // SQLITE_READONLY_DBMOVED
     }
 
     func testAClosedStoreSaysSo() throws {

@@ -9,7 +9,11 @@ import Glibc
 /// Every answer's status is checked: anything but "command OK" or "rows" becomes a
 /// ``PostgresError`` carrying the server's SQLSTATE and message. A connection found broken
 /// before a statement is reset once (libpq reconnects with the same parameters); a statement
-/// never silently retries after it was sent. Statements with parameters are prepared once per
+/// never silently retries after it was sent. A session the server refused a write in because it
+/// is read-only (SQLSTATE `25006`: the database's `default_transaction_read_only`, which a session
+/// takes once, at connect, or a hot standby) is reset too, before its next statement, so a
+/// database made writable again — or a failover that the URL's `target_session_attrs` follows —
+/// is found without a restart. Statements with parameters are prepared once per
 /// connection and cached by their text (as ``SQLiteConnection`` caches its statements), so the
 /// server parses and plans each only once.
 /// C API: https://www.postgresql.org/docs/current/libpq.html
@@ -17,6 +21,8 @@ final class PostgresConnection {
     private var handle: OpaquePointer?
     /// Prepared statement names by SQL text; emptied when the connection is reset.
     private var prepared: [String: String] = [:]
+    /// The session must be replaced before the next statement (it was found read-only).
+    private var stale = false
 
     /// Connects with a `postgresql://` URL or a `key=value` connection string.
     init(url: String) throws(PostgresError) {
@@ -114,7 +120,9 @@ final class PostgresConnection {
         do {
             result = try body()
         } catch {
-            _ = try? execute("ROLLBACK")
+            // A stale session is not used again: its reset (before the next statement, so the new
+            // session takes the database's settings as they are then) ends the transaction.
+            if !stale { _ = try? execute("ROLLBACK") }
             throw error
         }
         // A transaction that failed inside answers COMMIT with the tag ROLLBACK, not an error.
@@ -152,15 +160,18 @@ final class PostgresConnection {
         return payloads
     }
 
-    /// The live connection, reset once when libpq reports it broken.
+    /// The live connection, reset once when libpq reports it broken or its session was found
+    /// read-only.
     private func open() throws(PostgresError) -> OpaquePointer {
         guard let handle else { throw PostgresError(closed: "connection is closed") }
-        if PQstatus(handle) == CONNECTION_BAD {
+        if stale || PQstatus(handle) == CONNECTION_BAD {
             prepared = [:]
+            stale = true
             PQreset(handle)
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgresError(sqlState: "08006", message: "connection lost: \(Self.message(PQerrorMessage(handle)))")
             }
+            stale = false
         }
         return handle
     }
@@ -179,10 +190,15 @@ final class PostgresConnection {
             var message = PQresultErrorField(raw, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
                 ?? Self.message(PQresultErrorMessage(raw))
             if message.isEmpty { message = Self.message(PQerrorMessage(connection)) }
+            // A read-only session stays read-only: only a new one reads the database's setting again.
+            if state == Self.readOnlyTransaction { stale = true }
             // An error without a code comes from libpq itself: the connection failed mid-statement.
             throw PostgresError(sqlState: state ?? "08006", message: message)
         }
     }
+
+    /// SQLSTATE `read_only_sql_transaction`: a write in a read-only transaction or on a standby.
+    static let readOnlyTransaction = "25006"
 
     private static func message(_ text: UnsafePointer<CChar>?) -> String {
         guard let text else { return "unknown error" }

@@ -29,11 +29,12 @@ public final class StorageFaults: Sendable {
 
     /// Seconds a client is asked to wait (`Retry-After`) before trying again: contention (busy,
     /// locked) and a stopping server clear in moments; a full disk, an I/O error or a database
-    /// that cannot be opened or reached needs someone's hand, so clients come back less often.
+    /// that cannot be opened, written (read-only) or reached needs someone's hand (or a
+    /// failover), so clients come back less often.
     static func retryAfterSeconds(_ fault: StoreError.Fault) -> Int {
         switch fault {
         case .busy, .locked, .closed: 1
-        case .diskFull, .ioError, .cannotOpen, .unreachable: 10
+        case .diskFull, .ioError, .cannotOpen, .readOnly, .unreachable: 10
         }
     }
 
