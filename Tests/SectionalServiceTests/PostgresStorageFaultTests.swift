@@ -3,9 +3,10 @@ import TestSupport
 import XCTest
 
 /// Passing faults of a PostgreSQL database, made in another session while the server runs: a
-/// database made read-only. Writes are refused `503 storage-unavailable` with `Retry-After`
-/// (never `500`), nothing of them is kept, reads go on, and writes succeed again once the fault
-/// clears, with no restart and no connection dropped by hand.
+/// database made read-only, and a table locked longer than the server's lock timeout. Writes are
+/// refused `503 storage-unavailable` with `Retry-After` (never `500`, never a wait as long as the
+/// fault), nothing of them is kept, reads go on, and writes succeed again once the fault clears,
+/// with no restart and no connection dropped by hand.
 final class PostgresStorageFaultTests: XCTestCase {
     private var database: PostgresTestDatabase?
 
@@ -70,5 +71,34 @@ final class PostgresStorageFaultTests: XCTestCase {
         XCTAssertEqual(statuses.subtracting([503]), [201], "no write answered anything but 503 or 201")
         XCTAssertNil(readyFault(app), "the fault cleared")
         XCTAssertEqual(try app.get("/v1/collections/people/records/p2").status, 200)
+    }
+
+    /// `LOCK TABLE records` held by another session: a write waits no longer than the lock
+    /// timeout (5 s, as SQLite's busy timeout), is refused `503 locked` with `Retry-After: 1` and
+    /// kept nowhere, and the write sent again once the lock is released succeeds.
+    func testATableLockedLongerThanTheLockTimeoutRefusesWrites503() throws {
+        let database = try XCTUnwrap(self.database)
+        let app = try TestApp(postgres: database.url)
+        try app.seed([("p1", "Ada", "Design")])
+        let holder = try PostgresTestSession(url: database.url)
+        defer { holder.close() }
+        try holder.query("BEGIN")
+        try holder.query("LOCK TABLE records IN ACCESS EXCLUSIVE MODE")
+
+        // Without a lock timeout the write would wait as long as the lock is held: the client
+        // gives up after 30 s (the answer is due after 5).
+        let client = try HTTPTestClient(port: app.port, timeoutSeconds: 30)
+        let refused = try client.request("PUT", "/v1/collections/people/records/p2",
+                                          headers: [("Content-Type", "application/json")], body: Array(Self.person("p2").utf8))
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertEqual(refused.slug, "storage-unavailable")
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        XCTAssertTrue(refused.text.contains("locked"), refused.text)
+        XCTAssertEqual(readyFault(app), "locked")
+        XCTAssertEqual(try app.get("/v1/lists/people").status, 200, "reads go on")
+
+        try holder.query("COMMIT")
+        try app.put("people", "p2", Self.person("p2")).expect(201)  // 201: the refused write was not kept
+        XCTAssertNil(readyFault(app), "the fault cleared")
     }
 }

@@ -1,4 +1,3 @@
-import CPostgres
 import Foundation
 
 /// A fresh PostgreSQL database for one test, made in the cluster `scripts/with-postgres.sh` runs
@@ -45,24 +44,7 @@ public final class PostgresTestDatabase {
 
     @discardableResult
     private static func run(_ sql: String, url: String) throws -> [[String?]] {
-        guard let connection = PQconnectdb(url) else { throw PostgresTestDatabaseError(message: "out of memory") }
-        defer { PQfinish(connection) }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            throw PostgresTestDatabaseError(message: "cannot connect to \(url): \(String(cString: PQerrorMessage(connection)))")
-        }
-        guard let result = PQexec(connection, sql) else {
-            throw PostgresTestDatabaseError(message: String(cString: PQerrorMessage(connection)))
-        }
-        defer { PQclear(result) }
-        let status = PQresultStatus(result)
-        guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-            throw PostgresTestDatabaseError(message: "\(sql): \(String(cString: PQresultErrorMessage(result)))")
-        }
-        return (0..<PQntuples(result)).map { row in
-            (0..<PQnfields(result)).map { column in
-                PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
-            }
-        }
+        try PostgresTestSession(url: url).query(sql)
     }
 }
 

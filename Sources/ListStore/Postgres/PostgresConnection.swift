@@ -21,11 +21,14 @@ final class PostgresConnection {
     private var handle: OpaquePointer?
     /// Prepared statement names by SQL text; emptied when the connection is reset.
     private var prepared: [String: String] = [:]
+    /// Statements every session of this connection starts with (its first and each after a reset).
+    private let sessionSetup: String?
     /// The session must be replaced before the next statement (it was found read-only).
     private var stale = false
 
-    /// Connects with a `postgresql://` URL or a `key=value` connection string.
-    init(url: String) throws(PostgresError) {
+    /// Connects with a `postgresql://` URL or a `key=value` connection string, then runs
+    /// `sessionSetup` (e.g. `SET lock_timeout = …`), as it does again after every reset.
+    init(url: String, sessionSetup: String? = nil) throws(PostgresError) {
         guard let connection = PQconnectdb(url) else {
             throw PostgresError(sqlState: "53200", message: "cannot connect: out of memory")
         }
@@ -37,7 +40,20 @@ final class PostgresConnection {
         // Notices ("relation already exists, skipping") are information, not failures: drop them
         // rather than let libpq print them on standard error.
         PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        self.sessionSetup = sessionSetup
+        do {
+            try setUpSession(connection)
+        } catch {
+            PQfinish(connection)
+            throw error
+        }
         handle = connection
+    }
+
+    /// Runs ``sessionSetup`` on a new session.
+    private func setUpSession(_ connection: OpaquePointer) throws(PostgresError) {
+        guard let sessionSetup else { return }
+        _ = try check(PQexec(connection, sessionSetup), on: connection)
     }
 
     deinit { close() }
@@ -161,7 +177,7 @@ final class PostgresConnection {
     }
 
     /// The live connection, reset once when libpq reports it broken or its session was found
-    /// read-only.
+    /// read-only; a reset session is set up again (``sessionSetup``).
     private func open() throws(PostgresError) -> OpaquePointer {
         guard let handle else { throw PostgresError(closed: "connection is closed") }
         if stale || PQstatus(handle) == CONNECTION_BAD {
@@ -171,6 +187,7 @@ final class PostgresConnection {
             guard PQstatus(handle) == CONNECTION_OK else {
                 throw PostgresError(sqlState: "08006", message: "connection lost: \(Self.message(PQerrorMessage(handle)))")
             }
+            try setUpSession(handle)
             stale = false
         }
         return handle

@@ -36,49 +36,13 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
     /// Connects to the database at `url` (`postgresql://user@host/database`) and migrates its schema.
     public init(url: String) throws(StoreError) {
         do {
-            let writeConnection = try PostgresConnection(url: url)
+            let writeConnection = try PostgresConnection(url: url, sessionSetup: Self.sessionSetup)
             try Self.migrate(writeConnection)
             writer = writeConnection
-            reader = try PostgresConnection(url: url)
+            reader = try PostgresConnection(url: url, sessionSetup: Self.sessionSetup)
         } catch {
             throw error.storeError
         }
-    }
-
-    /// Brings the schema to ``PostgresSchema/currentVersion`` under a session advisory lock, each
-    /// migration in its own transaction with the version it reaches.
-    private static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
-        try connection.execute("SELECT pg_advisory_lock($1::bigint)", .int(PostgresSchema.migrationLock))
-        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.migrationLock)) }
-        try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
-        let row = try connection.execute("SELECT version FROM schema_version")
-        var version = row.rowCount > 0 ? Int(try row.int(0, 0)) : 0
-        if row.rowCount == 0 { try connection.execute("INSERT INTO schema_version (version) VALUES (0)") }
-        guard version <= PostgresSchema.currentVersion else {
-            throw PostgresError(incompatible: "database schema version \(version) is newer than this build understands (\(PostgresSchema.currentVersion))")
-        }
-        while version < PostgresSchema.currentVersion {
-            try connection.transaction { () throws(PostgresError) in
-                try connection.executeScript(PostgresSchema.migrations[version])
-                try connection.execute("UPDATE schema_version SET version = $1::integer", .int(Int64(version + 1)))
-            }
-            version += 1
-        }
-    }
-
-    /// Runs `body` while holding a session advisory lock that every instance takes to seed: of
-    /// several instances starting at once on an empty database, one seeds, the others then find
-    /// the collections filled.
-    public func holdingSeedLock<T>(_ body: () throws -> T) throws -> T {
-        try writing { connection throws(PostgresError) in
-            _ = try connection.execute("SELECT pg_advisory_lock($1::bigint)", .int(PostgresSchema.seedLock))
-        }
-        defer {
-            _ = try? writing { connection throws(PostgresError) in
-                _ = try connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.seedLock))
-            }
-        }
-        return try body()
     }
 
     /// Runs `body` with the write connection; PostgreSQL errors become store errors.
@@ -197,7 +161,10 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
         let name = "records_field_" + String(hash.value, radix: 16)
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) in
+                // Another instance may be building this index (as long as that takes): wait for it.
+                try connection.executeScript("SET LOCAL lock_timeout = 0")
                 try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", .int(PostgresSchema.indexLock))
+                try connection.executeScript("SET LOCAL lock_timeout = \(Self.lockTimeoutMilliseconds)")
                 // The sequence row before the index: a commit takes it before writing records, so
                 // taking them in the same order cannot deadlock with one.
                 try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")

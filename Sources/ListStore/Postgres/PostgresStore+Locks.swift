@@ -1,0 +1,62 @@
+/// Waiting for locks: the lock timeout every session of the store starts with, and the advisory
+/// locks instances take turns on to migrate, seed and index, whose waits it does not bound.
+extension PostgresStore {
+    /// The longest a statement of the store's connections waits for a lock (`lock_timeout`, in
+    /// milliseconds): 5 s, as long as SQLite's busy timeout (`SQLiteConnection`). A write held up
+    /// longer — by a `LOCK TABLE`, or a commit of another instance that takes that long — fails
+    /// with `55P03` (the `locked` fault: `503`, `Retry-After: 1`, nothing kept) instead of leaving
+    /// its client waiting as long as the lock lasts. Set on every session of the write and read
+    /// connections, over any `lock_timeout` in the URL; the waits for the advisory locks that take
+    /// turns to migrate, seed and index are not bounded (``takeAdvisoryLock(_:on:)``).
+    static let lockTimeoutMilliseconds = 5_000
+
+    /// What every session of the store's connections starts with.
+    static let sessionSetup = "SET lock_timeout = \(lockTimeoutMilliseconds)"
+
+    /// Takes the session advisory lock `key`, waiting as long as another session holds it (the
+    /// lock timeout is lifted for this wait only, in a transaction of its own; a session lock
+    /// outlives it): an instance that starts while another migrates or seeds waits its turn.
+    static func takeAdvisoryLock(_ key: Int64, on connection: PostgresConnection) throws(PostgresError) {
+        try connection.transaction { () throws(PostgresError) in
+            try connection.executeScript("SET LOCAL lock_timeout = 0")
+            try connection.execute("SELECT pg_advisory_lock($1::bigint)", .int(key))
+        }
+    }
+
+    /// Brings the schema to ``PostgresSchema/currentVersion`` under a session advisory lock, each
+    /// migration in its own transaction with the version it reaches. A migration waits for a table
+    /// lock no longer than ``lockTimeoutMilliseconds`` (start-up fails with `55P03`, lock_not_available).
+    static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
+        try takeAdvisoryLock(PostgresSchema.migrationLock, on: connection)
+        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.migrationLock)) }
+        try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
+        let row = try connection.execute("SELECT version FROM schema_version")
+        var version = row.rowCount > 0 ? Int(try row.int(0, 0)) : 0
+        if row.rowCount == 0 { try connection.execute("INSERT INTO schema_version (version) VALUES (0)") }
+        guard version <= PostgresSchema.currentVersion else {
+            throw PostgresError(incompatible: "database schema version \(version) is newer than this build understands (\(PostgresSchema.currentVersion))")
+        }
+        while version < PostgresSchema.currentVersion {
+            try connection.transaction { () throws(PostgresError) in
+                try connection.executeScript(PostgresSchema.migrations[version])
+                try connection.execute("UPDATE schema_version SET version = $1::integer", .int(Int64(version + 1)))
+            }
+            version += 1
+        }
+    }
+
+    /// Runs `body` while holding a session advisory lock that every instance takes to seed: of
+    /// several instances starting at once on an empty database, one seeds, the others then find
+    /// the collections filled.
+    public func holdingSeedLock<T>(_ body: () throws -> T) throws -> T {
+        try writing { connection throws(PostgresError) in
+            try Self.takeAdvisoryLock(PostgresSchema.seedLock, on: connection)
+        }
+        defer {
+            _ = try? writing { connection throws(PostgresError) in
+                _ = try connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.seedLock))
+            }
+        }
+        return try body()
+    }
+}
