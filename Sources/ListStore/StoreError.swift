@@ -74,7 +74,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case SQLITE_BUSY: .busy
         case SQLITE_LOCKED: .locked
         case SQLITE_CANTOPEN: .cannotOpen
-        // The file was unlinked or renamed under the open store: what `checkFile` calls cannot-open.
+        // The file was unlinked or renamed under the open store: what `SQLiteStore.writing` calls cannot-open.
         case SQLITE_READONLY where code == SQLITE_READONLY | (4 << 8): .cannotOpen  // SQLITE_READONLY_DBMOVED
         case SQLITE_READONLY: .readOnly  // and _RECOVERY, _CANTLOCK, _ROLLBACK, _CANTINIT, _DIRECTORY
         default: nil
