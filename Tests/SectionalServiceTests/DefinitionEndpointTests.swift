@@ -223,6 +223,33 @@ final class DefinitionEndpointTests: XCTestCase {
         XCTAssertEqual(try app.rowTitles(list: "faq"), ["Why?"])
     }
 
+    /// Duplicates a definition change makes are counted as a start counts them: the counter reads
+    /// the same before and after a restart; a change that removes them leaves it as it is.
+    func testDuplicatesADefinitionChangeMakesAreCounted() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let twice = #"{"sections":[{"source":"people","groupBy":"team","row":{"title":"{name}"}},"#
+            + #"{"source":"people","key":"again","row":{"title":"{name}"}}]}"#
+        let metric = #"sectional_duplicate_rows_total{list="dups"}"#
+        do {
+            let app = try TestApp(folder: folder, sqlite: true, token: Self.token)
+            try app.request("POST", "/v1/collections/people/batch",
+                            json: #"{"upsert":[{"id":"p1","name":"Ada","team":"Design"},{"id":"p2","name":"Alan","team":"Ops"}]}"#,
+                            headers: service).expect(200)
+            try putDefinition(app, "dups", twice).expect(201)
+            XCTAssertEqual(try app.metric(metric), 2, "each record's second row is dropped")
+            try putDefinition(app, "dups", #"{"sections":[{"source":"people","groupBy":"team","row":{"title":"{name}"}}]}"#).expect(200)
+            XCTAssertEqual(try app.metric(metric), 2, "removed duplicates are not uncounted")
+            try putDefinition(app, "dups", twice).expect(200)
+            XCTAssertEqual(try app.metric(metric), 4, "made again, counted again")
+            app.server.stop()
+        }
+        let app = try TestApp(folder: folder, sqlite: true, token: Self.token)
+        XCTAssertEqual(try app.metric(metric), 2, "a start counts the duplicates the list drops")
+        try putDefinition(app, "dups", twice).expect(200)
+        XCTAssertEqual(try app.metric(metric), 2, "the same definition again drops no new duplicates")
+    }
+
     func testAPerUserListTakesItsNewDefinition() throws {
         let app = try PartitionApp()
         try app.order("o1", owner: "alice", title: "Tea")

@@ -131,15 +131,22 @@ extension ViewModelStore {
         for source in definition.sources {
             pages += try Self.readAll(in: source, from: store, log: log) { PageRows(definition: definition, collection: source, records: $0[...]) }
         }
-        let snapshot = ListSnapshot.build(definition: definition, pages: pages, parallelism: .cores)
-        logDuplicates(list: definition.name, count: snapshot.duplicateRowCount)
-        return snapshot
+        return ListSnapshot.build(definition: definition, pages: pages, parallelism: .cores)
     }
 
     /// Serves `snapshot` as list `name` from `sequence` on, in place of everything held for it
     /// (nil: a per-user list, or none), and starts making its search corpus in the background
     /// (if it has `search` or `filters`); returns the events to send.
+    ///
+    /// Duplicate rows the new snapshot drops beyond those the list dropped before are counted,
+    /// as a write's are, so the counter reads what a start on the same data would; a change that
+    /// removes duplicates counts nothing (a counter never goes down).
     private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64) -> [VersionEvent] {
+        if let snapshot {
+            let before = cache.peek(MaterializationKey(list: name, partition: nil))?.snapshot.duplicateRowCount ?? 0
+            metrics.recordDuplicates(list: name, count: snapshot.duplicateRowCount - before)
+            logDuplicates(list: name, count: snapshot.duplicateRowCount)
+        }
         corpora.withLock { $0.forget(name) }
         if snapshot != nil { prepareCorporaLater([name]) }
         let dropped = cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
