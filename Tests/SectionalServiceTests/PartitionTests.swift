@@ -146,9 +146,9 @@ final class PartitionTests: XCTestCase {
             bodies[user] = try p.get("/v1/lists/orders/rows", as: user).text
         }
         let metrics = try p.app.get("/metrics").text
-        let resident = try XCTUnwrap(Self.metric("sectional_partition_rows_resident", in: metrics))
+        let resident = try XCTUnwrap(Self.metric("sectional_partition_rows_resident{kind=\"partition\"}", in: metrics))
         XCTAssertLessThanOrEqual(resident, 7, metrics)
-        XCTAssertGreaterThan(try XCTUnwrap(Self.metric("sectional_partition_evictions_total", in: metrics)), 0)
+        XCTAssertGreaterThan(try XCTUnwrap(Self.metric("sectional_partition_evictions_total{kind=\"partition\"}", in: metrics)), 0)
         for user in users {
             XCTAssertEqual(try p.version(of: user), versions[user], "\(user)'s version survives eviction")
             XCTAssertEqual(try p.get("/v1/lists/orders/rows", as: user).text, bodies[user], "\(user)'s rebuilt answer is the same")

@@ -84,6 +84,6 @@ final class SearchConcurrencyTests: XCTestCase {
             }
             XCTAssertEqual(Set(ids), expected(query, current), query)
         }
-        XCTAssertGreaterThan(try XCTUnwrap(app.metric("sectional_partition_evictions_total")), 0, "the budget made reads rebuild results")
+        XCTAssertGreaterThan(try XCTUnwrap(app.metric("sectional_partition_evictions_total{kind=\"search\"}")), 0, "the budget made reads rebuild results")
     }
 }

@@ -259,13 +259,24 @@ final class SearchTests: XCTestCase {
         }
     }
 
+    /// Search results held in memory are counted as such (`kind="search"`), not as users' partitions.
+    func testResidentResultsAreCountedAsSearchesNotPartitions() throws {
+        let app = try app()
+        for (n, name) in ["Anna", "Annika", "Bert"].enumerated() { try person(app, "p\(n)", name) }
+        XCTAssertFalse(try ids(app, "q=ann").isEmpty)
+        XCTAssertEqual(try app.metric(#"sectional_partitions_resident{kind="search"}"#), 1)
+        XCTAssertGreaterThan(try XCTUnwrap(app.metric(#"sectional_partition_rows_resident{kind="search"}"#)), 0)
+        XCTAssertEqual(try app.metric(#"sectional_partitions_resident{kind="partition"}"#), 0, "no user's partition was read")
+        XCTAssertEqual(try app.metric(#"sectional_partition_rows_resident{kind="partition"}"#), 0)
+    }
+
     func testResultsAreEvictedUnderTheBudgetAndRebuiltAtTheirListsVersion() throws {
         let app = try app(maxResidentRows: 4, sqlite: true)
         for (n, name) in ["Anna", "Annika", "Bert", "Berta", "Carl", "Carla"].enumerated() { try person(app, "p\(n)", name) }
         let anna = try outline(app, "/v1/lists/people/rows?q=ann")
         let tag = try XCTUnwrap(app.get("/v1/lists/people/rows?q=ann").header("ETag"))
         for query in ["q=ber", "q=car", "filter.team=Design", "q=a"] { _ = try ids(app, query) }
-        XCTAssertGreaterThan(try XCTUnwrap(app.metric("sectional_partition_evictions_total")), 0, "results share the budget")
+        XCTAssertGreaterThan(try XCTUnwrap(app.metric("sectional_partition_evictions_total{kind=\"search\"}")), 0, "results share the budget")
         let again = try outline(app, "/v1/lists/people/rows?q=ann")
         XCTAssertEqual(again.version, anna.version, "rebuilt at the same version")
         XCTAssertEqual(again.sections, anna.sections)

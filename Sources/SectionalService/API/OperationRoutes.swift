@@ -39,7 +39,7 @@ struct OperationRoutes {
                                                        answerCache: cached, histories: context.lists.historySizes(),
                                                        refusedWrites: context.faults.refusedWrites,
                                                        writer: (ListHistory.pendingFrees, context.lists.queuedWrites),
-                                                       partitions: context.lists.partitionStatistics,
+                                                       resident: context.lists.residentStatistics,
                                                        searchCorpora: context.lists.searchCorpusRecords,
                                                        readsWaiting: context.lists.applied.waiting).utf8))
         }

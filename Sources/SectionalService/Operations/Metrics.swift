@@ -131,14 +131,15 @@ public final class Metrics: Sendable {
     /// the views held and evicted; `answerCache` the current snapshots' cached answers;
     /// `histories` each list's `changes` history; `refusedWrites` the writes refused for a store
     /// failure, by cause; `writer` the history versions waiting to be
-    /// freed and the writes waiting for the writer thread; `searchCorpora` the records of each
-    /// list's search corpus, once made.
+    /// freed and the writes waiting for the writer thread; `resident` the partitions, other
+    /// languages and search results held under `scopes.maxResidentRows`, by kind;
+    /// `searchCorpora` the records of each list's search corpus, once made.
     func render(lists: [(name: String, rows: Int, version: Int64)], connections: ConnectionStatistics,
                 streams: (open: Int, refused: UInt64), views: (count: Int, evicted: UInt64),
                 answerCache: (entries: Int, bytes: Int), histories: [(list: String, versions: Int, rows: Int)],
                 refusedWrites: [(cause: String, count: UInt64)],
                 writer: (pendingFrees: Int, queuedWrites: Int),
-                partitions: (partitions: Int, rows: Int, evictions: UInt64) = (0, 0, 0),
+                resident: [(kind: ResidentKind, counts: ResidentCounts)] = ResidentKind.allCases.map { ($0, ResidentCounts()) },
                 searchCorpora: [(list: String, records: Int)] = [], readsWaiting: Int = 0) -> String {
         let snapshot = state.withLock { $0 }
         var totals: [String: RouteStatistics] = [:]
@@ -168,12 +169,16 @@ public final class Metrics: Sendable {
         out += family("sectional_language_materializations_total", "counter",
                       "Lists' (or partitions') rows built in a language other than the list's first, on first read after start or eviction.",
                       snapshot.languageBuilds.sorted { $0.key < $1.key }.map { ("language=\(label($0.key))", "\($0.value)") })
-        out += family("sectional_partitions_resident", "gauge", "Users' partitions of per-user lists held in memory.",
-                      [(nil, "\(partitions.partitions)")])
-        out += family("sectional_partition_rows_resident", "gauge", "Rows of those partitions (bounded by scopes.maxResidentRows).",
-                      [(nil, "\(partitions.rows)")])
-        out += family("sectional_partition_evictions_total", "counter", "Partitions evicted, least recently read first, to stay within the budget.",
-                      [(nil, "\(partitions.evictions)")])
+        // Named for partitions, the first kind; the `kind` label tells them apart (sum over it for the budget's use).
+        out += family("sectional_partitions_resident", "gauge",
+                      "Materializations held in memory under scopes.maxResidentRows, by kind: users' partitions of per-user lists (partition), rows in a language other than the list's first (language), search and filter results (search).",
+                      resident.map { ("kind=\(label($0.kind.label))", "\($0.counts.entries)") })
+        out += family("sectional_partition_rows_resident", "gauge",
+                      "Rows of those materializations, by kind. With 12 more per entry, their sum is brought within scopes.maxResidentRows when one is built; writes can take it past until the next build, and one entry larger than the budget is kept alone.",
+                      resident.map { ("kind=\(label($0.kind.label))", "\($0.counts.rows)") })
+        out += family("sectional_partition_evictions_total", "counter",
+                      "Materializations evicted, by kind, least recently read first: to stay within scopes.maxResidentRows, or past 64 search results of one list.",
+                      resident.map { ("kind=\(label($0.kind.label))", "\($0.counts.evictions)") })
         out += family("sectional_list_rows", "gauge", "Rows in a list, hidden ones included.",
                       lists.map { ("list=\(label($0.name))", "\($0.rows)") })
         out += family("sectional_list_version", "gauge", "Current version of a list.",

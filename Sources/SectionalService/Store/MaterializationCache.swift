@@ -61,7 +61,8 @@ final class MaterializationCache: Sendable {
         var queriesLooked: [MaterializationKey: UInt64] = [:]
         var residentRows = 0
         var residentPartitions = 0
-        var evictions: UInt64 = 0
+        /// The entries, rows and evictions above, by kind (indexed by ``ResidentKind/rawValue``).
+        var byKind = [ResidentCounts](repeating: ResidentCounts(), count: ResidentKind.allCases.count)
 
         /// What the resident partitions and results count against the budget: their rows, and
         /// ``MaterializationCache/rowsPerEntry`` each for the rest of it.
@@ -252,6 +253,7 @@ final class MaterializationCache: Sendable {
                                   pinned: false, recency: Recency(clock.wrappingAdd(1, ordering: .relaxed).newValue))
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1
+            contents.byKind[ResidentKind(key).rawValue].add(entry: 1, rows: state.snapshot.totalRowCount)
             if key.query != nil {
                 contents.queryInstalls += 1
                 contents.queries[key.base, default: [:]][key] = ResidentQuery(state: state, install: contents.queryInstalls)
@@ -290,6 +292,7 @@ final class MaterializationCache: Sendable {
                 if !entry.pinned {
                     contents.residentRows -= entry.state.snapshot.totalRowCount
                     contents.residentPartitions -= 1
+                    contents.byKind[ResidentKind(key).rawValue].add(entry: -1, rows: -entry.state.snapshot.totalRowCount)
                 }
                 victims.append(entry)
             }
@@ -333,7 +336,11 @@ final class MaterializationCache: Sendable {
             }
             for (key, next) in states {
                 guard let entry = contents[key] else { continue }
-                if !entry.pinned { contents.residentRows += next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount }
+                if !entry.pinned {
+                    let grown = next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount
+                    contents.residentRows += grown
+                    contents.byKind[ResidentKind(key).rawValue].add(entry: 0, rows: grown)
+                }
                 contents[key] = Entry(state: next, history: entry.history, pinned: entry.pinned, recency: entry.recency)
                 if key.query != nil { contents.queries[key.base]?[key]?.state = next }
             }
@@ -354,7 +361,7 @@ final class MaterializationCache: Sendable {
         for candidate in oldestFirst {
             guard !fits(contents), victims.count < count else { break }
             guard let entry = Self.remove(candidate.key, from: &contents) else { continue }
-            contents.evictions += 1
+            contents.byKind[ResidentKind(candidate.key).rawValue].evictions += 1
             victims.append(entry)
         }
         return victims
@@ -366,6 +373,7 @@ final class MaterializationCache: Sendable {
         contents[key] = nil
         contents.residentRows -= entry.state.snapshot.totalRowCount
         contents.residentPartitions -= 1
+        contents.byKind[ResidentKind(key).rawValue].add(entry: -1, rows: -entry.state.snapshot.totalRowCount)
         if key.query != nil {
             contents.queries[key.base]?.removeValue(forKey: key)
             if contents.queries[key.base]?.isEmpty == true { contents.queries.removeValue(forKey: key.base) }
@@ -381,9 +389,16 @@ final class MaterializationCache: Sendable {
 
     private static let reaper = Reaper(label: "sectional.partitions.reaper")
 
-    /// Resident partitions, their rows, and evictions since start.
+    /// Resident partitions, search results and other languages, their rows, and evictions since
+    /// start, all kinds together.
     var statistics: (partitions: Int, rows: Int, evictions: UInt64) {
-        contents.withLock { ($0.residentPartitions, $0.residentRows, $0.evictions) }
+        contents.withLock { ($0.residentPartitions, $0.residentRows, $0.byKind.reduce(0) { $0 + $1.evictions }) }
+    }
+
+    /// The same, by kind, in ``ResidentKind/allCases`` order.
+    var statisticsByKind: [(kind: ResidentKind, counts: ResidentCounts)] {
+        let counts = contents.withLock { $0.byKind }
+        return ResidentKind.allCases.map { ($0, counts[$0.rawValue]) }
     }
 
     /// Every pinned list's state.

@@ -115,6 +115,7 @@ extension ViewModelStore {
         }
     }
 
-    /// Resident partitions, their rows, and evictions since start (for metrics).
-    var partitionStatistics: (partitions: Int, rows: Int, evictions: UInt64) { cache.statistics }
+    /// Resident partitions, other languages and search results, their rows, and evictions since
+    /// start, by kind (for metrics).
+    var residentStatistics: [(kind: ResidentKind, counts: ResidentCounts)] { cache.statisticsByKind }
 }
