@@ -275,13 +275,18 @@ public final class Server: @unchecked Sendable {
         if exchange.started { inFlight.subtract(1, ordering: .releasing) }
         if let deferred = exchange.deferred { deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) } }
         guard let onCompleted else { return }
+        var bytes: Int? = exchange.bytes
         if exchange.status == .unanswered, let connection {
-            // libmicrohttpd answered by itself (e.g. 400 for a malformed Content-Length, 431).
+            // libmicrohttpd answered by itself (e.g. 400 for a malformed Content-Length, 431),
+            // with a body of its own whose size it does not tell.
             exchange.status = HTTPStatus(code: Int(sectional_mhd_queued_status(connection)))
+            if exchange.status != .unanswered { bytes = nil }
         }
         let seconds = Double(Clock.nanoseconds() - exchange.startNanos) / 1e9
-        onCompleted(CompletedRequest(method: exchange.method, target: exchange.target, route: exchange.route,
-                                     status: exchange.status, bytes: exchange.bytes, durationSeconds: seconds))
+        // The method is known once the handler was called (`started`); libmicrohttpd answers a
+        // 431 or a malformed Content-Length before that.
+        onCompleted(CompletedRequest(method: exchange.started ? exchange.method : nil, target: exchange.target,
+                                     route: exchange.route, status: exchange.status, bytes: bytes, durationSeconds: seconds))
     }
 
     /// Queues `response`; when libmicrohttpd cannot send it, queues a small problem instead, so

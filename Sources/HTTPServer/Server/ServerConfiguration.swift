@@ -52,7 +52,11 @@ public struct ServerConfiguration: Sendable {
 
 /// What the server tells about one finished request, for access logs and metrics.
 public struct CompletedRequest: Sendable {
-    public let method: HTTPMethod
+    /// Nil when libmicrohttpd answered the request itself before the server was given its head
+    /// (a `431`, a `Content-Length` that is no number): libmicrohttpd 0.9.75 tells the method
+    /// only to the handler. (Its answers to the request line itself, a `414` or `505`, are not
+    /// reported at all: it tells nothing of them but its message.)
+    public let method: HTTPMethod?
     /// The request target as sent (path and query).
     public let target: String
     /// The path of the target, still percent-encoded.
@@ -61,7 +65,9 @@ public struct CompletedRequest: Sendable {
     public let route: String
     /// ``HTTPStatus/unanswered`` when the client went away before an answer was queued.
     public let status: HTTPStatus
-    public let bytes: Int
+    /// The answer's body bytes; nil for an answer
+    /// libmicrohttpd made itself, whose body (an HTML page of its own) its API does not tell.
+    public let bytes: Int?
     public let durationSeconds: Double
 }
 

@@ -79,9 +79,14 @@ public final class Metrics: Sendable {
     /// Counts one finished request (route template, or `unmatched`).
     func record(_ request: CompletedRequest) {
         let route = request.route.isEmpty ? "unmatched" : request.route
-        // Methods are counted by name; any other is counted as `other`, so made-up methods cannot grow the label set.
+        // Methods are counted by name; any other is counted as `other`, so made-up methods cannot
+        // grow the label set, and one libmicrohttpd did not tell (it answered itself) as `unknown`.
         let method: String
-        if case .other = request.method { method = "other" } else { method = request.method.rawValue }
+        switch request.method {
+        case nil: method = "unknown"
+        case .other?: method = "other"
+        case let known?: method = known.rawValue
+        }
         routes.withLock { routes in
             routes[route, default: RouteStatistics()].record(method: method, status: request.status.code,
                                                             seconds: request.durationSeconds)

@@ -77,12 +77,13 @@ public final class Log: Sendable {
 
     /// The line of one answered request, at info: put together with a ``JSONCursor`` in memory
     /// on the stack (on the heap only for a path of hundreds of bytes) and copied once into the
-    /// sink's buffer; no formatting allocation.
-    public func request(method: HTTPMethod, path: @autoclosure () -> Substring, route: String, status: HTTPStatus, bytes: Int,
+    /// sink's buffer; no formatting allocation. A method libmicrohttpd did not tell (nil) is
+    /// written `unknown`; unknown `bytes` (nil) are left out.
+    public func request(method: HTTPMethod?, path: @autoclosure () -> Substring, route: String, status: HTTPStatus, bytes: Int?,
                         durationSeconds: Double) {
         guard .info >= level else { return }
         var path = path()  // found only when the line is written
-        var method = method.rawValue
+        var method = method?.rawValue ?? "unknown"
         var route = route
         path.withUTF8 { path in
             method.withUTF8 { method in
@@ -101,7 +102,7 @@ public final class Log: Sendable {
 
     /// Writes a request line with its newline: at most 256 bytes besides its three escaped strings.
     static func writeRequestLine(to line: inout JSONCursor, method: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>,
-                                 route: UnsafeBufferPointer<UInt8>, status: Int, bytes: Int, durationSeconds: Double) {
+                                 route: UnsafeBufferPointer<UInt8>, status: Int, bytes: Int?, durationSeconds: Double) {
         line.put(#"{"time":"#)
         writeTimestamp(to: &line)
         line.put(#","level":"info","msg":"request","method":"#)
@@ -112,8 +113,10 @@ public final class Log: Sendable {
         line.putEscaped(route)
         line.put(#","status":"#)
         line.putInt(status)
-        line.put(#","bytes":"#)
-        line.putInt(bytes)
+        if let bytes {
+            line.put(#","bytes":"#)
+            line.putInt(bytes)
+        }
         // Milliseconds with three decimals.
         let micros = durationSeconds.isFinite ? max(0, Int((min(durationSeconds, 1e9) * 1e6).rounded())) : 0
         line.put(#","duration_ms":"#)

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPServer
+import Locking
+import TestSupport
+import XCTest
+
+/// What is reported of answers libmicrohttpd makes itself after the request line (a `431`, a
+/// `Content-Length` that is no number): their status, never a method or a body size the server
+/// was not told.
+final class LibraryAnswerTests: XCTestCase {
+    private struct Done: Sendable {
+        let method: String?
+        let target: String
+        let status: Int
+        let bytes: Int?
+    }
+
+    private var server: Server!
+    /// What the server threads tell the test.
+    private final class Seen: Sendable {
+        let reports = Locked<[Done]>([])
+    }
+
+    private let seen = Seen()
+    private var reported: [Done] { seen.reports.withLock { $0 } }
+
+    override func setUpWithError() throws {
+        var router = Router()
+        router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
+        router.put("/records/{id}") { _ in .json("{}") }
+        router.delete("/records/{id}") { _ in .json("{}") }
+        let frozen = router
+        server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
+                        onCompleted: { [seen] done in
+                            let done = Done(method: done.method?.rawValue, target: done.target, status: done.status.code,
+                                            bytes: done.bytes)
+                            seen.reports.withLock { $0.append(done) }
+                        },
+                        responder: { frozen.respond(to: &$0) })
+        try server.start()
+    }
+
+    override func tearDown() {
+        server.stop(gracePeriod: 1)
+    }
+
+    /// Sends `text` on a new connection, reads until the server closes it, and waits until the
+    /// server no longer counts it open (its request was reported before).
+    private func exchange(_ text: String) throws -> String {
+        let client = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
+        try client.send(text)
+        let answer = try client.readUntilClosed()
+        XCTAssertTrue(eventually { self.server.connections.open == 0 }, "the connection closed")
+        return answer
+    }
+
+    func testAnswersLibmicrohttpdMakesBeforeTheHandlerHaveNoMethodOrBytes() throws {
+        let large = try exchange("PUT /records/e2 HTTP/1.1\r\nHost: x\r\nX-A: \(String(repeating: "a", count: 20_000))\r\n\r\n")
+        XCTAssertTrue(large.hasPrefix("HTTP/1.1 431 "), large)
+        let negative = try exchange("DELETE /records/e3 HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n")
+        XCTAssertTrue(negative.hasPrefix("HTTP/1.1 400 "), negative)
+        XCTAssertEqual(reported.map(\.status), [431, 400], "each once")
+        for done in reported {
+            XCTAssertNil(done.method, "\(done.status): libmicrohttpd did not tell the method, and it is not reported as GET")
+            XCTAssertNil(done.bytes, "\(done.status): the size of libmicrohttpd's own page is not known")
+        }
+        XCTAssertEqual(reported.map(\.target), ["/records/e2", "/records/e3"])
+    }
+}
