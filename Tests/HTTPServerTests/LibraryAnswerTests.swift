@@ -6,7 +6,7 @@ import XCTest
 
 /// What is reported of answers libmicrohttpd makes itself after the request line (a `431`, a
 /// `Content-Length` that is no number): their status, never a method or a body size the server
-/// was not told.
+/// was not told; how many bytes a stream sent; and which of libmicrohttpd's messages are routine.
 final class LibraryAnswerTests: XCTestCase {
     private struct Done: Sendable {
         let method: String?
@@ -19,6 +19,7 @@ final class LibraryAnswerTests: XCTestCase {
     /// What the server threads tell the test.
     private final class Seen: Sendable {
         let reports = Locked<[Done]>([])
+        let stream = Locked<StreamBody?>(nil)
     }
 
     private let seen = Seen()
@@ -29,6 +30,12 @@ final class LibraryAnswerTests: XCTestCase {
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.put("/records/{id}") { _ in .json("{}") }
         router.delete("/records/{id}") { _ in .json("{}") }
+        router.get("/stream") { [seen] _ in
+            let body = StreamBody()
+            body.send(Array("data: 12345\n\n".utf8))
+            seen.stream.withLock { $0 = body }
+            return Response(status: .ok, headers: HTTPHeaders([("Content-Type", "text/event-stream")]), stream: body)
+        }
         let frozen = router
         server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
                         onCompleted: { [seen] done in
@@ -65,5 +72,27 @@ final class LibraryAnswerTests: XCTestCase {
             XCTAssertNil(done.bytes, "\(done.status): the size of libmicrohttpd's own page is not known")
         }
         XCTAssertEqual(reported.map(\.target), ["/records/e2", "/records/e3"])
+    }
+
+    func testAStreamReportsTheBytesItSent() throws {
+        let client = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
+        try client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try client.readUntil("data: 12345")
+        let body = try XCTUnwrap(seen.stream.withLock { $0 })
+        XCTAssertTrue(body.send(Array("data: 678\n\n".utf8)))
+        _ = try client.readUntil("data: 678")
+        body.close()
+        XCTAssertTrue(eventually { self.reported.contains { $0.target == "/stream" } })
+        XCTAssertEqual(reported.first { $0.target == "/stream" }?.bytes, 13 + 11, "the events, not 0")
+    }
+
+    func testAClientGoneWhileItsAnswerIsSentIsNoWarning() {
+        XCTAssertTrue(LibraryMessages.saysClientWentAway(
+            "Failed to send the footers for the request for `/v1/lists/contacts/events'. Error: The socket is no longer available for sending"))
+        XCTAssertTrue(LibraryMessages.saysClientWentAway(
+            "Failed to send the footers for the request for `/x'. Error: The connection was forcibly closed by remote peer"))
+        XCTAssertFalse(LibraryMessages.saysClientWentAway(
+            "Error processing request (HTTP response code is 431 ('<html>…</html>')). Closing connection."))
+        XCTAssertFalse(LibraryMessages.saysClientWentAway("Failed to send the response body for the request for `/x'. Error: Bad FD value"))
     }
 }

@@ -25,6 +25,8 @@ final class Exchange {
     var deferred: DeferredResponse?
     var status = HTTPStatus.unanswered
     var bytes = 0
+    /// The stream the answer sends, if any: how much it sent is known when the request completes.
+    var stream: StreamBody?
     /// The connection's watch (``RequestDeadlines``), looked up once the head has arrived; the
     /// connection holds it until it closes, after this request completes.
     var watch: Unmanaged<ConnectionWatch>?

@@ -275,7 +275,7 @@ public final class Server: @unchecked Sendable {
         if exchange.started { inFlight.subtract(1, ordering: .releasing) }
         if let deferred = exchange.deferred { deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) } }
         guard let onCompleted else { return }
-        var bytes: Int? = exchange.bytes
+        var bytes: Int? = exchange.stream?.bytesSent ?? exchange.bytes
         if exchange.status == .unanswered, let connection {
             // libmicrohttpd answered by itself (e.g. 400 for a malformed Content-Length, 431),
             // with a body of its own whose size it does not tell.
@@ -323,6 +323,7 @@ public final class Server: @unchecked Sendable {
                 return fallback(fitsAlone(headerBytes))
             }
             answered(response, exchange)
+            exchange.stream = stream
             stream.attach(connection)
             let ending = streams.withLock { all in
                 all[ObjectIdentifier(stream)] = stream

@@ -65,7 +65,7 @@ public struct CompletedRequest: Sendable {
     public let route: String
     /// ``HTTPStatus/unanswered`` when the client went away before an answer was queued.
     public let status: HTTPStatus
-    /// The answer's body bytes; nil for an answer
+    /// The answer's body bytes (a stream's: the bytes it handed over); nil for an answer
     /// libmicrohttpd made itself, whose body (an HTML page of its own) its API does not tell.
     public let bytes: Int?
     public let durationSeconds: Double

@@ -24,6 +24,8 @@ public final class StreamBody: Sendable {
         /// The connection's socket, once the response is queued; -1 after it ended.
         var socket: Int32 = -1
         var ended = false
+        /// Bytes handed to libmicrohttpd so far.
+        var handedOver = 0
     }
 
     /// Bytes that may wait for a slow client before the stream is closed.
@@ -64,6 +66,10 @@ public final class StreamBody: Sendable {
 
     /// True once the connection has ended (client gone or stream finished).
     public var hasEnded: Bool { state.withLock { $0.ended } }
+
+    /// The body bytes handed to libmicrohttpd so far (its chunk framing not counted): what the
+    /// request log reports for a stream.
+    public var bytesSent: Int { state.withLock { $0.handedOver } }
 
     /// Drops what is pending and cuts the connection. A client that stopped reading leaves
     /// libmicrohttpd waiting to write, not asking for bytes, so ending the stream would not be
@@ -120,6 +126,7 @@ public final class StreamBody: Sendable {
                     UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress!, byteCount: count)
                 }
                 state.pending.removeFirst(count)
+                state.handedOver += count
                 return count
             }
             if state.closed { return -1 }  // MHD_CONTENT_READER_END_OF_STREAM

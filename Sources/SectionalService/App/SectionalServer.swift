@@ -106,7 +106,8 @@ public final class SectionalServer: @unchecked Sendable {
             log.request(method: done.method, path: done.path, route: done.route, status: done.status, bytes: done.bytes,
                         durationSeconds: done.durationSeconds)
         }, onLibraryMessage: { [log] message in
-            log.warn("http", ["message": .text(message)])
+            // A client gone while its answer was sent (every event stream's hang-up) is routine.
+            log.write(LibraryMessages.saysClientWentAway(message) ? .debug : .warn, "http", ["message": .text(message)])
         }, beforeContinue: { [unowned self] request in
             refusedBeforeBody(request)
         }, decorateEarly: { [unowned self] request, response in
