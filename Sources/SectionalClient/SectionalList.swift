@@ -2,7 +2,8 @@ import Foundation
 
 /// One list's API: outline, pages, section ranges, look-ups, views, changes and events.
 /// Every read takes an optional view id; without one the definition's default hidden sections apply.
-/// With a ``search``, every read (events included) is of that search and filter result.
+/// With a ``search``, every read (events included) is of that search and filter result, and a
+/// view's section index names a section of that result.
 public struct SectionalList: Sendable {
     /// The client it uses.
     public let client: SectionalClient
@@ -81,30 +82,33 @@ public struct SectionalList: Sendable {
     }
 
     // MARK: Views
+    // View requests carry the search too, as reads do: a section index names a section of the result.
 
     /// Creates a view hiding `hidden` (section keys); `nil`: the definition's default hidden sections.
     public func createView(hidden: [String]? = nil) async throws -> ViewState {
-        try await client.send("POST", base + ["views"], body: try SectionalClient.json(hidden.map { ["hidden": $0] } ?? [:]))
+        try await client.send("POST", base + ["views"], query: search.queryItems,
+                              body: try SectionalClient.json(hidden.map { ["hidden": $0] } ?? [:]))
     }
 
     /// A view's state.
     public func view(_ id: String) async throws -> ViewState {
-        try await client.get(base + ["views", id])
+        try await client.get(base + ["views", id], query: search.queryItems)
     }
 
-    /// Hides or shows section `index` in a view.
+    /// Hides or shows section `index` (of the search result, with a ``search``) in a view.
     public func setHidden(_ hidden: Bool, section index: Int, view: String) async throws -> ViewSection {
-        try await client.send("PUT", base + ["views", view, "sections", String(index)], body: try SectionalClient.json(["hidden": hidden]))
+        try await client.send("PUT", base + ["views", view, "sections", String(index)], query: search.queryItems,
+                              body: try SectionalClient.json(["hidden": hidden]))
     }
 
-    /// Flips section `index` in a view.
+    /// Flips section `index` (of the search result, with a ``search``) in a view.
     public func toggle(section index: Int, view: String) async throws -> ViewSection {
-        try await client.send("POST", base + ["views", view, "sections", String(index), "toggle"])
+        try await client.send("POST", base + ["views", view, "sections", String(index), "toggle"], query: search.queryItems)
     }
 
     /// Deletes a view.
     public func deleteView(_ id: String) async throws {
-        _ = try await client.send("DELETE", base + ["views", id]) as (Data, Int)
+        _ = try await client.send("DELETE", base + ["views", id], query: search.queryItems) as (Data, Int)
     }
 
     /// A mirror of this list (nothing loaded until ``ListMirror/reload(rows:)`` or ``ListMirror/sync()``).

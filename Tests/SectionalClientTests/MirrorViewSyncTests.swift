@@ -4,7 +4,8 @@ import TestSupport
 import XCTest
 
 /// A section shown or hidden elsewhere through the mirror's view (another device with the same
-/// view) does not move the list's version; `sync()` still picks it up, by reloading.
+/// view) does not move the list's version; `sync()` still picks it up, by reloading. A search or
+/// filter result's mirror hides and shows the result's sections.
 final class MirrorViewSyncTests: XCTestCase {
     func testASectionShownOrHiddenElsewhereThroughTheMirrorsViewIsPickedUpBySync() async throws {
         let server = try LiveServer()
@@ -36,5 +37,40 @@ final class MirrorViewSyncTests: XCTestCase {
         update = try await mirror.sync()
         XCTAssertFalse(update.changes.reload)
         XCTAssertEqual(update.snapshot, fresh)
+    }
+
+    func testAFilterResultsMirrorHidesAndShowsTheResultsSectionsNotTheWholeLists() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng"), person("p3", "Cy", "Ops")])
+        let ops = client.list("people", search: ListSearch(filters: ["team": "Ops"]))
+        let mirror = ops.mirror(pageSize: 10)
+        let before = try await mirror.reload().snapshot
+        XCTAssertEqual(before.sections.map(\.section.key), ["pinned", "Ops"], "the whole list has Design at index 1")
+
+        // Section 1 of the result is Ops: the view hides Ops, and the list did not move, so nothing is stale.
+        let hidden = try await mirror.toggle(section: 1).snapshot
+        XCTAssertEqual(hidden.version, before.version)
+        XCTAssertEqual(hidden.sections.map(\.section.hidden), [false, true])
+        let mirrorView = await mirror.view
+        let view = try XCTUnwrap(mirrorView)
+        let state = try await ops.view(view)
+        XCTAssertEqual(state.hidden, ["Ops"])
+        let whole = try await client.list("people").outline(view: view)
+        XCTAssertEqual(whole.sections.filter(\.hidden).map(\.key), ["Ops"])
+
+        // Shown again, with its rows; the plain calls name the result's sections too.
+        let shown = try await mirror.setHidden(false, section: 1).snapshot
+        XCTAssertEqual(shown.sections[1].rows.map { $0?.id }, ["p3"])
+        let hiddenAgain = try await ops.setHidden(true, section: 1, view: view)
+        XCTAssertEqual(hiddenAgain.section.key, "Ops")
+        let flipped = try await ops.toggle(section: 1, view: view)
+        XCTAssertEqual(flipped.section.key, "Ops")
+        let after = try await ops.view(view)
+        XCTAssertEqual(after.hidden, [])
+        let synced = try await mirror.sync().snapshot
+        let fresh = try await ops.mirror(view: view, pageSize: 10).reload().snapshot
+        XCTAssertEqual(synced, fresh)
+        try await ops.deleteView(view)
     }
 }

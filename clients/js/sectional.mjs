@@ -140,8 +140,9 @@ export class SectionalClient {
   }
 
   /**
-   * One list's API; with `search`, every read of it is of that search and filter result
-   * (`{q: 'emi', 'filter.team': 'Design'}`: the query parameters of its address).
+   * One list's API; with `search`, every read of it is of that search and filter result, and its
+   * views' section indexes are the result's (`{q: 'emi', 'filter.team': 'Design'}`: the query
+   * parameters of its address).
    * @param {string} name
    * @param {{search?: Record<string, string>}} [o]
    */
@@ -214,7 +215,8 @@ export class SectionalList {
   /**
    * @param {SectionalClient} client
    * @param {string} name
-   * @param {Record<string, string>} [search] `q` and `filter.FIELD` parameters every read carries
+   * @param {Record<string, string>} [search] `q` and `filter.FIELD` parameters every read and view
+   *   request carries
    */
   constructor(client, name, search = {}) {
     this.client = client;
@@ -232,6 +234,15 @@ export class SectionalList {
    * @param {string[]} more @param {Record<string, string|number|undefined|null>} [query]
    */
   read(more, query = {}) { return this.client.request('GET', this.path(more), { query: { ...query, ...this.search } }); }
+
+  /**
+   * A view request, with the list's search and filters as its reads: a section index then names a
+   * section of the result.
+   * @param {string} method @param {string[]} more @param {unknown} [body]
+   */
+  viewRequest(method, more, body) {
+    return this.client.request(method, this.path(['views', ...more]), { query: this.search, body });
+  }
 
   /**
    * The outline: every section, no rows.
@@ -320,40 +331,40 @@ export class SectionalList {
    * @param {string[]} [hidden]
    * @returns {Promise<ViewState>}
    */
-  createView(hidden) { return this.client.request('POST', this.path(['views']), { body: hidden ? { hidden } : {} }); }
+  createView(hidden) { return this.viewRequest('POST', [], hidden ? { hidden } : {}); }
 
   /**
    * A view's state.
    * @param {string} id
    * @returns {Promise<ViewState>}
    */
-  view(id) { return this.client.request('GET', this.path(['views', id])); }
+  view(id) { return this.viewRequest('GET', [id]); }
 
   /**
-   * Hides or shows a section in a view.
+   * Hides or shows a section in a view (`index`: of the search result, when the list has a search).
    * @param {boolean} hidden
    * @param {number} index
    * @param {string} view
    * @returns {Promise<ViewSection>}
    */
   setHidden(hidden, index, view) {
-    return this.client.request('PUT', this.path(['views', view, 'sections', String(index)]), { body: { hidden } });
+    return this.viewRequest('PUT', [view, 'sections', String(index)], { hidden });
   }
 
   /**
-   * Flips a section in a view.
+   * Flips a section in a view (`index`: of the search result, when the list has a search).
    * @param {number} index
    * @param {string} view
    * @returns {Promise<ViewSection>}
    */
-  toggle(index, view) { return this.client.request('POST', this.path(['views', view, 'sections', String(index), 'toggle'])); }
+  toggle(index, view) { return this.viewRequest('POST', [view, 'sections', String(index), 'toggle']); }
 
   /**
    * Deletes a view.
    * @param {string} id
    * @returns {Promise<void>}
    */
-  async deleteView(id) { await this.client.request('DELETE', this.path(['views', id])); }
+  async deleteView(id) { await this.viewRequest('DELETE', [id]); }
 
   /**
    * The list's versions as they happen, from its event stream (read with fetch, so the token is

@@ -194,6 +194,30 @@ test('a search is a list of its own, and its mirror follows its batch updates', 
     (e) => e instanceof SectionalError && e.slug === 'invalid-request' && e.status === 400);
 });
 
+test("a filter result's mirror hides and shows the result's sections, not the whole list's", async () => {
+  await reset();
+  await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Bob', 'Eng'), person('p3', 'Cy', 'Ops')] });
+  const ops = client.list('people', { search: { 'filter.team': 'Ops' } });
+  const mirror = ops.mirror({ pageSize: 10 });
+  const before = await mirror.reload();
+  assert.deepEqual(before.snapshot.sections.map((s) => s.section.key), ['pinned', 'Ops'], 'the whole list has Design at index 1');
+  // Section 1 of the result is Ops: the view hides Ops, and the list did not move, so nothing is stale.
+  const hidden = await mirror.toggle(1);
+  assert.equal(hidden.snapshot.version, before.snapshot.version);
+  assert.deepEqual(hidden.snapshot.sections.map((s) => [s.section.key, s.section.hidden]), [['pinned', false], ['Ops', true]]);
+  const view = /** @type {string} */ (mirror.view);
+  assert.deepEqual((await ops.view(view)).hidden, ['Ops']);
+  assert.deepEqual((await list.outline({ view })).sections.filter((s) => s.hidden).map((s) => s.key), ['Ops']);
+  // Shown again, with its rows; the plain calls name the result's sections too.
+  const shown = await mirror.setHidden(false, 1);
+  assert.deepEqual(shown.snapshot.sections[1].rows.map((r) => r && r.id), ['p3']);
+  assert.equal((await ops.setHidden(true, 1, view)).section.key, 'Ops');
+  assert.equal((await ops.toggle(1, view)).section.key, 'Ops');
+  assert.deepEqual((await ops.view(view)).hidden, []);
+  assert.deepEqual((await mirror.sync()).snapshot, (await ops.mirror({ view, pageSize: 10 }).reload()).snapshot);
+  await ops.deleteView(view);
+});
+
 test('updates() sees every version', async () => {
   await reset();
   const mirror = list.mirror();
