@@ -289,11 +289,20 @@ extension ViewModelStore {
         let servedAtListVersion = base.partition == nil && base.language == nil
         // A result is in `next` only when an earlier group of the same commit moved it.
         let movedBefore = next.keys.contains { $0.query != nil }
+        // Each write's searchable text, for the search fields it was made of: the results of a
+        // list share the list's fields, except one made while a definition change raced its
+        // request, which keeps the fields its request read (taking another's text made it drop
+        // records that matched: `SearchRaceTests`).
         var folded = [[UInt8]?](repeating: nil, count: writes.count)
+        var foldedFields: [FieldPath] = []
         for current in resident {
             let state = movedBefore ? next[current.key] ?? current : current
             guard let query = state.query, state.version < sequence else { continue }
             let fields = query.searchFields
+            if fields != foldedFields {
+                folded = [[UInt8]?](repeating: nil, count: writes.count)
+                foldedFields = fields
+            }
             func matches(_ index: Int) -> Bool {
                 writes[index].record.map { record in
                     query.matches(record.value) { object in

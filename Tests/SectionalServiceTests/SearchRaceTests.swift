@@ -1,0 +1,48 @@
+import Dispatch
+import ListStore
+import Locking
+import XCTest
+@testable import ListModel
+@testable import SectionalService
+
+/// A search result made while a definition change raced its request keeps the search fields its
+/// request read, not the list's: the results a write moves must each match it by their own
+/// fields. (One such result, first among the list's, once made every other result take a write's
+/// text from its fields alone: a record whose email matched `q` left the result.)
+final class SearchRaceTests: XCTestCase {
+    func testEachResultMatchesAWriteByItsOwnSearchFields() throws {
+        let definitions = try ListDefinitions.decode(JSONParser.parse(#"""
+        {"people":{"search":{"fields":["name","email"]},
+                   "sections":[{"key":"all","source":"people","type":"all","title":"All","row":{"type":"person","title":"{name}"}}]}}
+        """#))
+        let store = try ViewModelStore(definitions: definitions, store: MemoryStore(), log: Log(level: .error))
+        let (name, email) = (try XCTUnwrap(FieldPath("name")), try XCTUnwrap(FieldPath("email")))
+        try write(store, "p1", name: "Anna", email: "anna@example.com")
+        let base = try XCTUnwrap(store.list("people"))
+        let example = ListQuery(text: "example", filters: [], searchFields: [name, email])
+        XCTAssertTrue(try store.searched(base, query: example).snapshot.contains(rowID: "p1"))
+        // Results keyed by the name alone, as a request that read the list under a definition
+        // searching names only would have made them; one of them is likely first of the list's.
+        for i in 0..<40 {
+            _ = try store.searched(base, query: ListQuery(text: "zz\(i)", filters: [], searchFields: [name]))
+        }
+        try write(store, "p2", name: "Bob", email: "bob@example.com")
+        let moved = try store.searched(try XCTUnwrap(store.list("people")), query: example)
+        XCTAssertTrue(moved.snapshot.contains(rowID: "p2"), "bob@example.com matches 'example' by its email")
+        XCTAssertTrue(moved.snapshot.contains(rowID: "p1"))
+    }
+
+    private func write(_ store: ViewModelStore, _ id: String, name: String, email: String) throws {
+        var object = JSONObject()
+        object["name"] = .string(name)
+        object["email"] = .string(email)
+        let done = DispatchSemaphore(value: 0)
+        let failure = Locked<String?>(nil)
+        store.commitLater([.upsert(collection: "people", record: IncomingRecord(id: id, object: object))]) { result in
+            if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the commit answered")
+        if let error = failure.withLock({ $0 }) { XCTFail(error) }
+    }
+}
