@@ -7,9 +7,17 @@ import XCTest
 /// `cannot-open` fault instead, so no write is acknowledged that is not in the file at the path;
 /// the same for its write-ahead log, and for every kind of write (views, definitions, the outbox).
 final class SQLiteReplacedFileTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUp() {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
     func testACommitToADeletedDatabaseFileIsRefused() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("gone.sqlite").path
         let store = try SQLiteStore(path: path)
         _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
@@ -29,8 +37,6 @@ final class SQLiteReplacedFileTests: XCTestCase {
     }
 
     func testEveryKindOfWriteToADeletedDatabaseFileIsRefused() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("gone.sqlite").path
         let store = try SQLiteStore(path: path)
         defer { store.close() }
@@ -54,8 +60,6 @@ final class SQLiteReplacedFileTests: XCTestCase {
     }
 
     func testADeletedLogIsNoticedAndTheWritesItHeldAreKept() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("log.sqlite").path
         let store = try SQLiteStore(path: path)
         defer { store.close() }

@@ -6,18 +6,7 @@ import XCTest
 /// Three instances of the real server on one PostgreSQL database: writes spread over all of them
 /// reach every one, in version order, and instances at the same version answer byte for byte
 /// alike — outlines, pages and the tokens that chain them, ETags, `changes`, views, partitions.
-final class MultiInstanceTests: XCTestCase {
-    private var database: PostgresTestDatabase?
-
-    override func setUpWithError() throws {
-        database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
-    }
-
-    override func tearDown() {
-        database?.drop()
-        database = nil
-    }
-
+final class MultiInstanceTests: PostgresDatabaseTestCase {
     private func instances(_ count: Int) throws -> [TestApp] {
         let url = try XCTUnwrap(database).url
         return try (0..<count).map { _ in try TestApp(config: MultiInstance.config, postgres: url, token: MultiInstance.token) }

@@ -4,19 +4,7 @@ import XCTest
 
 /// The real server on PostgreSQL: writes and reads over HTTP, and a restart on the same database
 /// answers exactly as before — same records, views, versions and ETags — and numbers on from there.
-final class PostgresServerTests: XCTestCase {
-    private var database: PostgresTestDatabase?
-
-    override func setUpWithError() throws {
-        let cluster = try PostgresTestDatabase.clusterURL()
-        database = try PostgresTestDatabase(cluster: cluster)
-    }
-
-    override func tearDown() {
-        database?.drop()
-        database = nil
-    }
-
+final class PostgresServerTests: PostgresDatabaseTestCase {
     func testWritesAndReadsOverHTTPSurviveARestartOnTheSameDatabase() throws {
         let url = try XCTUnwrap(database).url
         var version = 0

@@ -7,18 +7,7 @@ import XCTest
 /// refused `503 storage-unavailable` with `Retry-After` (never `500`, never a wait as long as the
 /// fault), nothing of them is kept, reads go on, and writes succeed again once the fault clears,
 /// with no restart and no connection dropped by hand.
-final class PostgresStorageFaultTests: XCTestCase {
-    private var database: PostgresTestDatabase?
-
-    override func setUpWithError() throws {
-        database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
-    }
-
-    override func tearDown() {
-        database?.drop()
-        database = nil
-    }
-
+final class PostgresStorageFaultTests: PostgresDatabaseTestCase {
     private static func person(_ id: String) -> String { #"{"id":"\#(id)","name":"\#(id)","team":"Design"}"# }
 
     /// The fault `/readyz` names, or nil.
