@@ -72,18 +72,10 @@ struct DefinitionRoutes {
                         respond: @escaping @Sendable (ViewModelStore.DefinitionChange?) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
         lists.changeDefinitionLater(name, to: definition) { [context] outcome in
-            switch outcome {
-            case .success(let change):
-                if change != nil { context.faults.wrote(log: context.log) }
-                do throws(HTTPError) {
-                    var response = try respond(change)
-                    if let change { response.headers.add("Sectional-Version", String(change.stored.sequence)) }
-                    answer.complete(response)
-                } catch {
-                    answer.complete(error.response)
-                }
-            case .failure(let error):
-                answer.complete(context.faults.refusal(for: error, write: true, log: context.log).response)
+            context.complete(answer, with: outcome, wrote: { $0 != nil }) { change throws(HTTPError) in
+                var response = try respond(change)
+                if let change { response.headers.add("Sectional-Version", String(change.stored.sequence)) }
+                return response
             }
         }
         return .later(answer)

@@ -30,20 +30,12 @@ final class ServiceContext: Sendable {
     func write(_ writes: [ViewModelStore.Write], conditions: [WriteCondition] = [],
                respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.commitLater(writes, conditions: conditions) { [log, faults] outcome in
-            switch outcome {
-            case .success(let result):
-                faults.wrote(log: log)
-                do throws(HTTPError) {
-                    var response = try respond(result)
-                    // Read-your-writes: a read elsewhere with minVersion=this sees the write.
-                    response.headers.add("Sectional-Version", String(result.sequence))
-                    answer.complete(response)
-                } catch {
-                    answer.complete(error.response)
-                }
-            case .failure(let error):
-                answer.complete(faults.refusal(for: error, write: true, log: log).response)
+        lists.commitLater(writes, conditions: conditions) { [self] outcome in
+            complete(answer, with: outcome) { result throws(HTTPError) in
+                var response = try respond(result)
+                // Read-your-writes: a read elsewhere with minVersion=this sees the write.
+                response.headers.add("Sectional-Version", String(result.sequence))
+                return response
             }
         }
         return .later(answer)
@@ -56,22 +48,28 @@ final class ServiceContext: Sendable {
     func storeLater<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T,
                                  respond: @escaping @Sendable (T) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.onWriter { [log, faults] in
-            let result: T
-            do throws(StoreError) {
-                result = try body()
-            } catch {
-                answer.complete(faults.refusal(for: error, write: true, log: log).response)
-                return
-            }
-            faults.wrote(log: log)
+        lists.onWriter { [self] in
+            complete(answer, with: Result { () throws(StoreError) in try body() }, respond: respond)
+        }
+        return .later(answer)
+    }
+
+    /// Completes `answer` with what a write on the writer thread came to: `respond(result)` after
+    /// a success (which clears a storage fault, when `wrote(result)` says the store was written;
+    /// an `HTTPError` it throws is the answer), or a store failure as ``StorageFaults`` answers it.
+    func complete<T>(_ answer: DeferredResponse, with outcome: Result<T, StoreError>, wrote: (T) -> Bool = { _ in true },
+                     respond: (T) throws(HTTPError) -> Response) {
+        switch outcome {
+        case .success(let result):
+            if wrote(result) { faults.wrote(log: log) }
             do throws(HTTPError) {
                 answer.complete(try respond(result))
             } catch {
                 answer.complete(error.response)
             }
+        case .failure(let error):
+            answer.complete(faults.refusal(for: error, write: true, log: log).response)
         }
-        return .later(answer)
     }
 
     /// Runs a store operation that only reads; a store failure is answered as in
