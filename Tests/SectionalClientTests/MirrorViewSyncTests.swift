@@ -39,6 +39,29 @@ final class MirrorViewSyncTests: XCTestCase {
         XCTAssertEqual(update.snapshot, fresh)
     }
 
+    func testAViewTheMirrorMakesKeepsTheDefinitionsDefaultHiddenSectionsNotYetInTheList() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        let list = client.list("people")
+        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng")])
+        let mirror = list.mirror(pageSize: 10)
+        try await mirror.reload()
+        try await mirror.toggle(section: 1)                       // creates the mirror's view: Design hidden
+        let mirrorView = await mirror.view
+        let view = try XCTUnwrap(mirrorView)
+        let state = try await list.view(view)
+        XCTAssertEqual(Set(state.hidden), ["Design", "Archived"],
+                       "the view starts from the definition's default hidden sections, Archived too although no record is in it yet")
+
+        // An Archived record arrives: hidden through the mirror's view, as it is without a view.
+        _ = try await client.collection("people").batch(upsert: [person("p3", "Cy", "Archived")])
+        let synced = try await mirror.sync().snapshot
+        XCTAssertEqual(synced.sections.map(\.section.key), ["pinned", "Archived", "Design", "Eng"])
+        XCTAssertEqual(synced.sections.map(\.section.hidden), [false, true, true, false])
+        let plain = try await list.outline()
+        XCTAssertEqual(plain.sections.first { $0.key == "Archived" }?.hidden, true)
+    }
+
     func testAFilterResultsMirrorHidesAndShowsTheResultsSectionsNotTheWholeLists() async throws {
         let server = try LiveServer()
         let client = SectionalClient(baseURL: server.url)
@@ -55,7 +78,7 @@ final class MirrorViewSyncTests: XCTestCase {
         let mirrorView = await mirror.view
         let view = try XCTUnwrap(mirrorView)
         let state = try await ops.view(view)
-        XCTAssertEqual(state.hidden, ["Ops"])
+        XCTAssertEqual(state.hidden, ["Archived", "Ops"], "with the definition's default hidden sections")
         let whole = try await client.list("people").outline(view: view)
         XCTAssertEqual(whole.sections.filter(\.hidden).map(\.key), ["Ops"])
 
@@ -67,7 +90,7 @@ final class MirrorViewSyncTests: XCTestCase {
         let flipped = try await ops.toggle(section: 1, view: view)
         XCTAssertEqual(flipped.section.key, "Ops")
         let after = try await ops.view(view)
-        XCTAssertEqual(after.hidden, [])
+        XCTAssertEqual(after.hidden, ["Archived"])
         let synced = try await mirror.sync().snapshot
         let fresh = try await ops.mirror(view: view, pageSize: 10).reload().snapshot
         XCTAssertEqual(synced, fresh)

@@ -811,7 +811,9 @@ export class ListMirror {
     const changes = emptyChanges(this.list.name, s.version, s.version, false);
     if (own.section.hidden === hidden) return { changes, snapshot: current };
     if (!this.view) {
-      this.view = (await this.list.createView(s.sections.filter((x) => x.section.hidden).map((x) => x.section.key))).view;
+      // A new view starts from the definition's default hidden sections, as the list is read
+      // without one: those absent from the list for now too.
+      this.view = (await this.list.createView()).view;
       s.view = this.view;
     }
     const answer = await this.list.toggle(index, this.view);

@@ -252,7 +252,9 @@ public actor ListMirror {
         var changes = Changes(list: list.name, from: next.version, to: next.version, reload: false)
         guard before.section.hidden != hidden else { return Update(changes: changes, snapshot: next) }
         if view == nil {
-            view = try await list.createView(hidden: next.hiddenKeys).view
+            // A new view starts from the definition's default hidden sections, as the list is
+            // read without one: those absent from the list for now too.
+            view = try await list.createView().view
             next.view = view
         }
         guard let view else { throw SectionalError(slug: "view-not-found", status: 404, detail: "No view.") }

@@ -206,16 +206,32 @@ test("a filter result's mirror hides and shows the result's sections, not the wh
   assert.equal(hidden.snapshot.version, before.snapshot.version);
   assert.deepEqual(hidden.snapshot.sections.map((s) => [s.section.key, s.section.hidden]), [['pinned', false], ['Ops', true]]);
   const view = /** @type {string} */ (mirror.view);
-  assert.deepEqual((await ops.view(view)).hidden, ['Ops']);
+  assert.deepEqual((await ops.view(view)).hidden, ['Archived', 'Ops'], "with the definition's default hidden sections");
   assert.deepEqual((await list.outline({ view })).sections.filter((s) => s.hidden).map((s) => s.key), ['Ops']);
   // Shown again, with its rows; the plain calls name the result's sections too.
   const shown = await mirror.setHidden(false, 1);
   assert.deepEqual(shown.snapshot.sections[1].rows.map((r) => r && r.id), ['p3']);
   assert.equal((await ops.setHidden(true, 1, view)).section.key, 'Ops');
   assert.equal((await ops.toggle(1, view)).section.key, 'Ops');
-  assert.deepEqual((await ops.view(view)).hidden, []);
+  assert.deepEqual((await ops.view(view)).hidden, ['Archived']);
   assert.deepEqual((await mirror.sync()).snapshot, (await ops.mirror({ view, pageSize: 10 }).reload()).snapshot);
   await ops.deleteView(view);
+});
+
+test("a view the mirror makes keeps the definition's default hidden sections not yet in the list", async () => {
+  await reset();
+  await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Bob', 'Eng')] });
+  const mirror = list.mirror({ pageSize: 10 });
+  await mirror.reload();
+  await mirror.toggle(1);                                   // creates the mirror's view: Design hidden
+  const view = /** @type {string} */ (mirror.view);
+  assert.deepEqual((await list.view(view)).hidden, ['Archived', 'Design'], 'Archived too, although no record is in it yet');
+  // An Archived record arrives: hidden through the mirror's view, as it is without a view.
+  await people.put('p3', person('p3', 'Cy', 'Archived'));
+  const synced = (await mirror.sync()).snapshot;
+  assert.deepEqual(synced.sections.map((s) => [s.section.key, s.section.hidden]),
+    [['pinned', false], ['Archived', true], ['Design', true], ['Eng', false]]);
+  await list.deleteView(view);
 });
 
 test('updates() sees every version', async () => {
