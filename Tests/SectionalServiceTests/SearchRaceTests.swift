@@ -8,7 +8,8 @@ import XCTest
 /// A search result made while a definition change raced its request keeps the search fields its
 /// request read, not the list's: the results a write moves must each match it by their own
 /// fields. (One such result, first among the list's, once made every other result take a write's
-/// text from its fields alone: a record whose email matched `q` left the result.)
+/// text from its fields alone: a record whose email matched `q` left the result.) Such a result
+/// is now answered but not kept.
 final class SearchRaceTests: XCTestCase {
     func testEachResultMatchesAWriteByItsOwnSearchFields() throws {
         let definitions = try ListDefinitions.decode(JSONParser.parse(#"""
@@ -30,6 +31,38 @@ final class SearchRaceTests: XCTestCase {
         let moved = try store.searched(try XCTUnwrap(store.list("people")), query: example)
         XCTAssertTrue(moved.snapshot.contains(rowID: "p2"), "bob@example.com matches 'example' by its email")
         XCTAssertTrue(moved.snapshot.contains(rowID: "p1"))
+    }
+
+    func testAResultAskedForUnderADefinitionChangedSinceIsAnsweredButNotKept() throws {
+        let definitions = try ListDefinitions.decode(JSONParser.parse(#"""
+        {"people":{"search":{"fields":["name","email"]},
+                   "sections":[{"key":"all","source":"people","type":"all","title":"All","row":{"type":"person","title":"{name}"}}]}}
+        """#))
+        let store = try ViewModelStore(definitions: definitions, store: MemoryStore(), log: Log(level: .error))
+        let (name, email) = (try XCTUnwrap(FieldPath("name")), try XCTUnwrap(FieldPath("email")))
+        try write(store, "p1", name: "Anna", email: "anna@example.com")
+        try write(store, "p2", name: "Example Bob", email: "bob@b.org")
+        let before = try XCTUnwrap(store.list("people"))
+        // The list now searches names only; a request that read it before asks by both fields.
+        let namesOnly = try ListDefinitions.decode(name: "people", JSONParser.parse(#"""
+        {"search":{"fields":["name"]},
+         "sections":[{"key":"all","source":"people","type":"all","title":"All","row":{"type":"person","title":"{name}"}}]}
+        """#))
+        let done = DispatchSemaphore(value: 0)
+        store.changeDefinitionLater("people", to: namesOnly) { _ in done.signal() }
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the change answered")
+
+        let late = ListQuery(text: "example", filters: [], searchFields: [name, email])
+        let answered = try store.searched(before, query: late)
+        XCTAssertTrue(answered.snapshot.contains(rowID: "p2"), "answered from the list as it is now")
+        let lateKey = MaterializationKey(list: "people", partition: nil, language: nil, query: late)
+        XCTAssertNil(store.cache.readEntry(lateKey), "a result no later request asks for is not kept")
+
+        let now = try XCTUnwrap(store.list("people"))
+        let current = ListQuery(text: "example", filters: [], searchFields: [name])
+        XCTAssertTrue(try store.searched(now, query: current).snapshot.contains(rowID: "p2"))
+        XCTAssertNotNil(store.cache.readEntry(MaterializationKey(list: "people", partition: nil, language: nil, query: current)),
+                        "a result of the definition in force is kept")
     }
 
     private func write(_ store: ViewModelStore, _ id: String, name: String, email: String) throws {

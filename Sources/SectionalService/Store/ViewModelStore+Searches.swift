@@ -31,15 +31,20 @@ extension ViewModelStore {
             return state
         }
         while true {
-            let (snapshot, version, epoch): (ListSnapshot, Int64, Int64?)
+            let (snapshot, version, epoch, definition): (ListSnapshot, Int64, Int64?, ListDefinition)
             if base.partition == nil {
-                (snapshot, version, epoch) = try fromCorpus(base, query: query)
+                (snapshot, version, epoch, definition) = try fromCorpus(base, query: query)
             } else {
-                let (records, read, readEpoch, definition) = try fromStorage(base, query: query)
-                (snapshot, version, epoch) = (ListSnapshot.build(definition: served(definition, base), records: records), read, readEpoch)
+                let (records, read, readEpoch, current) = try fromStorage(base, query: query)
+                (snapshot, version, epoch, definition) = (ListSnapshot.build(definition: served(current, base), records: records),
+                                                          read, readEpoch, current)
             }
             let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
                                   language: base.language, query: query)
+            // A request that read the list before its definition changed asks with the fields
+            // of the definition it read, which no later request asks with: its result is
+            // answered, not kept (it would stay in memory, moved by every write, until evicted).
+            guard query.isOf(definition) else { return state }
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
         }
     }
@@ -96,8 +101,8 @@ extension ViewModelStore {
     }
 
     /// The result of `query` on a list that is the same for everyone (in one of its languages),
-    /// from the list's ``SearchCorpus`` at the list's version now; with that version and the
-    /// list's epoch.
+    /// from the list's ``SearchCorpus`` at the list's version now; with that version, the
+    /// list's epoch and its definition.
     ///
     /// The corpus is made in the background after start (``prepareCorporaLater(_:)``); a search
     /// that comes before it is ready makes one itself (``prepareCorpus(of:)``; the first kept is
@@ -108,7 +113,7 @@ extension ViewModelStore {
     /// same version (``ListSnapshot/restricted(to:)``: no record parsed, no row rendered). Only a
     /// list that drops duplicate rows, or a language not in memory, reads the matching records
     /// from storage and builds.
-    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError) -> (ListSnapshot, Int64, Int64?) {
+    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError) -> (ListSnapshot, Int64, Int64?, ListDefinition) {
         while true {
             let (found, rows, version, epoch, definition) = writer.withLock { _ -> (SearchCorpus?, ListState?, Int64, Int64?, ListDefinition) in
                 let epoch = cache.epoch(of: base.name)
@@ -128,7 +133,7 @@ extension ViewModelStore {
             }
             let matched = found.matching(query)
             if let rows, let snapshot = rows.snapshot.restricted(to: matched) {
-                return (snapshot, version, epoch)
+                return (snapshot, version, epoch, definition)
             }
             // Built from the matching records, read from storage at the same version (else again).
             guard let stored = try matchingRecords(matched, of: base, at: version) else { continue }
@@ -136,7 +141,7 @@ extension ViewModelStore {
             for (collection, list) in stored {
                 records[collection] = try Self.parseAll(list, collection: collection, log: log)
             }
-            return (ListSnapshot.build(definition: served(definition, base), records: records), version, epoch)
+            return (ListSnapshot.build(definition: served(definition, base), records: records), version, epoch, definition)
         }
     }
 
@@ -290,9 +295,10 @@ extension ViewModelStore {
         // A result is in `next` only when an earlier group of the same commit moved it.
         let movedBefore = next.keys.contains { $0.query != nil }
         // Each write's searchable text, for the search fields it was made of: the results of a
-        // list share the list's fields, except one made while a definition change raced its
-        // request, which keeps the fields its request read (taking another's text made it drop
-        // records that matched: `SearchRaceTests`).
+        // list share the list's fields (a result whose request read the list under another
+        // definition is not kept: ``searched(_:query:items:)``); should one differ, the text is
+        // made again for it, not taken from another's fields (that once dropped records that
+        // matched: `SearchRaceTests`).
         var folded = [[UInt8]?](repeating: nil, count: writes.count)
         var foldedFields: [FieldPath] = []
         for current in resident {
