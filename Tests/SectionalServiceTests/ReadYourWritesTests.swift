@@ -32,6 +32,36 @@ final class ReadYourWritesTests: XCTestCase {
         XCTAssertEqual(try app.metric("sectional_reads_waiting_for_version"), 0, "the refused read waits no more")
     }
 
+    func testACollectionsRecordsAskedForAheadOfTheServerWaitThenAnswer503() throws {
+        let app = try TestApp()
+        let now = try XCTUnwrap(Int(app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).header("Sectional-Version") ?? ""))
+        XCTAssertEqual(try app.get("/v1/collections/people/records?minVersion=\(now)").status, 200)
+        let refused = try app.request("GET", "/v1/collections/people/records", headers: [("Sectional-Min-Version", "\(now + 100)")])
+        XCTAssertEqual(refused.slug, "not-caught-up", "not the records as they are, as if the version were in them")
+        XCTAssertEqual(refused.header("Retry-After"), "1")
+        XCTAssertEqual(try app.get("/v1/collections/people/records?minVersion=abc").slug, "invalid-version")
+    }
+
+    /// A view write reads the list (the section an index names): it waits for the version it
+    /// asks for as a read does, rather than being refused at once.
+    func testAViewWriteAskingForAVersionAheadWaitsForItAndIsReleasedByIt() throws {
+        let app = try TestApp()
+        let now = try XCTUnwrap(Int(app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).header("Sectional-Version") ?? ""))
+        let answer = Locked<Int?>(nil)
+        let port = app.port
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let status = (try? HTTPTestClient(port: port).request("POST", "/v1/lists/people/views?minVersion=\(now + 1)").status) ?? -1
+            answer.withLock { $0 = status }
+            done.signal()
+        }.start()
+        XCTAssertTrue(eventually { (try? app.metric("sectional_reads_waiting_for_version")) == 1 || answer.withLock({ $0 }) != nil })
+        XCTAssertNil(answer.withLock { $0 }, "parked, not answered at once")
+        try app.put("people", "p2", #"{"name":"Bo","team":"Ops"}"#).expect(201)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(answer.withLock { $0 }, 201, "released by the write it waited for")
+    }
+
     /// More reads waiting for a version than the server has threads (4): none holds a thread, so
     /// a write is still taken, and it releases them all.
     func testWaitingReadsHoldNoThreadAndTheWriteOfTheirVersionReleasesThem() throws {

@@ -245,26 +245,32 @@ public final class Server: @unchecked Sendable {
             guard let response = deferred.completed else { return MHD_Result.YES }
             exchange.deferred = nil
             deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) }
-            return queue(response, on: connection, for: exchange)
+            return answer(response, on: connection, for: exchange)
         }
         var request = Request(method: exchange.method, uri: exchange.target, headers: exchange.headers, body: exchange.body)
         exchange.body = []
         let response = responder(&request)
         exchange.route = request.route
-        if let deferred = response.deferred {
-            let abandoning = deferreds.withLock { all in
-                all[ObjectIdentifier(deferred)] = deferred
-                return abandoningAnswers.load(ordering: .acquiring)
-            }
-            if abandoning { deferred.abandon() }
-            if let ready = deferred.takeOrSuspend(connection) {
-                deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) }
-                return queue(ready, on: connection, for: exchange)
-            }
-            exchange.deferred = deferred
-            return MHD_Result.YES
+        return answer(response, on: connection, for: exchange)
+    }
+
+    /// Queues `response`; a deferred one is queued once complete, the connection suspended
+    /// meanwhile. A deferred answer may complete with another deferred one (a request parked
+    /// until a version, whose route then hands a write to the writer): that one is waited for
+    /// in the same way.
+    private func answer(_ response: Response, on connection: OpaquePointer, for exchange: Exchange) -> MHD_Result {
+        guard let deferred = response.deferred else { return queue(response, on: connection, for: exchange) }
+        let abandoning = deferreds.withLock { all in
+            all[ObjectIdentifier(deferred)] = deferred
+            return abandoningAnswers.load(ordering: .acquiring)
         }
-        return queue(response, on: connection, for: exchange)
+        if abandoning { deferred.abandon() }
+        if let ready = deferred.takeOrSuspend(connection) {
+            deferreds.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(deferred)) }
+            return answer(ready, on: connection, for: exchange)
+        }
+        exchange.deferred = deferred
+        return MHD_Result.YES
     }
 
     func complete(_ connection: OpaquePointer?, _ context: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {

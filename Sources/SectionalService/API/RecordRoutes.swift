@@ -70,6 +70,7 @@ struct RecordRoutes {
     private func list(_ request: Request) throws(HTTPError) -> Response {
         let collection = try request.name("c", kind: "collection")
         if privateCollections.contains(collection) { try serviceOnly.check(request) }
+        try context.requireMinVersion(request)
         let size: Int
         do {
             size = try PageSize.parse(request.query("pageSize"))

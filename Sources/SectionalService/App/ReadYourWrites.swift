@@ -1,8 +1,8 @@
 import HTTPServer
 
-/// Read-your-writes without holding a thread. A `GET` or `HEAD` of the API (`/v1/…`) that asks
-/// for a version this instance has not applied yet (`minVersion=V` or `Sectional-Min-Version: V`)
-/// is parked: its answer deferred, its connection suspended by the server, no thread held, until
+/// Read-your-writes without holding a thread. A `GET` or `HEAD` of the API (`/v1/…`), or a write
+/// to a list's view (which reads the list: the section an index names), that asks for a version
+/// this instance has not applied yet (`minVersion=V` or `Sectional-Min-Version: V`) is parked: its answer deferred, its connection suspended by the server, no thread held, until
 /// V is applied or ``ServiceContext/minVersionWaitSeconds`` pass. Then it is answered as any
 /// other request, and its route decides (``ServiceContext/requireMinVersion(_:)``: V applied,
 /// or `503 not-caught-up`).
@@ -15,9 +15,15 @@ struct ReadYourWrites: Sendable {
     /// The version `request` must wait for; nil when it goes on now (the check every request
     /// makes: a few comparisons, nothing allocated).
     func awaited(by request: Request) -> Int64? {
-        guard request.method == .get || request.method == .head, request.pathSegments.first == "v1",
+        guard request.pathSegments.first == "v1", request.method == .get || request.method == .head || Self.writesAView(request),
               let wanted = ServiceContext.minVersion(askedBy: request), wanted > applied.current else { return nil }
         return wanted
+    }
+
+    /// Whether `request` is addressed to a list's views (`/v1/lists/{list}/views…`).
+    private static func writesAView(_ request: Request) -> Bool {
+        let path = request.pathSegments
+        return path.count >= 4 && path[1] == "lists" && path[3] == "views"
     }
 
     /// A deferred answer for `request`, completed with `answer(request)` once `version` is

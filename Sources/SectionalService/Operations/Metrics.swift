@@ -220,7 +220,7 @@ public final class Metrics: Sendable {
                       refusedWrites.map { ("cause=\(label($0.cause))", "\($0.count)") })
         out += family("sectional_queued_writes", "gauge", "Writes waiting for the writer thread.", [(nil, "\(writer.queuedWrites)")])
         out += family("sectional_reads_waiting_for_version", "gauge",
-                      "Reads asking for a version (minVersion) this instance has not applied yet, parked for up to a second.",
+                      "Reads (and view writes) asking for a version (minVersion) this instance has not applied yet, parked for up to a second.",
                       [(nil, "\(readsWaiting)")])
         out += family("sectional_webhook_deliveries_sent_total", "counter", "Webhook deliveries sent (each attempt counts).",
                       [(nil, "\(snapshot.webhooksSent)")])
