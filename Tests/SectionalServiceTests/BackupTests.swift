@@ -55,6 +55,60 @@ final class BackupTests: FolderTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
     }
 
+    /// The original went on after the backup: a server on the copy must not give the numbers it
+    /// used since to other contents (a client holding one would get a `304` for another body,
+    /// or an empty `changes`). Every list moves to a version past any of them, once.
+    func testARestoredCopyNeverReusesAVersionTheOriginalUsedAfterTheBackup() throws {
+        let put = { (client: HTTPTestClient, name: String) throws -> Int in
+            let answer = try client.request("PUT", "/v1/collections/people/records/p1", headers: [("Content-Type", "application/json")],
+                                            body: Array(#"{"name":"\#(name)","team":"Design"}"#.utf8))
+            XCTAssertTrue([200, 201].contains(answer.status))
+            return try XCTUnwrap(Int(answer.header("Sectional-Version") ?? ""))
+        }
+        let server = try ServerProcess(arguments: ["--config", config.path])
+        XCTAssertTrue(server.waitUntilReady())
+        let original = try HTTPTestClient(port: server.port)
+        _ = try put(original, "Ada")
+        let copy = folder.appendingPathComponent("copy.sqlite")
+        let result = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", copy.path, "--config", config.path])
+        XCTAssertEqual(result.status, 0, result.errors)
+        var seen: [(version: Int, tag: String)] = []
+        for name in ["Bea", "Cy", "Dee"] {
+            let version = try put(original, name)
+            seen.append((version, try XCTUnwrap(original.request("GET", "/v1/lists/people/rows").header("ETag"))))
+        }
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+
+        let restored = try ServerProcess(arguments: ["--config", config.path, "--data", copy.path])
+        XCTAssertTrue(restored.waitUntilReady())
+        let client = try HTTPTestClient(port: restored.port)
+        var versions: [Int] = []
+        for name in ["Eve", "Fay", "Gus"] {
+            versions.append(try put(client, name))
+            let tag = try XCTUnwrap(client.request("GET", "/v1/lists/people/rows").header("ETag"))
+            XCTAssertFalse(seen.map(\.tag).contains(tag), "\(tag) was the original's, for other rows")
+            XCTAssertEqual(try client.request("GET", "/v1/lists/people/rows", headers: [("If-None-Match", tag)]).status, 304)
+        }
+        XCTAssertGreaterThan(versions[0], seen.map(\.version).max()!)
+        for old in seen {
+            XCTAssertEqual(try client.request("GET", "/v1/lists/people/rows", headers: [("If-None-Match", old.tag)]).status, 200)
+            let changes = try client.request("GET", "/v1/lists/people/changes?since=\(old.version)")
+            XCTAssertEqual(changes.status, 200)
+            XCTAssertEqual(try changes.json.value("reload", as: Bool.self), true, "since \(old.version), a version of the original only")
+        }
+        restored.signal(SIGTERM)
+        XCTAssertEqual(restored.waitForExit(), 0)
+
+        // Marked once: the next start goes on from where the copy is.
+        let again = try ServerProcess(arguments: ["--config", config.path, "--data", copy.path])
+        XCTAssertTrue(again.waitUntilReady())
+        let next = try put(try HTTPTestClient(port: again.port), "Hal")
+        XCTAssertEqual(next, versions.last! + 1)
+        again.signal(SIGTERM)
+        XCTAssertEqual(again.waitForExit(), 0)
+    }
+
     /// `SECTIONAL_DATA` names the store as `--data` does, with no config file to read (the one
     /// `SECTIONAL_CONFIG` names is missing).
     func testSECTIONAL_DATANamesTheStoreWithoutAConfig() throws {

@@ -11,7 +11,8 @@ import Glibc
 /// exactly the commits made before it began, so the copy holds every write acknowledged before
 /// the backup started. The copy is written beside the destination, synced, then renamed over
 /// it, so the destination is always either the old file or a whole new copy. The copy is one
-/// self-contained file (rollback journal mode, no `-wal` beside it).
+/// self-contained file (rollback journal mode, no `-wal` beside it), marked as a copy (see
+/// ``SQLiteStore/continueRestoredCopy(_:)``).
 public enum SQLiteBackup {
     /// What a backup copied.
     public struct Summary: Sendable, Equatable {
@@ -77,6 +78,9 @@ public enum SQLiteBackup {
             }
             var sequence: Int64 = 0
             try to.query("SELECT value FROM state WHERE key = 'sequence'") { row in sequence = row.int(0) }
+            // Marked as a copy: a store opened on it continues its change numbers past any the
+            // original may have used since (``SQLiteStore/continueRestoredCopy(_:)``).
+            try to.execute("INSERT OR REPLACE INTO state (key, value) VALUES ('\(SQLiteStore.restoredCopyKey)', 1)")
             var pageSize: Int64 = 0
             try to.query("PRAGMA page_size") { row in pageSize = row.int(0) }
             summary = Summary(pages: pages, bytes: pages * Int(pageSize), sequence: sequence)

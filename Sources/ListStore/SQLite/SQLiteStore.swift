@@ -52,6 +52,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
         try writeConnection.execute("PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
         try Self.migrate(writeConnection)
+        try Self.continueRestoredCopy(writeConnection)
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
         checkpointer = try SQLiteCheckpointer(path: path)
@@ -64,6 +65,34 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         // connection closes; SQLite starts it over in place, never under a new name, meanwhile.
         logFile = FileIdentity(path: path + "-wal")
         self.lock = lock
+    }
+
+    /// The `state` key a backup marks its copy with.
+    static let restoredCopyKey = "restoredCopy"
+
+    /// Continues a backup's copy opened for the first time (a restore) at a change number no
+    /// store it was copied from can have used: the original went on after the backup, and
+    /// reusing its numbers for other contents would let a client holding one (an entity tag, a
+    /// mirror's version, a `Last-Event-ID`) take the restored lists for what it saw (a `304`
+    /// for another body, an empty `changes`). The copy's last change number becomes the time
+    /// in microseconds since 1970 when larger — a store commits far fewer than one change a
+    /// microsecond (a commit takes about 280 µs), so no number the original reached since is
+    /// as large — and every list's served definition is forgotten, so the service moves every
+    /// list to a new version past it at start (as after a definition edited while no server
+    /// ran), and `changes` from before answers reload. Then the mark is removed: a later start
+    /// of the same store goes on from where it is.
+    static func continueRestoredCopy(_ connection: SQLiteConnection) throws(StoreError) {
+        var marked = false
+        try connection.query("SELECT 1 FROM state WHERE key = ?", .text(restoredCopyKey)) { _ in marked = true }
+        guard marked else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let microseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec / 1_000)
+        try connection.transaction { () throws(StoreError) in
+            try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(microseconds))
+            try connection.run("UPDATE served SET fingerprint = 0")
+            try connection.run("DELETE FROM state WHERE key = ?", .text(restoredCopyKey))
+        }
     }
 
     private static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
