@@ -53,6 +53,39 @@ final class StartVersionTests: XCTestCase {
         try serve(path, title: "All") { XCTAssertEqual(versions($0), [4, 1]) }
     }
 
+    /// A user's partition never shows a version below its list's last definition change, on
+    /// every start after it, not only on the start that made the move (it went back to the
+    /// version of the user's last write, and `changes` from under the old definition answered
+    /// an empty diff instead of reload).
+    func testAPartitionStaysAtOrAboveItsListsDefinitionChangeAcrossRestarts() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("lists.sqlite").path
+        func mine(_ key: String) throws -> [ListDefinition] {
+            try ListDefinitions.decode(JSONParser.parse(#"""
+            {"mine":{"scope":{"field":"owner"},
+                     "sections":[{"key":"\#(key)","source":"notes","type":"all","title":"All","row":{"type":"note","title":"{text}"}}]}}
+            """#))
+        }
+        func serve(_ key: String, _ body: (ViewModelStore, ListDefinition) throws -> Void) throws {
+            let sqlite = try SQLiteStore(path: path)
+            defer { sqlite.close() }
+            let definitions = try mine(key)
+            try body(try ViewModelStore(definitions: definitions, store: sqlite, log: Log(level: .error)), definitions[0])
+        }
+        let alice = try XCTUnwrap(PartitionKey(.string("alice")))
+        try serve("all") { store, definition in
+            try commit(store, [.upsert(collection: "notes", record: IncomingRecord(id: "n1", object: JSONObject([("owner", .string("alice")), ("text", .string("hi"))])))])
+            XCTAssertEqual(try store.partition(alice, of: definition).version, 1)
+        }
+        try serve("everything") { store, definition in
+            XCTAssertEqual(try store.partition(alice, of: definition).version, 2)
+        }
+        try serve("everything") { store, definition in
+            XCTAssertEqual(try store.partition(alice, of: definition).version, 2, "not back to alice's last write")
+        }
+    }
+
     /// A start on a full disk serves, the changed list at the version it had; the next start that
     /// can write moves it.
     func testAStartThatCannotRecordTheDefinitionsStillServes() throws {

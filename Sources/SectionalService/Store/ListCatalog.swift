@@ -86,8 +86,10 @@ struct ListCatalog: Sendable {
     /// Notes at start what the store says of `name`'s served definition (``ServedChange``).
     mutating func served(_ name: String, _ change: ServedChange) {
         floors[name] = max(floors[name] ?? 0, change.sequence)
+        // Whether the definition came into force at this start or at an earlier one (or on
+        // another instance): partitions built later never show less.
+        if change.sequence > 0 { changed[name] = max(changed[name] ?? 0, change.sequence) }
         guard let before = change.changedFrom else { return }
-        changed[name] = max(changed[name] ?? 0, change.sequence)
         retired[name, default: []].append(before)
     }
 
