@@ -2,8 +2,9 @@ import HTTPServer
 
 /// Read-your-writes without holding a thread. A `GET` or `HEAD` of the API (`/v1/…`), or a write
 /// to a list's view (which reads the list: the section an index names), that asks for a version
-/// this instance has not applied yet (`minVersion=V` or `Sectional-Min-Version: V`) is parked: its answer deferred, its connection suspended by the server, no thread held, until
-/// V is applied or ``ServiceContext/minVersionWaitSeconds`` pass. Then it is answered as any
+/// this instance has not applied yet (`minVersion=V` or `Sectional-Min-Version: V`) is parked:
+/// its answer deferred, its connection suspended by the server, no thread held, until V is
+/// applied or ``ServiceContext/minVersionWaitSeconds`` pass. Then it is answered as any
 /// other request, and its route decides (``ServiceContext/requireMinVersion(_:)``: V applied,
 /// or `503 not-caught-up`).
 ///
