@@ -25,7 +25,7 @@ final class SQLiteConnection {
         }
         do {
             try check(sqlite3_extended_result_codes(handle, 1))
-            try check(sqlite3_busy_timeout(handle, 5_000))
+            try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds))
         } catch {
             close()
             throw error
@@ -33,6 +33,16 @@ final class SQLiteConnection {
     }
 
     deinit { close() }
+
+    /// How long a statement waits for a lock another connection holds before failing with
+    /// `SQLITE_BUSY`: 5 s.
+    static let busyTimeoutMilliseconds: Int32 = 5_000
+
+    /// Sets how long a statement waits for a lock another connection holds.
+    func setBusyTimeout(milliseconds: Int32) throws(StoreError) {
+        guard let handle else { throw StoreError(.closed, "database is closed") }
+        try check(sqlite3_busy_timeout(handle, milliseconds))
+    }
 
     /// The raw handle, lent to `body` (for the backup API).
     func withHandle<T>(_ body: (OpaquePointer) throws(StoreError) -> T) throws(StoreError) -> T {
