@@ -14,9 +14,11 @@ enum HTTPPoster {
 
     /// Sends `body` to `url` with `headers` and returns the answer's status code. `stopping` is
     /// asked at least every ``stopCheckMilliseconds`` while it waits: when it says so the
-    /// exchange is given up (a graceful stop waits for no receiver).
+    /// exchange is given up (a graceful stop waits for no receiver). The host's name is looked up
+    /// with `lookup` within the same bounds (see ``HostLookup``).
     static func post(_ body: [UInt8], to url: WebhookURL, headers: [(String, String)], timeoutSeconds: Double,
-                     stopping: @escaping () -> Bool = { false }) -> Result<Int, Failure> {
+                     stopping: @escaping () -> Bool = { false },
+                     lookup: @escaping HostLookup.Lookup = HostLookup.system) -> Result<Int, Failure> {
         let deadline = Deadline(at: ContinuousClock.now + .milliseconds(Int64(timeoutSeconds * 1000)), stopping: stopping)
         var head = "POST \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: sectional\r\n"
         head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
@@ -24,7 +26,7 @@ enum HTTPPoster {
         head += "\r\n"
         let request = Array(head.utf8) + body
         let fd: Int32
-        switch connect(to: url, deadline: deadline) {
+        switch connect(to: url, deadline: deadline, lookup: lookup) {
         case .success(let socket): fd = socket
         case .failure(let failure): return .failure(failure)
         }
@@ -63,27 +65,24 @@ enum HTTPPoster {
     }
 
     /// A non-blocking socket connected to one of `url`'s host's addresses, tried in order.
-    private static func connect(to url: WebhookURL, deadline: Deadline) -> Result<Int32, Failure> {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let resolved = getaddrinfo(url.host, String(url.port), &hints, &list)
-        guard resolved == 0, let first = list else {
-            return .failure(Failure(description: "cannot resolve \(url.host): \(String(cString: gai_strerror(resolved)))"))
+    private static func connect(to url: WebhookURL, deadline: Deadline, lookup: @escaping HostLookup.Lookup) -> Result<Int32, Failure> {
+        let addresses: [HostAddress]
+        switch HostLookup.addresses(of: url.host, port: url.port, until: deadline, lookup: lookup) {
+        case .success(let found): addresses = found
+        case .failure(let failure): return .failure(failure)
         }
-        defer { freeaddrinfo(first) }
         var lastError = "no address"
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let address = next {
-            next = address.pointee.ai_next
-            let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype, address.pointee.ai_protocol)
+        for address in addresses {
+            let fd = socket(address.family, address.socketType, address.socketProtocol)
             guard fd >= 0 else {
                 lastError = describe(errno)
                 continue
             }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 { return .success(fd) }
+            let connected = address.bytes.withUnsafeBytes {
+                Glibc.connect(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
+            }
+            if connected == 0 { return .success(fd) }
             if errno == EINPROGRESS, wait(fd, for: Int16(POLLOUT), until: deadline) {
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
@@ -107,14 +106,19 @@ enum HTTPPoster {
 
         /// Why a wait ended without the socket ready: `timeout`, or the stop.
         func failure(_ timeout: String) -> Failure { Failure(description: stopping() ? "given up: the server is stopping" : timeout) }
+
+        /// Whole milliseconds until ``at`` (0 or less once it has passed).
+        var millisecondsLeft: Int64 {
+            let left = at - ContinuousClock.now
+            return left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+        }
     }
 
     /// Waits until `fd` is ready for `events`, the deadline passes or the server stops; false
     /// unless ready.
     private static func wait(_ fd: Int32, for events: Int16, until deadline: Deadline) -> Bool {
         while !deadline.stopping() {
-            let left = deadline.at - ContinuousClock.now
-            let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds = deadline.millisecondsLeft
             guard milliseconds > 0 else { return false }
             var descriptor = pollfd(fd: fd, events: events, revents: 0)
             let ready = poll(&descriptor, 1, Int32(min(milliseconds, stopCheckMilliseconds)))
