@@ -51,10 +51,11 @@ struct CommandLineOptions: Equatable {
       --help                          show this text
       --version                       print the version
 
-    Environment: SECTIONAL_API_TOKEN (the service token: record writes need
-    "Authorization: Bearer <token>"), the variable auth.users.hs256SecretEnv names (the HS256
-    secret of user tokens, e.g. SECTIONAL_JWT_SECRET), SECTIONAL_LOG_LEVEL (debug, info, warn,
-    error). Flags win over the environment, which wins over the config file.
+    Environment: SECTIONAL_API_TOKEN, or the variable auth.tokenEnv names instead (the service
+    token: record writes need "Authorization: Bearer <token>"), the variable
+    auth.users.hs256SecretEnv names (the HS256 secret of user tokens, e.g. SECTIONAL_JWT_SECRET),
+    SECTIONAL_LOG_LEVEL (debug, info, warn, error). Flags win over the environment, which wins
+    over the config file.
     """
 
     struct UsageError: Error, Equatable { let message: String }

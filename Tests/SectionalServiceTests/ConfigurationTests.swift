@@ -36,7 +36,6 @@ final class ConfigurationTests: FolderTestCase {
                        "relative to the working directory")
         XCTAssertEqual(env.logLevel, .debug)
         XCTAssertEqual(env.apiToken, "from-my-token", "auth.tokenEnv names the variable")
-        XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": "from-default"]).apiToken, "from-default")
 
         let empty = try Configuration.load(path: path, environment: ["SECTIONAL_HOST": "", "SECTIONAL_PORT": ""])
         XCTAssertEqual(empty.server.host, "127.0.0.2", "an empty variable is unset")
@@ -146,5 +145,20 @@ final class ConfigurationTests: FolderTestCase {
             XCTAssertThrowsError(try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: false), host)
             XCTAssertNoThrow(try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: true), host)
         }
+    }
+
+    /// `auth.tokenEnv` names the one variable the service token is read from: when it is unset,
+    /// a `SECTIONAL_API_TOKEN` that happens to be set is not taken instead — there is no token,
+    /// so an exposed address is refused, naming the variable to set.
+    func testAnUnsetTokenVariableIsNotReplacedBySECTIONAL_API_TOKEN() throws {
+        let path = try configFile(#"{ "server": { "host": "0.0.0.0" }, "auth": { "tokenEnv": "MY_TOKEN" }, "lists": {} }"#)
+        let configuration = try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": "stray"])
+        XCTAssertNil(configuration.apiToken)
+        XCTAssertThrowsError(try SectionalServer.checkBindSafety(configuration, allowUnauthenticatedWrites: false)) {
+            XCTAssertTrue("\($0)".contains("Set MY_TOKEN,"), "\($0)")
+        }
+        let defaultPath = try configFile(#"{ "lists": {} }"#)
+        XCTAssertEqual(try Configuration.load(path: defaultPath, environment: ["SECTIONAL_API_TOKEN": "set"]).apiToken, "set",
+                       "without auth.tokenEnv, SECTIONAL_API_TOKEN is the variable")
     }
 }

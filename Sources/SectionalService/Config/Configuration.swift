@@ -20,7 +20,8 @@ public struct Configuration: Sendable {
     public var eventStreamLimit: Int { maxEventStreams ?? max(1, server.connectionLimit / 2) }
     public var corsOrigins: [String] = ["*"]
     public var storage: Storage = .sqlite(path: "data/sectional.sqlite")
-    /// The environment variable holding the API token; the token itself is in ``apiToken``.
+    /// The environment variable holding the API token, the only one read for it (when it is unset
+    /// there is no token, whatever else is set); the token itself is in ``apiToken``.
     public var tokenEnvironmentVariable = "SECTIONAL_API_TOKEN"
     /// When set, record writes need `Authorization: Bearer <token>`.
     public var apiToken: String?
@@ -175,7 +176,7 @@ extension Configuration {
             }
             logLevel = parsed
         }
-        apiToken = value(tokenEnvironmentVariable) ?? value("SECTIONAL_API_TOKEN")
+        apiToken = value(tokenEnvironmentVariable)
         userTokenSecret = users?.secretEnvironmentVariable.flatMap(value)
         for webhook in webhooks {
             webhookSecrets[webhook.secretEnvironmentVariable] = value(webhook.secretEnvironmentVariable)
