@@ -103,6 +103,23 @@ final class ListChangeLogTests: XCTestCase {
         XCTAssertEqual(log.size.versions, 1)
         XCTAssertEqual(log.latest.version, 6)
     }
+    /// A version whose writes repeat one id counts it once against the written-rows limit: one
+    /// record written thousands of times in a batch dropped every earlier version (a client one
+    /// version behind reloaded although one row had changed).
+    func testAnIdWrittenManyTimesInOneVersionCountsOnce() {
+        let d = definition(#"{"sections":[{"source":"a","key":"k","row":{"title":"{n}"}}]}"#)
+        var log = ListChangeLog(version: 1, snapshot: ListSnapshot.build(definition: d, records: [:]), maxVersions: 100, maxWrittenRows: 5)
+        var edit = log.edit()
+        edit.apply([.upsert(["id": "a", "n": 0]), .upsert(["id": "b", "n": 0])], collection: "a")
+        XCTAssertEqual(log.append(version: 2, edit).count, 0)
+        edit = log.edit()
+        edit.apply((1...1_000).map { .upsert(["id": "a", "n": .string("\($0)")]) }, collection: "a")
+        XCTAssertEqual(log.append(version: 3, edit).map(\.version), [], "one id written, not a thousand")
+        XCTAssertEqual(log.size.writtenRows, 3)
+        let update = log.changes(since: 2, limit: 100)?.batchUpdate(view: ViewState(), maxChanges: 100)
+        XCTAssertEqual(update?.rows.updated, [ListIndexPath(section: 0, row: 0)])
+    }
+
     /// Hundreds of versions through a log that keeps 20: each append returns exactly the
     /// versions that fell out, oldest first; the log answers from every kept version and not
     /// from a dropped one; and the log holds nothing of a dropped version (its row, replaced in

@@ -68,8 +68,15 @@ public struct ListChangeLog: Sendable {
     public mutating func append(version: Int64, _ edit: ListEdit) -> [Entry] {
         precondition(edit.baseVersion == latestVersion, "edit from version \(edit.baseVersion), log at \(latestVersion)")
         precondition(version > latestVersion, "version \(version) not after \(latestVersion)")
-        slots.append(Entry(version: version, snapshot: edit.snapshot, writtenRowIDs: edit.writtenRowIDs))
-        writtenRows += edit.writtenRowIDs.count
+        var written = edit.writtenRowIDs
+        if writtenRows + written.count > maxWrittenRows {
+            // About to drop versions for it: each id counts once (a batch that writes one record
+            // thousands of times wrote one row; counted by its writes it dropped every version
+            // before it). Only then, so an ordinary commit pays nothing for it.
+            written = Array(Set(written))
+        }
+        slots.append(Entry(version: version, snapshot: edit.snapshot, writtenRowIDs: written))
+        writtenRows += written.count
         var dropped: [Entry] = []
         while slots.count - first > 1, slots.count - first > maxVersions || writtenRows > maxWrittenRows {
             let gone = slots[first]!
