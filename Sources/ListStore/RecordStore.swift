@@ -101,7 +101,11 @@ public protocol RecordStore: AnyObject, Sendable {
 
     /// Claims up to `limit` deliveries of `webhooks` that are due at `now` (milliseconds since
     /// 1970) and not claimed by a worker whose claim still runs, for `owner` until `claimUntil`,
-    /// earliest due first. Several workers (instances) never hold the same row at once.
+    /// longest waiting first: by the change number since which each row has waited (the version
+    /// it was recorded at; one moved to a later version keeps its place, and one delivered while a
+    /// later version came waits since that version), so partitions written over and over cannot
+    /// keep the others waiting, and a retried row is not put behind newer ones. Several workers
+    /// (instances) never hold the same row at once.
     func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery]
     /// The receiver took `delivery`: its row goes, unless a later version was recorded meanwhile
     /// (then that one is due at once).

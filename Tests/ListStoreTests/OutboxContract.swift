@@ -97,6 +97,37 @@ extension RecordStoreContract {
         XCTAssertEqual(again.version, 2)
     }
 
+    /// Claims take the rows that have waited longest: partitions written again and again while
+    /// their deliveries are on their way go behind the ones waiting since before (16 busy users
+    /// cannot keep a 17th waiting for as long as they are written), a waiting row written again
+    /// keeps its place, and a row due again after a failure goes before rows recorded after it.
+    func checkClaimsTakeTheLongestWaitingRowsFirst() throws {
+        let store = try makeStore()
+        let users = (0..<24).map { "u" + String(100 + $0).dropFirst() }
+        func planFor(_ names: some Sequence<String>) -> DeliveryPlanner {
+            let names = Array(names)
+            return { _, results in
+                names.map { DeliveryRequest(webhook: "h", list: "inbox", partition: "s:" + $0, user: #""\#($0)""#, version: results[0].sequence) }
+            }
+        }
+        _ = try write(store, ["a"], deliveries: planFor(users))
+        let first = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 16)
+        XCTAssertEqual(Set(first.map(\.partition)), Set(users.prefix(16).map { "s:" + $0 }))
+        _ = try write(store, ["b"], deliveries: planFor(users.prefix(16)))
+        for delivery in first { try store.deliveryAccepted(delivery) }
+        _ = try write(store, ["c"], deliveries: planFor(users.suffix(4)))
+        let second = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 16)
+        XCTAssertTrue(Set(second.map(\.partition)).isSuperset(of: users.suffix(8).map { "s:" + $0 }),
+                      "the users waiting since the first commit go before the ones written again meanwhile: \(second.map(\.partition))")
+
+        _ = try write(store, ["d"], deliveries: { _, results in [DeliveryRequest(webhook: "r", list: "l", version: results[0].sequence)] })
+        let failing = try XCTUnwrap(try store.claimDeliveries(webhooks: ["r"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 1).first)
+        try store.deliveryFailed(failing, owner: "a", retryAt: 2_000)
+        _ = try write(store, ["e"], deliveries: { _, results in [DeliveryRequest(webhook: "r", list: "m", version: results[0].sequence)] })
+        let retried = try store.claimDeliveries(webhooks: ["r"], now: 2_000, claimUntil: 9_000, owner: "a", limit: 1)
+        XCTAssertEqual(retried.map(\.list), ["l"], "the retried row has waited longer than the one recorded after it")
+    }
+
     func checkDeliveriesOfRemovedWebhooksAreDropped() throws {
         let store = try makeStore()
         _ = try write(store, ["a"], deliveries: { _, results in

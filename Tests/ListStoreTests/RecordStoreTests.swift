@@ -325,6 +325,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
     func testFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws { try checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() }
     func testDeliveriesOfRemovedWebhooksAreDropped() throws { try checkDeliveriesOfRemovedWebhooksAreDropped() }
+    func testClaimsTakeTheLongestWaitingRowsFirst() throws { try checkClaimsTakeTheLongestWaitingRowsFirst() }
 }
 
 final class SQLiteStoreTests: RecordStoreContract {
@@ -362,6 +363,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
     func testFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws { try checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() }
     func testDeliveriesOfRemovedWebhooksAreDropped() throws { try checkDeliveriesOfRemovedWebhooksAreDropped() }
+    func testClaimsTakeTheLongestWaitingRowsFirst() throws { try checkClaimsTakeTheLongestWaitingRowsFirst() }
 
     func testEverythingSurvivesReopening() throws {
         let path = folder.appendingPathComponent("reopen.sqlite").path

@@ -23,6 +23,9 @@ public final class MemoryStore: RecordStore, Sendable {
     /// One row of the outbox.
     struct OutboxRow {
         var request: DeliveryRequest
+        /// The version since which the row has waited (its place in the claim order): kept while
+        /// later versions replace the request.
+        let pendingSince: Int64
         var attempts = 0
         var dueAt: Int64 = 0
         var claimedBy: String?
@@ -69,7 +72,7 @@ public final class MemoryStore: RecordStore, Sendable {
     private static func record(_ request: DeliveryRequest, in state: inout State) {
         let key = request.outboxKey
         guard var row = state.outbox[key] else {
-            state.outbox[key] = OutboxRow(request: request)
+            state.outbox[key] = OutboxRow(request: request, pendingSince: request.version)
             return
         }
         if request.version >= row.request.version { row.request = request }
@@ -81,7 +84,8 @@ public final class MemoryStore: RecordStore, Sendable {
             let due = state.outbox.filter { key, row in
                 webhooks.contains(key.webhook.string) && row.dueAt <= now && (row.claimedUntil ?? 0) <= now
             }.sorted {
-                ($0.value.dueAt, $0.key.list.string, $0.key.partition.string) < ($1.value.dueAt, $1.key.list.string, $1.key.partition.string)
+                ($0.value.pendingSince, $0.key.list.string, $0.key.partition.string)
+                    < ($1.value.pendingSince, $1.key.list.string, $1.key.partition.string)
             }
             return due.prefix(limit).map { key, row in
                 state.outbox[key]?.claimedBy = owner
@@ -99,7 +103,7 @@ public final class MemoryStore: RecordStore, Sendable {
             if row.request.version <= delivery.version {
                 state.outbox[key] = nil
             } else {
-                state.outbox[key] = OutboxRow(request: row.request)
+                state.outbox[key] = OutboxRow(request: row.request, pendingSince: row.request.version)
             }
         }
     }

@@ -111,6 +111,14 @@ public enum PostgresSchema {
             sequence    bigint NOT NULL
         );
         """,
+        // 6: the change number since which an outbox row has waited (the version it was recorded
+        // at, kept while later versions replace it): claims take the longest-waiting rows first, so
+        // partitions written over and over cannot starve the others. Rows from before take their
+        // version.
+        """
+        ALTER TABLE outbox ADD COLUMN pending_since bigint NOT NULL DEFAULT 0;
+        UPDATE outbox SET pending_since = version;
+        """,
     ]
 
     static var currentVersion: Int { migrations.count }

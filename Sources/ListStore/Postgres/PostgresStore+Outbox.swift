@@ -4,10 +4,11 @@
 /// same row at once, and a row whose instance died is taken by another once its lease ends.
 /// Every statement here is one short transaction of its own that waits on no other lock.
 extension PostgresStore {
-    /// Adds a delivery to the outbox, or moves its row to the later version (keeping its retry time).
+    /// Adds a delivery to the outbox, or moves its row to the later version (keeping its retry time
+    /// and its `pending_since`, its place in the claim order).
     static func record(_ request: DeliveryRequest, on connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("""
-            INSERT INTO outbox (webhook, list, partition_key, user_json, version) VALUES ($1, $2, $3, $4, $5::bigint)
+            INSERT INTO outbox (webhook, list, partition_key, user_json, version, pending_since) VALUES ($1, $2, $3, $4, $5::bigint, $5::bigint)
             ON CONFLICT (webhook, list, partition_key) DO UPDATE SET version = GREATEST(outbox.version, excluded.version),
                                                                      user_json = excluded.user_json
             """, .text(request.webhook), .text(request.list), .text(request.partition),
@@ -21,7 +22,7 @@ extension PostgresStore {
                 WHERE (webhook, list, partition_key) IN (
                     SELECT webhook, list, partition_key FROM outbox
                     WHERE webhook = ANY ($1::text[]) AND due_at <= $2::bigint AND coalesce(claimed_until, 0) <= $2::bigint
-                    ORDER BY due_at, webhook, list, partition_key LIMIT $5::bigint
+                    ORDER BY pending_since, webhook, list, partition_key LIMIT $5::bigint
                     FOR UPDATE SKIP LOCKED)
                 RETURNING webhook, list, partition_key, user_json, version, attempts
                 """, PostgresArray.text(webhooks), .int(now), .text(owner), .int(claimUntil), .int(Int64(limit)))
@@ -41,9 +42,10 @@ extension PostgresStore {
                 DELETE FROM outbox WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND version <= $4::bigint RETURNING version
                 """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .int(delivery.version))
             guard deleted.rowCount == 0 else { return }
-            // A later version came while this one was on its way: it is due at once.
+            // A later version came while this one was on its way: it is due at once, behind the
+            // rows already waiting (it waits since that version).
             _ = try connection.execute("""
-                UPDATE outbox SET attempts = 0, due_at = 0, claimed_by = NULL, claimed_until = NULL
+                UPDATE outbox SET attempts = 0, due_at = 0, pending_since = version, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = $1 AND list = $2 AND partition_key = $3
                 """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
         }

@@ -2,14 +2,15 @@
 /// released and removed by the delivery worker through the write connection.
 extension SQLiteStore {
     /// Adds a delivery to the outbox, or moves its row to the later version (keeping its retry
-    /// time: a receiver that is down is not asked sooner because more changes came).
+    /// time: a receiver that is down is not asked sooner because more changes came; and its
+    /// `pending_since`, its place in the claim order).
     static func record(_ request: DeliveryRequest, on connection: SQLiteConnection) throws(StoreError) {
         try connection.run("""
-            INSERT INTO outbox (webhook, list, partition_key, user_json, version) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO outbox (webhook, list, partition_key, user_json, version, pending_since) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (webhook, list, partition_key) DO UPDATE SET version = max(version, excluded.version),
                                                                      user_json = excluded.user_json
             """, .text(request.webhook), .text(request.list), .text(request.partition),
-            request.user.map { .text($0) } ?? .null, .int(request.version))
+            request.user.map { .text($0) } ?? .null, .int(request.version), .int(request.version))
     }
 
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
@@ -18,7 +19,7 @@ extension SQLiteStore {
             try connection.query("""
                 SELECT webhook, list, partition_key, user_json, version, attempts FROM outbox
                 WHERE webhook IN (SELECT value FROM json_each(?)) AND due_at <= ? AND coalesce(claimed_until, 0) <= ?
-                ORDER BY due_at, webhook, list, partition_key LIMIT ?
+                ORDER BY pending_since, webhook, list, partition_key LIMIT ?
                 """, .text(ViewKeys.encode(webhooks)), .int(now), .int(now), .int(Int64(limit))) { row throws(StoreError) in
                 claimed.append(PendingDelivery(webhook: try row.text(0), list: try row.text(1), partition: try row.text(2),
                                                user: try row.optionalText(3), version: row.int(4), attempts: Int(row.int(5))))
@@ -38,9 +39,10 @@ extension SQLiteStore {
                                              .text(delivery.webhook), .text(delivery.list), .text(delivery.partition),
                                              .int(delivery.version))
             guard deleted == 0 else { return }
-            // A later version came while this one was on its way: it is due at once.
+            // A later version came while this one was on its way: it is due at once, behind the
+            // rows already waiting (it waits since that version).
             try connection.run("""
-                UPDATE outbox SET attempts = 0, due_at = 0, claimed_by = NULL, claimed_until = NULL
+                UPDATE outbox SET attempts = 0, due_at = 0, pending_since = version, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = ? AND list = ? AND partition_key = ?
                 """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
         }
