@@ -123,6 +123,21 @@ final class WebhookTests: FolderTestCase {
         XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_outbox_pending") == 0 })
     }
 
+    /// The pending gauge counts the outbox while its rows are being sent, not only once the
+    /// delivery thread finds nothing due: a delivery held by its receiver is pending.
+    func testThePendingGaugeCountsADeliveryOnItsWay() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        let app = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), webhookSecrets: Self.secrets)
+        receiver.hold()
+        let version = try order(app, "o", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == version } }, "sent, and held")
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_outbox_pending") == 1 },
+                      "the held delivery is pending: \(metric(app, "sectional_webhook_outbox_pending"))")
+        receiver.letGo()
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_outbox_pending") == 0 })
+    }
+
     func testDeliveriesAreRetriedUntilTheReceiverComesUp() throws {
         // A port nothing listens on (connections are refused), then a receiver on it.
         let reserved = try WebhookReceiver(secret: Self.secret)

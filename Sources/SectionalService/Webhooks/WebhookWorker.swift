@@ -82,12 +82,19 @@ final class WebhookWorker: Sendable {
     /// Sends every due row; returns the seconds until the next look.
     private func deliverDue() -> Double {
         do {
+            var counted: ContinuousClock.Instant?
             while !stopping.load(ordering: .acquiring) {
                 let now = Self.now()
                 let lease = now + Int64(Self.batch * (target.settings.timeoutSeconds + 1) * 1000) + 10_000
                 let claimed = try store.claimDeliveries(webhooks: [target.settings.url], now: now, claimUntil: lease, owner: owner,
                                                         limit: Self.batch)
                 if claimed.isEmpty { break }
+                // The gauge follows the outbox while rows go out too (a receiver down, a backlog):
+                // counted with the first batch of each look, then at most once a second.
+                if counted.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
+                    _ = try countPending()
+                    counted = .now
+                }
                 for delivery in claimed {
                     guard !stopping.load(ordering: .acquiring) else {
                         // Released for the next start (or another instance), due at once.
@@ -97,8 +104,7 @@ final class WebhookWorker: Sendable {
                     try deliver(delivery)
                 }
             }
-            let status = try store.outboxStatus(webhooks: [target.settings.url])
-            metrics.setWebhooksPending(status.pending, webhook: target.settings.url)
+            let status = try countPending()
             if storeFailing.exchange(false, ordering: .acquiringAndReleasing) { log.info("webhook outbox readable again", ["url": .text(target.settings.url)]) }
             guard let due = status.nextDue else { return Self.idleSeconds }
             return min(Self.idleSeconds, max(0.005, Double(due - Self.now()) / 1000))
@@ -108,6 +114,13 @@ final class WebhookWorker: Sendable {
             }
             return 1
         }
+    }
+
+    /// Counts the webhook's rows in the outbox (the pending gauge) and returns its status.
+    private func countPending() throws(StoreError) -> OutboxStatus {
+        let status = try store.outboxStatus(webhooks: [target.settings.url])
+        metrics.setWebhooksPending(status.pending, webhook: target.settings.url)
+        return status
     }
 
     /// Posts one delivery and records its outcome in the outbox.
