@@ -113,6 +113,9 @@ public protocol RecordStore: AnyObject, Sendable {
     /// An attempt of `owner`'s failed: the row is released, due again at `retryAt`, with one
     /// more failed attempt counted.
     func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError)
+    /// `owner` gave `delivery` up without an outcome (the server is stopping): the row is
+    /// released, due as it was (at once), its failed attempts unchanged.
+    func deliveryReleased(_ delivery: PendingDelivery, owner: String) throws(StoreError)
     /// The rows of `webhooks` pending and when the next falls due.
     func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus
     /// Removes the rows of every webhook not in `webhooks` (ones no longer configured); returns

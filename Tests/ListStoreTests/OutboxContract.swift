@@ -128,6 +128,20 @@ extension RecordStoreContract {
         XCTAssertEqual(retried.map(\.list), ["l"], "the retried row has waited longer than the one recorded after it")
     }
 
+    func checkAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() throws {
+        let store = try makeStore()
+        _ = try write(store, ["a"], deliveries: { _, results in [DeliveryRequest(webhook: "h", list: "l", version: results[0].sequence)] })
+        let claimed = try XCTUnwrap(try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 10).first)
+        try store.deliveryFailed(claimed, owner: "a", retryAt: 2_000)
+        let again = try XCTUnwrap(try store.claimDeliveries(webhooks: ["h"], now: 2_000, claimUntil: 9_000, owner: "a", limit: 10).first)
+        try store.deliveryReleased(again, owner: "b")
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]).nextDue, 9_000, "a release by a worker that lost the claim changes nothing")
+        try store.deliveryReleased(again, owner: "a")
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 1, nextDue: 2_000), "due as it was")
+        let released = try XCTUnwrap(try store.claimDeliveries(webhooks: ["h"], now: 2_000, claimUntil: 9_000, owner: "c", limit: 10).first)
+        XCTAssertEqual(released.attempts, 1, "a release is not a failed attempt")
+    }
+
     func checkDeliveriesOfRemovedWebhooksAreDropped() throws {
         let store = try makeStore()
         _ = try write(store, ["a"], deliveries: { _, results in

@@ -54,6 +54,7 @@ final class PostgresStoreTests: RecordStoreContract {
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
     func testFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws { try checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() }
     func testDeliveriesOfRemovedWebhooksAreDropped() throws { try checkDeliveriesOfRemovedWebhooksAreDropped() }
+    func testAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() throws { try checkAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() }
     func testClaimsTakeTheLongestWaitingRowsFirst() throws { try checkClaimsTakeTheLongestWaitingRowsFirst() }
 
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

@@ -325,6 +325,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
     func testFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws { try checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() }
     func testDeliveriesOfRemovedWebhooksAreDropped() throws { try checkDeliveriesOfRemovedWebhooksAreDropped() }
+    func testAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() throws { try checkAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() }
     func testClaimsTakeTheLongestWaitingRowsFirst() throws { try checkClaimsTakeTheLongestWaitingRowsFirst() }
 }
 
@@ -363,6 +364,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
     func testFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws { try checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() }
     func testDeliveriesOfRemovedWebhooksAreDropped() throws { try checkDeliveriesOfRemovedWebhooksAreDropped() }
+    func testAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() throws { try checkAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() }
     func testClaimsTakeTheLongestWaitingRowsFirst() throws { try checkClaimsTakeTheLongestWaitingRowsFirst() }
 
     func testEverythingSurvivesReopening() throws {

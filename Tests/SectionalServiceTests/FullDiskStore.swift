@@ -75,6 +75,7 @@ final class FullDiskStore: RecordStore, @unchecked Sendable {
     func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
         try base.deliveryFailed(delivery, owner: owner, retryAt: retryAt)
     }
+    func deliveryReleased(_ delivery: PendingDelivery, owner: String) throws(StoreError) { try base.deliveryReleased(delivery, owner: owner) }
     func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus { try base.outboxStatus(webhooks: webhooks) }
     func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int { try base.dropDeliveries(except: webhooks) }
     func close() { base.close() }

@@ -1,4 +1,7 @@
 import Foundation
+import HTTPServer
+import ListStore
+@testable import SectionalService
 import TestSupport
 import XCTest
 
@@ -198,6 +201,33 @@ final class WebhookTests: FolderTestCase {
         XCTAssertTrue(eventually(within: 10) { metric(second, "sectional_webhook_deliveries_succeeded_total") == 1 },
                       "the given-up delivery is sent by the next start")
         XCTAssertEqual(receiver.deliveries.last?.version, version)
+    }
+
+    /// A graceful stop is not a failed attempt: the delivery it gives up and the rows claimed with
+    /// it keep their attempts (so their backoff), and no metric counts it.
+    func testAStopIsNotAFailedAttempt() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        receiver.hold()
+        let app = try TestApp(config: Self.config(receiver.url, lists: #"["orders"]"#), folder: folder, sqlite: true,
+                              webhookSecrets: Self.secrets)
+        try app.request("POST", "/v1/collections/orders/batch", json: """
+            {"upsert":[{"id":"a","title":"a","status":"open","owner":"ann"},{"id":"b","title":"b","status":"open","owner":"bob"},
+                       {"id":"c","title":"c","status":"open","owner":"carl"}]}
+            """).expect(200)
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.count == 1 }, "one delivery sent, and held; two more claimed with it")
+        app.server.stop(gracePeriod: 1)
+        let metrics = app.server.metrics.render(lists: [], connections: ConnectionStatistics(), streams: (0, 0), views: (0, 0),
+                                                answerCache: (0, 0), histories: [], refusedWrites: [], writer: (0, 0))
+        for name in ["sent", "succeeded", "failed"] {
+            XCTAssertEqual(metricValue(metrics, "sectional_webhook_deliveries_\(name)_total"), 0, name)
+        }
+        let store = try SQLiteStore(path: folder.appendingPathComponent("test.sqlite").path)
+        defer { store.close() }
+        let pending = try store.claimDeliveries(webhooks: [receiver.url], now: Int64(Date().timeIntervalSince1970 * 1000),
+                                                claimUntil: .max, owner: "test", limit: 10)
+        XCTAssertEqual(pending.count, 3, "released, due at once")
+        XCTAssertEqual(pending.map(\.attempts), [0, 0, 0])
     }
 
     /// On PostgreSQL the outbox is in the shared database: a delivery refused by one instance is

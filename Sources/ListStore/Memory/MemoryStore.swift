@@ -120,6 +120,15 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
+    public func deliveryReleased(_ delivery: PendingDelivery, owner: String) throws(StoreError) {
+        state.withLock { state in
+            let key = OutboxKey(webhook: delivery.webhook, list: delivery.list, partition: delivery.partition)
+            guard state.outbox[key]?.claimedBy == owner else { return }
+            state.outbox[key]?.claimedBy = nil
+            state.outbox[key]?.claimedUntil = nil
+        }
+    }
+
     public func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus {
         state.withLock { state in
             let rows = state.outbox.filter { webhooks.contains($0.key.webhook.string) }.values

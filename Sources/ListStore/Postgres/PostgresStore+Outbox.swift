@@ -60,6 +60,15 @@ extension PostgresStore {
         }
     }
 
+    public func deliveryReleased(_ delivery: PendingDelivery, owner: String) throws(StoreError) {
+        try writing { connection throws(PostgresError) in
+            _ = try connection.execute("""
+                UPDATE outbox SET claimed_by = NULL, claimed_until = NULL
+                WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND claimed_by = $4
+                """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .text(owner))
+        }
+    }
+
     public func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus {
         try reading { connection throws(PostgresError) in
             let result = try connection.execute("""

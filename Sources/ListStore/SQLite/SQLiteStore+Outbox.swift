@@ -57,6 +57,15 @@ extension SQLiteStore {
         }
     }
 
+    public func deliveryReleased(_ delivery: PendingDelivery, owner: String) throws(StoreError) {
+        _ = try writing { connection throws(StoreError) in
+            try connection.run("""
+                UPDATE outbox SET claimed_by = NULL, claimed_until = NULL
+                WHERE webhook = ? AND list = ? AND partition_key = ? AND claimed_by = ?
+                """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .text(owner))
+        }
+    }
+
     public func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus {
         try reader.withLock { connection throws(StoreError) in
             var status = OutboxStatus(pending: 0, nextDue: nil)

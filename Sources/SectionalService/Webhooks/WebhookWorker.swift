@@ -58,8 +58,9 @@ final class WebhookWorker: Sendable {
     func nudge() { wake.signal() }
 
     /// Asks the thread to stop: the delivery in flight is given up within a tenth of a second (a
-    /// receiver that does not answer cannot hold up a graceful stop) and retried later, and the
-    /// rows it had claimed and not sent are released, due at once. ``awaitStop()`` waits for it.
+    /// receiver that does not answer cannot hold up a graceful stop) and released with the rows
+    /// it had claimed and not sent, due at once, their failed attempts unchanged (a stop is not a
+    /// failure). ``awaitStop()`` waits for it.
     func beginStop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         stopping.store(true, ordering: .releasing)
@@ -97,8 +98,8 @@ final class WebhookWorker: Sendable {
                 }
                 for delivery in claimed {
                     guard !stopping.load(ordering: .acquiring) else {
-                        // Released for the next start (or another instance), due at once.
-                        try store.deliveryFailed(delivery, owner: owner, retryAt: Self.now())
+                        // Released for the next start (or another instance), due at once: not tried, not failed.
+                        try store.deliveryReleased(delivery, owner: owner)
                         continue
                     }
                     try deliver(delivery)
@@ -128,21 +129,23 @@ final class WebhookWorker: Sendable {
         let settings = target.settings
         let body = WebhookSigner.body(of: delivery)
         let outcome: Result<Int, HTTPPoster.Failure>
-        if let signature = WebhookSigner(secret: target.secret).signature(of: body) {
-            metrics.recordWebhookSent()
+        let signature = WebhookSigner(secret: target.secret).signature(of: body)
+        if let signature {
             outcome = HTTPPoster.post(body, to: settings.target, headers: [(WebhookSigner.header, signature)],
                                       timeoutSeconds: Double(settings.timeoutSeconds)) { [self] in stopping.load(ordering: .acquiring) }
         } else {
             outcome = .failure(HTTPPoster.Failure(description: "libcrypto could not compute the signature"))
         }
+        if case .failure = outcome, stopping.load(ordering: .acquiring) {
+            // Given up for the stop: not an attempt (neither counted nor failed, the backoff
+            // unchanged); released for the next start (or another instance), due at once.
+            try store.deliveryReleased(delivery, owner: owner)
+            return
+        }
+        if signature != nil { metrics.recordWebhookSent() }
         if case .success(let status) = outcome, (200..<300).contains(status) {
             metrics.recordWebhookOutcome(succeeded: true)
             try store.deliveryAccepted(delivery)
-            return
-        }
-        if case .failure = outcome, stopping.load(ordering: .acquiring) {
-            // Given up for the stop: released for the next start (or another instance), due at once.
-            try store.deliveryFailed(delivery, owner: owner, retryAt: Self.now())
             return
         }
         metrics.recordWebhookOutcome(succeeded: false)
