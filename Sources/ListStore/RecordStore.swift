@@ -118,9 +118,10 @@ public protocol RecordStore: AnyObject, Sendable {
     func deliveryReleased(_ delivery: PendingDelivery, owner: String) throws(StoreError)
     /// The rows of `webhooks` pending and when the next falls due.
     func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus
-    /// Removes the rows of every webhook not in `webhooks` (ones no longer configured); returns
-    /// how many.
-    func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int
+    /// Removes every row but those of the lists `followed` gives for its webhook (webhook name to
+    /// the lists it follows): the rows of webhooks no longer configured, and of lists a webhook
+    /// no longer follows. Returns how many.
+    func dropDeliveries(except followed: [String: [String]]) throws(StoreError) -> Int
 
     /// Closes the store; later calls fail.
     func close()

@@ -146,11 +146,15 @@ extension RecordStoreContract {
         let store = try makeStore()
         _ = try write(store, ["a"], deliveries: { _, results in
             [DeliveryRequest(webhook: "kept", list: "l", version: results[0].sequence),
+             DeliveryRequest(webhook: "kept", list: "m", partition: "s:ann", user: #""ann""#, version: results[0].sequence),
+             DeliveryRequest(webhook: "kept", list: "unfollowed", version: results[0].sequence),
              DeliveryRequest(webhook: "gone", list: "l", version: results[0].sequence)]
         })
-        XCTAssertEqual(try store.dropDeliveries(except: ["kept"]), 1)
-        XCTAssertEqual(try store.outboxStatus(webhooks: ["kept", "gone"]).pending, 1)
-        XCTAssertEqual(try store.dropDeliveries(except: []), 1)
+        XCTAssertEqual(try store.dropDeliveries(except: ["kept": ["l", "m"], "other": ["unfollowed"]]), 2,
+                       "the removed webhook's row, and the row of a list the kept one no longer follows")
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["kept", "gone"]).pending, 2)
+        XCTAssertEqual(try store.dropDeliveries(except: ["kept": ["m"]]), 1)
+        XCTAssertEqual(try store.dropDeliveries(except: [:]), 1)
         XCTAssertEqual(try store.outboxStatus(webhooks: ["kept"]).pending, 0)
     }
 }

@@ -77,6 +77,6 @@ final class FullDiskStore: RecordStore, @unchecked Sendable {
     }
     func deliveryReleased(_ delivery: PendingDelivery, owner: String) throws(StoreError) { try base.deliveryReleased(delivery, owner: owner) }
     func outboxStatus(webhooks: [String]) throws(StoreError) -> OutboxStatus { try base.outboxStatus(webhooks: webhooks) }
-    func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int { try base.dropDeliveries(except: webhooks) }
+    func dropDeliveries(except followed: [String: [String]]) throws(StoreError) -> Int { try base.dropDeliveries(except: followed) }
     func close() { base.close() }
 }

@@ -230,6 +230,25 @@ final class WebhookTests: FolderTestCase {
         XCTAssertEqual(pending.map(\.attempts), [0, 0, 0])
     }
 
+    /// Deliveries pending for a list the webhook no longer follows are dropped at start, not
+    /// sent: the config no longer asks for them.
+    func testPendingDeliveriesOfAListNoLongerFollowedAreDroppedAtStart() throws {
+        // A port nothing listens on: the deliveries stay pending.
+        let reserved = try WebhookReceiver(secret: Self.secret)
+        let url = reserved.url
+        reserved.stop()
+        var first: TestApp? = try TestApp(config: Self.config(url), folder: folder, sqlite: true, webhookSecrets: Self.secrets)
+        try order(try XCTUnwrap(first), "o", owner: "ann")
+        first = nil
+        let second = try TestApp(config: Self.config(url, lists: #"["all"]"#), folder: folder, sqlite: true, webhookSecrets: Self.secrets)
+        second.server.stop(gracePeriod: 1)
+        let store = try SQLiteStore(path: folder.appendingPathComponent("test.sqlite").path)
+        defer { store.close() }
+        let pending = try store.claimDeliveries(webhooks: [url], now: Int64(Date().timeIntervalSince1970 * 1000) + 3_600_000,
+                                                claimUntil: .max, owner: "test", limit: 10)
+        XCTAssertEqual(pending.map(\.list), ["all"], "the orders row (ann's) is gone")
+    }
+
     /// On PostgreSQL the outbox is in the shared database: a delivery refused by one instance is
     /// sent by another instance on the same database, per user, signed.
     func testOnPostgreSQLAnotherInstanceSendsWhatOneLeftPending() throws {

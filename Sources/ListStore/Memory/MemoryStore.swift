@@ -136,10 +136,11 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
-    public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
-        state.withLock { state in
+    public func dropDeliveries(except followed: [String: [String]]) throws(StoreError) -> Int {
+        let kept = Set(followed.flatMap { webhook, lists in lists.map { OutboxKey(webhook: webhook, list: $0, partition: "") } })
+        return state.withLock { state in
             let before = state.outbox.count
-            state.outbox = state.outbox.filter { webhooks.contains($0.key.webhook.string) }
+            state.outbox = state.outbox.filter { kept.contains(OutboxKey(webhook: $0.key.webhook.string, list: $0.key.list.string, partition: "")) }
             return before - state.outbox.count
         }
     }

@@ -79,10 +79,15 @@ extension PostgresStore {
         }
     }
 
-    public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
-        try writing { connection throws(PostgresError) in
-            let result = try connection.execute("DELETE FROM outbox WHERE NOT (webhook = ANY ($1::text[])) RETURNING webhook",
-                                                PostgresArray.text(webhooks))
+    public func dropDeliveries(except followed: [String: [String]]) throws(StoreError) -> Int {
+        let pairs = followed.flatMap { webhook, lists in lists.map { (webhook, $0) } }
+        return try writing { connection throws(PostgresError) in
+            let result = try connection.execute("""
+                DELETE FROM outbox WHERE NOT EXISTS (
+                    SELECT 1 FROM unnest($1::text[], $2::text[]) AS kept (webhook, list)
+                    WHERE kept.webhook = outbox.webhook AND kept.list = outbox.list)
+                RETURNING webhook
+                """, PostgresArray.text(pairs.map(\.0)), PostgresArray.text(pairs.map(\.1)))
             return result.rowCount
         }
     }

@@ -80,9 +80,14 @@ extension SQLiteStore {
         }
     }
 
-    public func dropDeliveries(except webhooks: [String]) throws(StoreError) -> Int {
-        try writing { connection throws(StoreError) in
-            try connection.run("DELETE FROM outbox WHERE webhook NOT IN (SELECT value FROM json_each(?))", .text(ViewKeys.encode(webhooks)))
+    public func dropDeliveries(except followed: [String: [String]]) throws(StoreError) -> Int {
+        let pairs = followed.flatMap { webhook, lists in lists.map { (webhook, $0) } }
+        return try writing { connection throws(StoreError) in
+            try connection.run("""
+                DELETE FROM outbox WHERE NOT EXISTS (
+                    SELECT 1 FROM json_each(?) AS w JOIN json_each(?) AS l ON l.key = w.key
+                    WHERE w.value = outbox.webhook AND l.value = outbox.list)
+                """, .text(ViewKeys.encode(pairs.map(\.0))), .text(ViewKeys.encode(pairs.map(\.1))))
         }
     }
 }

@@ -215,9 +215,11 @@ public final class SectionalServer: @unchecked Sendable {
         } else {
             try Seeder.seed(configuration.seeds, into: store, log: log)
         }
-        // Deliveries of webhooks no longer configured would wait forever: they go.
-        let dropped = try store.dropDeliveries(except: configuration.webhooks.map(\.url))
-        if dropped > 0 { log.warn("dropped webhook deliveries of webhooks no longer configured", ["count": .number(Double(dropped))]) }
+        // Deliveries of webhooks no longer configured would wait forever, and those of lists a
+        // webhook no longer follows must not be sent: they go.
+        let followed = Dictionary(configuration.webhooks.map { ($0.url, $0.lists) }, uniquingKeysWith: +)
+        let dropped = try store.dropDeliveries(except: followed)
+        if dropped > 0 { log.warn("dropped webhook deliveries of webhooks or lists no longer configured", ["count": .number(Double(dropped))]) }
         let webhooks = webhookTargets.isEmpty ? nil : WebhookDelivery(targets: webhookTargets, store: store, metrics: metrics, log: log)
         let events = EventHub(maxStreams: configuration.eventStreamLimit)
         let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics,
