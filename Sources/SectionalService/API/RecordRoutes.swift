@@ -144,13 +144,12 @@ struct RecordRoutes {
         }).count
         writes.insert(contentsOf: patches.map { .patch($0) }, at: writes.firstIndex { !$0.isUpsert } ?? writes.endIndex)
         let patched = Set(patches.map(\.id)).count
-        let committed = writes
-        return context.write(committed, conditions: conditions) { result throws(HTTPError) in
+        let deleteCount = deletes.count
+        return context.write(writes, conditions: conditions) { result throws(HTTPError) in
             try Self.refusal(result, patches: patches, collection: collection)
-            let deleted = zip(committed, result.existed).filter { write, existed in
-                if case .delete = write { return existed }
-                return false
-            }.count
+            // The deletes come last; the writes before them may be fewer than sent (patches of
+            // one record are written once).
+            let deleted = result.existed.suffix(deleteCount).filter { $0 }.count
             return jsonAnswer { w in
                 w.beginObject()
                 w.key("upserted"); w.int(upserted)
