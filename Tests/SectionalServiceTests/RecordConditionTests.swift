@@ -61,6 +61,10 @@ final class RecordConditionTests: XCTestCase {
         let refused = try put(app, "only", name: "again", [("If-None-Match", "*")])
         XCTAssertEqual(refused.slug, "precondition-failed")
         XCTAssertEqual(try refused.problem["ids"] as? [String], ["only"])
+        // `*` sent among tags is still create-only: the record exists, so no overwrite.
+        XCTAssertEqual(try put(app, "only", name: "mixed", [("If-None-Match", #"*, "999""#)]).status, 412)
+        XCTAssertEqual(try put(app, "only", name: "mixed", [("If-None-Match", #""999", *"#)]).status, 412)
+        XCTAssertFalse(try app.get("/v1/collections/people/records/only").text.contains("mixed"))
     }
 
     func testIfMatchAndIfNoneMatchTogetherMustBothHold() throws {

@@ -21,7 +21,10 @@ enum RecordConditions {
             conditions.append(WriteCondition(collection: collection, id: id, expectation: expectation))
         }
         if let header = request.headers.list("If-None-Match") {
-            let expectation = header.trimmingSpaces == "*" ? WriteCondition.Expectation.absent : .notVersion(versions(header, weakMatches: true))
+            // `*` among tags (not a valid field value) is taken as `*`, the stricter reading: a
+            // create-only write must not overwrite because a tag was sent next to it.
+            let any = header.split(separator: ",").contains { $0.trimmingSpaces == "*" }
+            let expectation = any ? WriteCondition.Expectation.absent : .notVersion(versions(header, weakMatches: true))
             conditions.append(WriteCondition(collection: collection, id: id, expectation: expectation))
         }
         return conditions
