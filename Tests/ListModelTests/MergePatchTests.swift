@@ -40,6 +40,34 @@ final class MergePatchTests: XCTestCase {
 
     /// A patch names members by code points: "cafe\u0301" (e and a combining acute) neither
     /// replaces nor removes "caf\u00e9" (a precomposed é), though Swift's `String` calls them equal.
+    /// Patches applied together give what they give one by one: random patches (nulls, values,
+    /// arrays, nested objects, names removed and named again) of random targets.
+    func testPatchesAppliedTogetherEqualThemAppliedOneByOne() throws {
+        var random = SystemRandomNumberGenerator()
+        let names = ["a", "b", "c", "d"]
+        func value(_ depth: Int) -> JSONValue {
+            switch Int.random(in: 0..<(depth > 2 ? 4 : 6), using: &random) {
+            case 0: return .null
+            case 1: return .string(names.randomElement(using: &random)!)
+            case 2: return .bool(Bool.random(using: &random))
+            case 3: return .array([.string("x")])
+            default: return .object(object(depth + 1))
+            }
+        }
+        func object(_ depth: Int) -> JSONObject {
+            JSONObject(names.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random)).map { (key: $0, value: value(depth)) })
+        }
+        for round in 0..<2_000 {
+            let target = object(0).filter { !$0.value.isNull }
+            let patches = (0..<Int.random(in: 1...6, using: &random)).map { _ in object(0) }
+            let oneByOne = patches.reduce(JSONObject(target)) { MergePatch.apply($1, to: $0) }
+            let together = MergePatch.apply(patches, to: JSONObject(target))
+            XCTAssertEqual(together, oneByOne, "round \(round)")
+            XCTAssertEqual(together.keys, oneByOne.keys, "round \(round): member order")
+            if together != oneByOne || together.keys != oneByOne.keys { return }
+        }
+    }
+
     func testNamesAreComparedByCodePoints() throws {
         let target = #"{"id":"r","caf\u00e9":"nfc","x":1}"#
         XCTAssertEqual(try merge(#"{"cafe\u0301":"nfd"}"#, into: target),
