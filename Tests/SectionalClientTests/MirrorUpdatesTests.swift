@@ -76,6 +76,44 @@ final class MirrorUpdatesTests: XCTestCase {
         XCTAssertEqual(snapshot?.sections.map(\.section.key), ["pinned", "Design", "Eng"])
     }
 
+    /// A server that comes back behind the mirror (an empty store at the same address, as after a
+    /// memory store restarted or a store restored from an older backup): its stream announces a
+    /// version below the mirror's, and `changes` refuses the mirror's `since` (400
+    /// invalid-version). The mirror reloads, through `updates()` and through `sync()`.
+    func testAMirrorAheadOfTheServerReloads() async throws {
+        let first = try LiveServer()
+        let port = first.port
+        let client = SectionalClient(baseURL: first.url)
+        let people = client.collection("people")
+        let list = client.list("people")
+        try await people.put("p1", person("p1", "Ada", "Design"))
+        try await people.put("p2", person("p2", "Bo", "Eng"))
+        let following = list.mirror(), asked = list.mirror()
+        try await following.reload()
+        try await asked.reload()
+        let loaded = await following.snapshot
+        let ahead = try XCTUnwrap(loaded?.version)
+        let updates = Collected(following.updates())
+        defer { updates.cancel() }
+        try await waitForOpenStreams(1, port: port)
+
+        first.stop()
+        let second = try LiveServer(port: port)
+        XCTAssertEqual(second.port, port)
+        try await people.put("z1", person("z1", "Zoe", "Sales"))
+        let behind = try await list.outline().version
+        XCTAssertLessThan(behind, ahead, "the new store is behind the mirror")
+        await updates.waitFor("update to version \(behind)") { $0.snapshot.version == behind }
+        let followed = await following.snapshot
+        XCTAssertEqual(followed?.sections.map(\.section.key), ["pinned", "Sales"])
+        XCTAssertEqual(followed?.sections.flatMap(\.rows).compactMap { $0?.id }, ["me", "z1"])
+
+        let synced = try await asked.sync()
+        XCTAssertTrue(synced.changes.reload, "no diff leads back: a reload")
+        XCTAssertEqual(synced.snapshot.version, behind)
+        XCTAssertEqual(synced.snapshot.sections.flatMap(\.rows).compactMap { $0?.id }, ["me", "z1"])
+    }
+
     /// Polls `/metrics` until the server has `count` open event streams.
     private func waitForOpenStreams(_ count: Int, port: Int) async throws {
         let deadline = Date().addingTimeInterval(30)

@@ -599,7 +599,8 @@ export class ListMirror {
   reload(o = {}) { return this.serially(() => this.reloadNow(o.rows)); }
 
   /**
-   * Brings the mirror to the current version; returns the batch update to animate. A section
+   * Brings the mirror to the current version (reloading when the server says `reload`, or when the
+   * list's version is below the mirror's); returns the batch update to animate. A section
    * shown or hidden elsewhere through the mirror's view reloads, even when the list has not moved.
    * @returns {Promise<MirrorUpdate>}
    */
@@ -655,13 +656,15 @@ export class ListMirror {
   }
 
   /**
-   * Every later sync, run when the event stream announces a version newer than the mirror's.
-   * Leaving a `for await` over it closes the stream (as `signal` does).
+   * Every later sync, run when the event stream announces a version other than the mirror's: a
+   * newer one, or an older one (the server went back: a memory store restarted, a store restored
+   * from a backup; the sync then reloads). Leaving a `for await` over it closes the stream (as
+   * `signal` does).
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o] @returns {AsyncGenerator<MirrorUpdate, void, void>}
    */
   async *updates(o = {}) {
     for await (const event of this.list.events(o)) {
-      if (this.snapshot && event.version <= this.snapshot.version) continue;
+      if (this.snapshot && event.version === this.snapshot.version) continue;
       yield await this.sync();
     }
   }
@@ -708,7 +711,15 @@ export class ListMirror {
     const old = this.snapshot;
     if (!old) return this.reloadNow(undefined);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const changes = await this.list.changes(old.version, { view: this.view });
+      let changes;
+      try {
+        changes = await this.list.changes(old.version, { view: this.view });
+      } catch (e) {
+        // The mirror is ahead of the list: the server went back (a memory store restarted, a
+        // store restored from a backup), so no diff leads from the mirror's version to its.
+        if (e instanceof SectionalError && e.status === 400 && e.slug === 'invalid-version') break;
+        throw e;
+      }
       if (changes.reload) break;
       if (changes.to === old.version) {
         // The list has not moved; its view may have, elsewhere (that moves no version).

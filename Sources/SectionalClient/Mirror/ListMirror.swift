@@ -47,7 +47,8 @@ public actor ListMirror {
     }
 
     /// Brings the mirror to the current version: applies the server's `changes` since its version
-    /// (or reloads when the server says `reload`) and returns the batch update to animate. A section
+    /// (or reloads when the server says `reload`, or when the list's version is below the mirror's)
+    /// and returns the batch update to animate. A section
     /// shown or hidden elsewhere through the mirror's view reloads, even when the list has not moved.
     @discardableResult
     public func sync() async throws -> Update {
@@ -95,14 +96,16 @@ public actor ListMirror {
         }
     }
 
-    /// Every later sync, run when the list's event stream announces a version newer than the
-    /// mirror's. The stream reconnects (with `Last-Event-ID`) when it drops.
+    /// Every later sync, run when the list's event stream announces a version other than the
+    /// mirror's: a newer one, or an older one (the server went back: a memory store restarted, a
+    /// store restored from a backup; the sync then reloads). The stream reconnects (with
+    /// `Last-Event-ID`) when it drops.
     public nonisolated func updates() -> AsyncThrowingStream<Update, Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self)
         let task = Task {
             do {
                 for try await event in list.events() {
-                    if let current = await snapshot?.version, event.version <= current { continue }
+                    if let current = await snapshot?.version, event.version == current { continue }
                     continuation.yield(try await sync())
                 }
                 continuation.finish()
@@ -160,7 +163,14 @@ public actor ListMirror {
     private func syncNow() async throws -> Update {
         guard let old = snapshot else { return try await reloadNow(rows: nil) }
         for _ in 0..<3 {
-            let changes = try await list.changes(since: old.version, view: view)
+            let changes: Changes
+            do {
+                changes = try await list.changes(since: old.version, view: view)
+            } catch let problem as SectionalError where problem.status == 400 && problem.slug == "invalid-version" {
+                // The mirror is ahead of the list: the server went back (a memory store restarted,
+                // a store restored from a backup), so no diff leads from the mirror's version to its.
+                break
+            }
             if changes.reload { break }
             if changes.to == old.version {
                 // The list has not moved; its view may have, elsewhere (that moves no version).
