@@ -114,6 +114,47 @@ final class MirrorUpdatesTests: XCTestCase {
         XCTAssertEqual(synced.snapshot.sections.flatMap(\.rows).compactMap { $0?.id }, ["me", "z1"])
     }
 
+    /// The server dies during the sync an event started (the sync's first request finds it gone:
+    /// a network error) and comes back on the same port and data: `updates()` tries the sync
+    /// again and goes on following the list, rather than ending.
+    func testUpdatesGoOnWhenTheServerDiesDuringASync() async throws {
+        let first = try LiveServer()
+        let port = first.port
+        let writer = SectionalClient(baseURL: first.url).collection("people")
+        let tripwire = Tripwire()
+        // Asked before each of the mirror's requests: once armed, the next one stops the server
+        // (after the write that armed it is answered), so the request fails.
+        let client = SectionalClient(baseURL: first.url) {
+            if tripwire.take() {
+                let deadline = Date().addingTimeInterval(10)
+                while !tripwire.written, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+                first.stop()
+                tripwire.stopped = true
+            }
+            return nil
+        }
+        let mirror = client.list("people").mirror()
+        try await writer.put("p1", person("p1", "Ada", "Design"))
+        try await mirror.reload()
+        let updates = Collected(mirror.updates(reconnectDelay: 0.1))
+        defer { updates.cancel() }
+        try await waitForOpenStreams(1, port: port)
+
+        tripwire.arm()
+        let written = try await writer.put("p2", person("p2", "Bo", "Eng")).written.version
+        tripwire.written = true
+        let deadline = Date().addingTimeInterval(20)
+        while !tripwire.stopped, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertTrue(tripwire.stopped, "the write's event started a sync")
+        let second = try LiveServer(folder: first.folder, port: port)
+        XCTAssertEqual(second.port, port)
+        await updates.waitFor("update to version \(written)") { $0.snapshot.version == written }
+        let later = try await writer.put("p3", person("p3", "Cy", "Ops")).written.version
+        await updates.waitFor("update to version \(later)") { $0.snapshot.version == later }
+        let last = await mirror.snapshot
+        XCTAssertEqual(last?.sections.map(\.section.key), ["pinned", "Design", "Eng", "Ops"])
+    }
+
     /// Polls `/metrics` until the server has `count` open event streams.
     private func waitForOpenStreams(_ count: Int, port: Int) async throws {
         let deadline = Date().addingTimeInterval(30)
@@ -149,4 +190,23 @@ final class Counter: @unchecked Sendable {
     /// Adds one; returns the new count.
     func increment() -> Int { lock.withLock { count += 1; return count } }
     var value: Int { lock.withLock { count } }
+}
+
+/// A one-shot trigger a test arms, and a request hook takes.
+final class Tripwire: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isArmed = false, isWritten = false, isStopped = false
+    func arm() { lock.withLock { isArmed = true } }
+    /// `true` once after ``arm()``.
+    func take() -> Bool { lock.withLock { defer { isArmed = false }; return isArmed } }
+    /// The write that armed it was answered.
+    var written: Bool {
+        get { lock.withLock { isWritten } }
+        set { lock.withLock { isWritten = newValue } }
+    }
+    /// The hook stopped the server.
+    var stopped: Bool {
+        get { lock.withLock { isStopped } }
+        set { lock.withLock { isStopped = newValue } }
+    }
 }

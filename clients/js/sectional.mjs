@@ -658,14 +658,37 @@ export class ListMirror {
   /**
    * Every later sync, run when the event stream announces a version other than the mirror's: a
    * newer one, or an older one (the server went back: a memory store restarted, a store restored
-   * from a backup; the sync then reloads). Leaving a `for await` over it closes the stream (as
-   * `signal` does).
+   * from a backup; the sync then reloads). A sync that fails while the server is away (a network
+   * error, a 503) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
+   * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream
+   * (as `signal` does).
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o] @returns {AsyncGenerator<MirrorUpdate, void, void>}
    */
   async *updates(o = {}) {
     for await (const event of this.list.events(o)) {
       if (this.snapshot && event.version === this.snapshot.version) continue;
-      yield await this.sync();
+      const update = await this.syncRetrying(o);
+      if (!update) return;
+      yield update;
+    }
+  }
+
+  /**
+   * `sync()`, tried again while the server is away (a network error, a 503), after the event
+   * stream's reconnect delay for as many failures in a row (the server's `retry:` is 2 s); `null`
+   * when `signal` aborts first. Another problem is thrown.
+   * @param {{signal?: AbortSignal, reconnectDelay?: number}} o @returns {Promise<MirrorUpdate|null>}
+   */
+  async syncRetrying(o) {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await this.sync();
+      } catch (e) {
+        if (e instanceof SectionalError && e.status !== 503) throw e;
+        if (o.signal && o.signal.aborted) return null;
+        await sleep(reconnectDelay({ fixed: o.reconnectDelay, retry: 2000, failures }), o.signal);
+        if (o.signal && o.signal.aborted) return null;
+      }
     }
   }
 

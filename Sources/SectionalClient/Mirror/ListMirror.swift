@@ -99,14 +99,17 @@ public actor ListMirror {
     /// Every later sync, run when the list's event stream announces a version other than the
     /// mirror's: a newer one, or an older one (the server went back: a memory store restarted, a
     /// store restored from a backup; the sync then reloads). The stream reconnects (with
-    /// `Last-Event-ID`) when it drops.
-    public nonisolated func updates() -> AsyncThrowingStream<Update, Error> {
+    /// `Last-Event-ID`) when it drops, after `reconnectDelay` seconds when given (see
+    /// ``SectionalList/events(reconnectDelay:)``); a sync that fails while the server is away (a
+    /// network error, a 503) is tried again after the same delay, backing off, until it gets
+    /// through. Another problem ends the sequence with it.
+    public nonisolated func updates(reconnectDelay: Double? = nil) -> AsyncThrowingStream<Update, Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self)
         let task = Task {
             do {
-                for try await event in list.events() {
+                for try await event in list.events(reconnectDelay: reconnectDelay) {
                     if let current = await snapshot?.version, event.version == current { continue }
-                    continuation.yield(try await sync())
+                    continuation.yield(try await syncRetrying(reconnectDelay: reconnectDelay))
                 }
                 continuation.finish()
             } catch {
@@ -115,6 +118,25 @@ public actor ListMirror {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// ``sync()``, tried again while the server is away (a network error, a 503) after the event
+    /// stream's reconnect delay for as many failures in a row (the server's `retry:` is 2 s).
+    /// Another problem, or cancellation, is thrown.
+    private nonisolated func syncRetrying(reconnectDelay: Double?) async throws -> Update {
+        var failures = 0
+        while true {
+            do {
+                return try await sync()
+            } catch let problem as SectionalError where problem.status != 503 && problem.status != 0 {
+                throw problem
+            } catch {
+                try Task.checkCancellation()
+                failures += 1
+                let delay = VersionEvents.reconnectDelay(retryAfter: nil, fixed: reconnectDelay, retry: 2, failures: failures)
+                try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            }
+        }
     }
 
     // MARK: One at a time
