@@ -151,6 +151,23 @@ def test_page_loads_without_console_errors_or_outside_requests(driver):
     assert "Sectional" in driver.title
 
 
+def test_a_malformed_escape_in_the_fragment_names_no_list(driver):
+    """`#%E0%A4%A` cannot be decoded: the page opens the list it would open without a fragment
+    (not stuck at Loading…), and a hash changed to such a fragment later is ignored (the
+    fixture sees no uncaught error on the console)."""
+    open_list(driver, LIST)
+    driver.get("about:blank")
+    driver.get(f"{BASE}/#%E0%A4%A")
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Contacts") and len(drawn_rows(d)) > 0,
+         message="the page did not open the remembered list")
+    assert driver.find_element(By.ID, "message").text == ""
+    driver.execute_script("location.hash = 'settings'")
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Settings"), message="settings not drawn")
+    driver.execute_script("location.hash = '%E0%A4%B'")
+    driver.execute_script("location.hash = arguments[0]", LIST)
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Contacts"), message="contacts not drawn")
+
+
 def test_contacts_list_is_drawn_from_the_first_page(driver):
     driver.get(BASE + "/")
     picker = Select(wait(driver, lambda d: d.find_element(By.ID, "list-picker")))
