@@ -117,26 +117,41 @@ final class StreamTests: XCTestCase {
     /// upload whose body is still coming) ends after its first bytes, and the stop completes.
     /// Before, nothing ended it, and at the end of the grace period libmicrohttpd aborted the
     /// process: "MHD_stop_daemon() called while we have suspended connections".
+    ///
+    /// Now and then (about one run in twelve) libmicrohttpd does not take the kept-alive
+    /// connection's next request once the stop has begun, and closes the connection unanswered
+    /// at the end of the grace period: a client of a stopping server may see that, and the stop
+    /// completes. The stream was then never asked for, so the scenario is tried again, until a
+    /// stream is served during a stop.
     func testAStreamAskedForDuringAStopEndsAndTheStopCompletes() throws {
-        let streams = Streams()
-        let server = try makeServer(streams)
-        let kept = try HTTPTestClient(port: server.port, timeoutSeconds: 10)
-        XCTAssertEqual(try kept.request("GET", "/healthz").status, 200)
-        let upload = try HTTPTestClient(port: server.port)
-        try upload.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
-        XCTAssertTrue(eventually { server.requestsInFlight == 1 }, "the upload is in flight")
-        let stopped = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            server.stop(gracePeriod: 2)
-            stopped.signal()
-        }
-        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port)) == nil }, "the stop has begun")
+        for _ in 1...5 {
+            let streams = Streams()
+            let server = try makeServer(streams)
+            let kept = try HTTPTestClient(port: server.port, timeoutSeconds: 10)
+            XCTAssertEqual(try kept.request("GET", "/healthz").status, 200)
+            let upload = try HTTPTestClient(port: server.port)
+            try upload.send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+            XCTAssertTrue(eventually { server.requestsInFlight == 1 }, "the upload is in flight")
+            let stopped = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                server.stop(gracePeriod: 2)
+                stopped.signal()
+            }
+            XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port)) == nil }, "the stop has begun")
 
-        try kept.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
-        let received = try kept.readUntil("0\r\n\r\n")
-        XCTAssertTrue(received.hasPrefix("HTTP/1.1 200 "), received)
-        XCTAssertTrue(received.contains(": hello"), received)
-        XCTAssertEqual(stopped.wait(timeout: .now() + 20), .success, "the stop completes")
-        XCTAssertTrue(try XCTUnwrap(streams.last()).hasEnded)
+            try kept.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n")
+            let received = try kept.readUntilClosed()
+            XCTAssertEqual(stopped.wait(timeout: .now() + 20), .success, "the stop completes")
+            guard let stream = streams.last() else {
+                XCTAssertEqual(received, "", "closed unanswered")
+                continue
+            }
+            XCTAssertTrue(received.hasPrefix("HTTP/1.1 200 "), received)
+            XCTAssertTrue(received.contains(": hello"), received)
+            XCTAssertTrue(received.hasSuffix("0\r\n\r\n"), "the stream ended: \(received)")
+            XCTAssertTrue(stream.hasEnded)
+            return
+        }
+        XCTFail("no stream was asked for during a stop in five tries")
     }
 }
