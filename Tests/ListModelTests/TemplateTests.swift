@@ -60,6 +60,38 @@ final class TemplateTests: XCTestCase {
         XCTAssertEqual(r("{n|currency:USD}"), "$56.00")
     }
 
+    /// A number's text (`{field}`, group keys, `as: "string"` sorts) follows one rule whether or
+    /// not its value is exactly a `Double`: plain digits for 0.0001 ≤ |x| < 10^21, exponent form
+    /// outside (`0.000001` was `1e-6` but its neighbour plain; `1e20` was `1e+20`).
+    func testNumberTextIsOneFormWhateverTheKind() throws {
+        let cases: [(String, String)] = [
+            ("1E+14", "100000000000000"), ("1e20", "100000000000000000000"),
+            ("100000000000000000001", "100000000000000000001"), ("10000000000000000000", "10000000000000000000"),
+            ("18446744073709551616", "18446744073709551616"), ("-1e20", "-100000000000000000000"),
+            ("123456789012345678901234567890", "1.2345678901234567890123456789e+29"), ("1e21", "1e+21"),
+            ("0.000001", "1e-6"), ("0.0000010000000000000000001", "1.0000000000000000001e-6"),
+            ("0.0001", "0.0001"), ("0.00010000000000000000001", "0.00010000000000000000001"),
+            ("0.00009999", "9.999e-5"), ("0.000099990000000000000001", "9.9990000000000000001e-5"),
+            ("12.50", "12.5"), ("1234.5", "1234.5"), ("56", "56"), ("9007199254740993", "9007199254740993"),
+        ]
+        for (json, text) in cases {
+            let value = parse(#"{"n":\#(json)}"#).objectValue!
+            XCTAssertEqual(try Template(parsing: "{n}", scope: .row).render(record: value), text, json)
+            XCTAssertEqual(SortType.string.sortValue(value["n"]), .string(text), json)
+        }
+        // Below 10^16 a double's text is the JSON writer's, and the exact rule gives the same.
+        var rng = SplitMix64(seed: 55)
+        for k in 0..<20_000 {
+            let d = k % 2 == 0 ? Double(bitPattern: rng.next())
+                : Double(Int64.random(in: -999_999_999...999_999_999, using: &rng)) / pow(10, Double(Int.random(in: 0...20, using: &rng)))
+            guard d.isFinite, d != 0, abs(d) < 1e16 else { continue }
+            var written: [UInt8] = []
+            JSONNumberText.appendDouble(d, to: &written)
+            XCTAssertEqual(String(decoding: written, as: UTF8.self), DecimalText(.double(d))!.shownText, "\(d)")
+            XCTAssertEqual(JSONNumberText.text(.double(d)), DecimalText(.double(d))!.shownText, "\(d)")
+        }
+    }
+
     /// Epoch seconds with a fraction: the milliseconds a `date` sort reads (1700000000.123 is
     /// 123 ms, not the 122.99… ms its double's fraction holds), before 1970 too.
     func testDateMillisecondsOfFractionalEpochSeconds() throws {

@@ -98,10 +98,20 @@ struct DecimalText {
         return a.digits.count < b.digits.count ? -sign : sign
     }
 
-    /// The shortest JSON text of the exact value, for templates and group keys: plain digits
-    /// when the point lies within 21 places (`9223372036854775808`, `0.000001`), otherwise
-    /// `d.ddde+N` / `d.ddde-N`. No `.0`, no `-0`.
-    var jsonText: String {
+    /// The canonical text of the exact value, what ``ScalarKey`` keys numbers by (stores keep
+    /// these keys, so the form stays): plain digits when 0.000001 ≤ |x| < 10^21
+    /// (`9223372036854775808`, `0.000001`), otherwise `d.ddde+N` / `d.ddde-N`. No `.0`, no `-0`.
+    var jsonText: String { text(lowestPlainPoint: -5) }
+
+    /// The text templates, group keys and `as: "string"` sorts use for a number: plain digits
+    /// when 0.0001 ≤ |x| < 10^21 (`100000000000000000001`, `0.0001`), otherwise `d.ddde+N` /
+    /// `d.ddde-N` (`1e-6`, `1.5e+21`). Below 10^16 this is what the JSON writer prints for a
+    /// `Double` of the same value (``JSONNumberText/appendShown(_:to:)``). No `.0`, no `-0`.
+    var shownText: String { text(lowestPlainPoint: -3) }
+
+    /// Plain digits when the point lies within 21 places before the first digit and no more
+    /// than `-lowestPlainPoint` zeros after it, otherwise exponent form.
+    private func text(lowestPlainPoint: Int) -> String {
         if isZero { return "0" }
         var out: [UInt8] = []
         if negative { out.append(UInt8(ascii: "-")) }
@@ -111,7 +121,7 @@ struct DecimalText {
                 if k == pointPosition { out.append(UInt8(ascii: ".")) }
                 out.append((k < n ? digits[k] : 0) + 0x30)
             }
-        } else if pointPosition <= 0 && pointPosition > -6 {
+        } else if pointPosition <= 0 && pointPosition >= lowestPlainPoint {
             out.append(contentsOf: [0x30, UInt8(ascii: ".")])
             for _ in 0..<(-pointPosition) { out.append(0x30) }
             for d in digits { out.append(d + 0x30) }

@@ -43,8 +43,9 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The text a template inserts for a value: strings as-is, numbers as their
-/// shortest JSON text, booleans `true`/`false`, and `""` for missing, null, objects and arrays.
+/// The text a template inserts for a value: strings as-is, numbers in one form whatever their
+/// kind (``DecimalText/shownText``), booleans `true`/`false`, and `""` for missing, null,
+/// objects and arrays.
 /// Also the "string form" of a `groupBy` value.
 @inline(__always)
 func appendPlainText(_ v: JSONValue?, to out: inout ByteBuffer) {
@@ -52,7 +53,7 @@ func appendPlainText(_ v: JSONValue?, to out: inout ByteBuffer) {
     switch v {
     case .string(let s): out.append(utf8: s)
     case .int(let i): JSONNumberText.appendInt(i, to: &out)
-    case .double(let d): JSONNumberText.appendDouble(d, to: &out)
+    case .double(let d): JSONNumberText.appendShown(d, to: &out)
     case .number(let n): JSONNumberText.appendNumber(n, to: &out)
     case .bool(let b): out.append(b ? "true" : "false")
     default: break
