@@ -17,8 +17,11 @@ func check(configPath: String) -> Int32 {
             ProcessInfo.processInfo.environment[$0].flatMap { $0.isEmpty ? nil : $0 }
         }
         _ = try configuration.userTokenVerifier(requireSecret: false)
-        let summaries = try configuration.summarizeLists()
+        let (summaries, seeds) = try configuration.summarize()
         print("\(configPath): OK, \(summaries.count) list\(summaries.count == 1 ? "" : "s")")
+        for seed in seeds {
+            if let warning = seed.warning { print("  seed \(seed.collection): warning: \(warning)") }
+        }
         for list in summaries {
             let sources = list.sources.isEmpty ? "no collections" : list.sources.joined(separator: ", ")
             let scope = list.scopeField.map { "; per user, by \($0)" } ?? ""

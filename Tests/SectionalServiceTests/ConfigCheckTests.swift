@@ -25,3 +25,26 @@ final class ConfigCheckTests: FolderTestCase {
                        "botName is on every bot (the only rows drawn with it); the German note is on one record")
     }
 }
+
+/// A seed file that holds an id twice: one record (the last), counted as stored, and warned of.
+final class SeedRepeatedIDTests: FolderTestCase {
+    func testARepeatedIdInASeedIsOneRecordAndCheckWarnsOfIt() throws {
+        let seed = #"[{"id":"a","g":"x"},{"id":"b","g":"x"},{"id":"a","g":"y"},{"id":"b","g":"x"},{"id":"c"}]"#
+        try seed.write(to: folder.appendingPathComponent("c.json"), atomically: true, encoding: .utf8)
+        let config = #"{"seed": {"c": "c.json"}, "lists": {"l": {"sections": [{"source": "c", "groupBy": "g", "row": {"title": "{id}"}}]}}}"#
+        let configuration = try Configuration.parse(try JSONParser.parse(config), folder: folder.path)
+        let (lists, seeds) = try configuration.summarize()
+        XCTAssertEqual(lists.first?.rowCount, 3)
+        XCTAssertEqual(seeds.map(\.collection), ["c"])
+        XCTAssertEqual(seeds.first?.records, 3, "the records stored, not the file's entries (5)")
+        XCTAssertEqual(seeds.first?.repeatedIDs, ["a", "b"])
+        XCTAssertEqual(seeds.first?.warning,
+                       "\(folder.appendingPathComponent("c.json").path) repeats record id \"a\" and 1 other id; the last record of each id is kept")
+
+        // A seed without repeats warns of nothing.
+        try #"[{"id":"a"},{"id":"b"}]"#.write(to: folder.appendingPathComponent("c.json"), atomically: true, encoding: .utf8)
+        let clean = try configuration.summarize().seeds
+        XCTAssertEqual(clean.first?.records, 2)
+        XCTAssertNil(clean.first?.warning)
+    }
+}

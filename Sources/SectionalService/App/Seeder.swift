@@ -9,8 +9,15 @@ import ListStore
 /// in parts, the first part would make the collection non-empty and the rest would never come.
 /// The whole seed is in memory already (parsed, then encoded), so one transaction costs no more
 /// memory; on SQLite its write-ahead log grows to about the seed's size until the next checkpoint.
+///
+/// An id the file holds more than once is one record, its last (as in a batch); the log's
+/// `records` counts the records stored, and a warning names the repeated ids.
 enum Seeder {
-    static func seed(_ seeds: [(collection: String, path: String)], into store: RecordStore, log: Log) throws(ConfigError) {
+    /// Seeds every empty collection; returns what each seed stored (none for a collection that
+    /// had records already).
+    @discardableResult
+    static func seed(_ seeds: [(collection: String, path: String)], into store: RecordStore, log: Log) throws(ConfigError) -> [SeedSummary] {
+        var summaries: [SeedSummary] = []
         for (collection, path) in seeds {
             let empty: Bool
             do {
@@ -34,10 +41,15 @@ enum Seeder {
                 throw ConfigError(path: "seed.\(collection)", "\(path) is not valid JSON: \(error)")
             }
             var writes: [RecordWrite] = []
+            var ids = Set<CodePointKey>(minimumCapacity: records.count)
+            var repeated: [String] = []
+            var repeatedSet = Set<CodePointKey>()
             for (index, record) in records.enumerated() {
                 guard let id = record["id"]?.stringValue, Names.isValid(id), record.objectValue != nil else {
                     throw ConfigError(path: "seed.\(collection)", "\(path) record \(index) needs a valid string \"id\"")
                 }
+                let key = CodePointKey(id)
+                if !ids.insert(key).inserted, repeatedSet.insert(key).inserted { repeated.append(id) }
                 var writer = JSONWriter(capacity: 256)
                 writer.value(record)
                 writes.append(.upsert(collection: collection, id: id, json: writer.bytes))
@@ -47,7 +59,14 @@ enum Seeder {
             } catch {
                 throw ConfigError(path: "seed.\(collection)", "cannot store the seed: \(error)")
             }
-            log.info("seeded", ["collection": .text(collection), "records": .number(Double(writes.count))])
+            let summary = SeedSummary(collection: collection, path: path, records: ids.count, repeatedIDs: repeated)
+            log.info("seeded", ["collection": .text(collection), "records": .number(Double(summary.records))])
+            if let warning = summary.warning {
+                log.warn("seed repeats record ids", ["collection": .text(collection), "ids": .number(Double(repeated.count)),
+                                                     "detail": .text(warning)])
+            }
+            summaries.append(summary)
         }
+        return summaries
     }
 }

@@ -17,19 +17,25 @@ extension Configuration {
     /// Loads the seeds into a memory store and builds every list from them, so a check also
     /// catches broken seed files. Throws ``ConfigError``.
     public func summarizeLists() throws(ConfigError) -> [ListSummary] {
+        try summarize().lists
+    }
+
+    /// ``summarizeLists()``, and what each seed file stored (with its repeated ids).
+    public func summarize() throws(ConfigError) -> (lists: [ListSummary], seeds: [SeedSummary]) {
         let store = MemoryStore()
-        try Seeder.seed(seeds, into: store, log: Log(level: .error))
+        let seeded = try Seeder.seed(seeds, into: store, log: Log(level: .error))
         do {
             var records: [String: [JSONValue]] = [:]
             for source in Set(lists.flatMap(\.sources)) {
                 records[source] = try ViewModelStore.parseAll(try store.allRecords(in: source), collection: source, log: Log(level: .error))
             }
-            return lists.map { definition in
+            let summaries = lists.map { definition in
                 let snapshot = ListSnapshot.build(definition: definition, records: records)
                 return ListSummary(name: definition.name, sectionCount: snapshot.sectionCount, rowCount: snapshot.totalRowCount,
                                    sources: definition.sources, scopeField: definition.scope?.field.description,
                                    specs: Self.specReports(snapshot, records: records))
             }
+            return (summaries, seeded)
         } catch {
             throw ConfigError(path: "", "cannot build lists: \(error)")
         }
