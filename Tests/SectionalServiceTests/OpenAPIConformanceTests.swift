@@ -86,6 +86,42 @@ final class OpenAPIConformanceTests: XCTestCase {
         XCTAssertEqual(ahead.header("Retry-After"), "1")
     }
 
+    /// Every record write documents both conditional headers the server honours (`DELETE` took
+    /// `If-None-Match` but listed only `If-Match`), and a batch's `expectedVersions` says which
+    /// numbers it takes: plain digits (`1.0` and `1e3` are integers to JSON Schema, refused here).
+    func testRecordWriteConditionsAreDocumentedAsHonoured() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        let document = try document(app)
+        let record = try XCTUnwrap((document["paths"] as? [String: Any])?["/v1/collections/{c}/records/{id}"] as? [String: [String: Any]])
+        for method in ["put", "patch", "delete"] {
+            let refs = (record[method]?["parameters"] as? [[String: Any]] ?? []).compactMap { $0["$ref"] as? String }
+            XCTAssertTrue(refs.contains("#/components/parameters/ifMatch"), "\(method) documents If-Match")
+            XCTAssertTrue(refs.contains("#/components/parameters/recordIfNoneMatch"), "\(method) documents If-None-Match")
+        }
+        let etag = try XCTUnwrap(try app.get("/v1/collections/people/records/p1").header("ETag"))
+        XCTAssertEqual(try app.request("DELETE", "/v1/collections/people/records/p1", headers: [("If-None-Match", etag)]).status, 412)
+        XCTAssertEqual(try app.request("DELETE", "/v1/collections/people/records/p1", headers: [("If-None-Match", "*")]).status, 412)
+        XCTAssertEqual(try app.request("DELETE", "/v1/collections/people/records/nope", headers: [("If-None-Match", "*")]).status, 404)
+
+        let schemas = try XCTUnwrap((document["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let expected = try XCTUnwrap(((schemas["BatchRequest"] as? [String: Any])?["properties"] as? [String: Any])?["expectedVersions"] as? [String: Any])
+        let choices = try XCTUnwrap((expected["additionalProperties"] as? [String: Any])?["oneOf"] as? [[String: Any]])
+        let integer = try XCTUnwrap(choices.first { $0["type"] as? String == "integer" })
+        XCTAssertEqual(integer["minimum"] as? Int, 0)
+        XCTAssertEqual((integer["maximum"] as? NSNumber)?.int64Value, Int64.max)
+        XCTAssertTrue((integer["description"] as? String)?.contains("`1.0`") == true, "the integer choice says plain digits only")
+        let version = try XCTUnwrap(Int(etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))))
+        for refused in ["1.0", "1e3", "-1", "9223372036854775808", "\"1\""] {
+            let answer = try app.request("POST", "/v1/collections/people/batch", json: #"{"expectedVersions":{"p1":\#(refused)}}"#)
+            XCTAssertEqual(answer.status, 400, refused)
+        }
+        for accepted in ["\(version)", "\"*\""] {
+            let answer = try app.request("POST", "/v1/collections/people/batch", json: #"{"expectedVersions":{"p1":\#(accepted),"new":0}}"#)
+            XCTAssertEqual(answer.status, 200, accepted)
+        }
+    }
+
     // MARK: Helpers
 
     private func document(_ app: TestApp) throws -> [String: Any] {
