@@ -77,6 +77,33 @@ final class PartitionTests: XCTestCase {
         XCTAssertEqual(try p.rowIDs(of: "alice"), ["contact"])
     }
 
+    /// What the docs say of a write that leaves a record as it was (an empty `PATCH`, a `PUT` of
+    /// the record as stored): it moves the record's and its partition's version and wakes the
+    /// partition's stream, with an empty `changes`; other partitions stay.
+    func testAWriteThatChangesNothingStillMovesTheVersionsOfWhatItWrites() throws {
+        let p = try PartitionApp()
+        try p.order("a1", owner: "alice")
+        try p.order("b1", owner: "bob")
+        let bobVersion = try p.version(of: "bob")
+        let client = try HTTPTestClient(port: p.app.port, timeoutSeconds: 5)
+        try client.send("GET /v1/lists/orders/events?user=alice HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(PartitionApp.serviceToken)\r\n\r\n")
+        let before = try p.version(of: "alice")
+        _ = try client.readUntil("\"version\":\(before)}")
+
+        let recordVersion = try p.order("a1", owner: "alice")
+        XCTAssertGreaterThan(recordVersion, Int64(before), "a PUT of the record as stored is a write")
+        let patch = try p.app.request("PATCH", "/v1/collections/orders/records/a1", json: "{}", headers: p.service).expect(200...200)
+        let patched = try XCTUnwrap(Int(try XCTUnwrap(patch.header("ETag")).dropFirst().dropLast()))
+        XCTAssertGreaterThan(patched, Int(recordVersion), "an empty PATCH moves the record's version")
+        XCTAssertEqual(try p.version(of: "alice"), patched, "and its partition's")
+        XCTAssertTrue(try client.readUntil("\"version\":\(patched)}").contains("\"list\":\"orders\""), "and alice's stream hears it")
+        XCTAssertEqual(try p.version(of: "bob"), bobVersion, "bob's partition is not written")
+        let changes = try p.get("/v1/lists/orders/changes?since=\(before)", as: "alice").json
+        XCTAssertEqual(changes["reload"] as? Bool, false)
+        let rows: [String: [Any]] = try changes.value("rows")
+        XCTAssertEqual(rows.values.map(\.count).reduce(0, +), 0, "nothing changed: \(changes)")
+    }
+
     func testEventsWakeOnlyTheStreamsOfThePartitionWritten() throws {
         let p = try PartitionApp()
         try p.order("a1", owner: "alice")
