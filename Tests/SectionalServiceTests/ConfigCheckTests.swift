@@ -20,7 +20,7 @@ final class ConfigCheckTests: FolderTestCase {
             "rowTypes": {"bot": {"title": "{botName}"}}}]}}}
         """#
         let configuration = try Configuration.parse(try JSONParser.parse(config), folder: folder.path)
-        let warnings = try XCTUnwrap(try configuration.summarizeLists().first?.specs.first).warnings
+        let warnings = try XCTUnwrap(try configuration.summarize().lists.first?.specs.first).warnings
         XCTAssertEqual(warnings, ["template field \"noteDE\" is missing from 19 of 20 records (de)"],
                        "botName is on every bot (the only rows drawn with it); the German note is on one record")
     }

@@ -12,11 +12,7 @@ import XCTest
 /// is now answered but not kept.
 final class SearchRaceTests: XCTestCase {
     func testEachResultMatchesAWriteByItsOwnSearchFields() throws {
-        let definitions = try ListDefinitions.decode(JSONParser.parse(#"""
-        {"people":{"search":{"fields":["name","email"]},
-                   "sections":[{"key":"all","source":"people","type":"all","title":"All","row":{"type":"person","title":"{name}"}}]}}
-        """#))
-        let store = try ViewModelStore(definitions: definitions, store: MemoryStore(), log: Log(level: .error))
+        let store = try peopleSearchingNamesAndEmails()
         let (name, email) = (try XCTUnwrap(FieldPath("name")), try XCTUnwrap(FieldPath("email")))
         try write(store, "p1", name: "Anna", email: "anna@example.com")
         let base = try XCTUnwrap(store.list("people"))
@@ -34,11 +30,7 @@ final class SearchRaceTests: XCTestCase {
     }
 
     func testAResultAskedForUnderADefinitionChangedSinceIsAnsweredButNotKept() throws {
-        let definitions = try ListDefinitions.decode(JSONParser.parse(#"""
-        {"people":{"search":{"fields":["name","email"]},
-                   "sections":[{"key":"all","source":"people","type":"all","title":"All","row":{"type":"person","title":"{name}"}}]}}
-        """#))
-        let store = try ViewModelStore(definitions: definitions, store: MemoryStore(), log: Log(level: .error))
+        let store = try peopleSearchingNamesAndEmails()
         let (name, email) = (try XCTUnwrap(FieldPath("name")), try XCTUnwrap(FieldPath("email")))
         try write(store, "p1", name: "Anna", email: "anna@example.com")
         try write(store, "p2", name: "Example Bob", email: "bob@b.org")
@@ -63,6 +55,15 @@ final class SearchRaceTests: XCTestCase {
         XCTAssertTrue(try store.searched(now, query: current).snapshot.contains(rowID: "p2"))
         XCTAssertNotNil(store.cache.readEntry(MaterializationKey(list: "people", partition: nil, language: nil, query: current)),
                         "a result of the definition in force is kept")
+    }
+
+    /// A store serving `people`, searched by name and email.
+    private func peopleSearchingNamesAndEmails() throws -> ViewModelStore {
+        let definitions = try ListDefinitions.decode(JSONParser.parse(#"""
+        {"people":{"search":{"fields":["name","email"]},
+                   "sections":[{"key":"all","source":"people","type":"all","title":"All","row":{"type":"person","title":"{name}"}}]}}
+        """#))
+        return try ViewModelStore(definitions: definitions, store: MemoryStore(), log: Log(level: .error))
     }
 
     private func write(_ store: ViewModelStore, _ id: String, name: String, email: String) throws {

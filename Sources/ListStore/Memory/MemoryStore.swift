@@ -137,10 +137,9 @@ public final class MemoryStore: RecordStore, Sendable {
     }
 
     public func dropDeliveries(except followed: [String: [String]]) throws(StoreError) -> Int {
-        let kept = Set(followed.flatMap { webhook, lists in lists.map { OutboxKey(webhook: webhook, list: $0, partition: "") } })
-        return state.withLock { state in
+        state.withLock { state in
             let before = state.outbox.count
-            state.outbox = state.outbox.filter { kept.contains(OutboxKey(webhook: $0.key.webhook.string, list: $0.key.list.string, partition: "")) }
+            state.outbox = state.outbox.filter { followed[$0.key.webhook.string]?.contains($0.key.list.string) ?? false }
             return before - state.outbox.count
         }
     }

@@ -15,12 +15,8 @@ public struct ListSummary: Sendable {
 
 extension Configuration {
     /// Loads the seeds into a memory store and builds every list from them, so a check also
-    /// catches broken seed files. Throws ``ConfigError``.
-    public func summarizeLists() throws(ConfigError) -> [ListSummary] {
-        try summarize().lists
-    }
-
-    /// ``summarizeLists()``, and what each seed file stored (with its repeated ids).
+    /// catches broken seed files; returns each list's summary and what each seed file stored
+    /// (with its repeated ids). Throws ``ConfigError``.
     public func summarize() throws(ConfigError) -> (lists: [ListSummary], seeds: [SeedSummary]) {
         let store = MemoryStore()
         let seeded = try Seeder.seed(seeds, into: store, log: Log(level: .error))
