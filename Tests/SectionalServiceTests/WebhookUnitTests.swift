@@ -38,3 +38,19 @@ final class WebhookUnitTests: XCTestCase {
         XCTAssertNil(HTTPPoster.statusCode(Array("HTTP/1.1 999 Odd\r\n".utf8)))
     }
 }
+
+/// Which workers a commit wakes.
+final class WebhookNudgeTests: XCTestCase {
+    func testACommitWakesOnlyTheWebhooksThatFollowAListItMoved() throws {
+        func target(_ url: String, _ lists: [String]) throws -> WebhookTarget {
+            WebhookTarget(settings: WebhookSettings(url: url, target: try WebhookURL.parse(url).get(), lists: lists,
+                                                    secretEnvironmentVariable: "S"), secret: [1])
+        }
+        let delivery = WebhookDelivery(targets: [try target("http://a/", ["contacts"]), try target("http://b/", ["orders"]),
+                                                 try target("http://c/", ["orders", "contacts"])],
+                                       store: MemoryStore(), metrics: Metrics(), log: Log(level: .error))
+        XCTAssertEqual(delivery.following(["contacts"]).map(\.lists), [["contacts"], ["orders", "contacts"]])
+        XCTAssertEqual(delivery.following(["orders", "orders"]).map(\.lists), [["orders"], ["orders", "contacts"]])
+        XCTAssertTrue(delivery.following(["settings"]).isEmpty)
+    }
+}

@@ -225,7 +225,7 @@ public final class SectionalServer: @unchecked Sendable {
         let lists = try ViewModelStore(definitions: configuration.lists, store: store, log: log, metrics: metrics,
                                        maxResidentRows: configuration.maxResidentRows, webhooks: configuration.webhooks) { versions in
             events.publish(versions)
-            webhooks?.nudge()
+            webhooks?.nudge(lists: versions.lazy.map(\.list))
         }
         // Loading parsed every record; the snapshots keep only rows. Give the freed memory back.
         FreedMemory.release()

@@ -16,8 +16,19 @@ final class WebhookDelivery: Sendable {
     /// Starts every worker's thread.
     func start() { workers.forEach { $0.start() } }
 
-    /// Wakes every worker: a commit may have recorded deliveries.
-    func nudge() { workers.forEach { $0.nudge() } }
+    /// Wakes the workers of the webhooks that follow one of `lists`: a commit that moved them
+    /// may have recorded deliveries. The others sleep on (each still looks at the outbox every
+    /// ``WebhookWorker/idleSeconds``): with 300 webhooks, waking every worker at every commit
+    /// put 300 outbox queries beside each write (a `PUT`'s p50 27 ms instead of 2).
+    func nudge(lists: some Sequence<String>) {
+        following(lists).forEach { $0.nudge() }
+    }
+
+    /// The workers whose webhook follows one of `lists`.
+    func following(_ lists: some Sequence<String>) -> [WebhookWorker] {
+        let moved = Set(lists)
+        return workers.filter { worker in worker.lists.contains { moved.contains($0) } }
+    }
 
     /// Stops every worker at once, each giving up its delivery in flight within a tenth of a
     /// second, and waits for them all.

@@ -33,6 +33,9 @@ final class WebhookWorker: Sendable {
     /// Whether the last look at the outbox failed (so a lasting store fault is logged once).
     private let storeFailing = Atomic<Bool>(false)
 
+    /// The lists the webhook follows.
+    var lists: [String] { target.settings.lists }
+
     init(target: WebhookTarget, store: RecordStore, metrics: Metrics, log: Log) {
         self.store = store
         self.target = target
