@@ -76,6 +76,21 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertTrue(event.contains("id: \(version)\nevent: version\ndata: {\"list\":\"people\",\"version\":\(version)}"), event)
     }
 
+    /// `changes` and event streams carry no tag, so an `If-Match` naming one fails as on any read
+    /// whose tag it does not name; `*` holds; a request that is wrong anyway gets its own error.
+    func testIfMatchOnChangesAndEventsHoldsOnlyForAStar() throws {
+        let app = try TestApp()
+        let version = try app.version()
+        for target in ["/v1/lists/people/changes?since=\(version)", "/v1/lists/people/events"] {
+            let failed = try app.request("GET", target, headers: [("If-Match", #""x""#)])
+            XCTAssertEqual(failed.status, 412, target)
+            XCTAssertEqual(failed.slug, "precondition-failed", target)
+        }
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people/changes?since=\(version)", headers: [("If-Match", #""x", *"#)]).status, 200)
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people/changes?since=x", headers: [("If-Match", #""x""#)]).slug, "invalid-version")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/nothing/events", headers: [("If-Match", #""x""#)]).slug, "list-not-found")
+    }
+
     func testReconnectingWithAnOlderLastEventIDGetsAnEventAtOnce() throws {
         let app = try TestApp()
         try app.seed([("p1", "Ada", "Design")])

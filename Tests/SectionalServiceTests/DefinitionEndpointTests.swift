@@ -10,10 +10,10 @@ final class DefinitionEndpointTests: XCTestCase {
     static let token = "definition-test-token"
     private var service: [(String, String)] { [("Authorization", "Bearer \(Self.token)")] }
 
-    /// The people list with its rows titled `prefix` + name, sorted `order`.
-    static func peopleDefinition(title: String = "People", prefix: String = "", order: String = "asc") -> String {
+    /// The people list with its rows titled `prefix` + name, sorted `order`, read by `access`.
+    static func peopleDefinition(title: String = "People", prefix: String = "", order: String = "asc", access: String = "public") -> String {
         """
-        { "title": "\(title)", "sections": [
+        { "title": "\(title)", "access": "\(access)", "sections": [
             { "source": "people", "groupBy": "team", "type": "team", "title": "{$key}",
               "sortBy": [ { "field": "name", "order": "\(order)" } ],
               "row": { "type": "person", "title": "\(prefix){name}" } } ] }
@@ -124,14 +124,19 @@ final class DefinitionEndpointTests: XCTestCase {
         XCTAssertEqual(try again.json.value("revision", as: Int.self), 4, "revisions are never reused")
     }
 
-    func testADefinitionChangeSendsAnEvent() throws {
+    /// The change's version is the stream's last event: the stream then ends (what it follows
+    /// was decided by the old definition), and the client, opening it again, is answered by the
+    /// new one — here, a list only signed-in users may read.
+    func testADefinitionChangeSendsAnEventAndEndsTheStream() throws {
         let app = try TestApp(token: Self.token)
         let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
         try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\n\r\n")
         _ = try client.readUntil(": connected")
-        let put = try putDefinition(app, "people", Self.peopleDefinition(title: "Crew")).expect(200)
+        let put = try putDefinition(app, "people", Self.peopleDefinition(title: "Crew", access: "users")).expect(200)
         let version = try XCTUnwrap(put.header("Sectional-Version"))
-        XCTAssertTrue(try client.readUntil("\"version\":\(version)}").contains("id: \(version)"))
+        let last = try client.readUntil("\r\n0\r\n\r\n")  // the chunked body's end
+        XCTAssertTrue(last.contains("id: \(version)\nevent: version\ndata: {\"list\":\"people\",\"version\":\(version)}"), last)
+        XCTAssertEqual(try client.request("GET", "/v1/lists/people/events").status, 401, "opened again: users only now")
     }
 
     /// Readers walk pages while the definition flips between two that title rows differently:

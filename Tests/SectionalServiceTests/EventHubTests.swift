@@ -51,6 +51,32 @@ final class EventHubTests: XCTestCase {
         XCTAssertEqual(hub.refused, 0, "not counted as refused for the limit")
     }
 
+    /// A definition change's event is told to every stream of its list, its users' too, which
+    /// then end (opened again, each is answered by the new definition); another list's stream,
+    /// and one whose name only begins like the list's, hear nothing and stay open.
+    func testADefinitionChangeTellsAndEndsEveryStreamOfItsList() throws {
+        let hub = EventHub(maxStreams: 10)
+        func open(_ name: String, list: String) throws -> StreamBody {
+            let stream = try hub.subscribe(stream: name, list: list, lastEventID: nil, current: { 3 })
+            XCTAssertTrue(Self.drain(stream).hasSuffix("id: 3\nevent: version\ndata: {\"list\":\"\(list)\",\"version\":3}\n\n"))
+            return stream
+        }
+        let whole = try open("orders", list: "orders")
+        let alice = try open("orders\u{1F}s:alice", list: "orders")
+        let other = try open("people", list: "people")
+        let alike = try open("orders2", list: "orders2")
+        hub.publish([VersionEvent(stream: "orders", list: "orders", version: 7, endsStreams: true)])
+        let told = "id: 7\nevent: version\ndata: {\"list\":\"orders\",\"version\":7}\n\n"
+        for stream in [whole, alice] {
+            XCTAssertEqual(waitFor(stream, toHold: "id: 7\n"), told)
+            XCTAssertEqual(try Self.readAtEnd(stream), -1, "the stream ends once told")
+        }
+        XCTAssertEqual(hub.count, 2)
+        hub.publish([VersionEvent(stream: "people", list: "people", version: 8), VersionEvent(stream: "orders2", list: "orders2", version: 8)])
+        XCTAssertNotNil(waitFor(other, toHold: "id: 8\n"))
+        XCTAssertNotNil(waitFor(alike, toHold: "id: 8\n"), "orders2 is not a user of orders")
+    }
+
     /// Publishes version 2 and waits until `watcher` has it (the publication is done).
     private func publishTwo(on hub: EventHub, seenBy watcher: StreamBody, line: UInt = #line) {
         hub.publish([Self.version(2)])
@@ -87,6 +113,12 @@ final class EventHubTests: XCTestCase {
             usleep(1_000)
         }
         return nil
+    }
+
+    /// What `stream`'s next read returns once nothing is pending: -1 at its end.
+    private static func readAtEnd(_ stream: StreamBody) throws -> Int {
+        var buffer = [CChar](repeating: 0, count: 16)
+        return buffer.withUnsafeMutableBufferPointer { stream.read(into: $0.baseAddress!, max: $0.count) }
     }
 
     /// What `stream` has pending (it has no connection, so it never suspends one).

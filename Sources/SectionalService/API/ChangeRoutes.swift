@@ -31,6 +31,7 @@ struct ChangeRoutes {
             update = context.lists.history(of: target.state)?.changes(since: since, upTo: current, limit: maxChanges)?
                 .batchUpdate(view: target.view, maxChanges: maxChanges)
         }
+        try EntityTag.checkUntagged(request)
         var response = jsonAnswer { w in
             ListSnapshot.writeChangesAnswer(update, list: target.name, from: since, to: current, into: &w)
         }

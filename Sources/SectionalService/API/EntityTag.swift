@@ -49,6 +49,17 @@ enum EntityTag {
         return response
     }
 
+    /// The `If-Match` condition of a read whose answer has no tag (a `changes` batch, an event
+    /// stream): only `*` holds (RFC 9110 §13.1.1: no tag can match an answer without one), so any
+    /// other `If-Match` is `412 precondition-failed`, as on every other read whose tag it does
+    /// not name. Checked once the read is known to succeed (§13.2.1).
+    static func checkUntagged(_ request: Request) throws(HTTPError) {
+        guard let condition = request.headers.list("If-Match"),
+              !condition.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "*" }) else { return }
+        throw HTTPError(.preconditionFailed, "precondition-failed", title: "Precondition failed",
+                        detail: "If-Match names a tag, and this answer has none (only * holds).")
+    }
+
     /// Whether a list of tags or `*` names `tag` (its `-gzip` form is the same answer): compared
     /// weakly for `If-None-Match` (a `W/` prefix is ignored, RFC 9110 §13.1.2), strongly for
     /// `If-Match` (a weak tag never matches, §13.1.1).

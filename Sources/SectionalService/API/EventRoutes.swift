@@ -11,6 +11,7 @@ struct EventRoutes {
         router.get("/v1/lists/{list}/events") { request in
             let state = try context.readableList(request).state
             let name = MaterializationKey(list: state.name, partition: state.partition).streamName
+            try EntityTag.checkUntagged(request)
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             let current = { (try? context.readableList(request).state.version) ?? state.version }
             let stream: StreamBody

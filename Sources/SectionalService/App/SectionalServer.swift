@@ -211,7 +211,7 @@ public final class SectionalServer: @unchecked Sendable {
         recordStore = store
         if let shared = store as? PostgresStore {
             // Instances starting together on an empty database: one seeds, the others then find it done.
-            try shared.holdingSeedLock { try Seeder.seed(configuration.seeds, into: store, log: log) }
+            _ = try shared.holdingSeedLock { try Seeder.seed(configuration.seeds, into: store, log: log) }
         } else {
             try Seeder.seed(configuration.seeds, into: store, log: log)
         }

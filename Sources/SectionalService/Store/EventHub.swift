@@ -106,31 +106,58 @@ final class EventHub: @unchecked Sendable {
         }
     }
 
-    /// Tells every subscriber of each stream its new version (returns at once).
+    /// Tells every subscriber of each stream its new version (returns at once). An event that
+    /// ``VersionEvent/endsStreams`` (a definition change) is told to every stream of its list,
+    /// its users' included, which then end: what a stream follows — its user's partition, whether
+    /// it may read the list at all, whether the list still exists — is decided when it opens, so
+    /// after a change the client opens it again (an `EventSource` does so by itself after the
+    /// `retry:` wait) and is answered by the new definition.
     func publish(_ events: [VersionEvent]) {
         // Nothing to tell when no stream follows these lists: no block, no thread woken (a wake
         // a commit was 3.3% of the writer thread's samples under `make bench-service`'s mixed
         // reads and writes; see ``Reaper``). A stream registered after this look finds the
         // version by `subscribe`'s own read, which follows the publication this event announces.
-        guard streams.withLock({ all in events.contains { all.byList[CodePointKey($0.stream)] != nil } }) else { return }
+        guard streams.withLock({ all in events.contains { !Self.names(of: $0, in: all).isEmpty } }) else { return }
         queue.async { [weak self] in
             guard let self else { return }
             for event in events {
-                let subscribers = streams.withLock { all -> [StreamBody] in
-                    guard var streams = all.byList[CodePointKey(event.stream)] else { return [] }
-                    var due: [StreamBody] = []
-                    for (id, subscriber) in streams where subscriber.told < event.version {
-                        due.append(subscriber.stream)
-                        streams[id]!.told = event.version
+                let (subscribers, ending) = streams.withLock { all -> ([StreamBody], [StreamBody]) in
+                    var due: [StreamBody] = [], ending: [StreamBody] = []
+                    for name in Self.names(of: event, in: all) {
+                        guard var streams = all.byList[name] else { continue }
+                        for (id, subscriber) in streams {
+                            if subscriber.told < event.version {
+                                due.append(subscriber.stream)
+                                streams[id]!.told = event.version
+                            }
+                            if event.endsStreams { ending.append(subscriber.stream) }
+                        }
+                        if event.endsStreams {
+                            all.byList.removeValue(forKey: name)
+                            all.count -= streams.count
+                        } else {
+                            all.byList[name] = streams
+                        }
                     }
-                    all.byList[CodePointKey(event.stream)] = streams
-                    return due
+                    return (due, ending)
                 }
-                guard !subscribers.isEmpty else { continue }
-                let bytes = Array(Self.event(list: event.list, version: event.version).utf8)
-                for stream in subscribers { stream.send(bytes) }
+                if !subscribers.isEmpty {
+                    let bytes = Array(Self.event(list: event.list, version: event.version).utf8)
+                    for stream in subscribers { stream.send(bytes) }
+                }
+                ending.forEach { $0.close() }
             }
         }
+    }
+
+    /// The names of the open streams `event` is for: its own, or for one that ends streams, the
+    /// list's and each of its users' (`list` U+001F `user`, ``MaterializationKey/streamName``).
+    private static func names(of event: VersionEvent, in all: Streams) -> [CodePointKey] {
+        guard event.endsStreams else {
+            return all.byList[CodePointKey(event.stream)] == nil ? [] : [CodePointKey(event.stream)]
+        }
+        let users = event.list + "\u{1F}"
+        return all.byList.keys.filter { $0.string == event.list || $0.string.utf8.starts(with: users.utf8) }
     }
 
     /// Open streams, all lists together.

@@ -277,11 +277,9 @@ final class MaterializationCache: Sendable {
 
     /// A list's definition changed at `epoch`: forgets everything held for it — its state, its
     /// partitions, their versions and histories — and pins `state` (nil: the list is gone).
-    /// Returns the keys that were resident.
-    @discardableResult
-    func replaceList(_ list: String, with state: ListState?, epoch: Int64) -> [MaterializationKey] {
+    func replaceList(_ list: String, with state: ListState?, epoch: Int64) {
         var victims: [Entry] = []
-        let keys = change { contents -> [MaterializationKey] in
+        change { contents in
             contents.epochs[list] = epoch
             for key in contents.versions.keys where key.list == list { contents.versions.removeValue(forKey: key) }
             for key in contents.queries.keys where key.list == list { contents.queries.removeValue(forKey: key) }
@@ -301,10 +299,8 @@ final class MaterializationCache: Sendable {
                     state: state, history: ListHistory(version: state.version, snapshot: state.snapshot), pinned: true,
                     recency: Recency(0))
             }
-            return keys
         }
         release(consume victims)
-        return keys
     }
 
     /// Publishes the writer's new states and partition versions in one step. A partition (or

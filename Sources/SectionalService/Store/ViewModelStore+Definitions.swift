@@ -149,10 +149,8 @@ extension ViewModelStore {
         }
         corpora.withLock { $0.forget(name) }
         if snapshot != nil { prepareCorporaLater([name]) }
-        let dropped = cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
-        var streams = Set(dropped.map { CodePointKey($0.streamName) })
-        streams.insert(CodePointKey(name))
-        return streams.map(\.string).sorted().map { VersionEvent(stream: $0, list: name, version: sequence) }
+        cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
+        return [VersionEvent(stream: name, list: name, version: sequence, endsStreams: true)]
     }
 
     /// A run-time definition change another instance made (the change log's entry at

@@ -336,6 +336,9 @@ public struct VersionEvent: Sendable, Equatable {
     public let stream: String
     public let list: String
     public let version: Int64
+    /// A change of the list's definition: every stream of the list, its users' too, hears
+    /// `version` and ends (``EventHub/publish(_:)``).
+    public var endsStreams = false
 }
 
 extension Duration {
