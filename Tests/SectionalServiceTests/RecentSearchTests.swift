@@ -55,8 +55,8 @@ final class RecentSearchTests: XCTestCase {
         try write(store, [person("p1", "Anna"), person("p2", "Bert")])
         let base = try XCTUnwrap(store.list("people"))
         let items = [(name: "pageSize", value: "1"), (name: "q", value: "ann")]
-        let cold = try store.searched(base, query: try query("ann"), items: items)
-        let warm = try store.searched(base, query: try query("ann"), items: items)
+        let cold = try XCTUnwrap(store.searched(base, query: try query("ann"), items: items))
+        let warm = try XCTUnwrap(store.searched(base, query: try query("ann"), items: items))
         XCTAssertIdentical(warm, cold)
 
         XCTAssertIdentical(store.recentSearch(of: base, items: items), warm)
@@ -72,7 +72,7 @@ final class RecentSearchTests: XCTestCase {
         try write(store, [person("p3", "Annika")])
         let next = try XCTUnwrap(store.list("people"))
         XCTAssertNil(store.recentSearch(of: next, items: items), "a write changed what is in memory")
-        let moved = try store.searched(next, query: try query("ann"), items: items)
+        let moved = try XCTUnwrap(store.searched(next, query: try query("ann"), items: items))
         XCTAssertEqual(moved.version, next.version)
         XCTAssertTrue(moved.snapshot.contains(rowID: "p3"), "the write is in the result")
         XCTAssertIdentical(store.recentSearch(of: next, items: items), moved)
@@ -87,7 +87,7 @@ final class RecentSearchTests: XCTestCase {
         let lamp = ListQuery(text: "lamp", filters: [], searchFields: [try XCTUnwrap(FieldPath("title"))])
         let items = [(name: "q", value: "lamp")]
         _ = try store.searched(alice, query: lamp, items: items)
-        let warm = try store.searched(alice, query: lamp, items: items)
+        let warm = try XCTUnwrap(store.searched(alice, query: lamp, items: items))
         XCTAssertTrue(warm.snapshot.contains(rowID: "a1"))
         XCTAssertIdentical(store.recentSearch(of: alice, items: items), warm)
         XCTAssertNil(store.recentSearch(of: bob, items: items), "bob's partition is another base")

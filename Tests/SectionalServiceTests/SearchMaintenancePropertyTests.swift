@@ -78,7 +78,7 @@ final class SearchMaintenancePropertyTests: XCTestCase {
                 for query in resident + [new] {
                     let key = MaterializationKey(list: list, partition: nil, query: query)
                     if query != new { XCTAssertNotNil(store.cache.peek(key), "step \(step): \(query.canonical) is resident") }
-                    let result = try store.searched(base, query: query)
+                    let result = try XCTUnwrap(store.searched(base, query: query))
                     let matching = records.values.filter { query.matches(.object($0)) }.map { JSONValue.object($0) }
                     let fresh = ListSnapshot.build(definition: base.definition, records: ["people": matching]).asSearchResult()
                     XCTAssertEqual(Self.text(result.snapshot), Self.text(fresh), "step \(step), \(list), \(query.canonical)")

@@ -21,14 +21,26 @@ extension ServiceContext {
     /// - Per-user lists show the caller's partition: a user's by their token's claim; the
     ///   service token's by `?user=SUB` (required, `400` without it). A user may not name
     ///   another user (`403 forbidden`).
+    ///
+    /// A search that raced a change of the list's definition is read again from the start, under
+    /// the new definition (``ViewModelStore/searched(_:query:items:)``): each time round is a
+    /// definition change committed meanwhile.
     func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
         try requireMinVersion(request)
+        while true {
+            let found = try resolved(request)
+            if let state = try served(found.state, request) { return ReadableList(state: state, viewOwner: found.viewOwner) }
+        }
+    }
+
+    /// The list, or the caller's partition of it, before the request's language and search.
+    private func resolved(_ request: Request) throws(HTTPError) -> ReadableList {
         let name = try request.name("list", kind: "list")
         // A public list is read at once from its state (which carries its definition); a per-user
         // list has no state of its own, and is found in the catalog below.
         let listed = lists.list(name)
         if let state = listed, state.definition.access == .public {
-            return ReadableList(state: try served(state, request), viewOwner: nil)
+            return ReadableList(state: state, viewOwner: nil)
         }
         guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
         let caller = try authenticator.caller(request)
@@ -46,7 +58,7 @@ extension ServiceContext {
         }
         guard let scope = found else {
             guard let state = listed else { throw Problem.listNotFound(name) }
-            return ReadableList(state: try served(state, request), viewOwner: owner)
+            return ReadableList(state: state, viewOwner: owner)
         }
         let value: JSONValue
         switch caller {
@@ -67,11 +79,12 @@ extension ServiceContext {
         guard let state = try reading({ () throws(StoreError) in try lists.partition(partition, ofList: name) }) else {
             throw Problem.listNotFound(name)
         }
-        return ReadableList(state: try served(state, request), viewOwner: owner)
+        return ReadableList(state: state, viewOwner: owner)
     }
 
-    /// `state` as the request asks for it: in its language, searched and filtered.
-    private func served(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState {
+    /// `state` as the request asks for it: in its language, searched and filtered; nil when its
+    /// search is not one of the list's definition any more (read the request again).
+    private func served(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState? {
         // The warm search this thread served last, asked again (a list in one language).
         if state.definition.languages.count <= 1, let recent = lists.recentSearch(of: state, items: request.query) { return recent }
         let query = try ListQuery.requested(by: request, of: state.definition)

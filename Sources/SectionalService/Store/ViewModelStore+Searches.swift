@@ -17,7 +17,12 @@ extension ViewModelStore {
     ///
     /// `items` are the request's query parameters as sent: a result found in memory is
     /// remembered with them for this thread (see ``recentSearch(of:items:)``).
-    func searched(_ base: ListState, query: ListQuery, items: [(name: String, value: String)] = []) throws(StoreError) -> ListState {
+    ///
+    /// Nil when the list's definition changed after `base` was read and `query` (made for the
+    /// definition `base` has) is not one of the new definition: the request is to be read again,
+    /// under the new definition, which may refuse it (a field it no longer searches or filters).
+    /// Answered here, it was the new list matched by fields it does not have: `200` and no rows.
+    func searched(_ base: ListState, query: ListQuery, items: [(name: String, value: String)] = []) throws(StoreError) -> ListState? {
         let key = MaterializationKey(list: base.name, partition: base.partition, language: base.language, query: query)
         if let (state, recency, generation) = cache.readEntry(key) {
             let recent = RecentSearch.current
@@ -39,12 +44,9 @@ extension ViewModelStore {
                 (snapshot, version, epoch, definition) = (ListSnapshot.build(definition: served(current, base), records: records),
                                                           read, readEpoch, current)
             }
+            guard query.isOf(definition) else { return nil }
             let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
                                   language: base.language, query: query)
-            // A request that read the list before its definition changed asks with the fields
-            // of the definition it read, which no later request asks with: its result is
-            // answered, not kept (it would stay in memory, moved by every write, until evicted).
-            guard query.isOf(definition) else { return state }
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
         }
     }
