@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ListStore
 import Locking
 import Synchronization
 import TestSupport
@@ -226,6 +227,24 @@ final class DefinitionEndpointTests: XCTestCase {
         XCTAssertEqual(try app.version(), version, "the version is the change's, after a restart too")
         XCTAssertEqual(try app.rowTitles(), ["* Ada"])
         XCTAssertEqual(try app.rowTitles(list: "faq"), ["Why?"])
+    }
+
+    /// A stored run-time definition that does not decode (written by a later release) is not
+    /// served; a `PUT` of the list then creates it: `201` with `Location`, as for any list that
+    /// was not there.
+    func testAPutOfAListWhoseStoredDefinitionWasSkippedCreatesIt() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            let store = try SQLiteStore(path: folder.appendingPathComponent("test.sqlite").path)
+            _ = try store.saveDefinition(list: "only", json: Array(#"{"sections":[],"fromALaterRelease":true}"#.utf8))
+        }
+        let app = try TestApp(folder: folder, sqlite: true, token: Self.token)
+        XCTAssertEqual(try app.get("/v1/lists/only").slug, "list-not-found", "skipped at start")
+        let created = try putDefinition(app, "only", #"{"sections":[]}"#)
+        XCTAssertEqual(created.status, 201)
+        XCTAssertEqual(created.header("Location"), "/v1/lists/only")
+        XCTAssertEqual(try putDefinition(app, "only", #"{"title":"Only","sections":[]}"#).status, 200, "then it is there")
     }
 
     /// Duplicates a definition change makes are counted as a start counts them: the counter reads

@@ -23,6 +23,9 @@ struct ListCatalog: Sendable {
     /// Per list: fingerprints of the definitions it served before (newest last, a few), so a page
     /// token of a walk the change cut short is told to reload rather than refused as foreign.
     private(set) var retired: [String: [UInt64]] = [:]
+    /// Lists whose stored run-time definition did not decode at start (written by a later
+    /// release): not served, so a `PUT` of one creates it.
+    private(set) var skipped: Set<String> = []
     /// The definitions in force, in serving order.
     private(set) var definitions: [ListDefinition] = []
     /// Collections some per-user list reads (a write to them must say whose records it moved).
@@ -53,6 +56,7 @@ struct ListCatalog: Sendable {
     mutating func setRuntime(_ name: String, _ definition: ListDefinition?, revision: Int64, at sequence: Int64) {
         let before = self.definition(name)
         runtime[name] = definition.map { Runtime(definition: $0, revision: revision) }
+        skipped.remove(name)
         settle(name, before: before, at: sequence)
     }
 
@@ -118,8 +122,10 @@ struct ListCatalog: Sendable {
                                               revision: entry.revision)
             } catch let error as DefinitionErrors {
                 failed.append((entry.list, error))
+                skipped.insert(entry.list)
             } catch {
                 failed.append((entry.list, DefinitionErrors([DefinitionError(path: "$", message: "\(error)")])))
+                skipped.insert(entry.list)
             }
         }
         rebuild()

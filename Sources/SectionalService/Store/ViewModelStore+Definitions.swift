@@ -82,13 +82,16 @@ extension ViewModelStore {
             var (events, complete, moved) = catchUpBefore(stored.sequence)
             let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
             // The catalog first: a reader holding a page token of the old definition finds it retired.
-            catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
+            let wasSkipped = catalog.withLock { catalog in
+                defer { catalog.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
+                return catalog.skipped.contains(name)
+            }
             events += put(name, current, at: stored.sequence)
             if complete { applied.advance(to: stored.sequence) }
             if let after { recordServed([after], at: stored.sequence) }
             // Created when neither a run-time definition (as the store saw it in the commit: another
-            // instance may have made one just before) nor the config's was in force.
-            return (DefinitionChange(stored: stored, created: !replaced && configured == nil), events)
+            // instance may have made one just before; not one skipped at start) nor the config's was in force.
+            return (DefinitionChange(stored: stored, created: (!replaced || wasSkipped) && configured == nil), events)
         }
     }
 
