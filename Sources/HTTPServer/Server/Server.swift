@@ -185,7 +185,22 @@ public final class Server: @unchecked Sendable {
     func begin(uri: UnsafePointer<CChar>) -> UnsafeMutableRawPointer {
         // Not yet in flight: a request counts once its head has arrived, so a half-sent head
         // cannot hold up a graceful stop.
-        return Unmanaged.passRetained(Exchange(rawURI: String(cString: uri))).toOpaque()
+        let exchange = Exchange(rawURI: String(cString: uri))
+        Self.hideQuery(uri)
+        return Unmanaged.passRetained(exchange).toOpaque()
+    }
+
+    /// Leaves libmicrohttpd an empty query to parse. The server reads the query from its own copy
+    /// of the target (``Request/rawURI``), and libmicrohttpd, which parses the query right after
+    /// this callback, keeps a record of each parameter in the connection's 16 KiB of memory: past
+    /// about 220 parameters it ran out, sent no answer and left the client waiting for the idle
+    /// timeout (30 s). `uri` is the request line in libmicrohttpd's read buffer (its own, writable
+    /// memory), and libmicrohttpd (0.9.75, and every release since 0.9.x) has found the `?` before
+    /// calling back and parses what follows it: ending that text at once leaves it nothing to
+    /// parse. Pinned by `ServerLimitsTests.testManyQueryParametersAreAnswered`.
+    private static func hideQuery(_ uri: UnsafePointer<CChar>) {
+        guard let mark = strchr(uri, Int32(UInt8(ascii: "?"))) else { return }
+        (mark + 1).pointee = 0
     }
 
     func access(_ connection: OpaquePointer, method: UnsafePointer<CChar>, version: UnsafePointer<CChar>?,
@@ -436,12 +451,11 @@ public final class Server: @unchecked Sendable {
     }
 
     /// Whether an answer whose fields take `headerBytes` fits in the connection's memory, which
-    /// still holds the request head and its fields (an estimate of 64 bytes per field and query
-    /// parameter, 1 KiB for the status line, `Date`, `Content-Length` and `Connection`).
+    /// still holds the request head and its fields (an estimate of 64 bytes per field, 1 KiB for
+    /// the status line, `Date`, `Content-Length` and `Connection`; none per query parameter,
+    /// which libmicrohttpd is left no query to parse for: ``hideQuery(_:)``).
     private func fits(_ headerBytes: Int, on connection: OpaquePointer, for exchange: Exchange) -> Bool {
-        var target = exchange.target
-        let parameters = target.withUTF8 { $0.count(where: { $0 == UInt8(ascii: "&") }) }
-        let bytes = 1024 + sectional_mhd_head_size(connection) + 64 * (exchange.headers.count + 1 + parameters) + headerBytes
+        let bytes = 1024 + sectional_mhd_head_size(connection) + 64 * (exchange.headers.count + 1) + headerBytes
         return bytes <= configuration.connectionMemoryBytes
     }
 
