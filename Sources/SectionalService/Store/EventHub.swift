@@ -157,7 +157,7 @@ final class EventHub: @unchecked Sendable {
             return all.byList[CodePointKey(event.stream)] == nil ? [] : [CodePointKey(event.stream)]
         }
         let users = event.list + "\u{1F}"
-        return all.byList.keys.filter { $0.string == event.list || $0.string.utf8.starts(with: users.utf8) }
+        return all.byList.keys.filter { $0 == CodePointKey(event.list) || $0.string.utf8.starts(with: users.utf8) }
     }
 
     /// Open streams, all lists together.

@@ -82,9 +82,10 @@ extension ViewModelStore {
             var (events, complete, moved) = catchUpBefore(stored.sequence)
             let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
             // The catalog first: a reader holding a page token of the old definition finds it retired.
-            let wasSkipped = catalog.withLock { catalog in
-                defer { catalog.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
-                return catalog.skipped.contains(name)
+            let wasSkipped = catalog.withLock { catalog -> Bool in
+                let skipped = catalog.skipped.contains(name)
+                catalog.setRuntime(name, definition, revision: stored.revision, at: stored.sequence)
+                return skipped
             }
             events += put(name, current, at: stored.sequence)
             if complete { applied.advance(to: stored.sequence) }
