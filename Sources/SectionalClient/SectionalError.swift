@@ -11,13 +11,17 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
     public let title: String
     /// What went wrong, for people.
     public let detail: String
+    /// The problem says to read the list again from its first page (its `reload: true`): a
+    /// `400 invalid-page-token` for a walk the list's definition changed under.
+    public let reload: Bool
 
     /// A problem from its parts.
-    public init(slug: String, status: Int, title: String = "", detail: String) {
+    public init(slug: String, status: Int, title: String = "", detail: String, reload: Bool = false) {
         self.slug = slug
         self.status = status
         self.title = title
         self.detail = detail
+        self.reload = reload
     }
 
     /// `status slug: detail`.
@@ -25,13 +29,14 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// The problem a non-2xx answer carries; a body that is no problem document still gives its status.
     static func from(status: Int, body: Data) -> SectionalError {
-        struct Problem: Decodable { let type: String?, title: String?, detail: String? }
+        struct Problem: Decodable { let type: String?, title: String?, detail: String?, reload: Bool? }
         guard let problem = try? JSONDecoder().decode(Problem.self, from: body), let type = problem.type else {
             let text = String(decoding: body.prefix(300), as: UTF8.self)
             return SectionalError(slug: "http-\(status)", status: status, detail: text)
         }
         let slug = type.split(separator: "/").last.map(String.init) ?? type
-        return SectionalError(slug: slug, status: status, title: problem.title ?? "", detail: problem.detail ?? "")
+        return SectionalError(slug: slug, status: status, title: problem.title ?? "", detail: problem.detail ?? "",
+                              reload: problem.reload ?? false)
     }
 
     /// An answer that could not be decoded.

@@ -49,21 +49,27 @@
 /** @typedef {{name: string, title: string, version: number, sectionCount: number, rowCount: number}} ListSummary */
 /** @typedef {() => (string|null|undefined|Promise<string|null|undefined>)} TokenProvider */
 
-/** A problem answer (RFC 9457): `slug`, `status`, `title`, `detail`. */
+/**
+ * A problem answer (RFC 9457): `slug`, `status`, `title`, `detail`; `reload` when it says to read
+ * the list again from its first page (`400 invalid-page-token` for a walk the list's definition
+ * changed under).
+ */
 export class SectionalError extends Error {
   /**
    * @param {string} slug
    * @param {number} status
    * @param {string} title
    * @param {string} detail
+   * @param {boolean} [reload]
    */
-  constructor(slug, status, title, detail) {
+  constructor(slug, status, title, detail, reload = false) {
     super(`${status} ${slug}: ${detail}`);
     this.name = 'SectionalError';
     this.slug = slug;
     this.status = status;
     this.title = title;
     this.detail = detail;
+    this.reload = reload;
   }
 
   /**
@@ -75,7 +81,8 @@ export class SectionalError extends Error {
     try {
       const body = JSON.parse(text);
       if (body && typeof body.type === 'string') {
-        return new SectionalError(body.type.split('/').pop() || body.type, status, body.title || '', body.detail || '');
+        return new SectionalError(body.type.split('/').pop() || body.type, status, body.title || '', body.detail || '',
+          body.reload === true);
       }
     } catch (_) { /* not JSON */ }
     return new SectionalError(`http-${status}`, status, '', text.slice(0, 300));
@@ -111,6 +118,12 @@ export function reconnectDelay(o) {
   }
   return Math.min(o.fixed ?? o.retry * 2 ** Math.min(o.failures, 4), 30000);
 }
+
+/**
+ * A `404 section-not-found`: the section index read names no section (now).
+ * @param {unknown} e
+ */
+const sectionGone = (e) => e instanceof SectionalError && e.status === 404 && e.slug === 'section-not-found';
 
 /**
  * @param {number} ms
@@ -635,7 +648,10 @@ export class ListMirror {
   }
 
   /**
-   * Hides or shows a section; returns the batch update.
+   * Hides or shows a section; returns the batch update. Throws StaleError when the list has moved
+   * on so far that `index` names another section now, or none (sync, then toggle again). Without
+   * a view, the mirror creates one first and reads through it from then on (`snapshot.view` says
+   * so), even when the toggle fails.
    * @param {boolean} hidden
    * @param {number} index
    * @returns {Promise<MirrorUpdate>}
@@ -707,17 +723,24 @@ export class ListMirror {
         sections: outline.sections.map((section) => ({ section, rows: new Array(section.rowCount).fill(null), pending: new Set() })) };
       let loaded = 0, consistent = true;
       if (target > 0) {
-        for await (const page of this.list.pages({ size: this.pageSize, view: this.view })) {
-          if (page.version !== outline.version) { consistent = false; break; }
-          for (const part of page.sections) {
-            const own = next.sections[part.index];
-            if (!own) continue;
-            part.rows.forEach((row, i) => {
-              const r = (part.rowOffset || 0) + i;
-              if (r < own.rows.length) { own.rows[r] = row; loaded++; }
-            });
+        try {
+          for await (const page of this.list.pages({ size: this.pageSize, view: this.view })) {
+            if (page.version !== outline.version) { consistent = false; break; }
+            for (const part of page.sections) {
+              const own = next.sections[part.index];
+              if (!own) continue;
+              part.rows.forEach((row, i) => {
+                const r = (part.rowOffset || 0) + i;
+                if (r < own.rows.length) { own.rows[r] = row; loaded++; }
+              });
+            }
+            if (loaded >= target) break;
           }
-          if (loaded >= target) break;
+        } catch (e) {
+          // The list's definition changed under the walk (`400 invalid-page-token` with
+          // `reload: true`): start again from the outline.
+          if (!(e instanceof SectionalError && e.reload)) throw e;
+          consistent = false;
         }
       }
       if (consistent || attempt >= 5) {
@@ -773,7 +796,8 @@ export class ListMirror {
   }
 
   /**
-   * Loads every pending row, in runs; `null` when an answer is at another version.
+   * Loads every pending row, in runs; `null` when an answer is at another version, or the list
+   * has moved on so far that a section `next` holds is gone (`404 section-not-found`).
    * @param {Snapshot} next @returns {Promise<Set<string>|null>}
    */
   async fetchPending(next) {
@@ -785,7 +809,13 @@ export class ListMirror {
         let end = i;
         while (end + 1 < marked.length && marked[end + 1] === marked[end] + 1 && end - i < 499) end++;
         const start = marked[i], count = marked[end] - start + 1;
-        const range = await this.list.rows(n, { start, count, view: this.view });
+        let range;
+        try {
+          range = await this.list.rows(n, { start, count, view: this.view });
+        } catch (e) {
+          if (sectionGone(e)) return null;
+          throw e;
+        }
         if (range.version !== next.version || range.section.key !== own.section.key || range.section.rows.length !== count) return null;
         range.section.rows.forEach((row, k) => {
           own.rows[start + k] = row;
@@ -814,13 +844,19 @@ export class ListMirror {
   }
 
   /**
-   * Loads rows [start, start + count) of section `n` at the mirror's version.
+   * Loads rows [start, start + count) of section `n` at the mirror's version; StaleError when the
+   * list has moved on (the section may be gone).
    * @param {number} n @param {number} start @param {number} count
    */
   async loadRange(n, start, count) {
     const s = /** @type {Snapshot} */ (this.snapshot);
     const own = s.sections[n];
-    const range = await this.list.rows(n, { start, count, view: this.view });
+    let range;
+    try {
+      range = await this.list.rows(n, { start, count, view: this.view });
+    } catch (e) {
+      throw await this.staleAfter(e, s.version);
+    }
     if (range.version !== s.version) throw new StaleError(s.version, range.version);
     const copy = { section: own.section, rows: [...own.rows], pending: new Set(own.pending) };
     range.section.rows.forEach((row, k) => {
@@ -846,13 +882,21 @@ export class ListMirror {
     if (own.section.hidden === hidden) return { changes, snapshot: current };
     if (!this.view) {
       // A new view starts from the definition's default hidden sections, as the list is read
-      // without one: those absent from the list for now too.
+      // without one: those absent from the list for now too. Every read goes through it from
+      // now on, whatever becomes of the toggle.
       this.view = (await this.list.createView()).view;
       s.view = this.view;
+      this.snapshot = { ...current, view: this.view };
     }
-    const answer = await this.list.toggle(index, this.view);
+    let answer;
+    try {
+      answer = await this.list.toggle(index, this.view);
+    } catch (e) {
+      throw await this.staleAfter(e, s.version);
+    }
     if (answer.section.key !== own.section.key) {
-      await this.list.toggle(index, this.view);      // another section has that index now: flip it back
+      // Another section has that index now: flip it back (unless that one is gone too).
+      await this.list.toggle(index, this.view).catch((e) => { if (!sectionGone(e)) throw e; });
       throw new StaleError(s.version, answer.version);
     }
     const section = { ...own.section, hidden };
@@ -866,13 +910,27 @@ export class ListMirror {
       const pending = new Set(rows.map((_, r) => r).filter((r) => r < this.pageSize));
       changes.rows.inserted = rows.map((_, row) => ({ section: index, row }));
       if (rows.length) {
-        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view });
-        if (range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
+        // Gone (the list has moved on): the next sync loads them.
+        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view })
+          .catch((e) => { if (sectionGone(e)) return null; throw e; });
+        if (range && range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
       }
       s.sections[index] = { section, rows, pending };
     }
     this.snapshot = s;
     return { changes, snapshot: s };
+  }
+
+  /**
+   * `e` itself, unless it is a `404 section-not-found` naming a section the mirror holds at
+   * `version`: then a StaleError (the list has moved on and that section is gone) at the list's
+   * version, read from the outline (one request). `e` when the list has not moved.
+   * @param {unknown} e @param {number} version @returns {Promise<unknown>}
+   */
+  async staleAfter(e, version) {
+    if (!sectionGone(e)) return e;
+    const server = (await this.list.outline({ view: this.view })).version;
+    return server === version ? e : new StaleError(version, server);
   }
 }
 

@@ -80,6 +80,9 @@ public actor ListMirror {
 
     /// Hides or shows section `index` (by its key in the mirror) and returns the batch update:
     /// its rows deleted, or inserted as placeholders (the first page loaded when the list has not moved on).
+    /// Throws ``Stale`` when the list has moved on so far that `index` names another section now,
+    /// or none (sync, then toggle again). Without a view, the mirror creates one first and reads
+    /// through it from then on (``ListSnapshot/view`` says so), even when the toggle fails.
     @discardableResult
     public func setHidden(_ hidden: Bool, section index: Int) async throws -> Update {
         try await serially { try await $0.setHiddenNow(hidden, index) }
@@ -164,15 +167,21 @@ public actor ListMirror {
                                     sections: outline.sections.map { .init(section: $0, slots: Array(repeating: .init(), count: $0.rowCount)) })
             var loaded = 0, consistent = true
             if target > 0 {
-                for try await page in list.pages(size: pageSize, view: view) {
-                    guard page.version == outline.version else { consistent = false; break }
-                    for part in page.sections where next.sections.indices.contains(part.section.index) {
-                        for (i, row) in part.rows.enumerated() where next.sections[part.section.index].slots.indices.contains(part.rowOffset + i) {
-                            next.sections[part.section.index].slots[part.rowOffset + i].row = row
-                            loaded += 1
+                do {
+                    for try await page in list.pages(size: pageSize, view: view) {
+                        guard page.version == outline.version else { consistent = false; break }
+                        for part in page.sections where next.sections.indices.contains(part.section.index) {
+                            for (i, row) in part.rows.enumerated() where next.sections[part.section.index].slots.indices.contains(part.rowOffset + i) {
+                                next.sections[part.section.index].slots[part.rowOffset + i].row = row
+                                loaded += 1
+                            }
                         }
+                        if loaded >= target { break }
                     }
-                    if loaded >= target { break }
+                } catch let problem as SectionalError where problem.reload {
+                    // The list's definition changed under the walk (`400 invalid-page-token` with
+                    // `reload: true`): start again from the outline.
+                    consistent = false
                 }
             }
             if consistent || attempt >= 5 {
@@ -232,7 +241,8 @@ public actor ListMirror {
         return changes
     }
 
-    /// Loads the rows marked `fetch`, in runs; `nil` when an answer is at another version.
+    /// Loads the rows marked `fetch`, in runs; `nil` when an answer is at another version, or the
+    /// list has moved on so far that a section `next` holds is gone (`404 section-not-found`).
     private func fetchMarked(_ next: inout ListSnapshot) async throws -> Set<ListIndexPath>? {
         var fresh = Set<ListIndexPath>()
         for n in next.sections.indices {
@@ -242,7 +252,12 @@ public actor ListMirror {
                 var end = i
                 while end + 1 < marked.count, marked[end + 1] == marked[end] + 1, end - i < 499 { end += 1 }
                 let start = marked[i], count = marked[end] - start + 1
-                let range = try await list.rows(inSection: n, start: start, count: count, view: view)
+                let range: SectionRange
+                do {
+                    range = try await list.rows(inSection: n, start: start, count: count, view: view)
+                } catch let problem as SectionalError where problem.sectionGone {
+                    return nil
+                }
                 guard range.version == next.version, range.section.section.key == next.sections[n].section.key,
                       range.section.rows.count == count else { return nil }
                 for (offset, row) in range.section.rows.enumerated() {
@@ -264,10 +279,16 @@ public actor ListMirror {
         return snapshot?.row(at: path)
     }
 
-    /// Loads rows `[start, start + count)` of a section at the mirror's version.
+    /// Loads rows `[start, start + count)` of a section at the mirror's version; ``Stale`` when the
+    /// list has moved on (the section may be gone).
     private func loadRange(section n: Int, start: Int, count: Int) async throws {
         guard var current = snapshot else { return }
-        let range = try await list.rows(inSection: n, start: start, count: count, view: view)
+        let range: SectionRange
+        do {
+            range = try await list.rows(inSection: n, start: start, count: count, view: view)
+        } catch let problem as SectionalError where problem.sectionGone {
+            throw try await stale(after: problem, mirror: current.version)
+        }
         guard range.version == current.version else { throw Stale(mirror: current.version, server: range.version) }
         for (offset, row) in range.section.rows.enumerated() where current.sections[n].slots.indices.contains(start + offset) {
             current.sections[n].slots[start + offset] = .init(row: row, fetch: false)
@@ -285,15 +306,25 @@ public actor ListMirror {
         guard before.section.hidden != hidden else { return Update(changes: changes, snapshot: next) }
         if view == nil {
             // A new view starts from the definition's default hidden sections, as the list is
-            // read without one: those absent from the list for now too.
+            // read without one: those absent from the list for now too. Every read goes through
+            // it from now on, whatever becomes of the toggle.
             view = try await list.createView().view
             next.view = view
+            snapshot?.view = view
         }
         guard let view else { throw SectionalError(slug: "view-not-found", status: 404, detail: "No view.") }
-        let answer = try await list.toggle(section: index, view: view)
+        let answer: ViewSection
+        do {
+            answer = try await list.toggle(section: index, view: view)
+        } catch let problem as SectionalError where problem.sectionGone {
+            throw try await stale(after: problem, mirror: next.version)
+        }
         guard answer.section.key == before.section.key else {
-            // The list has moved on and that index is another section now: flip it back.
-            _ = try await list.toggle(section: index, view: view)
+            // The list has moved on and that index is another section now: flip it back (unless
+            // that one is gone too).
+            do {
+                _ = try await list.toggle(section: index, view: view)
+            } catch let problem as SectionalError where problem.sectionGone {}
             throw Stale(mirror: next.version, server: answer.version)
         }
         var section = before.section
@@ -307,12 +338,11 @@ public actor ListMirror {
             section.rowCount = section.totalRowCount
             var slots = (0..<section.rowCount).map { ListSnapshot.Slot(row: nil, fetch: $0 < pageSize) }
             changes.rows.inserted = slots.indices.map { ListIndexPath(section: index, row: $0) }
-            if !slots.isEmpty {
-                let range = try await list.rows(inSection: index, start: 0, count: min(pageSize, slots.count), view: view)
-                if range.version == next.version {
-                    for (offset, row) in range.section.rows.enumerated() where slots.indices.contains(offset) {
-                        slots[offset] = .init(row: row, fetch: false)
-                    }
+            if !slots.isEmpty,
+               let range = try await firstRows(of: index, count: min(pageSize, slots.count), view: view),
+               range.version == next.version {
+                for (offset, row) in range.section.rows.enumerated() where slots.indices.contains(offset) {
+                    slots[offset] = .init(row: row, fetch: false)
                 }
             }
             next.sections[index] = .init(section: section, slots: slots)
@@ -320,4 +350,28 @@ public actor ListMirror {
         snapshot = next
         return Update(changes: changes, snapshot: next)
     }
+
+    /// The first `count` rows of a section just shown; `nil` when the section is gone (the list
+    /// has moved on: the next sync loads them).
+    private func firstRows(of index: Int, count: Int, view: String) async throws -> SectionRange? {
+        do {
+            return try await list.rows(inSection: index, start: 0, count: count, view: view)
+        } catch let problem as SectionalError where problem.sectionGone {
+            return nil
+        }
+    }
+
+    /// ``Stale`` for a `404 section-not-found` naming a section the mirror holds at `version`: the
+    /// list has moved on and that section is gone. Reads the outline for the list's version (one
+    /// request); throws `problem` itself when the list has not moved.
+    private func stale(after problem: SectionalError, mirror version: Int64) async throws -> Stale {
+        let server = try await list.outline(view: view).version
+        guard server != version else { throw problem }
+        return Stale(mirror: version, server: server)
+    }
+}
+
+private extension SectionalError {
+    /// A `404 section-not-found`: the section index read names no section (now).
+    var sectionGone: Bool { status == 404 && slug == "section-not-found" }
 }

@@ -9,14 +9,15 @@ const config = fileURLToPath(new URL('./config.json', import.meta.url));
 
 /**
  * Starts a server on `port` (0: one the kernel picks) with `flags` (`['--memory']`, or
- * `['--data', PATH]` for a store that outlives a restart); resolves once it answers `/readyz`.
- * @param {{port?: number, flags: string[]}} o
+ * `['--data', PATH]` for a store that outlives a restart) and `env` added to the environment
+ * (`{SECTIONAL_API_TOKEN: …}`); resolves once it answers `/readyz`.
+ * @param {{port?: number, flags: string[], env?: Record<string, string>}} o
  * @returns {Promise<{url: string, port: number, stop: (signal?: NodeJS.Signals) => Promise<void>}>}
  */
-export async function startServer({ port = 0, flags }) {
+export async function startServer({ port = 0, flags, env = {} }) {
   if (!binary) throw new Error('SECTIONAL_BIN is not set: run scripts/js-client-test.sh');
   const child = spawn(binary, ['serve', '--host', '127.0.0.1', '--port', String(port), '--config', config, ...flags],
-    { stdio: ['ignore', 'ignore', 'pipe'] });
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let log = '';
   child.stderr.setEncoding('utf8');

@@ -1,0 +1,113 @@
+// Writes that land between the requests of one mirror operation, made by a `fetch` that runs
+// them just before a chosen request: the operation tries again or reloads, or throws StaleError;
+// never the server's `404 section-not-found` or `400 invalid-page-token`. On a server of the
+// test's own (own-server.mjs), with a service token for the definition change.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { SectionalClient, StaleError } from '../sectional.mjs';
+import { startServer } from './own-server.mjs';
+
+const token = 'races-test-token';
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+before(async () => { server = await startServer({ flags: ['--memory'], env: { SECTIONAL_API_TOKEN: token } }); });
+after(async () => { await server.stop(); });
+
+const member = (id, name, team) => ({ id, name, team });
+
+/**
+ * A client whose `fetch` runs the armed action just before the first request whose URL matches.
+ * @returns {{client: SectionalClient, arm: (match: RegExp, action: () => Promise<unknown>) => void, fired: () => boolean}}
+ */
+function hooked() {
+  /** @type {{match: RegExp, action: () => Promise<unknown>}|null} */
+  let armed = null;
+  let ran = false;
+  const client = new SectionalClient(server.url, {
+    token,
+    fetch: async (input, init) => {
+      if (armed && armed.match.test(String(input))) {
+        const { action } = armed;
+        armed = null;
+        ran = true;
+        await action();
+      }
+      return fetch(input, init);
+    },
+  });
+  return { client, arm: (match, action) => { armed = { match, action }; ran = false; }, fired: () => ran };
+}
+
+async function reset(writer) {
+  const page = await writer.collection('crew').records({ pageSize: 500 });
+  if (page.records.length) await writer.collection('crew').batch({ delete: page.records.map((r) => String(r.id)) });
+}
+
+const full = async (writer) => (await writer.list('crew').mirror({ pageSize: 500 }).reload({ rows: Infinity })).snapshot;
+const shape = (snapshot) => snapshot.sections.map((s) => [s.section.key, s.rows.map((r) => (r ? r.id : null))]);
+
+test('a sync whose section disappears before its row read tries again', async () => {
+  const writer = new SectionalClient(server.url, { token });
+  await reset(writer);
+  const crew = writer.collection('crew');
+  await crew.batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  const { client, arm, fired } = hooked();
+  const mirror = client.list('crew').mirror();
+  await mirror.reload();
+  await crew.put('c', member('c', 'Cy', 'Eng'));                 // the sync fetches Eng's new row
+  arm(/\/sections\/2\/rows/, () => crew.batch({ delete: ['b', 'c'] }));   // Eng is emptied first
+  const update = await mirror.sync();
+  assert.ok(fired(), 'the write landed during the sync');
+  const fresh = await full(writer);
+  assert.equal(update.snapshot.version, fresh.version);
+  assert.deepEqual(shape(update.snapshot), shape(fresh));
+  assert.deepEqual(update.snapshot.sections.map((s) => s.section.key), ['pinned', 'Design']);
+});
+
+test('a reload whose definition changes while it walks pages starts again', async () => {
+  const writer = new SectionalClient(server.url, { token });
+  await reset(writer);
+  await writer.collection('crew').batch({ upsert: [...Array(40).keys()].map((i) => member(`p${i}`, `N${i + 10}`, 'Design')) });
+  const { client, arm, fired } = hooked();
+  const mirror = client.list('crew').mirror({ pageSize: 10 });
+  const definitionURL = `${server.url}/v1/lists/crew/definition`;
+  const auth = { Authorization: `Bearer ${token}` };
+  const { definition } = await (await fetch(definitionURL, { headers: auth })).json();
+  try {
+    arm(/pageToken=/, async () => {                                   // before the second page
+      const put = await fetch(definitionURL, { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ ...definition, title: 'Staff' }) });
+      assert.ok(put.ok, `PUT definition: ${put.status}`);
+    });
+    const update = await mirror.reload({ rows: 30 });
+    assert.ok(fired(), 'the definition changed during the reload');
+    assert.equal(update.snapshot.title, 'Staff');
+    const fresh = await full(writer);
+    assert.equal(update.snapshot.version, fresh.version);
+    assert.ok(update.snapshot.sections.reduce((a, s) => a + s.rows.filter((r) => r).length, 0) >= 30);
+  } finally {
+    await fetch(definitionURL, { method: 'DELETE', headers: auth });
+  }
+});
+
+test('loads and toggles of a section that is gone throw StaleError; a view the toggle made stays', async () => {
+  const writer = new SectionalClient(server.url, { token });
+  await reset(writer);
+  const crew = writer.collection('crew');
+  await crew.batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  const mirror = writer.list('crew').mirror({ pageSize: 1 });
+  const loaded = (await mirror.reload({ rows: 2 })).snapshot;       // Me, Ada; Bo a placeholder
+  assert.deepEqual(shape(loaded), [['pinned', ['me']], ['Design', ['a']], ['Eng', [null]]]);
+  await crew.delete('b');                                            // Eng is gone
+  const now = (await writer.list('crew').outline()).version;
+  const stale = (e) => e instanceof StaleError && e.mirror === loaded.version && e.server === now;
+  await assert.rejects(mirror.row({ section: 2, row: 0 }), stale, 'row()');
+  await assert.rejects(mirror.loadNext(), stale, 'loadNext()');
+  await assert.rejects(mirror.toggle(2), stale, 'toggle()');
+  assert.ok(mirror.view, 'the toggle created a view');
+  assert.equal(mirror.snapshot?.view, mirror.view, 'the snapshot is seen through the view the mirror reads through');
+  assert.equal(mirror.snapshot?.version, loaded.version, 'nothing else stored');
+  const synced = (await mirror.sync()).snapshot;
+  assert.equal(synced.view, mirror.view);
+  assert.deepEqual(synced.sections.map((s) => s.section.key), ['pinned', 'Design']);
+});
