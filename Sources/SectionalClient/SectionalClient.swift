@@ -74,16 +74,11 @@ public struct SectionalClient: Sendable {
         return request
     }
 
-    /// Sends a request; a non-2xx answer is thrown as its problem.
+    /// Sends a request; a non-2xx answer is thrown as its problem. Cancelling the calling task
+    /// cancels the request (`CancellationError`).
     func send(_ method: String, _ segments: [String], query: [(String, String)] = [], body: Data? = nil) async throws -> (Data, Int) {
         let request = try await request(method, url(segments, query: query), body: body)
-        let (data, response): (Data, URLResponse) = try await withCheckedThrowingContinuation { continuation in
-            session.dataTask(with: request) { data, response, error in
-                if let error { continuation.resume(throwing: error) }
-                else if let response { continuation.resume(returning: (data ?? Data(), response)) }
-                else { continuation.resume(throwing: URLError(.badServerResponse)) }
-            }.resume()
-        }
+        let (data, response) = try await session.answer(to: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else { throw SectionalError.from(status: status, body: data) }
         return (data, status)

@@ -144,6 +144,9 @@ public actor ListMirror {
 
     // MARK: One at a time
 
+    /// Runs `operation` after every operation called before it has ended. Cancelling the caller
+    /// cancels the operation (its requests then throw `CancellationError`), so a request that
+    /// hangs holds up no later operation once its caller gives up.
     private func serially<T: Sendable>(_ operation: @escaping @Sendable (ListMirror) async throws -> T) async throws -> T {
         let previous = tail
         let task = Task {
@@ -151,7 +154,7 @@ public actor ListMirror {
             return try await operation(self)
         }
         tail = Task { _ = try? await task.value }
-        return try await task.value
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
     // MARK: Work
