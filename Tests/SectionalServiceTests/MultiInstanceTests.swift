@@ -237,9 +237,9 @@ final class MultiInstanceTests: PostgresDatabaseTestCase {
             { "title": "Crew", "sections": [ { "key": "all", "source": "people", "title": "All", "row": { "title": "{name}" } } ] }
             """
         let changed = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/lists/people/definition", json: definition).expect(200))
-        // A record written on the other instance after it served the change. (One committed there
-        // before its follower reached the change is in the list it builds, and is applied once
-        // more on top: same rows, but its `changes` may differ — see docs/postgres.md.)
+        // A record written on the other instance after it served the change. (Had one been
+        // committed before its follower reached the change, the list would be built with it, at
+        // its version: see docs/postgres.md and FollowedDefinitionTests.)
         XCTAssertTrue(MultiInstance.catchUp(b, to: changed))
         let after = MultiInstance.version(of: try MultiInstance.request(b, "PUT", "/v1/collections/people/records/p2",
                                                                          json: #"{"name":"Bea","team":"Sales"}"#).expect(201))

@@ -49,6 +49,9 @@ extension ViewModelStore {
             }
             let key = MaterializationKey(list: definition.name, partition: nil)
             guard let state = next[key] ?? cache.peek(key) else { continue }
+            // Built from a later committed state than this instance had applied (a definition
+            // change followed: ``followDefinition(_:at:)``): it holds this commit.
+            if state.version >= result.sequence { continue }
             let snapshot: ListSnapshot
             if applied.count >= Self.concurrentCorpusWrites {
                 // The search corpus on another thread while the list moves on this one, its

@@ -78,16 +78,18 @@ extension ViewModelStore {
                 json = writer.bytes
             }
             guard let (stored, replaced) = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
-            // Other instances' commits below this change first (the list was built before them: build it again).
+            // Other instances' commits below this change first. When there were any, the list
+            // was built before them: it is built again as another instance follows the change
+            // (commits after it may be in storage by now).
             var (events, complete, moved) = catchUpBefore(stored.sequence)
-            let current = moved ? try after.flatMap { definition throws(StoreError) in try build(definition) } : snapshot
-            // The catalog first: a reader holding a page token of the old definition finds it retired.
-            let wasSkipped = catalog.withLock { catalog -> Bool in
-                let skipped = catalog.skipped.contains(name)
-                catalog.setRuntime(name, definition, revision: stored.revision, at: stored.sequence)
-                return skipped
+            let wasSkipped = catalog.withLock { $0.skipped.contains(name) }
+            if moved {
+                events += try followDefinition(name, at: stored.sequence)
+            } else {
+                // The catalog first: a reader holding a page token of the old definition finds it retired.
+                catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }
+                events += put(name, snapshot, at: stored.sequence)
             }
-            events += put(name, current, at: stored.sequence)
             if complete { applied.advance(to: stored.sequence) }
             if let after { recordServed([after], at: stored.sequence) }
             // Created when neither a run-time definition (as the store saw it in the commit: another
@@ -131,6 +133,11 @@ extension ViewModelStore {
             for source in definition.sources { try store.prepareField(scope.field, in: source) }
             return nil
         }
+        return try buildRows(definition)
+    }
+
+    /// The rows of a list that is the same for everyone, read from storage.
+    private func buildRows(_ definition: ListDefinition) throws(StoreError) -> ListSnapshot {
         var pages: [PageRows] = []
         for source in definition.sources {
             pages += try Self.readAll(in: source, from: store, log: log) { PageRows(definition: definition, collection: source, records: $0[...]) }
@@ -145,7 +152,9 @@ extension ViewModelStore {
     /// Duplicate rows the new snapshot drops beyond those the list dropped before are counted,
     /// as a write's are, so the counter reads what a start on the same data would; a change that
     /// removes duplicates counts nothing (a counter never goes down).
-    private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64) -> [VersionEvent] {
+    /// `version`: the snapshot's version when it was read after `sequence` (default: `sequence`).
+    private func put(_ name: String, _ snapshot: ListSnapshot?, at sequence: Int64, version: Int64? = nil) -> [VersionEvent] {
+        let version = version ?? sequence
         if let snapshot {
             let before = cache.peek(MaterializationKey(list: name, partition: nil))?.snapshot.duplicateRowCount ?? 0
             metrics.recordDuplicates(list: name, count: snapshot.duplicateRowCount - before)
@@ -153,27 +162,55 @@ extension ViewModelStore {
         }
         corpora.withLock { $0.forget(name) }
         if snapshot != nil { prepareCorporaLater([name]) }
-        cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: sequence) }, epoch: sequence)
-        return [VersionEvent(stream: name, list: name, version: sequence, endsStreams: true)]
+        cache.replaceList(name, with: snapshot.map { ListState(snapshot: $0, version: version) }, epoch: sequence)
+        return [VersionEvent(stream: name, list: name, version: version, endsStreams: true)]
     }
 
     /// A run-time definition change another instance made (the change log's entry at
-    /// `sequence`): the stored definition is served from `sequence` on, as on the instance that
-    /// made it. A later change of the same list is left to its own entry. Under the writer's lock.
+    /// `sequence`), or one this instance made after others' commits it had not applied: the list
+    /// is built as a start would build it, from one committed state of the store (`REPEATABLE
+    /// READ`) — the definition stored then, the records, and the version they give (the later
+    /// of that definition's change number and the last commit to the list's collections).
+    /// Storage is usually past `sequence` by then (other instances keep committing), and no
+    /// state of it at `sequence` can be read back: so the list moves straight from its old
+    /// definition at a version below `sequence` to the new one at the version read, and the
+    /// log's entries up to that version are skipped for it (they are in it), as a partition
+    /// built ahead skips them. Every instance thus serves one body per version, and never a definition at a
+    /// version before it came into force; `changes` from a version the jump passed answers
+    /// reload. A change already in force (a later one was read) is skipped. Under the writer's lock.
+    ///
+    /// Cost: one read of the list's collections, as at start. Failure: a store error is thrown
+    /// (the follower stops at this entry and tries again); a stored definition that does not
+    /// decode is logged and skipped.
     func followDefinition(_ name: String, at sequence: Int64) throws(StoreError) -> [VersionEvent] {
-        guard let stored = try store.allDefinitions().first(where: { $0.list == name }), stored.sequence == sequence else { return [] }
-        var definition: ListDefinition?
-        if let json = stored.json {
-            do {
-                definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$", zones: TimeZones.offsets)
-            } catch {
-                log.error("skipping a stored run-time definition that does not decode", ["list": .text(name), "error": .text("\(error)")])
-                return []
-            }
-        }
+        if let changed = catalog.withLock({ $0.changed[name] }), changed >= sequence { return [] }
         let configured = catalog.withLock { $0.config.first { $0.name == name } }
-        let snapshot = try (definition ?? configured).map(Localization.base).flatMap { definition throws(StoreError) in try build(definition) }
-        catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: sequence) }
-        return put(name, snapshot, at: sequence)
+        /// What one committed state holds: the stored change, its definition, and (for a list
+        /// that is the same for everyone) its rows and version.
+        typealias Read = (stored: StoredDefinition, definition: ListDefinition?, snapshot: ListSnapshot?, version: Int64)
+        let read = try store.readConsistently { () throws(StoreError) -> Read? in
+            guard let stored = try store.allDefinitions().first(where: { $0.list == name }), stored.sequence >= sequence else { return nil }
+            var definition: ListDefinition?
+            if let json = stored.json {
+                do {
+                    definition = try ListDefinitions.decode(name: name, try JSONParser.parse(json), path: "$", zones: TimeZones.offsets)
+                } catch {
+                    log.error("skipping a stored run-time definition that does not decode", ["list": .text(name), "error": .text("\(error)")])
+                    return nil
+                }
+            }
+            guard let served = (definition ?? configured).map(Localization.base), served.scope == nil else {
+                return (stored, definition, nil, stored.sequence)
+            }
+            let sequences = try store.collectionSequences()
+            let version = max(served.sources.compactMap { sequences[$0] }.max() ?? 0, stored.sequence)
+            return (stored, definition, try buildRows(served), version)
+        }
+        guard let read else { return [] }
+        if let served = read.definition ?? configured, let scope = served.scope {
+            for source in served.sources { try store.prepareField(scope.field, in: source) }
+        }
+        catalog.withLock { $0.setRuntime(name, read.definition, revision: read.stored.revision, at: read.stored.sequence) }
+        return put(name, read.snapshot, at: read.stored.sequence, version: read.version)
     }
 }

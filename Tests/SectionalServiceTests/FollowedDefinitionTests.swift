@@ -1,0 +1,157 @@
+import ListStore
+import TestSupport
+import XCTest
+@testable import ListModel
+@testable import SectionalService
+
+/// A run-time definition change made on one instance, followed by another on the same
+/// PostgreSQL database from the change log while the first keeps writing: the follower serves,
+/// at each version, the body the instance that made the change served at that version, under
+/// the definition in force at it — in every language and partition.
+final class FollowedDefinitionTests: XCTestCase {
+    private static let config = #"""
+    {"people":{"title":{"en":"O","de":"Ode"},"languages":["en","de"],
+               "sections":[{"source":"people","groupBy":"team","title":"{$key} ({$count})","row":{"title":"{name}"}}]},
+     "orders":{"title":"O","scope":{"field":"owner","claim":"sub"},
+               "sections":[{"source":"orders","groupBy":"status","row":{"title":"{title}"}}]}}
+    """#
+
+    /// `people` grouped by team under the title `title` (in German `title`de).
+    private static func people(_ title: String) throws -> ListDefinition {
+        try ListDefinitions.decode(name: "people", JSONParser.parse(#"""
+            {"title":{"en":"\#(title)","de":"\#(title)de"},"languages":["en","de"],
+             "sections":[{"source":"people","groupBy":"team","title":"\#(title) {$key} ({$count})","row":{"title":"{name}"}}]}
+            """#), path: "$")
+    }
+
+    /// `orders` per owner under the title `title`.
+    private static func orders(_ title: String) throws -> ListDefinition {
+        try ListDefinitions.decode(name: "orders", JSONParser.parse(#"""
+            {"title":"\#(title)","scope":{"field":"owner","claim":"sub"},
+             "sections":[{"source":"orders","groupBy":"status","row":{"title":"{title}"}}]}
+            """#), path: "$")
+    }
+
+    private func stores() throws -> (PostgresTestDatabase, ViewModelStore, ViewModelStore) {
+        let database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
+        let definitions = try ListDefinitions.decode(JSONParser.parse(Self.config))
+        let first = try ViewModelStore(definitions: definitions, store: try PostgresStore(url: database.url), log: Log(level: .error))
+        let second = try ViewModelStore(definitions: definitions, store: try PostgresStore(url: database.url), log: Log(level: .error))
+        return (database, first, second)
+    }
+
+    private func person(_ id: String, team: String) -> ViewModelStore.Write {
+        var record = JSONObject()
+        record["id"] = .string(id)
+        record["name"] = .string(id)
+        record["team"] = .string(team)
+        return .upsert(collection: "people", record: IncomingRecord(id: id, object: record))
+    }
+
+    private func order(_ id: String, owner: String) -> ViewModelStore.Write {
+        var record = JSONObject()
+        record["id"] = .string(id)
+        record["title"] = .string(id)
+        record["status"] = .string("open")
+        record["owner"] = .string(owner)
+        return .upsert(collection: "orders", record: IncomingRecord(id: id, object: record))
+    }
+
+    /// What a body shows: the title, and each section's key and row count.
+    private func outline(_ state: ListState) -> String {
+        let snapshot = state.snapshot
+        return ([snapshot.definition.title ?? ""] + (0..<snapshot.sectionCount).map { index in
+            let section = snapshot.section(at: index)!
+            return "\(section.key):\(section.totalRowCount)"
+        }).joined(separator: " ")
+    }
+
+    /// Changes `name`'s definition on `store`; returns the change number.
+    private func change(_ store: ViewModelStore, _ name: String, to definition: ListDefinition) throws -> Int64 {
+        let change = try XCTUnwrap(try store.changeDefinition(name, to: definition).0)
+        return change.stored.sequence
+    }
+
+    /// The follower applies the log only up to `version` (as its thread may stand when a read comes).
+    private func follow(_ store: ViewModelStore, through version: Int64) {
+        store.writer.withLock { _ in _ = store.catchUpBefore(version + 1) }
+    }
+
+    /// A record moved by another commit right after the change: the follower, reaching the
+    /// change, finds that commit in storage already. It must not serve the list with it at the
+    /// change's version (the other instance showed it only at the next), nor take it twice.
+    func testAFollowedChangeShowsAtEachVersionWhatItsMakerShowed() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design"), person("p2", team: "Design")])
+        let changed = try change(first, "people", to: try Self.people("A"))
+        var shown = [changed: outline(try XCTUnwrap(first.list("people")))]
+        try commit(first, [person("p1", team: "Sales")])
+        let moved = try XCTUnwrap(first.list("people"))
+        shown[moved.version] = outline(moved)
+        XCTAssertEqual(shown.count, 2, "\(shown)")
+
+        follow(second, through: changed)
+        let followed = try XCTUnwrap(second.list("people"))
+        XCTAssertEqual(outline(followed), shown[followed.version], "version \(followed.version) on the follower")
+        follow(second, through: moved.version)
+        let current = try XCTUnwrap(second.list("people"))
+        XCTAssertEqual(current.version, moved.version)
+        XCTAssertEqual(outline(current), shown[moved.version])
+        // And onwards, alike on both.
+        try commit(second, [person("p3", team: "Design")])
+        follow(first, through: second.applied.current)
+        XCTAssertEqual(outline(try XCTUnwrap(first.list("people"))), outline(try XCTUnwrap(second.list("people"))))
+        XCTAssertEqual(try XCTUnwrap(first.list("people")).version, try XCTUnwrap(second.list("people")).version)
+    }
+
+    /// Two changes of a list in quick succession: a follower that reaches the first once the
+    /// second is stored must not go on serving the old definition past the first's version — in
+    /// the list's first language, its second, and a per-user list's partitions.
+    func testAFollowerNeverServesADefinitionAtAVersionItWasNotInForce() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design"), order("o1", owner: "alice")])
+        let peopleA = try change(first, "people", to: try Self.people("A"))
+        let ordersA = try change(first, "orders", to: try Self.orders("A"))
+        try commit(first, [person("p2", team: "Sales"), order("o2", owner: "alice")])
+        let written = first.applied.current
+        let peopleB = try change(first, "people", to: try Self.people("B"))
+        let ordersB = try change(first, "orders", to: try Self.orders("B"))
+        /// The title in force at `version`, given a list's changes.
+        func inForce(_ version: Int64, _ changes: [(Int64, String)]) -> String {
+            changes.last { $0.0 <= version }?.1 ?? "O"
+        }
+
+        follow(second, through: written)
+        let list = try XCTUnwrap(second.list("people"))
+        XCTAssertEqual(list.snapshot.definition.title, inForce(list.version, [(peopleA, "A"), (peopleB, "B")]), "version \(list.version)")
+        let german = try second.localized(list, language: "de")
+        XCTAssertEqual(german.snapshot.definition.title, inForce(german.version, [(peopleA, "A"), (peopleB, "B")]) + "de",
+                       "version \(german.version)")
+        let alice = try XCTUnwrap(try second.partition(try XCTUnwrap(PartitionKey(.string("alice"))), ofList: "orders"))
+        XCTAssertEqual(alice.snapshot.definition.title, inForce(alice.version, [(ordersA, "A"), (ordersB, "B")]), "version \(alice.version)")
+
+        follow(second, through: ordersB)
+        XCTAssertEqual(try XCTUnwrap(second.list("people")).snapshot.definition.title, "B")
+        XCTAssertEqual(try XCTUnwrap(second.partition(try XCTUnwrap(PartitionKey(.string("alice"))), ofList: "orders")).snapshot.definition.title, "B")
+        XCTAssertEqual(outline(try XCTUnwrap(second.list("people"))), outline(try XCTUnwrap(first.list("people"))))
+    }
+
+    /// The instance making a change after commits of another it has not applied yet applies
+    /// them first and builds the list as a follower would: the same body at the same version.
+    func testAChangeMadeBehindAnotherInstanceIsBuiltAsTheFollowerBuildsIt() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design")])
+        try commit(second, [person("p2", team: "Sales")])
+        let changed = try change(first, "people", to: try Self.people("A"))
+        let made = try XCTUnwrap(first.list("people"))
+        XCTAssertEqual(made.version, changed)
+        XCTAssertEqual(outline(made), "A Design:1 Sales:1")
+        follow(second, through: changed)
+        let followed = try XCTUnwrap(second.list("people"))
+        XCTAssertEqual(followed.version, changed)
+        XCTAssertEqual(outline(followed), outline(made))
+    }
+}
