@@ -154,4 +154,27 @@ final class FollowedDefinitionTests: XCTestCase {
         XCTAssertEqual(followed.version, changed)
         XCTAssertEqual(outline(followed), outline(made))
     }
+
+    /// A partition read on a follower that has not reached a change of its list's definition,
+    /// from a committed state that holds the change and a later write of the user's records: it
+    /// is built with the new definition (the change followed first), not the old one at the
+    /// write's version.
+    func testAPartitionReadAheadOfTheFollowerTakesTheDefinitionStoredWithIt() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [order("o1", owner: "alice")])
+        let before = first.applied.current
+        let changed = try change(first, "orders", to: try Self.orders("A"))
+        try commit(first, [order("o2", owner: "alice")])
+        follow(second, through: before)
+        let alice = try XCTUnwrap(try second.partition(try XCTUnwrap(PartitionKey(.string("alice"))), ofList: "orders"))
+        XCTAssertGreaterThan(alice.version, changed)
+        XCTAssertEqual(alice.snapshot.definition.title, "A", "version \(alice.version)")
+        XCTAssertEqual(alice.snapshot.totalRowCount, 2)
+        follow(second, through: first.applied.current)
+        let caughtUp = try XCTUnwrap(try second.partition(try XCTUnwrap(PartitionKey(.string("alice"))), ofList: "orders"))
+        XCTAssertEqual(caughtUp.version, alice.version)
+        XCTAssertEqual(caughtUp.snapshot.definition.title, "A")
+        XCTAssertEqual(caughtUp.snapshot.totalRowCount, 2)
+    }
 }

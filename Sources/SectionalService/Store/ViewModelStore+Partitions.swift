@@ -17,15 +17,25 @@ extension ViewModelStore {
     /// partition past that version (else it is built again). A write waits at most
     /// for one partition's storage read, and a build at most for one commit in progress.
     ///
+    /// Definition: when that committed state holds a change of the list's definition this
+    /// instance has not followed yet (another instance made it and the change log is not applied
+    /// that far), the change is followed first (``followDefinition(_:at:)``, its events sent)
+    /// and the partition read again: records read after a change are never built with the
+    /// definition before it.
+    ///
     /// Cost: one indexed read per source collection plus a build of the user's rows — O(k log k)
-    /// for k records, independent of the other users' records.
+    /// for k records, independent of the other users' records — and a read of the stored
+    /// run-time definitions' change numbers.
     public func partition(_ partition: PartitionKey, of definition: ListDefinition) throws(StoreError) -> ListState {
         let key = MaterializationKey(list: definition.name, partition: partition)
         if let state = cache.read(key) { return state }
+        // Whether to look for a definition change not followed (once: one that does not decode is skipped).
+        var follow = true
         while true {
             let started = ContinuousClock.now
-            let (stored, version, epoch, current) = try writer.withLock {
-                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+            var followed: [VersionEvent] = []
+            let read = try writer.withLock {
+                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
                 let epoch = cache.epoch(of: definition.name)
                 // The definition in force now (a definition change may have come since the caller looked).
                 let (found, floor, changed) = catalog.withLock {
@@ -37,7 +47,12 @@ extension ViewModelStore {
                 // The records and the version from one committed state: with other instances
                 // writing, it may be ahead of what this one has applied (the log's commits up to
                 // it are then already in the partition, and skipped when they come).
-                let (stored, version) = try store.readConsistently { () throws(StoreError) -> ([String: [StoredRecord]], Int64?) in
+                let (stored, version, unfollowed) = try store.readConsistently {
+                    () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
+                    if follow, let change = try store.allDefinitions().first(where: { $0.list == definition.name })?.sequence,
+                       change > changed {
+                        return ([:], nil, change)
+                    }
                     var stored: [String: [StoredRecord]] = [:]
                     var version: Int64?
                     for source in definition.sources {
@@ -46,12 +61,20 @@ extension ViewModelStore {
                             version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
                         }
                     }
-                    return (stored, version)
+                    return (stored, version, nil)
+                }
+                if let unfollowed {
+                    follow = false
+                    followed = try followDefinition(definition.name, at: unfollowed)
+                    return nil
                 }
                 // Never below the list's last definition change (its partitions were rebuilt then).
                 return (stored, max(version ?? cache.writtenVersion(of: key) ?? floor, changed), epoch, definition)
             }
-            let definition = current
+            guard let (stored, version, epoch, definition) = read else {
+                if !followed.isEmpty { onChange(followed) }
+                continue
+            }
             guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
             var records: [String: [JSONValue]] = [:]
             for (source, list) in stored {
