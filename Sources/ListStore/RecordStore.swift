@@ -81,10 +81,12 @@ public protocol RecordStore: AnyObject, Sendable {
     /// Stores a list's run-time definition (`json`), or removes it (`json` nil), as one commit
     /// under the next change number, durable when this returns. The definition's revision grows
     /// by one with every change, removals included, so a revision is never reused. Removing a
-    /// definition that is not stored changes nothing and answers nil. Says whether a run-time
-    /// definition was in force just before (read in the commit, so true for the second of two
-    /// instances creating the same list at once).
-    func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)?
+    /// definition that is not stored changes nothing (``DefinitionSave/nothingToRemove``); then a
+    /// change whose `expecting` does not hold of the stored state (read in the commit, under the
+    /// lock every change takes) changes nothing (``DefinitionSave/failed``). Says whether a
+    /// run-time definition was in force just before (read in the commit, so true for the second
+    /// of two instances creating the same list at once).
+    func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave
     /// Every list's run-time definition, by list name — removed ones too (with `json` nil), so
     /// their change numbers and revisions are known.
     func allDefinitions() throws(StoreError) -> [StoredDefinition]

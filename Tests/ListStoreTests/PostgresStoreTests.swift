@@ -49,6 +49,9 @@ final class PostgresStoreTests: RecordStoreContract {
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
     func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
+    func testConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds() throws {
+        try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
+    }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }

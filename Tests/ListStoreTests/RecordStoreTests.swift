@@ -291,6 +291,46 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.commit([.upsert(collection: "people", id: "c", json: bytes("{}"))]).sequence, 9)
     }
 
+    /// A conditional change is checked against the stored state in its commit: a stale revision,
+    /// `If-None-Match: *` on a stored definition, `*` on none, all store nothing and take no number.
+    func checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds() throws {
+        let store = try makeStore()
+        let json = bytes(#"{"sections":[]}"#)
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: json, expecting: .noneOf([nil])), .failed,
+                       "`*` (a stored definition in force) does not hold of none")
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: json, expecting: .oneOf([1])), .failed)
+        XCTAssertEqual(try store.lastSequence(), 0, "a failed expectation takes no number")
+        guard case .saved(let first, false) = try store.saveDefinition(list: "inbox", json: json, expecting: .oneOf([nil])) else {
+            return XCTFail("create-only holds of none")
+        }
+        XCTAssertEqual(first.revision, 1)
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: json, expecting: .oneOf([nil])), .failed, "create-only, once")
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: json, expecting: .oneOf([2, 3])), .failed, "not at that revision")
+        guard case .saved(let second, true) = try store.saveDefinition(list: "inbox", json: bytes(#"{"title":"In","sections":[]}"#),
+                                                                      expecting: .oneOf([1])) else {
+            return XCTFail("the current revision holds")
+        }
+        XCTAssertEqual(second.revision, 2)
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: json, expecting: .oneOf([1])), .failed, "the stale revision")
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: nil, expecting: .oneOf([1])), .failed, "a removal too")
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: nil, expecting: .noneOf([2])), .failed)
+        XCTAssertEqual(try store.allDefinitions(), [StoredDefinition(list: "inbox", json: bytes(#"{"title":"In","sections":[]}"#),
+                                                                     revision: 2, sequence: 2)], "nothing refused was stored")
+        guard case .saved(let removed, true) = try store.saveDefinition(list: "inbox", json: nil, expecting: .noneOf([nil])) else {
+            return XCTFail("`*` holds of a stored definition")
+        }
+        XCTAssertEqual(removed.revision, 3)
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: nil, expecting: .oneOf([])), .nothingToRemove,
+                       "nothing to remove comes before the expectation")
+        XCTAssertEqual(try store.saveDefinition(list: "inbox", json: json, expecting: .oneOf([3])), .failed,
+                       "a removed definition's revision is not in force")
+        guard case .saved(let again, false) = try store.saveDefinition(list: "inbox", json: json, expecting: .oneOf([nil])) else {
+            return XCTFail("create-only holds once it is removed")
+        }
+        XCTAssertEqual(again.revision, 4)
+        XCTAssertEqual(try store.lastSequence(), 4)
+    }
+
     func checkServedDefinitionsAreKeptAndReplaced() throws {
         let store = try makeStore()
         XCTAssertEqual(try store.servedDefinitions(), [:])
@@ -320,6 +360,9 @@ final class MemoryStoreTests: RecordStoreContract {
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
     func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
+    func testConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds() throws {
+        try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
+    }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
@@ -359,6 +402,9 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
     func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
+    func testConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds() throws {
+        try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
+    }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
@@ -393,5 +439,16 @@ final class SQLiteStoreTests: RecordStoreContract {
         let reopened = try SQLiteStore(path: path)
         XCTAssertEqual(try reopened.allRecords(in: "people").map(\.id), ["a"])
         XCTAssertEqual(try reopened.lastSequence(), 1)
+    }
+}
+
+extension RecordStore {
+    /// An unconditional definition change, as the contract's older checks make it: nil when
+    /// there was nothing to remove.
+    func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
+        switch try saveDefinition(list: list, json: json, expecting: .any) {
+        case .saved(let stored, let replaced): (stored, replaced)
+        case .nothingToRemove, .failed: nil
+        }
     }
 }

@@ -55,8 +55,8 @@ final class FullDiskStore: RecordStore, @unchecked Sendable {
     func touchViews(_ ids: [String], at time: Int64) throws(StoreError) { try base.touchViews(ids, at: time) }
     func deleteViews(ids: [String]) throws(StoreError) -> Int { try base.deleteViews(ids: ids) }
     func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try base.readConsistently(body) }
-    func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
-        try base.saveDefinition(list: list, json: json)
+    func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
+        try base.saveDefinition(list: list, json: json, expecting: expecting)
     }
     func allDefinitions() throws(StoreError) -> [StoredDefinition] { try base.allDefinitions() }
     func takeSequence() throws(StoreError) -> Int64 {

@@ -277,6 +277,28 @@ final class MultiInstanceTests: PostgresDatabaseTestCase {
         }
     }
 
+    /// Two instances changing one list's definition at once, both expecting the same one: the
+    /// condition is checked in each change's commit, so one is made (200) and the other refused
+    /// (412), never both made (a lost update).
+    func testOfTwoDefinitionChangesOnTwoInstancesExpectingOneTagOneWins() throws {
+        let apps = try instances(2)
+        let ports = apps.map(\.port)
+        var tag = try XCTUnwrap(try MultiInstance.request(ports[0], "GET", "/v1/lists/people/definition").expect(200).header("ETag"))
+        for round in 0..<10 {
+            let outcomes = Locked<[(status: Int, tag: String?)]>([])
+            let expected = tag
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                let definition = #"{ "title": "R\#(round)-\#(index)", "sections": [ { "key": "a", "rows": [ { "id": "r" } ] } ] }"#
+                let answer = try? MultiInstance.request(ports[index], "PUT", "/v1/lists/people/definition", json: definition,
+                                                        headers: [("If-Match", expected)])
+                outcomes.withLock { $0.append((answer?.status ?? 0, answer?.header("ETag"))) }
+            }
+            let all = outcomes.withLock { $0 }
+            XCTAssertEqual(all.map(\.status).sorted(), [200, 412], "round \(round): exactly one change expecting \(expected) is made")
+            tag = try XCTUnwrap(all.first { $0.status == 200 }?.tag, "round \(round)")
+        }
+    }
+
     func testSeedsLoadOnceWhenInstancesStartTogether() throws {
         let url = try XCTUnwrap(database).url
         let folder = temporaryFolder()

@@ -247,14 +247,16 @@ public final class MemoryStore: RecordStore, Sendable {
         state.withLock { state in ids.reduce(0) { $0 + (state.views.removeValue(forKey: $1) != nil ? 1 : 0) } }
     }
 
-    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
+    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
         state.withLock { state in
             let old = state.definitions[list]
-            guard json != nil || old?.json != nil else { return nil }
+            let live = old?.json != nil
+            guard json != nil || live else { return .nothingToRemove }
+            guard expecting.holds(live ? old?.revision : nil) else { return .failed }
             state.sequence += 1
             let saved = StoredDefinition(list: list, json: json, revision: (old?.revision ?? 0) + 1, sequence: state.sequence)
             state.definitions[list] = saved
-            return (saved, old?.json != nil)
+            return .saved(saved, replaced: live)
         }
     }
 

@@ -3,16 +3,18 @@
 /// and is logged in `changes` under collection ``PostgresSchema/definitionsLog`` (id: the list;
 /// a config reload: the empty id), so the change log has no gap where it took its number.
 extension PostgresStore {
-    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
+    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
         try writing { connection throws(PostgresError) in
-            try connection.transaction { () throws(PostgresError) -> (stored: StoredDefinition, replaced: Bool)? in
+            try connection.transaction { () throws(PostgresError) -> DefinitionSave in
                 let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
                 guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
                 let old = try connection.execute("SELECT revision, json IS NOT NULL FROM definitions WHERE list = $1 FOR UPDATE",
                                                  .text(list))
                 let revision = old.rowCount > 0 ? try old.int(0, 0) : 0
                 let live = old.rowCount > 0 && old.string(0, 1) == "t"
-                guard json != nil || live else { return nil }
+                guard json != nil || live else { return .nothingToRemove }
+                // Read under the sequence row's lock, which every change of every instance takes first.
+                guard expecting.holds(live ? revision : nil) else { return .failed }
                 let sequence = try current.int(0, 0) + 1
                 try connection.execute("""
                     INSERT INTO definitions (list, json, revision, sequence) VALUES ($1, $2::json, $3::bigint, $4::bigint)
@@ -20,7 +22,7 @@ extension PostgresStore {
                     """, .text(list), json.map { .bytes($0) } ?? .null, .int(revision + 1), .int(sequence))
                 try Self.logDefinition(list, sequence: sequence, on: connection)
                 try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
-                return (StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), live)
+                return .saved(StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), replaced: live)
             }
         }
     }

@@ -1,21 +1,22 @@
 /// Run-time list definitions in SQLite: one row per list, written in its own commit.
 extension SQLiteStore {
-    public func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {
-        try writing { connection throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? in
+    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
+        try writing { connection throws(StoreError) -> DefinitionSave in
             var revision: Int64 = 0
             var live = false
             try connection.query("SELECT revision, json IS NOT NULL FROM definitions WHERE list = ?", .text(list)) { row in
                 revision = row.int(0)
                 live = row.int(1) != 0
             }
-            guard json != nil || live else { return nil }
+            guard json != nil || live else { return .nothingToRemove }
+            guard expecting.holds(live ? revision : nil) else { return .failed }
             let sequence = try Self.sequence(on: connection) + 1
             try connection.run("""
                 INSERT INTO definitions (list, json, revision, sequence) VALUES (?, ?, ?, ?)
                 ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
                 """, .text(list), json.map { .blob($0) } ?? .null, .int(revision + 1), .int(sequence))
             try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
-            return (StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), live)
+            return .saved(StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), replaced: live)
         }
     }
 

@@ -8,6 +8,8 @@ import ListStore
 /// `PUT` and `DELETE` need the service token. A `PUT` body is a list definition as in the
 /// config file's `lists.<name>`, validated the same way: every problem answers together, as
 /// `400 invalid-definition` with `errors: [{"path", "message"}]` (paths from `$`, the body).
+/// Answers carry the definition's `ETag` and changes honour `If-Match` / `If-None-Match`
+/// (``DefinitionConditions``).
 struct DefinitionRoutes {
     let context: ServiceContext
     private var lists: ViewModelStore { context.lists }
@@ -25,10 +27,15 @@ struct DefinitionRoutes {
         try context.requireMinVersion(request)
         let name = try request.name("list", kind: "list")
         guard let found = lists.definitionOrigin(name) else { throw Problem.listNotFound(name) }
-        var answer = Self.answer(name: name, definition: found.definition, runtime: found.runtime, revision: found.revision)
         if found.definition.access == .users {
             let caller = try context.authenticator.caller(request)
             guard context.mayRead(found.definition, caller: caller) else { throw Authenticator.tokenNeeded(name) }
+        }
+        let tag = found.runtime ? DefinitionConditions.tag(revision: found.revision) : DefinitionConditions.tag(config: found.definition.fingerprint)
+        var answer = EntityTag.answer(request, tag: tag) {
+            Self.answer(name: name, definition: found.definition, runtime: found.runtime, revision: found.revision)
+        }
+        if found.definition.access == .users {
             // Read with a token: only the client's own cache may keep it.
             answer.headers.set("Cache-Control", "private, no-cache")
             answer.headers.add("Vary", "Authorization")
@@ -45,11 +52,11 @@ struct DefinitionRoutes {
         } catch {
             throw Self.invalidDefinition(error)
         }
-        return change(name, to: definition) { change throws(HTTPError) in
-            guard let change else { throw Problem.listNotFound(name) }
+        return change(name, to: definition, if: DefinitionConditions.condition(request)) { change in
             var response = Self.answer(name: name, definition: definition, runtime: true, revision: change.stored.revision,
                                        status: change.created ? .created : .ok)
             if change.created { response.headers.add("Location", "/v1/lists/\(name)") }
+            response.headers.add("ETag", DefinitionConditions.tag(revision: change.stored.revision))
             return response
         }
     }
@@ -59,23 +66,27 @@ struct DefinitionRoutes {
         guard let found = lists.definitionOrigin(name), found.runtime else {
             throw HTTPError(.notFound, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
         }
-        return change(name, to: nil) { change throws(HTTPError) in
-            guard change != nil else {
-                throw HTTPError(.notFound, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
-            }
-            return .empty()
-        }
+        return change(name, to: nil, if: DefinitionConditions.condition(request)) { _ in .empty() }
     }
 
-    /// Runs the change on the writer thread and answers when it is stored and served.
-    private func change(_ name: String, to definition: ListDefinition?,
-                        respond: @escaping @Sendable (ViewModelStore.DefinitionChange?) throws(HTTPError) -> Response) -> Response {
+    /// Runs the change on the writer thread, when `condition` holds, and answers when it is
+    /// stored and served: `404 list-not-found` when a removal found no run-time definition
+    /// (before the condition is looked at), `412 precondition-failed` when the condition failed.
+    private func change(_ name: String, to definition: ListDefinition?, if condition: DefinitionCondition?,
+                        respond: @escaping @Sendable (ViewModelStore.DefinitionChange) -> Response) -> Response {
         let answer = DeferredResponse()
-        lists.changeDefinitionLater(name, to: definition) { [context] outcome in
-            context.complete(answer, with: outcome, wrote: { $0 != nil }) { change throws(HTTPError) in
-                var response = try respond(change)
-                if let change { response.headers.add("Sectional-Version", String(change.stored.sequence)) }
-                return response
+        lists.changeDefinitionLater(name, to: definition, if: condition) { [context] outcome in
+            context.complete(answer, with: outcome, wrote: { if case .changed = $0 { true } else { false } }) { outcome throws(HTTPError) in
+                switch outcome {
+                case .changed(let change):
+                    var response = respond(change)
+                    response.headers.add("Sectional-Version", String(change.stored.sequence))
+                    return response
+                case .nothingToRemove:
+                    throw HTTPError(.notFound, "list-not-found", detail: "The list '\(Problem.echo(name))' has no run-time definition to remove.")
+                case .conditionFailed:
+                    throw DefinitionConditions.failed(name)
+                }
             }
         }
         return .later(answer)

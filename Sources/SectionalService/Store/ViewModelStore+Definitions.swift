@@ -18,14 +18,25 @@ extension ViewModelStore {
         public let created: Bool
     }
 
+    /// What a run-time definition change came to.
+    public enum DefinitionOutcome: Sendable {
+        /// Stored and served.
+        case changed(DefinitionChange)
+        /// A removal with no run-time definition to remove: nothing changed.
+        case nothingToRemove
+        /// The condition did not hold (checked in the store's commit): nothing changed.
+        case conditionFailed
+    }
+
     /// Stores `definition` as list `name`'s run-time definition (nil removes it: a config list
     /// falls back to its config definition, a run-time-only list disappears) and serves it, on
-    /// the writer thread. `completion` gets nil when there was no run-time definition to remove.
-    public func changeDefinitionLater(_ name: String, to definition: ListDefinition?,
-                                      completion: @escaping @Sendable (Result<DefinitionChange?, StoreError>) -> Void) {
+    /// the writer thread, when `condition` holds (nil: always). The list is built before the
+    /// condition is known, so a change refused by it costs a build.
+    public func changeDefinitionLater(_ name: String, to definition: ListDefinition?, if condition: DefinitionCondition? = nil,
+                                      completion: @escaping @Sendable (Result<DefinitionOutcome, StoreError>) -> Void) {
         onWriter { [self] in
             do throws(StoreError) {
-                let (change, events) = try changeDefinition(name, to: definition)
+                let (change, events) = try changeDefinition(name, to: definition, if: condition)
                 completion(.success(change))
                 if !events.isEmpty { onChange(events) }
             } catch {
@@ -66,9 +77,12 @@ extension ViewModelStore {
     /// Collections some list with `access: users` reads (their records are private).
     var privateCollections: Set<String> { catalog.withLock { $0.privateCollections } }
 
-    func changeDefinition(_ name: String, to definition: ListDefinition?) throws(StoreError) -> (DefinitionChange?, [VersionEvent]) {
-        try writer.withLock { _ throws(StoreError) -> (DefinitionChange?, [VersionEvent]) in
+    func changeDefinition(_ name: String, to definition: ListDefinition?,
+                          if condition: DefinitionCondition?) throws(StoreError) -> (DefinitionOutcome, [VersionEvent]) {
+        try writer.withLock { _ throws(StoreError) -> (DefinitionOutcome, [VersionEvent]) in
             let configured = catalog.withLock { $0.config.first { $0.name == name } }
+            // Tagged as it is served (``ListCatalog`` serves a list in its first language).
+            let expectation = condition?.expectation(configured: configured.map { Localization.base($0).fingerprint }) ?? .any
             let after = (definition ?? configured).map(Localization.base)
             let snapshot = try after.flatMap { definition throws(StoreError) in try build(definition) }
             var json: [UInt8]?
@@ -77,7 +91,12 @@ extension ViewModelStore {
                 writer.value(definition.source)
                 json = writer.bytes
             }
-            guard let (stored, replaced) = try store.saveDefinition(list: name, json: json) else { return (nil, []) }
+            let stored: StoredDefinition, replaced: Bool
+            switch try store.saveDefinition(list: name, json: json, expecting: expectation) {
+            case .saved(let saved, let wasLive): (stored, replaced) = (saved, wasLive)
+            case .nothingToRemove: return (.nothingToRemove, [])
+            case .failed: return (.conditionFailed, [])
+            }
             // Other instances' commits below this change first. When there were any, the list
             // was built before them: it is built again as another instance follows the change
             // (commits after it may be in storage by now).
@@ -94,7 +113,7 @@ extension ViewModelStore {
             if let after { recordServed([after], at: stored.sequence) }
             // Created when neither a run-time definition (as the store saw it in the commit: another
             // instance may have made one just before; not one skipped at start) nor the config's was in force.
-            return (DefinitionChange(stored: stored, created: (!replaced || wasSkipped) && configured == nil), events)
+            return (.changed(DefinitionChange(stored: stored, created: (!replaced || wasSkipped) && configured == nil)), events)
         }
     }
 
