@@ -68,7 +68,10 @@ final class FollowedDefinitionTests: XCTestCase {
 
     /// Changes `name`'s definition on `store`; returns the change number.
     private func change(_ store: ViewModelStore, _ name: String, to definition: ListDefinition) throws -> Int64 {
-        let change = try XCTUnwrap(try store.changeDefinition(name, to: definition).0)
+        guard case .changed(let change) = try store.changeDefinition(name, to: definition, if: nil).0 else {
+            struct NotChanged: Error {}
+            throw NotChanged()
+        }
         return change.stored.sequence
     }
 
