@@ -1,5 +1,6 @@
 import CMicroHTTPD
 @testable import HTTPServer
+import Locking
 import TestSupport
 import XCTest
 
@@ -100,5 +101,26 @@ final class ResponseMemoTests: XCTestCase {
             XCTAssertEqual(head.status, 200)
             XCTAssertEqual(head.header("Content-Length"), "\(body.count)")
         }
+    }
+
+    /// What a memo keeps besides its body is counted as it is made, once each, and reported to
+    /// its observer: the gzip form by its own size (not the input-sized buffer it was written
+    /// into), each kept response by ``ResponseMemo/preparedBytes(headerBytes:)``.
+    func testWhatTheMemoKeepsIsCountedOnceAsItIsMade() throws {
+        let memo = ResponseMemo(body)
+        let reported = Locked(0)
+        XCTAssertEqual(memo.observe { grown in reported.withLock { $0 += grown } }, 0)
+        let gzip = try XCTUnwrap(memo.gzip(of: body) ?? nil, "300 repeated rows compress")
+        XCTAssertLessThan(gzip.capacity, body.count / 4, "the gzip form keeps only its own bytes")
+        XCTAssertEqual(memo.bytes, gzip.capacity)
+        _ = memo.gzip(of: body)
+        XCTAssertEqual(memo.bytes, gzip.capacity, "made once, counted once")
+        let builder = Builder()
+        _ = try XCTUnwrap(memo.answer(for: response(body, memo: memo, variant: "a"), build: builder.build))
+        _ = try XCTUnwrap(memo.answer(for: response(body, memo: memo, variant: "a"), build: builder.build))
+        let kept = gzip.capacity + ResponseMemo.preparedBytes(headerBytes: 0)
+        XCTAssertEqual(memo.bytes, kept)
+        XCTAssertEqual(reported.withLock { $0 }, kept, "every growth reported")
+        XCTAssertEqual(memo.observe { _ in }, kept, "a later observer starts from what is kept")
     }
 }

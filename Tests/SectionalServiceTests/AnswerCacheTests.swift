@@ -30,11 +30,11 @@ final class AnswerCacheTests: XCTestCase {
         let renders = Counter()
         let page = 1 << 20
         for i in 0..<20 { _ = answer(cache, "page\(i)", size: page, renders: renders) }
-        // 1 MiB bodies and their keys: 7 fit in 8 MiB. Evicting the oldest one at a time keeps 7;
-        // starting over when full would keep 6 here (pages 14 to 19).
-        XCTAssertEqual(cache.usage.entries, 7)
-        for i in 13..<20 { _ = answer(cache, "page\(i)", size: page, renders: renders) }
-        XCTAssertEqual(renders.value, 20, "the 7 latest answers are all still cached")
+        // 1 MiB bodies with their keys and overhead: 9 fit in 10 MiB. Evicting the oldest one at a
+        // time keeps 9; starting over when full would keep 2 here (pages 18 and 19).
+        XCTAssertEqual(cache.usage.entries, 9)
+        for i in 11..<20 { _ = answer(cache, "page\(i)", size: page, renders: renders) }
+        XCTAssertEqual(renders.value, 20, "the 9 latest answers are all still cached")
     }
 
     /// Keys are hashed once when made; each of their parts still tells answers apart, and a key

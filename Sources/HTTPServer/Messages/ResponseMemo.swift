@@ -20,14 +20,28 @@ import Locking
 /// fields, say); fields that differ on every request (an `Access-Control-Allow-Origin` for many
 /// origins) fill it, and the requests after are built as if there were no memo. Kept responses
 /// are freed with the memo (libmicrohttpd frees each once its last connection has sent it).
+///
+/// What it keeps besides the body is counted in ``bytes`` and reported to an observer as it grows
+/// (``observe(_:)``), so a cache that holds the memo can count it.
 public final class ResponseMemo: Sendable {
     /// Prepared responses kept per memo.
     static let maximumPrepared = 4
+    /// What one kept libmicrohttpd response takes besides its header fields: its struct and
+    /// mutex, the Swift `Prepared` and its slot, a field's allocations. Measured by RSS together
+    /// with the service's per-answer overhead (`AnswerCache.Answer.overhead`, whose note says
+    /// how); the split between the two is an estimate from the structures' sizes.
+    public static let preparedOverhead = 640
+
+    /// What a kept response costs: ``preparedOverhead`` and its fields twice (libmicrohttpd's
+    /// copies and the Swift ones it is matched against).
+    public static func preparedBytes(headerBytes: Int) -> Int { preparedOverhead + 2 * headerBytes }
 
     private let plain: [UInt8]
     /// nil: not made yet; `.some(nil)`: gzip is not smaller.
     private let made = Locked<[UInt8]??>(nil)
     private let prepared = Locked<[Prepared]>([])
+    /// The bytes kept besides the body, and who hears when they grow.
+    private let kept = Locked<(bytes: Int, observer: (@Sendable (Int) -> Void)?)>((0, nil))
 
     /// A memo for `body` (no copy: the array's storage is shared).
     public init(_ body: [UInt8]) { plain = body }
@@ -41,10 +55,38 @@ public final class ResponseMemo: Sendable {
     func gzip(of body: [UInt8]) -> [UInt8]?? {
         guard body.isSameStorage(as: plain) else { return nil }
         if let kept = made.withLock({ $0 }) { return kept }
-        // Two first requests at once may both compress; either result is the same bytes.
+        // Two first requests at once may both compress; the first kept is used (and counted).
         let output = Compression.gzip(plain)
-        made.withLock { $0 = output }
-        return output
+        let (result, first) = made.withLock { made -> ([UInt8]?, Bool) in
+            if let other = made { return (other, false) }
+            made = .some(output)
+            return (output, true)
+        }
+        if first, let output { grew(by: output.capacity) }
+        return result
+    }
+
+    /// The bytes the memo keeps besides its body: its gzip form (by capacity) and its kept
+    /// responses (``preparedBytes(headerBytes:)`` each).
+    public var bytes: Int { kept.withLock { $0.bytes } }
+
+    /// Has `observer` called with the bytes each later growth adds; returns ``bytes`` so far,
+    /// read in the same step, so every growth is in exactly one of the two. One observer: a
+    /// later call replaces it. It is called on the thread that grew the memo, with no lock of
+    /// the memo held.
+    public func observe(_ observer: @escaping @Sendable (Int) -> Void) -> Int {
+        kept.withLock { kept in
+            kept.observer = observer
+            return kept.bytes
+        }
+    }
+
+    private func grew(by bytes: Int) {
+        let observer = kept.withLock { kept in
+            kept.bytes += bytes
+            return kept.observer
+        }
+        observer?(bytes)
     }
 
     /// The libmicrohttpd response kept for `response`, made by `build` when there is none yet
@@ -71,7 +113,11 @@ public final class ResponseMemo: Sendable {
             return entry
         }
         guard let kept else { return (built.answer, built.headerBytes, true) }
-        if kept.answer != built.answer { MHD_destroy_response(built.answer) }
+        if kept.answer != built.answer {
+            MHD_destroy_response(built.answer)
+        } else {
+            grew(by: Self.preparedBytes(headerBytes: built.headerBytes))
+        }
         return (kept.answer, kept.headerBytes, false)
     }
 

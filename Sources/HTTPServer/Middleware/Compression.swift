@@ -60,8 +60,11 @@ public enum Compression {
             }
         }
         guard written > 0, written < input.count else { return nil }
-        output.removeLast(output.count - written)
-        return output
+        // A copy of the written bytes alone: the output's storage is as large as the input, and a
+        // memo keeps the gzip form as long as its answer (a fifth of the bytes, for a page).
+        return [UInt8](unsafeUninitializedCapacity: written) { target, count in
+            count = output.withUnsafeBufferPointer { target.initialize(fromContentsOf: $0[..<written]) }
+        }
     }
 
     private static func tagGzip(_ response: inout Response) {

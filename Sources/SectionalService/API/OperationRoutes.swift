@@ -29,7 +29,7 @@ struct OperationRoutes {
         router.get("/metrics") { _ in
             let states = context.lists.allLists()
             let lists = states.map { (name: $0.name, rows: $0.snapshot.totalRowCount, version: $0.version) }
-            let cached = states.map(\.answers.usage).reduce((entries: 0, bytes: 0)) { ($0.entries + $1.entries, $0.bytes + $1.bytes) }
+            let cached = context.lists.answerCacheUsage
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             return Response(status: .ok, headers: headers,

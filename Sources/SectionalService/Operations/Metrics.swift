@@ -203,9 +203,9 @@ public final class Metrics: Sendable {
         out += family("sectional_views", "gauge", "Views held (in memory and in the store).", [(nil, "\(views.count)")])
         out += family("sectional_views_evicted_total", "counter",
                       "Least recently used views evicted to stay within views.maxViews.", [(nil, "\(views.evicted)")])
-        out += family("sectional_answer_cache_entries", "gauge", "Rendered answers cached for the lists' current versions.",
+        out += family("sectional_answer_cache_entries", "gauge", "Rendered answers cached for the lists' current versions, in every language, and for resident partitions and search results.",
                       [(nil, "\(answerCache.entries)")])
-        out += family("sectional_answer_cache_bytes", "gauge", "Bytes those cached answers count for.", [(nil, "\(answerCache.bytes)")])
+        out += family("sectional_answer_cache_bytes", "gauge", "Bytes those cached answers count for (bodies, gzip forms, kept responses, overhead).", [(nil, "\(answerCache.bytes)")])
         out += family("sectional_search_corpus_records", "gauge",
                       "Records in a list's search corpus; a list appears once its corpus is made (in the background after start or a definition change).",
                       searchCorpora.map { ("list=\(label($0.list))", "\($0.records)") })

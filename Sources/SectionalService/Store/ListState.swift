@@ -21,7 +21,8 @@ public final class ListState: Sendable {
     let queryFingerprint: UInt64?
     /// Answers rendered from this snapshot (it never changes, so neither do they): a list's, in
     /// any of its languages, may hold a list's budget; a user's partition or a query's result a
-    /// partition's.
+    /// partition's. While resident, a partition's, language's or result's count against
+    /// `scopes.maxResidentRows` too (``MaterializationCache/answers``).
     let answers: AnswerCache
     /// The fingerprint of the definition's default view and this state's entity tag through it,
     /// computed once per state rather than on every read (most reads name no view; the default
@@ -68,8 +69,11 @@ public final class ListState: Sendable {
         }
     }
 
-    /// The same list at the next version.
+    /// The same list at the next version, its answers counted where this state's are (a
+    /// resident partition's in the budget's ``AnswerTally``).
     func next(_ snapshot: ListSnapshot, version: Int64) -> ListState {
-        ListState(snapshot: snapshot, version: version, partition: partition, language: language, query: query)
+        let state = ListState(snapshot: snapshot, version: version, partition: partition, language: language, query: query)
+        if let tally = answers.tally { state.answers.count(in: tally) }
+        return state
     }
 }

@@ -64,8 +64,9 @@ final class MaterializationCache: Sendable {
         /// The entries, rows and evictions above, by kind (indexed by ``ResidentKind/rawValue``).
         var byKind = [ResidentCounts](repeating: ResidentCounts(), count: ResidentKind.allCases.count)
 
-        /// What the resident partitions and results count against the budget: their rows, and
-        /// ``MaterializationCache/rowsPerEntry`` each for the rest of it.
+        /// What the resident partitions and results count against the budget besides their
+        /// answers (``AnswerTally``): their rows, and ``MaterializationCache/rowsPerEntry`` each
+        /// for the rest of it.
         var chargedRows: Int { residentRows + residentPartitions * MaterializationCache.rowsPerEntry }
 
         init() {
@@ -104,12 +105,16 @@ final class MaterializationCache: Sendable {
     }
 
     let maxResidentRows: Int
-    /// What a partition or search result counts against ``maxResidentRows`` besides its rows: its
-    /// state, history and answers take about as much memory as 12 rows when it has none
-    /// (measured: 5.3 kB a partition with no rows, 6.3 kB an empty search result, by RSS over
-    /// 30,000 of each; a row of a 1,000,000-row list takes 543–554 bytes in `make bench`). So a
-    /// flood of reads by made-up users or searches that match nothing is evicted like any other.
+    /// What a partition or search result counts against ``maxResidentRows`` besides its rows and
+    /// its answers (counted in ``answers``): its state and history take about as much memory as 12
+    /// rows when it has none (measured: 5.3 kB a partition with no rows, 6.3 kB an empty search
+    /// result, by RSS over 30,000 of each, with an answer or two each; a row of a 1,000,000-row
+    /// list takes 543–554 bytes in `make bench`). So a flood of reads by made-up users or
+    /// searches that match nothing is evicted like any other.
     static let rowsPerEntry = 12
+    /// The answers the resident partitions, languages and search results hold, counted against
+    /// ``maxResidentRows`` with their rows.
+    let answers: AnswerTally
     /// Search results kept per list (or partition, per language): a write moves every resident
     /// result of its list, so their number bounds a write's cost. Measured (by hand, release
     /// build, the demo's `contacts`, median of 40 single-record writes after N distinct searches
@@ -128,6 +133,8 @@ final class MaterializationCache: Sendable {
         let initial = Contents()
         published = Atomic(initial.table.generation)
         contents = Locked(initial)
+        answers = AnswerTally(limit: self.maxResidentRows)
+        answers.onOverflow { [weak self] in self?.trim() }
     }
 
     /// Generations of every cache's tables: numbers no two tables in the process share, so a
@@ -141,8 +148,25 @@ final class MaterializationCache: Sendable {
         contents.withLock { contents in
             let result = body(&contents)
             contents.publishTable(to: published)
+            answers.setOtherRows(contents.chargedRows)
             return result
         }
+    }
+
+    /// Whether the resident entries and their answers are past the budget.
+    private func overBudget(_ contents: Contents) -> Bool { contents.chargedRows + answers.rows > maxResidentRows }
+
+    /// Evicts the least recently read entries but `keeping` until the budget has 1% to spare.
+    private func evictToBudget(_ contents: inout Contents, keeping: MaterializationKey? = nil) -> [Entry] {
+        let target = maxResidentRows - maxResidentRows / 100
+        return evict(contents.entries.filter { !$0.value.pinned && $0.key != keeping }.map(\.key), from: &contents,
+                     toFit: { [answers] in $0.chargedRows + answers.rows <= target })
+    }
+
+    /// Brings the budget back within bounds after answers took it past (a read kept one).
+    private func trim() {
+        let victims = change { contents in overBudget(contents) ? evictToBudget(&contents) : [] }
+        release(consume victims)
     }
 
     /// The current table, without the lock while this thread's last one is still current.
@@ -251,6 +275,7 @@ final class MaterializationCache: Sendable {
             }
             contents[key] = Entry(state: state, history: ListHistory(version: state.version, snapshot: state.snapshot),
                                   pinned: false, recency: Recency(clock.wrappingAdd(1, ordering: .relaxed).newValue))
+            state.answers.count(in: answers)
             contents.residentRows += state.snapshot.totalRowCount
             contents.residentPartitions += 1
             contents.byKind[ResidentKind(key).rawValue].add(entry: 1, rows: state.snapshot.totalRowCount)
@@ -261,11 +286,7 @@ final class MaterializationCache: Sendable {
                     victims += evict(results.keys.filter { $0 != key }, from: &contents, toFit: { _ in false }, count: 1)
                 }
             }
-            if contents.chargedRows > maxResidentRows {
-                let target = maxResidentRows - maxResidentRows / 100
-                victims += evict(contents.entries.filter { !$0.value.pinned && $0.key != key }.map(\.key), from: &contents,
-                                 toFit: { $0.chargedRows <= target })
-            }
+            if overBudget(contents) { victims += evictToBudget(&contents, keeping: key) }
             return state
         }
         release(consume victims)
@@ -288,6 +309,7 @@ final class MaterializationCache: Sendable {
                 guard let entry = contents[key] else { continue }
                 contents[key] = nil
                 if !entry.pinned {
+                    entry.state.answers.leave()
                     contents.residentRows -= entry.state.snapshot.totalRowCount
                     contents.residentPartitions -= 1
                     contents.byKind[ResidentKind(key).rawValue].add(entry: -1, rows: -entry.state.snapshot.totalRowCount)
@@ -336,6 +358,10 @@ final class MaterializationCache: Sendable {
                     let grown = next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount
                     contents.residentRows += grown
                     contents.byKind[ResidentKind(key).rawValue].add(entry: 0, rows: grown)
+                    if next !== entry.state {
+                        entry.state.answers.leave()
+                        next.answers.count(in: answers)
+                    }
                 }
                 contents[key] = Entry(state: next, history: entry.history, pinned: entry.pinned, recency: entry.recency)
                 if key.query != nil { contents.queries[key.base]?[key]?.state = next }
@@ -367,6 +393,7 @@ final class MaterializationCache: Sendable {
     private static func remove(_ key: MaterializationKey, from contents: inout Contents) -> Entry? {
         guard let entry = contents[key] else { return nil }
         contents[key] = nil
+        entry.state.answers.leave()
         contents.residentRows -= entry.state.snapshot.totalRowCount
         contents.residentPartitions -= 1
         contents.byKind[ResidentKind(key).rawValue].add(entry: -1, rows: -entry.state.snapshot.totalRowCount)

@@ -141,4 +141,10 @@ extension ViewModelStore {
     /// Resident partitions, other languages and search results, their rows, and evictions since
     /// start, by kind (for metrics).
     var residentStatistics: [(kind: ResidentKind, counts: ResidentCounts)] { cache.statisticsByKind }
+
+    /// The answers kept by every list's current state, in every language, and by the resident
+    /// partitions and search results, and the bytes they count for.
+    var answerCacheUsage: (entries: Int, bytes: Int) {
+        allLists().map(\.answers.usage).reduce(cache.answers.usage) { ($0.entries + $1.entries, $0.bytes + $1.bytes) }
+    }
 }
