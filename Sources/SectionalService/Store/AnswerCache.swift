@@ -3,10 +3,10 @@ import Locking
 
 /// Rendered answers of one immutable list snapshot, so a hot page or outline is written once
 /// per version instead of once per request. Bounded by bytes (``budget`` per snapshot: keys,
-/// bodies by capacity, gzip forms and kept libmicrohttpd responses as they are made, and a
-/// measured overhead per answer): when the next answer does not fit, the oldest answers make
-/// room for it; an answer larger than the whole budget is served but not kept. A resident
-/// partition's, language's or search result's cache also counts in the materialization cache's
+/// bodies by capacity and a measured overhead per answer): when the next answer does not fit,
+/// the oldest answers make room for it; an answer larger than the whole budget is served but not
+/// kept. A resident partition's, language's or search result's cache also counts gzip forms and
+/// kept libmicrohttpd responses as they are made, and counts in the materialization cache's
 /// ``AnswerTally``, against `scopes.maxResidentRows`.
 ///
 /// Oldest first rather than starting over: with more pages read than fit (`make bench`'s random
@@ -79,7 +79,8 @@ final class AnswerCache: Sendable {
         let link: String?
         let linkPageSize: String?
         /// Its gzip form, made for the first request that accepts gzip, and the libmicrohttpd
-        /// responses built for it; counted as they are made (``ResponseMemo/bytes``).
+        /// responses built for it; counted as they are made in a cache that shares the resident
+        /// budget (``ResponseMemo/bytes``).
         let memo: ResponseMemo
 
         /// What an answer takes besides its body, strings and memo: the answer and its memo
@@ -182,9 +183,14 @@ final class AnswerCache: Sendable {
         // response: about 3,900 instructions that every other reader of this snapshot waited for).
         let (evicted, over, tally) = state.withLock { state -> ([Answer], Bool, AnswerTally?) in
             var evicted: [Answer] = []
-            // Counted from here on as its memo grows; what it holds already (another cache's
-            // answer is never handed in, so nothing yet) is in `cost`.
-            let held = answer.memo.observe { [weak self, weak answer] grown in
+            // In a cache that shares the resident budget, counted from here on as its memo grows;
+            // what it holds already (another cache's answer is never handed in, so nothing yet) is
+            // in `cost`. Not in a whole list's: observing takes weak references to the answer,
+            // which move its reference count to a side table, and every hit retains the answer
+            // (the slow path on each request; see `ServerCallbacks.swift`). A whole list's cache
+            // is one per list and language, bounded by ``budget`` and at most that again in gzip
+            // forms (kept only when smaller than the body) and kept responses.
+            let held = state.tally == nil ? 0 : answer.memo.observe { [weak self, weak answer] grown in
                 guard let self, let answer else { return }
                 self.memoGrew(answer, key: key, by: grown)
             }
