@@ -1,6 +1,6 @@
 import Foundation
 import ListModel
-import SectionalService
+@testable import SectionalService
 import Synchronization
 import TestSupport
 import XCTest
@@ -20,6 +20,15 @@ final class LifecycleTests: FolderTestCase {
                                      sweepSeconds: sweepSeconds)
         try server.start()
         return server
+    }
+
+    /// View uses are written (and idle views expired) every minute, or every quarter of the TTL
+    /// when that is shorter: another instance expiring views reads the uses written, so with the
+    /// least TTL, a minute, a write a minute let it expire a view read every 20 s elsewhere.
+    func testViewUsesAreWrittenWellWithinTheirTTL() {
+        XCTAssertEqual(SectionalServer.sweepSeconds(viewTTLSeconds: 60), 15)
+        XCTAssertEqual(SectionalServer.sweepSeconds(viewTTLSeconds: 100), 25)
+        XCTAssertEqual(SectionalServer.sweepSeconds(viewTTLSeconds: 2_592_000), 60, "the default TTL: every minute")
     }
 
     private func request(_ server: SectionalServer, _ method: String, _ target: String) throws -> HTTPTestClient.Answer {

@@ -50,13 +50,13 @@ public final class SectionalServer: @unchecked Sendable {
     private let sweepSeconds: Double
 
     /// A server for `configuration`. `clock` and `sweepSeconds` (view expiry's time and sweep
-    /// period) are for tests that move time.
+    /// period, by default ``sweepSeconds(viewTTLSeconds:)``) are for tests that move time.
     public init(configuration: Configuration, log: Log,
-                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }, sweepSeconds: Double = 60) {
+                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }, sweepSeconds: Double? = nil) {
         self.configuration = configuration
         self.log = log
         self.clock = clock
-        self.sweepSeconds = sweepSeconds
+        self.sweepSeconds = sweepSeconds ?? Self.sweepSeconds(viewTTLSeconds: configuration.viewTTLSeconds)
         // Read-your-writes: a read may name the version it must reflect, and every write answer names its version.
         self.crossOrigin = CrossOrigin(origins: configuration.corsOrigins, requestHeaders: ["Sectional-Min-Version"],
                                        answerHeaders: ["Sectional-Version"])
@@ -289,7 +289,13 @@ public final class SectionalServer: @unchecked Sendable {
         log.info("ready", ["seconds": .number((Date().timeIntervalSince(started) * 1000).rounded() / 1000)])
     }
 
-    /// Every minute (``sweepSeconds``): write view uses and expire idle views.
+    /// How often view uses are written and idle views expired: every minute, or every quarter of
+    /// the views' TTL when that is shorter. Instances sharing PostgreSQL see each other's uses
+    /// only once written, so with a TTL of a minute (the least) and a write a minute, one
+    /// instance expired a view that another read every 20 s.
+    static func sweepSeconds(viewTTLSeconds: Int) -> Double { min(60, Double(viewTTLSeconds) / 4) }
+
+    /// Every ``sweepSeconds``: write view uses and expire idle views.
     private func startSweeper(_ views: ViewRegistry) {
         let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
         timer.schedule(deadline: .now() + sweepSeconds, repeating: sweepSeconds)
