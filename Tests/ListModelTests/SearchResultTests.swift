@@ -103,4 +103,32 @@ final class SearchResultTests: XCTestCase {
         XCTAssertEqual(result.applying(.upsert(.object(record)), collection: "a").sectionKeys.contains("evens"), true,
                        "a matching row brings it back")
     }
+
+    /// A group whose value is a configured key is served as `key#<spec index>` in the whole list;
+    /// a result without the configured section keeps that key (views name sections by key), and
+    /// a write bringing the configured section in or out renames nothing.
+    func testAGroupKeepsTheWholeListsKeyWhenTheConfiguredSectionIsNotInTheResult() throws {
+        var group = JSONObject()   // spec 1 groups it under "evens", the key of spec 2
+        group["id"] = "r1"; group["on"] = true; group["g"] = "evens"; group["v"] = 1
+        var even = JSONObject()    // spec 2's only row, not in the result (v = 0)
+        even["id"] = "r2"; even["even"] = true; even["v"] = 0
+        let list = ListSnapshot.build(definition: ChangesPropertyTests.def, records: ["a": [.object(group), .object(even)]])
+        XCTAssertEqual(list.sectionKeys, ["lit", "evens#1", "evens", "empty"])
+
+        let result = Self.fresh(["a": ["r1": group, "r2": even], "b": [:]])
+        XCTAssertEqual(result.sectionKeys, ["lit", "evens#1", "empty"], "the group keeps its key; evens is not taken")
+        let restricted = try XCTUnwrap(list.restricted(to: ["a": ["r1"]])).asSearchResult()
+        XCTAssertEqual(restricted.sectionKeys, ["lit", "evens#1", "empty"], "a result restricted from the list too")
+
+        even["v"] = 1
+        var shown = result
+        Self.apply([("r2", even)], collection: "a", to: &shown)
+        XCTAssertEqual(shown.sectionKeys, ["lit", "evens#1", "evens", "empty"])
+        var gone = shown
+        Self.apply([("r2", nil)], collection: "a", to: &gone)
+        XCTAssertEqual(gone.sectionKeys, ["lit", "evens#1", "empty"])
+        let update = try XCTUnwrap(gone.changes(from: shown, changedRowIDs: ["r2"], view: ViewState(), maxChanges: .max))
+        XCTAssertEqual(update.sections.deleted, [2], "only the configured section goes")
+        XCTAssertEqual(update.sections.inserted, [], "the group is not deleted and inserted again")
+    }
 }

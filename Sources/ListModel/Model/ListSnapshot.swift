@@ -125,9 +125,11 @@ public struct ListSnapshot: Sendable {
     }
 
     /// Makes served keys unique (a configured key is its section's; see the type's documentation).
+    /// Every configured key is reserved, present or not: a search result drops a keyed section
+    /// without matches, and a group there still keeps the key the whole list serves it under.
     mutating func recomputeKeys() {
         var used = Set<CodePointKey>(minimumCapacity: sections.count)
-        for s in sections where !definition.sections[s.spec].isGrouped { used.insert(CodePointKey(s.rawKey)) }
+        for spec in definition.sections where !spec.isGrouped { used.insert(CodePointKey(spec.key ?? "")) }
         for i in sections.indices {
             let raw = sections[i].rawKey
             var key = raw
