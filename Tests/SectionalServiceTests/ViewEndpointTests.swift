@@ -172,7 +172,27 @@ final class ViewEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/people/views/\(ids[2])").status, 200)
     }
 
-    /// A view write waits for the store on the writer thread, not on a server thread: with the
+    /// Past `maxViews` × 256 bytes of keys (below 64 KiB when `maxViews` is below 256) a view
+    /// would weigh more than the whole bound: its create is `400 invalid-request`, as one past
+    /// 64 KiB, and the views there were stay.
+    func testAViewHeavierThanMaxViewsIsRefusedAndEvictsNoOther() throws {
+        let config = TestApp.teamsConfig.replacingOccurrences(of: "\"lists\": {", with: "\"views\": {\"maxViews\": 10}, \"lists\": {")
+        let app = try TestApp(config: config)
+        let kept = try app.createView()
+        let keys = (0..<10).map { "\"\($0)" + String(repeating: "k", count: 255) + "\"" }   // 2,560 bytes: weighs 10
+        let tooHeavy = try app.request("POST", "/v1/lists/people/views", json: "{\"hidden\":[\(keys.joined(separator: ",")),\"x\"]}")
+        XCTAssertEqual(tooHeavy.status, 400, String(tooHeavy.text.prefix(200)))
+        XCTAssertEqual(tooHeavy.slug, "invalid-request")
+        XCTAssertTrue(tooHeavy.text.contains("2560 bytes"), String(tooHeavy.text.prefix(200)))
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(kept)").status, 200, "no other view was evicted")
+        XCTAssertEqual(try app.metric("sectional_views_evicted_total"), 0)
+        let heaviest = try app.request("POST", "/v1/lists/people/views", json: "{\"hidden\":[\(keys.joined(separator: ","))]}")
+        XCTAssertEqual(heaviest.status, 201, String(heaviest.text.prefix(200)))
+        let location = try XCTUnwrap(heaviest.header("Location"))
+        XCTAssertEqual(try app.get(location).status, 200, "the view a 201 names exists")
+    }
+
+
     /// store's write lock held elsewhere, more view writes than the server has threads leave it
     /// answering other requests; they are all answered once the lock is let go.
     func testViewWritesWaitingForABusyStoreHoldNoServerThread() throws {

@@ -79,7 +79,45 @@ final class ViewRegistryTests: XCTestCase {
         XCTAssertLessThan(registry.count, 15)
     }
 
-    /// Concurrent changes of one view all land; a delete racing them stays a delete.
+    /// With `maxViews` below 256 a view may hide only 256 bytes per view of the bound: a heavier
+    /// one could be kept only by evicting itself. It is refused, evicting nothing; one that
+    /// fits exactly is kept, the others making room.
+    func testAViewHeavierThanTheWholeBoundIsRefusedAndOneThatFitsIsKept() throws {
+        let store = MemoryStore()
+        let registry = try ViewRegistry(store: store, ttlSeconds: 1_000, maxViews: 200)
+        XCTAssertEqual(registry.hiddenBytesLimit, 51_200, "200 views of 256 bytes")
+        let small = try (0..<5).map { _ in try XCTUnwrap(try registry.create(list: "l", hidden: ["a"])) }
+        let keys = (0..<50).map { "\($0 + 10)" + String(repeating: "k", count: 1_022) }   // 50 × 1,024 = 51,200 bytes
+        XCTAssertNil(try registry.create(list: "l", hidden: keys + ["x"])?.id, "51,201 bytes weigh 201 of 200")
+        XCTAssertEqual(registry.count, 5, "a refused view evicts nothing")
+        XCTAssertEqual(registry.evictions, 0)
+        let full = try XCTUnwrap(try registry.create(list: "l", hidden: keys))
+        XCTAssertNotNil(registry.use(full.id, list: "l"), "a view that weighs the whole bound is kept")
+        XCTAssertEqual(try store.allViews().map(\.id), [full.id], "the others made room, in the store too")
+        XCTAssertEqual(registry.evictions, UInt64(small.count))
+        XCTAssertTrue(try registry.setHidden("x", in: full.id, list: "l") { _ in true } == .tooManyHiddenKeys,
+                      "hiding one more byte is refused as well")
+        XCTAssertEqual(try ViewRegistry(store: MemoryStore(), ttlSeconds: 1, maxViews: 1_000).hiddenBytesLimit, ViewRegistry.maxHiddenBytes)
+    }
+
+    /// A view that grows by hiding sections counts its new weight at once: past `maxViews` the
+    /// least recently used other views are evicted, as by a create.
+    func testAViewGrowingByHidingEvictsPastTheBound() throws {
+        let store = MemoryStore()
+        let registry = try ViewRegistry(store: store, ttlSeconds: 1_000, maxViews: 10)
+        let views = try (0..<10).map { _ in try XCTUnwrap(try registry.create(list: "l", hidden: [])) }
+        let long = String(repeating: "k", count: 1_000)   // weighs 4: 10 - 1 + 4 = 13 passes 10
+        guard case .changed = try registry.setHidden(long, in: views[9].id, list: "l", change: { _ in true }) else {
+            return XCTFail("the key fits one view")
+        }
+        XCTAssertEqual(registry.evictions, 3, "13 - 3 = 10 fit")
+        XCTAssertEqual(registry.count, 7)
+        XCTAssertNil(registry.use(views[0].id, list: "l"), "the least recently used went")
+        XCTAssertNotNil(registry.use(views[9].id, list: "l"), "never the view written")
+        XCTAssertEqual(Set(try store.allViews().map(\.id)), Set(views[3...].map(\.id)), "from the store too")
+    }
+
+
     func testChangesToOneViewAreSerialised() throws {
         let store = MemoryStore()
         let registry = try ViewRegistry(store: store, ttlSeconds: 1_000)

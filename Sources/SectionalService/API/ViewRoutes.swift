@@ -26,7 +26,7 @@ struct ViewRoutes {
             }
             let (name, owner, views, keys) = (state.name, readable.viewOwner, views, hidden)
             return context.storeLater({ () throws(StoreError) in try views.create(list: name, owner: owner, hidden: keys) }) { view throws(HTTPError) in
-                guard let view else { throw Problem.tooManyHiddenKeys() }
+                guard let view else { throw Problem.tooManyHiddenKeys(bytes: views.hiddenBytesLimit) }
                 var response = Self.viewAnswer(view, status: .created)
                 response.headers.add("Location", "/v1/lists/\(name)/views/\(view.id)")
                 return response
@@ -78,7 +78,7 @@ struct ViewRoutes {
             switch outcome {
             case .changed(let changed): view = changed
             case .notFound: throw Problem.viewNotFound(id)
-            case .tooManyHiddenKeys: throw Problem.tooManyHiddenKeys()
+            case .tooManyHiddenKeys: throw Problem.tooManyHiddenKeys(bytes: views.hiddenBytesLimit)
             }
             return jsonAnswer { w in
                 w.beginObject()

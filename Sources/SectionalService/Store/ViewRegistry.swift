@@ -12,9 +12,11 @@ import Locking
 /// serialised from reading the view to storing it, so concurrent changes never lose one another
 /// and a deleted view is never written back.
 ///
-/// Bounded: a view hides at most ``maxHiddenKeys`` keys (``maxHiddenBytes`` in all), and at
+/// Bounded: a view hides at most ``maxHiddenKeys`` keys (``hiddenBytesLimit`` in all), and at
 /// most `maxViews` views are kept, a view counting one per started 256 bytes of its hidden keys;
-/// past that the least recently used are evicted (from memory and from the store).
+/// past that the least recently used are evicted (from memory and from the store) when a view is
+/// created or hides one more key — never the view being written, which is refused instead when
+/// it alone would pass the bound (so an answered view exists).
 public final class ViewRegistry: Sendable {
     /// Most section keys one view may hide.
     public static let maxHiddenKeys = 1_024
@@ -36,7 +38,7 @@ public final class ViewRegistry: Sendable {
         case changed(View)
         /// No such view of this list (never was, deleted, or expired).
         case notFound
-        /// Hiding one more key would pass ``maxHiddenKeys`` or ``maxHiddenBytes``; nothing changed.
+        /// Hiding one more key would pass ``maxHiddenKeys`` or ``hiddenBytesLimit``; nothing changed.
         case tooManyHiddenKeys
     }
 
@@ -94,6 +96,10 @@ public final class ViewRegistry: Sendable {
     private let shared: Bool
     private let ttlSeconds: Int64
     private let maxViews: Int
+    /// Most bytes (UTF-8) one view's hidden keys may take here: ``maxHiddenBytes``, or less when
+    /// `maxViews` is below 256 — a view weighs one per started 256 bytes, and one heavier than
+    /// the whole bound could only be kept by evicting itself.
+    public let hiddenBytesLimit: Int
     private let clock: @Sendable () -> Int64
     private let state: Locked<State>
     /// Held by every change (create, hide/show, delete, expiry) from reading to storing.
@@ -107,6 +113,7 @@ public final class ViewRegistry: Sendable {
         shared = store is ChangeLog
         self.ttlSeconds = Int64(ttlSeconds)
         self.maxViews = max(1, maxViews)
+        hiddenBytesLimit = min(Self.maxHiddenBytes, self.maxViews * 256)
         self.clock = clock
         var loaded = State()
         for stored in try store.allViews().sorted(by: { ($0.lastUsed, $0.id) < ($1.lastUsed, $1.id) }) {
@@ -125,18 +132,18 @@ public final class ViewRegistry: Sendable {
     public var evictions: UInt64 { state.withLock { $0.evicted } }
 
     /// Creates a view of `list` for `owner` hiding `hidden` (repeats dropped), persisted before
-    /// this returns; nil when that is more than ``maxHiddenKeys`` keys or ``maxHiddenBytes``.
-    /// Evicts the least recently used views when the registry is full.
+    /// this returns; nil when that is more than ``maxHiddenKeys`` keys or ``hiddenBytesLimit``.
+    /// Evicts the least recently used other views when the registry is full.
     public func create(list: String, owner: String? = nil, hidden: [String]) throws(StoreError) -> View? {
         let keys = Self.unique(hidden)
-        guard Self.fits(keys) else { return nil }
+        guard fits(keys) else { return nil }
         let view = View(id: Self.newID(), list: list, owner: owner, hidden: keys)
         return try changes.withLock { _ throws(StoreError) -> View in
             let now = clock()
             try store.saveView(StoredView(id: view.id, list: list, owner: owner, hidden: view.hidden, lastUsed: now))
             let victims = state.withLock { state -> [String] in
                 state.entries[view.id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
-                return Self.evict(&state, toFit: maxViews)
+                return Self.evict(&state, toFit: maxViews, keeping: view.id)
             }
             _ = try store.deleteViews(ids: victims)
             return view
@@ -189,7 +196,7 @@ public final class ViewRegistry: Sendable {
             entry.view = view
             entry.lastUsed = max(entry.lastUsed, stored.lastUsed)
             state.entries[stored.id] = entry
-            return Self.evict(&state, toFit: maxViews)
+            return Self.evict(&state, toFit: maxViews, keeping: stored.id)
         }
         // Evicted from this instance's memory only: another instance may still be using them.
         _ = victims
@@ -209,7 +216,8 @@ public final class ViewRegistry: Sendable {
     }
 
     /// Hides or shows section `key` of a view: `change` maps "hidden now" to "hidden next".
-    /// Read, change and store happen under one lock; persisted before this returns.
+    /// Read, change and store happen under one lock; persisted before this returns. A view that
+    /// grows evicts the least recently used other views past `maxViews`, as a create does.
     public func setHidden(_ key: String, in id: String, list: String, owner: String? = nil,
                           change: (Bool) -> Bool) throws(StoreError) -> Change {
         try changes.withLock { _ throws(StoreError) -> Change in
@@ -218,15 +226,17 @@ public final class ViewRegistry: Sendable {
             view.hidden.removeAll { CodePointKey($0) == CodePointKey(key) }
             let hide = change(view.hidden.count < keys)
             if hide { view.hidden.append(key) }
-            guard !hide || Self.fits(view.hidden) else { return .tooManyHiddenKeys }
+            guard !hide || fits(view.hidden) else { return .tooManyHiddenKeys }
             let now = clock()
             guard try store.updateView(StoredView(id: id, list: list, owner: owner, hidden: view.hidden, lastUsed: now)) else {
                 state.withLock { _ = $0.entries.removeValue(forKey: id) }
                 return .notFound
             }
-            state.withLock { state in
+            let victims = state.withLock { state -> [String] in
                 state.entries[id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
+                return Self.evict(&state, toFit: maxViews, keeping: id)
             }
+            _ = try store.deleteViews(ids: victims)
             return .changed(view)
         }
     }
@@ -280,14 +290,16 @@ public final class ViewRegistry: Sendable {
     }
 
     /// Removes the least recently used entries until `limit` fit, plus 1% of `limit` more so a
-    /// full registry sorts its views once per hundredth of its size, not once per create.
+    /// full registry sorts its views once per hundredth of its size, not once per create; never
+    /// `kept` (the view just written, which weighs at most `limit`).
     /// Returns the removed ids (for the store).
-    private static func evict(_ state: inout State, toFit limit: Int) -> [String] {
+    private static func evict(_ state: inout State, toFit limit: Int, keeping kept: String? = nil) -> [String] {
         guard state.entries.weight > limit else { return [] }
         let target = limit - limit / 100
         var victims: [String] = []
         for (id, _) in state.entries.byID.map({ (id: $0.key, tick: $0.value.tick) }).sorted(by: { $0.tick < $1.tick }) {
             guard state.entries.weight > target else { break }
+            if id == kept { continue }
             state.entries.removeValue(forKey: id)
             victims.append(id)
         }
@@ -303,9 +315,9 @@ public final class ViewRegistry: Sendable {
         return Base64URL.encode(bytes)
     }
 
-    /// Whether a view may hide these keys.
-    private static func fits(_ keys: [String]) -> Bool {
-        keys.count <= maxHiddenKeys && keys.reduce(0) { $0 + $1.utf8.count } <= maxHiddenBytes
+    /// Whether a view may hide these keys here.
+    private func fits(_ keys: [String]) -> Bool {
+        keys.count <= Self.maxHiddenKeys && keys.reduce(0) { $0 + $1.utf8.count } <= hiddenBytesLimit
     }
 
     /// The keys without repeats (by code points, as section keys compare).

@@ -22,8 +22,10 @@ enum Problem {
         HTTPError(.unsupportedMediaType, "unsupported-media-type",
                   detail: "Bodies are UTF-8: send charset=utf-8 or no charset, not '\(echo(charset))'.")
     }
-    static func tooManyHiddenKeys() -> HTTPError {
-        invalidRequest("A view hides at most \(ViewRegistry.maxHiddenKeys) section keys, \(ViewRegistry.maxHiddenBytes / 1024) KiB of them in all.")
+    /// A view past its limits: `bytes` is the registry's ``ViewRegistry/hiddenBytesLimit``.
+    static func tooManyHiddenKeys(bytes: Int) -> HTTPError {
+        let size = bytes % 1024 == 0 ? "\(bytes / 1024) KiB" : "\(bytes) bytes"
+        return invalidRequest("A view hides at most \(ViewRegistry.maxHiddenKeys) section keys, \(size) of them in all (UTF-8).")
     }
     static func unauthorized() -> HTTPError {
         HTTPError(.unauthorized, "unauthorized", detail: "This needs the service token: Authorization: Bearer <token>.",
