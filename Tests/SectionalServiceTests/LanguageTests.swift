@@ -120,6 +120,23 @@ final class LanguageTests: XCTestCase {
         XCTAssertEqual(try app.get("/healthz").status, 200, "still serving")
     }
 
+    /// A view's section write answers the section in the chosen language, and says so as a
+    /// read does; it stays a write's answer (`no-store`).
+    func testViewSectionWritesSayTheirLanguage() throws {
+        let app = try TestApp(config: Self.config)
+        let view = try app.createView(list: "shop")
+        for (method, target, json) in [("PUT", "/v1/lists/shop/views/\(view)/sections/0", #"{"hidden":true}"#),
+                                       ("POST", "/v1/lists/shop/views/\(view)/sections/0/toggle", nil)] {
+            let answer = try app.request(method, target, json: json, headers: [("Accept-Language", "de")])
+            XCTAssertEqual(answer.status, 200, answer.text)
+            let section: [String: Any] = try answer.json.value("section")
+            XCTAssertEqual(section["title"] as? String, "Beliebt", target)
+            XCTAssertEqual(answer.header("Content-Language"), "de", "\(target) \(answer.headers)")
+            XCTAssertTrue(answer.headers.contains { $0.0 == "Vary" && $0.1.contains("Accept-Language") }, "\(target) \(answer.headers)")
+            XCTAssertEqual(answer.header("Cache-Control"), "no-store", target)
+        }
+    }
+
     func testAnswersVaryByLanguageWithAnEntityTagPerLanguage() throws {
         let app = try TestApp(config: Self.config)
         try app.put("items", "p1", #"{"name":"Tea","qty":1,"price":1,"when":"2024-03-05T10:00:00Z"}"#).expect(201)

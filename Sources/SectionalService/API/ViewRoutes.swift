@@ -60,7 +60,8 @@ struct ViewRoutes {
         }
     }
 
-    /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next".
+    /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next". The
+    /// answer is the section as the view now sees it, marked with the list's language.
     private func setHidden(_ request: Request, _ change: @escaping @Sendable (Bool) -> Bool) throws(HTTPError) -> Response {
         let readable = try context.readableList(request)
         let state = readable.state
@@ -80,7 +81,8 @@ struct ViewRoutes {
             case .notFound: throw Problem.viewNotFound(id)
             case .tooManyHiddenKeys: throw Problem.tooManyHiddenKeys(bytes: views.hiddenBytesLimit)
             }
-            return jsonAnswer { w in
+            // The section is in the list's language: say which, as every read of the list does.
+            var response = jsonAnswer { w in
                 w.beginObject()
                 w.key("list"); w.string(state.name)
                 w.key("version"); w.int64(state.version)
@@ -88,6 +90,8 @@ struct ViewRoutes {
                 w.key("section"); state.snapshot.writeSection(index, view: view.state, into: &w)
                 w.endObject()
             }
+            state.markLanguage(&response)
+            return response
         }
     }
 

@@ -24,11 +24,18 @@ extension ListState {
     /// own cache may keep, which differs by `Authorization`.
     /// In place: a copy of the answer would copy its header fields on the first one added.
     func restrict(_ response: inout Response) {
-        // The answer's language; a list in several languages answers by `Accept-Language`.
-        response.headers.add("Content-Language", definition.language)
-        if definition.languages.count > 1 { response.headers.add("Vary", "Accept-Language") }
+        markLanguage(&response)
         guard definition.access == .users else { return }
         if !response.status.isError { response.headers.set("Cache-Control", "private, no-cache") }
         response.headers.add("Vary", "Authorization")
+    }
+
+    /// Marks an answer holding the list's texts with their language (`Content-Language`; `Vary:
+    /// Accept-Language` for a list in several languages), as a write's answer needs too (its
+    /// `Cache-Control` stays `no-store`).
+    func markLanguage(_ response: inout Response) {
+        // A list in several languages answers by `Accept-Language`.
+        response.headers.add("Content-Language", definition.language)
+        if definition.languages.count > 1 { response.headers.add("Vary", "Accept-Language") }
     }
 }
