@@ -42,14 +42,7 @@ enum DefinitionConditions {
 
     /// The definition an entity tag names, byte for byte as ``tag(revision:)`` and ``tag(config:)`` write it.
     private static func tag(from item: Substring, weakMatches: Bool) -> DefinitionCondition.Tag? {
-        var tag = item
-        if tag.hasPrefix("W/") {
-            guard weakMatches else { return nil }
-            tag = tag.dropFirst(2)
-        }
-        guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
-        var inner = tag.dropFirst().dropLast()
-        if inner.hasSuffix("-gzip") { inner = inner.dropLast(5) }
+        guard let inner = EntityTag.opaque(item, weakMatches: weakMatches) else { return nil }
         if inner.hasPrefix("runtime-") {
             let digits = inner.dropFirst(8)
             guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), !digits.hasPrefix("0"),

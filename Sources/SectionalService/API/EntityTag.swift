@@ -76,6 +76,21 @@ enum EntityTag {
         }
     }
 
+    /// What an entity tag of a condition's list names: its opaque text without the quotes and a
+    /// `-gzip` suffix (the same resource, compressed); nil for a weak tag (`W/`) unless
+    /// `weakMatches` (`If-None-Match`), and for an item that is no quoted tag.
+    static func opaque(_ item: Substring, weakMatches: Bool) -> Substring? {
+        var tag = item
+        if tag.hasPrefix("W/") {
+            guard weakMatches else { return nil }
+            tag = tag.dropFirst(2)
+        }
+        guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
+        var inner = tag.dropFirst().dropLast()
+        if inner.hasSuffix("-gzip") { inner = inner.dropLast(5) }
+        return inner
+    }
+
     /// A dash and sixteen lowercase hex digits.
     private static func appendHex(_ value: UInt64, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "-"))

@@ -33,14 +33,7 @@ enum RecordConditions {
     /// The versions an entity-tag list names.
     static func versions(_ header: String, weakMatches: Bool) -> [Int64] {
         header.split(separator: ",").compactMap { item -> Int64? in
-            var tag = Substring(item.trimmingSpaces)
-            if tag.hasPrefix("W/") {
-                guard weakMatches else { return nil }
-                tag = tag.dropFirst(2)
-            }
-            guard tag.count >= 2, tag.hasPrefix("\""), tag.hasSuffix("\"") else { return nil }
-            var inner = tag.dropFirst().dropLast()
-            if inner.hasSuffix("-gzip") { inner = inner.dropLast(5) }
+            guard let inner = EntityTag.opaque(Substring(item.trimmingSpaces), weakMatches: weakMatches) else { return nil }
             // Byte for byte as the tag was sent ("06445" is not the tag "6445").
             guard !inner.isEmpty, inner.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), inner == "0" || !inner.hasPrefix("0") else { return nil }
             return Int64(inner)
