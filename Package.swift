@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "COpenSSL", "TestKeys"]),
         .testTarget(name: "ListModelTests", dependencies: ["ListModel", "JSONOutput", "SectionalService", "TestSupport"]),
         .testTarget(name: "ListStoreTests", dependencies: ["ListStore", "ListModel", "Locking", "TestSupport"]),
-        .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "TestSupport"]),
+        .testTarget(name: "SectionalClientTests", dependencies: ["SectionalClient", "SectionalService", "ListModel", "Locking", "TestSupport"]),
         .testTarget(name: "SectionalServiceTests", dependencies: ["SectionalService", "HTTPServer", "ListModel", "ListStore", "Identity",
                                                              "Locking", "TestSupport", "TestKeys", "COpenSSL"]),
     ]

@@ -2,6 +2,7 @@ import COpenSSL
 import Dispatch
 import Foundation
 import Locking
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,58 +32,28 @@ final class WebhookReceiver: @unchecked Sendable {
         var holding = false
     }
 
-    let port: Int
     private let secret: [UInt8]
-    private let listener: Int32
+    private var listener: LoopbackListener?
     private let state = Locked(State())
     private let release = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
 
     /// Listens on `port` (0: any free port) with the secret deliveries are checked against.
     init(secret: String, port: Int = 0) throws {
         self.secret = Array(secret.utf8)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ReceiverFailure(description: "socket failed") }
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        // Serves until stopped: the accepting thread holds the receiver until ``stop()``.
+        listener = try LoopbackListener(port: port) { [self] connection in
+            serve(connection)
+            close(connection)
         }
-        guard bound == 0, listen(fd, 16) == 0 else {
-            close(fd)
-            throw ReceiverFailure(description: "cannot listen on port \(port): errno \(errno)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        listener = fd
-        self.port = Int(UInt16(bigEndian: address.sin_port))
-        let thread = Thread { [self] in
-            defer { finished.signal() }
-            while true {
-                let connection = accept(listener, nil, nil)
-                guard connection >= 0 else {
-                    if errno == EINTR { continue }
-                    return
-                }
-                serve(connection)
-                close(connection)
-            }
-        }
-        thread.start()
     }
+
+    /// The port it listens on.
+    var port: Int { listener?.port ?? 0 }
 
     /// Stops listening (connections are then refused) and waits for the thread.
     func stop() {
         letGo()
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        finished.wait()
+        listener?.stop()
     }
 
     /// The URL deliveries go to.
@@ -169,8 +140,4 @@ final class WebhookReceiver: @unchecked Sendable {
         for index in 0...(bytes.count - pattern.count) where Array(bytes[index..<(index + pattern.count)]) == pattern { return index }
         return nil
     }
-}
-
-struct ReceiverFailure: Error, CustomStringConvertible {
-    let description: String
 }

@@ -117,7 +117,7 @@ final class EventHub: @unchecked Sendable {
         // a commit was 3.3% of the writer thread's samples under `make bench-service`'s mixed
         // reads and writes; see ``Reaper``). A stream registered after this look finds the
         // version by `subscribe`'s own read, which follows the publication this event announces.
-        guard streams.withLock({ all in events.contains { !Self.names(of: $0, in: all).isEmpty } }) else { return }
+        guard streams.withLock({ all in events.contains { Self.hasStreams(for: $0, in: all) } }) else { return }
         queue.async { [weak self] in
             guard let self else { return }
             for event in events {
@@ -156,8 +156,18 @@ final class EventHub: @unchecked Sendable {
         guard event.endsStreams else {
             return all.byList[CodePointKey(event.stream)] == nil ? [] : [CodePointKey(event.stream)]
         }
-        let users = event.list + "\u{1F}"
-        return all.byList.keys.filter { $0 == CodePointKey(event.list) || $0.string.utf8.starts(with: users.utf8) }
+        return all.byList.keys.filter { isStream($0, of: event.list) }
+    }
+
+    /// Whether any stream is open that `event` is for (on every commit's path: no array made).
+    private static func hasStreams(for event: VersionEvent, in all: Streams) -> Bool {
+        guard event.endsStreams else { return all.byList[CodePointKey(event.stream)] != nil }
+        return all.byList.keys.contains { isStream($0, of: event.list) }
+    }
+
+    /// Whether the stream named `name` is list `list`'s or one of its users'.
+    private static func isStream(_ name: CodePointKey, of list: String) -> Bool {
+        name == CodePointKey(list) || name.string.utf8.starts(with: (list + "\u{1F}").utf8)
     }
 
     /// Open streams, all lists together.

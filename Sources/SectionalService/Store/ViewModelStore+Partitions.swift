@@ -29,8 +29,9 @@ extension ViewModelStore {
     public func partition(_ partition: PartitionKey, of definition: ListDefinition) throws(StoreError) -> ListState {
         let key = MaterializationKey(list: definition.name, partition: partition)
         if let state = cache.read(key) { return state }
-        // Whether to look for a definition change not followed (once: one that does not decode is skipped).
-        var follow = true
+        // Whether to look for a definition change not followed: only another instance, sharing the
+        // store, can have stored one; and once (one that does not decode is skipped).
+        var follow = changeLog != nil
         while true {
             let started = ContinuousClock.now
             var followed: [VersionEvent] = []
