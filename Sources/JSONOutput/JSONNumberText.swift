@@ -45,6 +45,13 @@
         return len
     }
 
+    /// How many decimal digits ``write(_:to:)`` writes for `v`.
+    package static func digitCount(_ v: UInt) -> Int {
+        var n = 1, t = v
+        while t >= 10 { n += 1; t /= 10 }
+        return n
+    }
+
     /// Writes `pair` (0–99) as two digits at `p`.
     @inlinable @inline(__always)
     static func writePair(_ pair: UInt, to p: UnsafeMutablePointer<UInt8>) {

@@ -126,6 +126,8 @@ final class PropertyTests: XCTestCase {
             let page = try list.page(size: sizes(), token: token, view: view, binding: PageBinding(list: "l", view: "v"))
             var w = JSONWriter()
             list.writePageAnswer(page, list: "l", version: 1, into: &w)
+            // The room a page answer's writer is given holds it (else it grows and copies).
+            XCTAssertLessThanOrEqual(w.bytes.count, list.pageAnswerBytesBound(page, list: "l"), label)
             let json = try JSONParser.parse(w.bytes)
             var here: Set<Int> = []
             var rowsOnPage = 0

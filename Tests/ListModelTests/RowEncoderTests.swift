@@ -75,4 +75,21 @@ final class RowEncoderTests: XCTestCase {
         XCTAssertEqual(rows.map { $0["id"]?.stringValue ?? "" }, (0..<100).map { "p\($0)" })
         XCTAssertGreaterThan(page.bytes.count, 3 * 8192)
     }
+
+    /// ``ListSnapshot/rowBytesBound(section:start:count:)`` is room enough for what the rows'
+    /// write takes, and not much more (a page answer's writer is sized by it and kept as the
+    /// answer's storage): with accessibility suffixes, long rows, and rows from an offset.
+    func testTheRowBytesBoundHoldsTheRowsTightly() {
+        let l = list()
+        for (start, count) in [(0, 3), (1, 2), (2, 1)] {
+            var w = JSONWriter()
+            w.beginArray()
+            l.appendRows(section: 1, start: start, count: count, into: &w)
+            let written = w.bytes.count - 1   // the bracket is not the rows'
+            let bound = l.rowBytesBound(section: 1, start: start, count: count)
+            XCTAssertGreaterThanOrEqual(bound, written, "rows \(start)..<\(start + count)")
+            XCTAssertLessThanOrEqual(bound, written + 8 * count, "rows \(start)..<\(start + count)")
+        }
+        XCTAssertEqual(l.rowBytesBound(section: 1, start: 0, count: 0), 0)
+    }
 }

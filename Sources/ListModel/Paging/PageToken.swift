@@ -4,14 +4,18 @@ public struct PageBinding: Sendable, Hashable {
     public let list: String
     /// The view id; `nil` for the default view.
     public let view: String?
-    /// A binding to a list and a view.
-    public init(list: String, view: String?) { self.list = list; self.view = view }
+    /// What a token carries of the binding, hashed once here: a page read decodes a token and
+    /// encodes the next one against the same binding.
+    let hash: UInt64
 
-    var hash: UInt64 {
+    /// A binding to a list and a view.
+    public init(list: String, view: String?) {
+        self.list = list
+        self.view = view
         var h = FNV1a()
         h.combine(list)
         if let view { h.combine(CollectionOfOne(1)); h.combine(view) } else { h.combine(CollectionOfOne(0)) }
-        return h.value
+        hash = h.value
     }
 }
 

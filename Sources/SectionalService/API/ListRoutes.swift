@@ -27,14 +27,11 @@ struct ListRoutes {
         }
         /// What page tokens are bound to: the list, its definition, the user's partition, the
         /// search and filters, and the view.
-        var pageBinding: PageBinding { binding(definition: state.definition.fingerprint) }
+        var pageBinding: PageBinding { PageBinding(list: state.pageBindingList, view: viewID) }
 
         /// The binding a page token of this list and view had under the definition `fingerprint`.
         func binding(definition fingerprint: UInt64) -> PageBinding {
-            var list = "\(name)\u{1F}\(String(fingerprint, radix: 16))"
-            if let partition = state.partition { list += "\u{1F}\(partition.text)" }
-            if let query = state.query { list += "\u{1F}?\(query.canonical)" }
-            return PageBinding(list: list, view: viewID)
+            PageBinding(list: state.pageBindingList(definition: fingerprint), view: viewID)
         }
     }
 
@@ -213,7 +210,7 @@ struct ListRoutes {
             } catch {
                 throw Problem.invalidPageToken("The pageToken could not be read.")
             }
-            var w = JSONWriter(capacity: 1024 + 420 * page.rowCount)
+            var w = JSONWriter(capacity: t.snapshot.pageAnswerBytesBound(page, list: t.name))
             t.snapshot.writePageAnswer(page, list: t.name, version: t.version, into: &w)
             guard let next = page.nextPageToken, plain else { return AnswerCache.Answer(body: w.bytes, nextPageToken: page.nextPageToken) }
             // No parameter of the query to repeat (`plain`).

@@ -49,6 +49,16 @@ extension ListSnapshot {
         w.endObject()
     }
 
+    /// Most bytes ``writePageAnswer(_:list:version:into:)`` writes for `page` of list `list`
+    /// (each character of the name escaped at worst as `\uXXXX`): the capacity for its writer.
+    public func pageAnswerBytesBound(_ page: Page, list: String) -> Int {
+        var n = 128 + 6 * list.utf8.count + (page.nextPageToken?.utf8.count ?? 0) + 3 * 20
+        for e in page.entries {
+            n += sectionBytesBound(e.index) + 1 + rowBytesBound(section: e.index, start: e.rowOffset, count: e.rowCount)
+        }
+        return n
+    }
+
     /// `{"list","version","sections":[…],"nextPageToken"?,"itemsBefore","itemsAfter"}`.
     public func writePageAnswer(_ page: Page, list: String, version: Int64, into w: inout JSONWriter) {
         w.beginObject()

@@ -93,10 +93,14 @@ final class AnswerCache: Sendable {
         /// at all: a partition's 64 KiB held 180 kB.)
         static let overhead = 960
 
-        /// `body`, in storage of its own size when the writer's was much larger (a page's writer
-        /// reserves 420 bytes a row; an empty page's 1 KiB held 300 bytes).
+        /// `body`, in storage of its own size when the writer's was much larger (an empty
+        /// page's 1 KiB held 300 bytes). Within a quarter the copy would gain nothing: the
+        /// allocator's size classes are a quarter apart (jemalloc: 16, 20, 24, 28 KiB…), so a
+        /// 17.7 kB page written into a 20 KiB block (its writer sized by
+        /// ``ListSnapshot/pageAnswerBytesBound(_:list:)``) was copied into another 20 KiB block
+        /// when this allowed an eighth.
         init(body: [UInt8], nextPageToken: String? = nil, link: String? = nil, linkPageSize: String? = nil) {
-            self.body = body.capacity > body.count + body.count / 8 + 64 ? Self.copy(body) : body
+            self.body = body.capacity > body.count + body.count / 4 + 64 ? Self.copy(body) : body
             self.nextPageToken = nextPageToken
             self.link = link
             self.linkPageSize = linkPageSize

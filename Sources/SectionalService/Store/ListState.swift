@@ -29,6 +29,9 @@ public final class ListState: Sendable {
     /// view's fingerprint sorts its hidden keys).
     let defaultViewFingerprint: UInt64
     let defaultViewEntityTag: String
+    /// What this state's page tokens are bound to but for the view (``pageBindingList(definition:)``
+    /// for its definition), made once per state rather than on every page rendered.
+    let pageBindingList: String
     /// For a whole list's state: the results of its searches as served at its version, each
     /// keyed by (and holding) the resident state it was made from (see ``serving(_:)``).
     private let searchResults = Locked<[ObjectIdentifier: (resident: ListState, served: ListState)]>([:])
@@ -45,6 +48,20 @@ public final class ListState: Sendable {
         defaultViewFingerprint = snapshot.definition.defaultViewFingerprint
         defaultViewEntityTag = EntityTag.of(version: version, definition: snapshot.definition.fingerprint, view: defaultViewFingerprint,
                                             partition: partition?.fingerprint, query: queryFingerprint)
+        pageBindingList = Self.pageBindingList(name: name, definition: snapshot.definition.fingerprint, partition: partition, query: query)
+    }
+
+    /// What a page token of this list (its partition, its search) was bound to, but for the view,
+    /// under the definition `fingerprint`.
+    func pageBindingList(definition fingerprint: UInt64) -> String {
+        Self.pageBindingList(name: name, definition: fingerprint, partition: partition, query: query)
+    }
+
+    private static func pageBindingList(name: String, definition fingerprint: UInt64, partition: PartitionKey?, query: ListQuery?) -> String {
+        var list = "\(name)\u{1F}\(String(fingerprint, radix: 16))"
+        if let partition { list += "\u{1F}\(partition.text)" }
+        if let query { list += "\u{1F}?\(query.canonical)" }
+        return list
     }
 
     public var definition: ListDefinition { snapshot.definition }
