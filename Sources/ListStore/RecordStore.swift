@@ -7,8 +7,12 @@ import ListModel
 /// sequence; a collection remembers the number of the last commit that touched it. Replaying the
 /// same commits in order therefore yields the same numbers, which is what list versions are made of.
 public protocol RecordStore: AnyObject, Sendable {
-    /// The number of the last committed change; 0 for a new store.
+    /// The number of the last committed change; ``sequenceStart`` (0 but for a memory store) for a new store.
     func lastSequence() throws(StoreError) -> Int64
+    /// The number this store's changes are numbered after (its first is one more), so a version
+    /// from 1 up to it was never this store's: 0 for a durable store, whose numbers survive
+    /// restarts; a server's memory store starts at the clock (``MemoryStore/init(after:)``).
+    var sequenceStart: Int64 { get }
     /// The number of the last change that touched each collection.
     func collectionSequences() throws(StoreError) -> [String: Int64]
     /// Every record of a collection, by id ascending.
@@ -130,6 +134,8 @@ public protocol RecordStore: AnyObject, Sendable {
 }
 
 extension RecordStore {
+    public var sequenceStart: Int64 { 0 }
+
     /// Applies the writes as one transaction (all or nothing) under one change number.
     public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
         try commit(groups: [writes])[0]

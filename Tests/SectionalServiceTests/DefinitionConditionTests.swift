@@ -19,6 +19,13 @@ final class DefinitionConditionTests: XCTestCase {
                                                       body: Array(json.utf8))
     }
 
+    /// The revision a definition write's `ETag` (`"runtime-N"`) names.
+    private static func revision(_ answer: HTTPTestClient.Answer) throws -> Int64 {
+        let tag = try XCTUnwrap(answer.header("ETag"))
+        XCTAssertTrue(tag.hasPrefix("\"runtime-") && tag.hasSuffix("\""), tag)
+        return try XCTUnwrap(Int64(tag.dropFirst(9).dropLast()), tag)
+    }
+
     private func title(_ app: TestApp, _ list: String) throws -> String {
         try app.get("/v1/lists/\(list)/definition").expect(200).json.value("definition", as: [String: Any].self).value("title", as: String.self)
     }
@@ -31,19 +38,20 @@ final class DefinitionConditionTests: XCTestCase {
         XCTAssertEqual(try app.request("GET", "/v1/lists/people/definition", headers: [("If-None-Match", config)]).status, 304)
 
         let first = try Self.put(port: app.port, "people", title: "One", [("If-Match", config)]).expect(200)
-        XCTAssertEqual(first.header("ETag"), "\"runtime-1\"")
-        XCTAssertEqual(try app.get("/v1/lists/people/definition").header("ETag"), "\"runtime-1\"", "GET names the same definition")
+        // Revisions count from where the store's numbers start (the clock, for a memory store).
+        let one = try Self.revision(first)
+        XCTAssertEqual(try app.get("/v1/lists/people/definition").header("ETag"), "\"runtime-\(one)\"", "GET names the same definition")
         let stale = try Self.put(port: app.port, "people", title: "Two", [("If-Match", config)])
         XCTAssertEqual(stale.status, 412)
         XCTAssertEqual(stale.slug, "precondition-failed")
         XCTAssertEqual(try title(app, "people"), "One", "the refused change stored nothing")
-        XCTAssertEqual(try Self.put(port: app.port, "people", title: "Two", [("If-Match", "W/\"runtime-1\"")]).status, 412,
+        XCTAssertEqual(try Self.put(port: app.port, "people", title: "Two", [("If-Match", "W/\"runtime-\(one)\"")]).status, 412,
                        "If-Match compares strongly")
-        XCTAssertEqual(try Self.put(port: app.port, "people", title: "Two", [("If-Match", "\"runtime-1-gzip\"")]).expect(200)
-                        .header("ETag"), "\"runtime-2\"", "the tag of a gzip answer names the same definition")
-        XCTAssertEqual(try app.request("DELETE", "/v1/lists/people/definition", headers: Self.service + [("If-Match", "\"runtime-1\"")]).status, 412)
+        XCTAssertEqual(try Self.put(port: app.port, "people", title: "Two", [("If-Match", "\"runtime-\(one)-gzip\"")]).expect(200)
+                        .header("ETag"), "\"runtime-\(one + 1)\"", "the tag of a gzip answer names the same definition")
+        XCTAssertEqual(try app.request("DELETE", "/v1/lists/people/definition", headers: Self.service + [("If-Match", "\"runtime-\(one)\"")]).status, 412)
         XCTAssertEqual(try title(app, "people"), "Two")
-        try app.request("DELETE", "/v1/lists/people/definition", headers: Self.service + [("If-Match", "\"runtime-2\"")]).expect(204)
+        try app.request("DELETE", "/v1/lists/people/definition", headers: Self.service + [("If-Match", "\"runtime-\(one + 1)\"")]).expect(204)
         XCTAssertEqual(try app.get("/v1/lists/people/definition").header("ETag"), config, "the config's definition is in force again")
         XCTAssertEqual(try app.request("DELETE", "/v1/lists/people/definition", headers: Self.service + [("If-Match", config)]).slug,
                        "list-not-found", "nothing to remove comes before the condition")
@@ -58,19 +66,20 @@ final class DefinitionConditionTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/faq/definition").slug, "list-not-found", "and none was made")
         let created = try Self.put(port: app.port, "faq", title: "FAQ", [("If-None-Match", "*")])
         XCTAssertEqual(created.status, 201)
-        XCTAssertEqual(created.header("ETag"), "\"runtime-1\"")
+        let one = try Self.revision(created)
         XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Again", [("If-None-Match", "*")]).status, 412, "created once")
         XCTAssertEqual(try title(app, "faq"), "FAQ")
         try Self.put(port: app.port, "faq", title: "Replaced", [("If-Match", "*")]).expect(200)
         try Self.put(port: app.port, "people", title: "Replaced", [("If-Match", "*")]).expect(200)
         try app.request("DELETE", "/v1/lists/faq/definition", headers: Self.service + [("If-Match", "*")]).expect(204)
         XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Back", [("If-None-Match", "*")]).status, 201, "gone: created again")
-        // Created (1), replaced (2), removed (3), created again (4).
-        XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Both", [("If-Match", "\"runtime-4\""), ("If-None-Match", "\"runtime-4\"")]).status,
+        // Created (one), replaced (one + 1), removed (one + 2), created again (one + 3).
+        let four = "\"runtime-\(one + 3)\""
+        XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Both", [("If-Match", four), ("If-None-Match", four)]).status,
                        412, "both conditions must hold")
-        XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Not", [("If-None-Match", "W/\"runtime-4\"")]).status, 412,
+        XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Not", [("If-None-Match", "W/" + four)]).status, 412,
                        "If-None-Match compares weakly")
-        XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Not", [("If-None-Match", "\"runtime-3\"")]).status, 200)
+        XCTAssertEqual(try Self.put(port: app.port, "faq", title: "Not", [("If-None-Match", "\"runtime-\(one + 2)\"")]).status, 200)
         XCTAssertEqual(try title(app, "faq"), "Not")
     }
 

@@ -27,7 +27,11 @@ struct ChangeRoutes {
         }
         let maxChanges = try request.queryInteger("maxChanges", default: Self.defaultMaxChanges)
         var update: BatchUpdate? = BatchUpdate()
-        if since < current {
+        if since > 0 && since <= context.lists.store.sequenceStart {
+            // Never this store's: a memory store restarted numbers from the clock, and `since`
+            // is an earlier process's version, whatever this list held at a version before it.
+            update = nil
+        } else if since < current {
             update = context.lists.history(of: target.state)?.changes(since: since, upTo: current, limit: maxChanges)?
                 .batchUpdate(view: target.view, maxChanges: maxChanges)
         }

@@ -202,7 +202,8 @@ public final class SectionalServer: @unchecked Sendable {
             store = try SQLiteStore(path: path)
             log.info("storage", ["kind": "sqlite", "path": .text(path)])
         case .memory:
-            store = MemoryStore()
+            // Numbered from the clock: no tag or version of an earlier process's memory store repeats.
+            store = MemoryStore(after: MemoryStore.clockSequence())
             log.info("storage", ["kind": "memory"])
         case .postgres(let url):
             store = try PostgresStore(url: url)
