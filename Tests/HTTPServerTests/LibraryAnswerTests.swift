@@ -13,6 +13,7 @@ final class LibraryAnswerTests: XCTestCase {
         let target: String
         let status: Int
         let bytes: Int?
+        let rejectedRequestLine: Bool
     }
 
     private var server: Server!
@@ -40,7 +41,7 @@ final class LibraryAnswerTests: XCTestCase {
         server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, threads: 2),
                         onCompleted: { [seen] done in
                             let done = Done(method: done.method?.rawValue, target: done.target, status: done.status.code,
-                                            bytes: done.bytes)
+                                            bytes: done.bytes, rejectedRequestLine: done.rejectedRequestLine)
                             seen.reports.withLock { $0.append(done) }
                         },
                         responder: { frozen.respond(to: &$0) })
@@ -72,6 +73,26 @@ final class LibraryAnswerTests: XCTestCase {
             XCTAssertNil(done.bytes, "\(done.status): the size of libmicrohttpd's own page is not known")
         }
         XCTAssertEqual(reported.map(\.target), ["/records/e2", "/records/e3"])
+        XCTAssertEqual(reported.map(\.rejectedRequestLine), [false, false])
+    }
+
+    /// libmicrohttpd answers a target too long (`414`) and an HTTP version it does not serve
+    /// (`505`) before it calls any callback of the server: each is reported once, from its message,
+    /// with its status and nothing else.
+    func testAnswersToTheRequestLineAreReportedWithTheirStatusOnly() throws {
+        let long = try exchange("GET /healthz?\(String(repeating: "a", count: 20_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(long.hasPrefix("HTTP/1.1 414 "), long)
+        let future = try exchange("GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(future.hasPrefix("HTTP/1.1 505 "), future)
+        let old = try exchange("GET /healthz HTTP/0.9\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(old.hasPrefix("HTTP/1.1 505 "), old)
+        XCTAssertEqual(reported.map(\.status), [414, 505, 505], "each once")
+        for done in reported {
+            XCTAssertTrue(done.rejectedRequestLine, "\(done.status)")
+            XCTAssertNil(done.method, "\(done.status)")
+            XCTAssertEqual(done.target, "", "\(done.status): libmicrohttpd tells no target")
+            XCTAssertNil(done.bytes, "\(done.status)")
+        }
     }
 
     func testAStreamReportsTheBytesItSent() throws {

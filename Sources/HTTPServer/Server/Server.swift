@@ -294,7 +294,8 @@ public final class Server: @unchecked Sendable {
         // The method is known once the handler was called (`started`); libmicrohttpd answers a
         // 431 or a malformed Content-Length before that.
         onCompleted(CompletedRequest(method: exchange.started ? exchange.method : nil, target: exchange.target,
-                                     route: exchange.route, status: exchange.status, bytes: bytes, durationSeconds: seconds))
+                                     route: exchange.route, status: exchange.status, bytes: bytes, durationSeconds: seconds,
+                                     rejectedRequestLine: false))
     }
 
     /// Queues `response`; when libmicrohttpd cannot send it, queues a small problem instead, so
@@ -449,9 +450,14 @@ public final class Server: @unchecked Sendable {
     }
 
     func libraryMessage(_ message: UnsafePointer<CChar>) {
-        guard let onLibraryMessage else { return }
+        guard onLibraryMessage != nil || onCompleted != nil else { return }
         var text = String(cString: message)
         while text.last?.isWhitespace == true { text.removeLast() }
-        onLibraryMessage(text)
+        onLibraryMessage?(text)
+        // An answer to the request line is told of by this message only (see `requestLineAnswer`).
+        if let onCompleted, let status = LibraryMessages.requestLineAnswer(text) {
+            onCompleted(CompletedRequest(method: nil, target: "", route: "", status: HTTPStatus(code: status), bytes: nil,
+                                         durationSeconds: 0, rejectedRequestLine: true))
+        }
     }
 }

@@ -53,11 +53,10 @@ public struct ServerConfiguration: Sendable {
 /// What the server tells about one finished request, for access logs and metrics.
 public struct CompletedRequest: Sendable {
     /// Nil when libmicrohttpd answered the request itself before the server was given its head
-    /// (a `431`, a `Content-Length` that is no number): libmicrohttpd 0.9.75 tells the method
-    /// only to the handler. (Its answers to the request line itself, a `414` or `505`, are not
-    /// reported at all: it tells nothing of them but its message.)
+    /// (a `431`, a `Content-Length` that is no number, and its answers to the request line):
+    /// libmicrohttpd 0.9.75 tells the method only to the handler.
     public let method: HTTPMethod?
-    /// The request target as sent (path and query).
+    /// The request target as sent (path and query); empty when ``rejectedRequestLine``.
     public let target: String
     /// The path of the target, still percent-encoded.
     public var path: Substring { target.beforeQuery }
@@ -69,6 +68,11 @@ public struct CompletedRequest: Sendable {
     /// libmicrohttpd made itself, whose body (an HTML page of its own) its API does not tell.
     public let bytes: Int?
     public let durationSeconds: Double
+    /// Whether this is libmicrohttpd's own answer to the request line, a `414` (target too long)
+    /// or a `505` (HTTP version): told of by its message alone
+    /// (``LibraryMessages/requestLineAnswer(_:)``), so only the status is known (the target is
+    /// empty, the duration 0).
+    public let rejectedRequestLine: Bool
 }
 
 /// Why a server could not start.

@@ -103,6 +103,11 @@ public final class SectionalServer: @unchecked Sendable {
         let bootRouter = operations
         let server = Server(configuration: configuration.server, onCompleted: { [log, metrics] done in
             metrics.record(done)
+            guard !done.rejectedRequestLine else {
+                // Only its status is known: libmicrohttpd answered the request line itself.
+                return log.info("request", ["method": "unknown", "status": .number(Double(done.status.code)),
+                                            "reason": "rejected by the HTTP layer"])
+            }
             log.request(method: done.method, path: done.path, route: done.route, status: done.status, bytes: done.bytes,
                         durationSeconds: done.durationSeconds)
         }, onLibraryMessage: { [log] message in
