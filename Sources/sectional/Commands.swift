@@ -40,6 +40,15 @@ func check(configPath: String) -> Int32 {
     }
 }
 
+/// Tells on stderr why `serve` cannot start, in the one format of every start-up failure (a config
+/// that cannot be read or is invalid, a port in use, a store that cannot be opened): `sectional:
+/// cannot start with PATH:`, then each problem on a line of its own. (A port in use and a store
+/// were a JSON log line `"msg":"cannot start"` of their own.)
+func printCannotStart(_ configPath: String, _ problems: [String]) {
+    printError("sectional: cannot start with \(configPath):")
+    for problem in problems { printError("  \(problem)") }
+}
+
 /// `sectional serve`: runs until SIGINT or SIGTERM, then stops gracefully and exits 0.
 func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthenticatedWrites: Bool) -> Int32 {
     // Caught before the config is read (a large one takes a second): a SIGTERM or SIGINT then
@@ -54,8 +63,7 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
         _ = try configuration.userTokenVerifier()
         _ = try configuration.webhookTargets()
     } catch {
-        printError("sectional: cannot start with \(configPath):")
-        for issue in error.issues { printError("  \(issue)") }
+        printCannotStart(configPath, error.issues.map { "\($0)" })
         return 1
     }
     let log = Log(level: configuration.logLevel)
@@ -67,8 +75,8 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
     do {
         try app.start()
     } catch {
-        log.error("cannot start", ["error": .text("\(error)")])
-        log.flush()
+        log.flush()  // the lines logged before it (`listening`, `storage`) come first
+        printCannotStart(configPath, ["\(error)"])
         return 1
     }
     signals.wait()

@@ -230,6 +230,31 @@ final class ProcessTests: FolderTestCase {
         }
     }
 
+    /// Every reason `serve` cannot start is told in one format on stderr, exit 1: `sectional:
+    /// cannot start with PATH:` and the problems, each on a line of its own (a port in use and a
+    /// store that cannot be made were a JSON log line instead).
+    func testEveryStartUpFailureIsToldInOneFormat() throws {
+        let config = folder.appendingPathComponent("sectional.json").path
+        let invalid = folder.appendingPathComponent("invalid.json")
+        try #"{"lists": 3}"#.write(to: invalid, atomically: true, encoding: .utf8)
+        let missing = folder.appendingPathComponent("missing.json").path
+        let running = try ServerProcess(arguments: ["--config", config, "--memory"])
+        defer { running.signal(SIGKILL) }
+        let file = folder.appendingPathComponent("file")
+        try Data().write(to: file)
+        for (arguments, path, problem) in [
+            (["--config", missing, "--memory", "--port", "0"], missing, "cannot read config file"),
+            (["--config", invalid.path, "--memory", "--port", "0"], invalid.path, "lists: expected an object"),
+            (["--config", config, "--memory", "--port", String(running.port)], config, "cannot listen on 127.0.0.1:\(running.port)"),
+            (["--config", config, "--data", file.appendingPathComponent("db.sqlite").path, "--port", "0"], config, "cannot create folder"),
+        ] {
+            let failed = try ChildProcess.run(ServerProcess.executable, ["serve"] + arguments, timeout: 30)
+            XCTAssertEqual(failed.status, 1, failed.errors)
+            XCTAssertTrue(failed.errors.contains("sectional: cannot start with \(path):\n  \(problem)"), failed.errors)
+            XCTAssertFalse(failed.errors.contains(#""msg":"cannot start""#), failed.errors)
+        }
+    }
+
     private func run(_ arguments: [String]) throws -> ChildProcess.Result {
         try ChildProcess.run(ServerProcess.executable, arguments)
     }
