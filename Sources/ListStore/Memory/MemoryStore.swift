@@ -1,11 +1,10 @@
-import Glibc
 import ListModel
 import Locking
 
 /// A store that lives in memory only: for tests and demos (`--memory`). Same semantics as
 /// ``SQLiteStore`` (one change sequence, atomic commits), nothing survives the process.
 ///
-/// Its numbers start where ``init(after:)`` says: a server starts them at ``clockSequence()``,
+/// Its numbers start where ``init(after:)`` says: a server starts them at ``ChangeNumbers/fromClock()``,
 /// so a restarted store never hands out a version, a record's tag or a definition's revision an
 /// earlier process handed out (a client's `304`, `If-Match` or `changes?since=` from before the
 /// restart would otherwise match different data that reached the same number).
@@ -43,21 +42,10 @@ public final class MemoryStore: RecordStore, Sendable {
 
     /// An empty store whose first change is numbered `sequence + 1`, and a list's first run-time
     /// definition revision `sequence + 1` (so revisions are not reused across restarts either).
-    /// Tests start at 0; a server at ``clockSequence()``.
+    /// Tests start at 0; a server at ``ChangeNumbers/fromClock()``.
     public init(after sequence: Int64 = 0) {
         state = Locked(State(sequence: sequence))
         sequenceStart = sequence
-    }
-
-    /// The microseconds since 1970 now, as the number for a store to start after
-    /// (``init(after:)``): above every number a store started this way by an earlier process
-    /// reached, unless that one took more than a number a microsecond on average over its life (a
-    /// commit costs more than that) or the clock went back between the two. Still below 2^53,
-    /// so JavaScript clients read the versions exactly, until the year 2255.
-    public static func clockSequence() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
     }
 
     public func lastSequence() throws(StoreError) -> Int64 { state.withLock { $0.sequence } }

@@ -87,11 +87,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         var marked = false
         try connection.query("SELECT 1 FROM state WHERE key = ?", .text(restoredCopyKey)) { _ in marked = true }
         guard marked else { return }
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let microseconds = Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec / 1_000)
         try connection.transaction { () throws(StoreError) in
-            try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(microseconds))
+            try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
             try connection.run("UPDATE served SET fingerprint = 0")
             try connection.run("DELETE FROM state WHERE key = ?", .text(restoredCopyKey))
         }

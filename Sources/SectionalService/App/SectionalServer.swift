@@ -208,7 +208,7 @@ public final class SectionalServer: @unchecked Sendable {
             log.info("storage", ["kind": "sqlite", "path": .text(path)])
         case .memory:
             // Numbered from the clock: no tag or version of an earlier process's memory store repeats.
-            store = MemoryStore(after: MemoryStore.clockSequence())
+            store = MemoryStore(after: ChangeNumbers.fromClock())
             log.info("storage", ["kind": "memory"])
         case .postgres(let url):
             store = try PostgresStore(url: url)
