@@ -135,6 +135,28 @@ const sleep = (ms, signal) => new Promise((resolve) => {
 });
 
 /**
+ * What `promise` settles with, unless `signal` aborts first: then it rejects with the signal's
+ * reason (an `AbortError` DOMException for `abort()`), at once when it has aborted already.
+ * `promise` runs on; its outcome is then dropped (handled, never an unhandled rejection).
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<T>}
+ */
+function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
+/**
  * A client of a Sectional server. Every request carries `Authorization: Bearer <token>` when the
  * token (or the token provider, asked before each request so an app can refresh it) gives one.
  */
@@ -169,9 +191,10 @@ export class SectionalClient {
 
   /**
    * The lists the caller may read.
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{lists: ListSummary[]}>}
    */
-  lists() { return this.request('GET', ['v1', 'lists']); }
+  lists(o = {}) { return this.request('GET', ['v1', 'lists'], { signal: o.signal }); }
 
   /**
    * A URL under the base: path segments (each encoded) and a query (undefined values left out).
@@ -197,14 +220,35 @@ export class SectionalClient {
   }
 
   /**
-   * Sends a request; a non-2xx answer is thrown as a SectionalError; 204 gives `null`.
+   * Sends a request; a non-2xx answer is thrown as a SectionalError; 204 gives `null`. When
+   * `signal` aborts, the request is cancelled (`fetch`'s signal) and this rejects at once with the
+   * signal's reason, as `fetch` does: an `AbortError` DOMException for `abort()`, a `TimeoutError`
+   * for `AbortSignal.timeout(ms)`. A signal aborted already sends nothing. There is no timeout of
+   * the client's own (the Swift client leaves it to its URLSession): `AbortSignal.timeout(ms)` gives one.
    * @param {string} method
    * @param {string[]} segments
-   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown, contentType?: string}} [options]
+   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown, contentType?: string,
+   *   signal?: AbortSignal}} [options]
    * @returns {Promise<any>}
    */
-  async request(method, segments, options = {}) {
-    const init = /** @type {RequestInit} */ ({ method, cache: 'no-cache' });
+  request(method, segments, options = {}) {
+    const signal = options.signal;
+    if (signal && signal.aborted) return Promise.reject(signal.reason);
+    // Raced with the signal too, so neither a token provider nor a `fetch` option that ignores
+    // the signal keeps the caller waiting once it aborts.
+    return unlessAborted(this.send(method, segments, options), signal);
+  }
+
+  /**
+   * `request` without the race: the token, then `fetch` with the signal.
+   * @param {string} method
+   * @param {string[]} segments
+   * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown, contentType?: string,
+   *   signal?: AbortSignal}} options
+   * @returns {Promise<any>}
+   */
+  async send(method, segments, options) {
+    const init = /** @type {RequestInit} */ ({ method, cache: 'no-cache', signal: options.signal });
     if (options.body !== undefined) {
       init.body = JSON.stringify(options.body);
       init.headers = await this.headers({ 'Content-Type': options.contentType || 'application/json' });
@@ -223,7 +267,10 @@ export class SectionalClient {
   }
 }
 
-/** One list's API. Every read takes an optional view id. */
+/**
+ * One list's API. Every read takes an optional view id, and every request an optional `signal`
+ * (an AbortSignal that cancels it: see `SectionalClient.request`).
+ */
 export class SectionalList {
   /**
    * @param {SectionalClient} client
@@ -245,37 +292,40 @@ export class SectionalList {
   /**
    * A list read: GET with the list's search and filters.
    * @param {string[]} more @param {Record<string, string|number|undefined|null>} [query]
+   * @param {AbortSignal} [signal]
    */
-  read(more, query = {}) { return this.client.request('GET', this.path(more), { query: { ...query, ...this.search } }); }
+  read(more, query = {}, signal) {
+    return this.client.request('GET', this.path(more), { query: { ...query, ...this.search }, signal });
+  }
 
   /**
    * A view request, with the list's search and filters as its reads: a section index then names a
    * section of the result.
-   * @param {string} method @param {string[]} more @param {unknown} [body]
+   * @param {string} method @param {string[]} more @param {unknown} [body] @param {AbortSignal} [signal]
    */
-  viewRequest(method, more, body) {
-    return this.client.request(method, this.path(['views', ...more]), { query: this.search, body });
+  viewRequest(method, more, body, signal) {
+    return this.client.request(method, this.path(['views', ...more]), { query: this.search, body, signal });
   }
 
   /**
    * The outline: every section, no rows.
-   * @param {{view?: string}} [o]
+   * @param {{view?: string, signal?: AbortSignal}} [o]
    * @returns {Promise<Outline>}
    */
-  outline(o = {}) { return this.read([], { view: o.view }); }
+  outline(o = {}) { return this.read([], { view: o.view }, o.signal); }
 
   /**
    * One page of visible rows (`size` 0 or absent: the server's default).
-   * @param {{size?: number, token?: string, view?: string}} [o] @returns {Promise<Page>}
+   * @param {{size?: number, token?: string, view?: string, signal?: AbortSignal}} [o] @returns {Promise<Page>}
    */
   page(o = {}) {
     return this.read(['rows'],
-      { pageSize: o.size || undefined, pageToken: o.token, view: o.view });
+      { pageSize: o.size || undefined, pageToken: o.token, view: o.view }, o.signal);
   }
 
   /**
-   * Every page, first to last, fetched as they are iterated.
-   * @param {{size?: number, view?: string}} [o] @returns {AsyncGenerator<Page, void, void>}
+   * Every page, first to last, fetched as they are iterated (`signal` cancels each request).
+   * @param {{size?: number, view?: string, signal?: AbortSignal}} [o] @returns {AsyncGenerator<Page, void, void>}
    */
   async *pages(o = {}) {
     /** @type {string|undefined} */
@@ -289,95 +339,104 @@ export class SectionalList {
 
   /**
    * Visible rows [start, start + count) of one section.
-   * @param {number} index @param {{start?: number, count?: number, view?: string}} [o]
+   * @param {number} index @param {{start?: number, count?: number, view?: string, signal?: AbortSignal}} [o]
    * @returns {Promise<SectionRange>}
    */
   rows(index, o = {}) {
     return this.read(['sections', String(index), 'rows'],
-      { start: o.start || 0, count: o.count, view: o.view });
+      { start: o.start || 0, count: o.count, view: o.view }, o.signal);
   }
 
   /**
    * The indexes of every section of a type.
    * @param {string} type
-   * @param {{view?: string}} [o]
+   * @param {{view?: string, signal?: AbortSignal}} [o]
    * @returns {Promise<SectionIndexes>}
    */
-  sectionsOfType(type, o = {}) { return this.read(['sections'], { type, view: o.view }); }
+  sectionsOfType(type, o = {}) { return this.read(['sections'], { type, view: o.view }, o.signal); }
 
   /**
    * The first row of `rowType` in a section of `sectionType`.
-   * @param {string} sectionType @param {string} rowType @param {{view?: string}} [o] @returns {Promise<RowLookUp>}
+   * @param {string} sectionType @param {string} rowType @param {{view?: string, signal?: AbortSignal}} [o]
+   * @returns {Promise<RowLookUp>}
    */
   indexPath(sectionType, rowType, o = {}) {
-    return this.read(['index-path'], { sectionType, rowType, view: o.view });
+    return this.read(['index-path'], { sectionType, rowType, view: o.view }, o.signal);
   }
 
   /**
    * The row whose tag range holds `tag`.
    * @param {number} tag
-   * @param {{view?: string}} [o]
+   * @param {{view?: string, signal?: AbortSignal}} [o]
    * @returns {Promise<RowLookUp>}
    */
-  rowByTag(tag, o = {}) { return this.read(['tags', String(tag)], { view: o.view }); }
+  rowByTag(tag, o = {}) { return this.read(['tags', String(tag)], { view: o.view }, o.signal); }
 
   /**
    * The row with an id.
    * @param {string} id
-   * @param {{view?: string}} [o]
+   * @param {{view?: string, signal?: AbortSignal}} [o]
    * @returns {Promise<RowLookUp>}
    */
-  rowById(id, o = {}) { return this.read(['rows', id], { view: o.view }); }
+  rowById(id, o = {}) { return this.read(['rows', id], { view: o.view }, o.signal); }
 
   /**
    * The batch update from version `since` to the current one.
-   * @param {number} since @param {{view?: string, maxChanges?: number}} [o] @returns {Promise<Changes>}
+   * @param {number} since @param {{view?: string, maxChanges?: number, signal?: AbortSignal}} [o]
+   * @returns {Promise<Changes>}
    */
   async changes(since, o = {}) {
     const answer = await this.read(['changes'],
-      { since, view: o.view, maxChanges: o.maxChanges });
+      { since, view: o.view, maxChanges: o.maxChanges }, o.signal);
     return { ...answer, ...(answer.reload ? emptyChanges(answer.list, answer.from, answer.to, true) : {}), reload: !!answer.reload };
   }
 
   /**
    * Creates a view hiding `hidden` (section keys); without them, the definition's default hidden sections.
    * @param {string[]} [hidden]
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<ViewState>}
    */
-  createView(hidden) { return this.viewRequest('POST', [], hidden ? { hidden } : {}); }
+  createView(hidden, o = {}) { return this.viewRequest('POST', [], hidden ? { hidden } : {}, o.signal); }
 
   /**
    * A view's state.
    * @param {string} id
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<ViewState>}
    */
-  view(id) { return this.viewRequest('GET', [id]); }
+  view(id, o = {}) { return this.viewRequest('GET', [id], undefined, o.signal); }
 
   /**
    * Hides or shows a section in a view (`index`: of the search result, when the list has a search).
    * @param {boolean} hidden
    * @param {number} index
    * @param {string} view
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<ViewSection>}
    */
-  setHidden(hidden, index, view) {
-    return this.viewRequest('PUT', [view, 'sections', String(index)], { hidden });
+  setHidden(hidden, index, view, o = {}) {
+    return this.viewRequest('PUT', [view, 'sections', String(index)], { hidden }, o.signal);
   }
 
   /**
    * Flips a section in a view (`index`: of the search result, when the list has a search).
    * @param {number} index
    * @param {string} view
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<ViewSection>}
    */
-  toggle(index, view) { return this.viewRequest('POST', [view, 'sections', String(index), 'toggle']); }
+  toggle(index, view, o = {}) {
+    return this.viewRequest('POST', [view, 'sections', String(index), 'toggle'], undefined, o.signal);
+  }
 
   /**
    * Deletes a view.
    * @param {string} id
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<void>}
    */
-  async deleteView(id) { await this.viewRequest('DELETE', [id]); }
+  async deleteView(id, o = {}) { await this.viewRequest('DELETE', [id], undefined, o.signal); }
 
   /**
    * The list's versions as they happen, from its event stream (read with fetch, so the token is
@@ -466,7 +525,10 @@ export class SectionalList {
   mirror(o = {}) { return new ListMirror(this, o); }
 }
 
-/** One record collection's API (writes need the service token when the server has one). */
+/**
+ * One record collection's API (writes need the service token when the server has one). Every
+ * request takes an optional `signal` (see `SectionalClient.request`).
+ */
 export class SectionalCollection {
   /**
    * @param {SectionalClient} client
@@ -484,52 +546,57 @@ export class SectionalCollection {
 
   /**
    * Stores a record (a JSON object) under `id`. `version` is the version holding the write.
-   * @param {string} id @param {Record<string, unknown>} record
+   * @param {string} id @param {Record<string, unknown>} record @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>, version: number}>}
    */
-  put(id, record) { return this.client.request('PUT', this.path(['records', id]), { body: record }); }
+  put(id, record, o = {}) { return this.client.request('PUT', this.path(['records', id]), { body: record, signal: o.signal }); }
 
   /**
    * Merges `changes` into the record stored under `id` (JSON Merge Patch, RFC 7396: a member set
    * to null is removed) and answers the merged record; a missing record is `record-not-found`.
-   * @param {string} id @param {Record<string, unknown>} changes
+   * @param {string} id @param {Record<string, unknown>} changes @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{collection: string, id: string, record: Record<string, unknown>, version: number}>}
    */
-  patch(id, changes) {
-    return this.client.request('PATCH', this.path(['records', id]), { body: changes, contentType: 'application/merge-patch+json' });
+  patch(id, changes, o = {}) {
+    return this.client.request('PATCH', this.path(['records', id]),
+      { body: changes, contentType: 'application/merge-patch+json', signal: o.signal });
   }
 
   /**
    * The record stored under `id`.
    * @param {string} id
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<Record<string, unknown>>}
    */
-  get(id) { return this.client.request('GET', this.path(['records', id])); }
+  get(id, o = {}) { return this.client.request('GET', this.path(['records', id]), { signal: o.signal }); }
 
   /**
    * Deletes the record stored under `id`.
    * @param {string} id
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<void>}
    */
-  async delete(id) { await this.client.request('DELETE', this.path(['records', id])); }
+  async delete(id, o = {}) { await this.client.request('DELETE', this.path(['records', id]), { signal: o.signal }); }
 
   /**
    * One page of records, by id.
-   * @param {{pageSize?: number, token?: string}} [o]
+   * @param {{pageSize?: number, token?: string, signal?: AbortSignal}} [o]
    * @returns {Promise<{records: Record<string, unknown>[], nextPageToken?: string}>}
    */
   records(o = {}) {
-    return this.client.request('GET', this.path(['records']), { query: { pageSize: o.pageSize || undefined, pageToken: o.token } });
+    return this.client.request('GET', this.path(['records']),
+      { query: { pageSize: o.pageSize || undefined, pageToken: o.token }, signal: o.signal });
   }
 
   /**
    * Upserts, patches (objects with an `id`, merged as `patch` merges) and deletes atomically.
    * @param {{upsert?: Record<string, unknown>[], patch?: Record<string, unknown>[], delete?: string[]}} ops
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{upserted: number, patched: number, deleted: number, version: number}>}
    */
-  batch(ops) {
+  batch(ops, o = {}) {
     return this.client.request('POST', this.path(['batch']),
-      { body: { upsert: ops.upsert || [], patch: ops.patch || [], delete: ops.delete || [] } });
+      { body: { upsert: ops.upsert || [], patch: ops.patch || [], delete: ops.delete || [] }, signal: o.signal });
   }
 }
 
@@ -566,7 +633,12 @@ const pathKey = (p) => `${p.section}:${p.row}`;
  * A client-side copy of a list: the outline plus the rows loaded so far, placeholders (`null`)
  * for the rest. `sync()` applies the server's batch update (or reloads) and returns it to animate,
  * keeping the held rows' positional fields (index path, tag location, accessibility id) right.
- * Operations run one at a time, in call order.
+ * Operations run one at a time, in call order. Each takes an optional `signal` (an AbortSignal)
+ * that cancels it: its request in flight is cancelled and it rejects at once with the signal's
+ * reason (an `AbortError` DOMException for `abort()`; a signal aborted already sends nothing), as
+ * does one still waiting its turn. A cancelled operation stores nothing: the mirror stays as it
+ * was (but for a view it created for a toggle, kept as when the toggle fails), and it holds up
+ * none of the later operations, even when its request hangs.
  */
 export class ListMirror {
   /**
@@ -585,13 +657,21 @@ export class ListMirror {
   }
 
   /**
+   * Runs `job` after every operation called before it has ended; the next one waits for it in
+   * turn. When `signal` aborts while `job` waits its turn, this rejects at once and `job` never
+   * runs (the next operation still waits for the earlier ones). A started `job` gives its requests
+   * the same signal, so it ends as soon as they are cancelled, with the signal's reason (stored
+   * nothing), or with its result when every answer had come already (stored it): the caller and
+   * the next operation wait for that, never for a cancelled request.
    * @template T
    * @param {() => Promise<T>} job
+   * @param {AbortSignal} [signal]
    * @returns {Promise<T>}
    */
-  serially(job) {
-    const run = this.queue.then(job, job);
-    this.queue = run.catch(() => undefined);
+  serially(job, signal) {
+    const turn = this.queue;
+    const run = unlessAborted(turn, signal).then(job);
+    this.queue = turn.then(() => run).catch(() => undefined);
     return run;
   }
 
@@ -607,44 +687,46 @@ export class ListMirror {
   /**
    * Fetches the outline and the first `rows` visible rows (default: as many as are loaded now,
    * at least a page) afresh.
-   * @param {{rows?: number}} [o] @returns {Promise<MirrorUpdate>}
+   * @param {{rows?: number, signal?: AbortSignal}} [o] @returns {Promise<MirrorUpdate>}
    */
-  reload(o = {}) { return this.serially(() => this.reloadNow(o.rows)); }
+  reload(o = {}) { return this.serially(() => this.reloadNow(o.rows, o.signal), o.signal); }
 
   /**
    * Brings the mirror to the current version (reloading when the server says `reload`, or when the
    * list's version is below the mirror's); returns the batch update to animate. A section
    * shown or hidden elsewhere through the mirror's view reloads, even when the list has not moved.
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<MirrorUpdate>}
    */
-  sync() { return this.serially(() => this.syncNow()); }
+  sync(o = {}) { return this.serially(() => this.syncNow(o.signal), o.signal); }
 
   /**
    * The row at `path`, loading its page of the section when it is a placeholder. Throws
    * StaleError when the list has moved on (nothing stored: sync first).
-   * @param {IndexPath} path @returns {Promise<Row|null>}
+   * @param {IndexPath} path @param {{signal?: AbortSignal}} [o] @returns {Promise<Row|null>}
    */
-  row(path) { return this.serially(() => this.loadNow(path)); }
+  row(path, o = {}) { return this.serially(() => this.loadNow(path, o.signal), o.signal); }
 
   /**
    * Loads the next rows after the loaded beginning of the list (up to a page, from the first
    * placeholder, within its section). Resolves `false` when every row is loaded already. Throws
    * StaleError when the list has moved on (nothing stored: sync first).
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<boolean>}
    */
-  loadNext() {
+  loadNext(o = {}) {
     return this.serially(async () => {
       const s = this.snapshot;
       if (!s) return false;
       for (const [n, own] of s.sections.entries()) {
         const r = own.rows.indexOf(null);
         if (r >= 0) {
-          await this.loadRange(n, r, Math.min(this.pageSize, own.rows.length - r));
+          await this.loadRange(n, r, Math.min(this.pageSize, own.rows.length - r), o.signal);
           return true;
         }
       }
       return false;
-    });
+    }, o.signal);
   }
 
   /**
@@ -654,21 +736,23 @@ export class ListMirror {
    * so), even when the toggle fails.
    * @param {boolean} hidden
    * @param {number} index
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<MirrorUpdate>}
    */
-  setHidden(hidden, index) { return this.serially(() => this.setHiddenNow(hidden, index)); }
+  setHidden(hidden, index, o = {}) { return this.serially(() => this.setHiddenNow(hidden, index, o.signal), o.signal); }
 
   /**
    * Flips a section.
    * @param {number} index
+   * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<MirrorUpdate>}
    */
-  toggle(index) {
+  toggle(index, o = {}) {
     return this.serially(async () => {
       const s = this.snapshot;
       if (!s || !s.sections[index]) throw new SectionalError('section-not-found', 404, '', `The mirror has no section ${index}.`);
-      return this.setHiddenNow(!s.sections[index].section.hidden, index);
-    });
+      return this.setHiddenNow(!s.sections[index].section.hidden, index, o.signal);
+    }, o.signal);
   }
 
   /**
@@ -676,8 +760,8 @@ export class ListMirror {
    * newer one, or an older one (the server went back: a memory store restarted, a store restored
    * from a backup; the sync then reloads). A sync that fails while the server is away (a network
    * error, a 503) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
-   * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream
-   * (as `signal` does).
+   * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
+   * `signal` closes it too, and cancels a sync under way (then nothing is stored).
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o] @returns {AsyncGenerator<MirrorUpdate, void, void>}
    */
   async *updates(o = {}) {
@@ -698,7 +782,7 @@ export class ListMirror {
   async syncRetrying(o) {
     for (let failures = 1; ; failures++) {
       try {
-        return await this.sync();
+        return await this.sync({ signal: o.signal });
       } catch (e) {
         if (e instanceof SectionalError && e.status !== 503) throw e;
         if (o.signal && o.signal.aborted) return null;
@@ -710,21 +794,22 @@ export class ListMirror {
 
   /**
    * @param {number|undefined} wanted
+   * @param {AbortSignal} [signal]
    * @returns {Promise<MirrorUpdate>}
    */
-  async reloadNow(wanted) {
+  async reloadNow(wanted, signal) {
     const old = this.snapshot;
     const loadedBefore = old ? old.sections.reduce((a, s) => a + s.rows.filter((r) => r).length, 0) : 0;
     const target = wanted ?? Math.max(loadedBefore, this.pageSize);
     for (let attempt = 1; ; attempt++) {
-      const outline = await this.list.outline({ view: this.view });
+      const outline = await this.list.outline({ view: this.view, signal });
       /** @type {Snapshot} */
       const next = { list: outline.list, title: outline.title, version: outline.version, view: this.view,
         sections: outline.sections.map((section) => ({ section, rows: new Array(section.rowCount).fill(null), pending: new Set() })) };
       let loaded = 0, consistent = true;
       if (target > 0) {
         try {
-          for await (const page of this.list.pages({ size: this.pageSize, view: this.view })) {
+          for await (const page of this.list.pages({ size: this.pageSize, view: this.view, signal })) {
             if (page.version !== outline.version) { consistent = false; break; }
             for (const part of page.sections) {
               const own = next.sections[part.index];
@@ -751,15 +836,16 @@ export class ListMirror {
   }
 
   /**
+   * @param {AbortSignal} [signal]
    * @returns {Promise<MirrorUpdate>}
    */
-  async syncNow() {
+  async syncNow(signal) {
     const old = this.snapshot;
-    if (!old) return this.reloadNow(undefined);
+    if (!old) return this.reloadNow(undefined, signal);
     for (let attempt = 0; attempt < 3; attempt++) {
       let changes;
       try {
-        changes = await this.list.changes(old.version, { view: this.view });
+        changes = await this.list.changes(old.version, { view: this.view, signal });
       } catch (e) {
         // The mirror is ahead of the list: the server went back (a memory store restarted, a
         // store restored from a backup), so no diff leads from the mirror's version to its.
@@ -769,38 +855,38 @@ export class ListMirror {
       if (changes.reload) break;
       if (changes.to === old.version) {
         // The list has not moved; its view may have, elsewhere (that moves no version).
-        if (this.view && await this.hiddenChanged(old, this.view)) break;
+        if (this.view && await this.hiddenChanged(old, this.view, signal)) break;
         return { changes, snapshot: old };
       }
-      const outline = await this.list.outline({ view: this.view });
+      const outline = await this.list.outline({ view: this.view, signal });
       if (outline.version !== changes.to) continue;
       let applied;
       try { applied = applyToSnapshot(changes, old, outline, this.pageSize); } catch (_) { break; }
-      const fresh = await this.fetchPending(applied.snapshot);
+      const fresh = await this.fetchPending(applied.snapshot, signal);
       if (!fresh) continue;
       reposition(applied.snapshot, fresh);
       this.snapshot = applied.snapshot;
       return { changes: announce(changes, applied.waiting), snapshot: applied.snapshot };
     }
-    return this.reloadNow(undefined);
+    return this.reloadNow(undefined, signal);
   }
 
   /**
    * `true` when the view's hidden sections are not those `snapshot` shows hidden: a section was
    * shown or hidden elsewhere through the view.
-   * @param {Snapshot} snapshot @param {string} view @returns {Promise<boolean>}
+   * @param {Snapshot} snapshot @param {string} view @param {AbortSignal} [signal] @returns {Promise<boolean>}
    */
-  async hiddenChanged(snapshot, view) {
-    const hidden = new Set((await this.list.view(view)).hidden);
+  async hiddenChanged(snapshot, view, signal) {
+    const hidden = new Set((await this.list.view(view, { signal })).hidden);
     return snapshot.sections.some((s) => s.section.hidden !== hidden.has(s.section.key));
   }
 
   /**
    * Loads every pending row, in runs; `null` when an answer is at another version, or the list
    * has moved on so far that a section `next` holds is gone (`404 section-not-found`).
-   * @param {Snapshot} next @returns {Promise<Set<string>|null>}
+   * @param {Snapshot} next @param {AbortSignal} [signal] @returns {Promise<Set<string>|null>}
    */
-  async fetchPending(next) {
+  async fetchPending(next, signal) {
     const fresh = new Set();
     for (let n = 0; n < next.sections.length; n++) {
       const own = next.sections[n];
@@ -811,7 +897,7 @@ export class ListMirror {
         const start = marked[i], count = marked[end] - start + 1;
         let range;
         try {
-          range = await this.list.rows(n, { start, count, view: this.view });
+          range = await this.list.rows(n, { start, count, view: this.view, signal });
         } catch (e) {
           if (sectionGone(e)) return null;
           throw e;
@@ -830,32 +916,33 @@ export class ListMirror {
 
   /**
    * @param {IndexPath} path
+   * @param {AbortSignal} [signal]
    * @returns {Promise<Row|null>}
    */
-  async loadNow(path) {
+  async loadNow(path, signal) {
     const s = this.snapshot;
     const own = s && s.sections[path.section];
     if (!s || !own || path.row < 0 || path.row >= own.rows.length) return null;
     const have = own.rows[path.row];
     if (have) return have;
     const start = path.row - (path.row % this.pageSize);
-    await this.loadRange(path.section, start, Math.min(this.pageSize, own.rows.length - start));
+    await this.loadRange(path.section, start, Math.min(this.pageSize, own.rows.length - start), signal);
     return this.snapshot ? this.snapshot.sections[path.section].rows[path.row] : null;
   }
 
   /**
    * Loads rows [start, start + count) of section `n` at the mirror's version; StaleError when the
    * list has moved on (the section may be gone).
-   * @param {number} n @param {number} start @param {number} count
+   * @param {number} n @param {number} start @param {number} count @param {AbortSignal} [signal]
    */
-  async loadRange(n, start, count) {
+  async loadRange(n, start, count, signal) {
     const s = /** @type {Snapshot} */ (this.snapshot);
     const own = s.sections[n];
     let range;
     try {
-      range = await this.list.rows(n, { start, count, view: this.view });
+      range = await this.list.rows(n, { start, count, view: this.view, signal });
     } catch (e) {
-      throw await this.staleAfter(e, s.version);
+      throw await this.staleAfter(e, s.version, signal);
     }
     if (range.version !== s.version) throw new StaleError(s.version, range.version);
     const copy = { section: own.section, rows: [...own.rows], pending: new Set(own.pending) };
@@ -870,10 +957,11 @@ export class ListMirror {
   /**
    * @param {boolean} hidden
    * @param {number} index
+   * @param {AbortSignal} [signal]
    * @returns {Promise<MirrorUpdate>}
    */
-  async setHiddenNow(hidden, index) {
-    if (!this.snapshot) await this.reloadNow(undefined);
+  async setHiddenNow(hidden, index, signal) {
+    if (!this.snapshot) await this.reloadNow(undefined, signal);
     const current = /** @type {Snapshot} */ (this.snapshot);
     const s = { ...current, sections: [...current.sections] };   // earlier snapshots stay as they were
     const own = s.sections[index];
@@ -884,19 +972,19 @@ export class ListMirror {
       // A new view starts from the definition's default hidden sections, as the list is read
       // without one: those absent from the list for now too. Every read goes through it from
       // now on, whatever becomes of the toggle.
-      this.view = (await this.list.createView()).view;
+      this.view = (await this.list.createView(undefined, { signal })).view;
       s.view = this.view;
       this.snapshot = { ...current, view: this.view };
     }
     let answer;
     try {
-      answer = await this.list.toggle(index, this.view);
+      answer = await this.list.toggle(index, this.view, { signal });
     } catch (e) {
-      throw await this.staleAfter(e, s.version);
+      throw await this.staleAfter(e, s.version, signal);
     }
     if (answer.section.key !== own.section.key) {
       // Another section has that index now: flip it back (unless that one is gone too).
-      await this.list.toggle(index, this.view).catch((e) => { if (!sectionGone(e)) throw e; });
+      await this.list.toggle(index, this.view, { signal }).catch((e) => { if (!sectionGone(e)) throw e; });
       throw new StaleError(s.version, answer.version);
     }
     const section = { ...own.section, hidden };
@@ -911,7 +999,7 @@ export class ListMirror {
       changes.rows.inserted = rows.map((_, row) => ({ section: index, row }));
       if (rows.length) {
         // Gone (the list has moved on): the next sync loads them.
-        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view })
+        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal })
           .catch((e) => { if (sectionGone(e)) return null; throw e; });
         if (range && range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
       }
@@ -925,11 +1013,11 @@ export class ListMirror {
    * `e` itself, unless it is a `404 section-not-found` naming a section the mirror holds at
    * `version`: then a StaleError (the list has moved on and that section is gone) at the list's
    * version, read from the outline (one request). `e` when the list has not moved.
-   * @param {unknown} e @param {number} version @returns {Promise<unknown>}
+   * @param {unknown} e @param {number} version @param {AbortSignal} [signal] @returns {Promise<unknown>}
    */
-  async staleAfter(e, version) {
+  async staleAfter(e, version, signal) {
     if (!sectionGone(e)) return e;
-    const server = (await this.list.outline({ view: this.view })).version;
+    const server = (await this.list.outline({ view: this.view, signal })).version;
     return server === version ? e : new StaleError(version, server);
   }
 }

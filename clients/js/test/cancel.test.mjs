@@ -1,0 +1,168 @@
+// Cancelling requests and mirror operations with an AbortSignal: against a server that never
+// answers (silent-server.mjs), a cancelled read and a cancelled mirror operation reject with the
+// signal's reason (`AbortError`) within a deadline, not when some timeout runs out; the mirror
+// keeps what it held and its next operation gets through; a signal aborted already sends nothing.
+// The answering server is one of the test's own (own-server.mjs); the client's `fetch` sends a
+// request to the silent one instead while `hang` is set.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { SectionalClient } from '../sectional.mjs';
+import { startServer } from './own-server.mjs';
+import { startSilentServer } from './silent-server.mjs';
+
+/** @type {Awaited<ReturnType<typeof startServer>>} */
+let server;
+/** @type {Awaited<ReturnType<typeof startSilentServer>>} */
+let silent;
+let hang = false;
+before(async () => {
+  [server, silent] = await Promise.all([startServer({ flags: ['--memory'] }), startSilentServer()]);
+  const writer = new SectionalClient(server.url).collection('crew');
+  await writer.batch({ upsert: [...Array(30).keys()].map((i) => ({ id: `p${i}`, name: `N${i + 10}`, team: i % 2 ? 'Eng' : 'Design' })) });
+});
+after(async () => { await Promise.all([server.stop(), silent.stop()]); });
+
+/** A client of the test's server whose requests, but for event streams, go to the silent one while `hang` is set. */
+const client = () => new SectionalClient(server.url, {
+  fetch: (input, init) => fetch(hang && !String(input).includes('/events') ? String(input).replace(server.url, silent.url) : input, init),
+});
+
+/**
+ * What `promise` settles with, or a rejection saying `what` was still pending after `ms`.
+ * @template T @param {Promise<T>} promise @param {string} what @param {number} [ms] @returns {Promise<T>}
+ */
+async function within(promise, what, ms = 5000) {
+  /** @type {NodeJS.Timeout|undefined} */
+  let timer;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} still pending after ${ms} ms`)), ms); });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Waits (polling, 10 s at most) until the silent server has read more than `count` request heads.
+ * @param {number} count @param {string} what
+ */
+async function reached(count, what) {
+  const deadline = Date.now() + 10000;
+  while (silent.requests() <= count) {
+    assert.ok(Date.now() < deadline, `${what} never reached the server`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** @param {Promise<unknown>} promise @param {string} what */
+const assertAborted = (promise, what) => assert.rejects(within(promise, what), { name: 'AbortError' }, what);
+
+test('a read of a server that never answers ends when its signal aborts', async () => {
+  hang = true;
+  try {
+    const controller = new AbortController();
+    const before = silent.requests();
+    const outline = client().list('crew').outline({ signal: controller.signal });
+    await reached(before, 'outline()');
+    controller.abort();
+    await assertAborted(outline, 'outline() after abort()');
+    // A token provider that never answers holds up no cancelled request either.
+    const stuck = new SectionalClient(server.url, { tokenProvider: () => new Promise(() => undefined) });
+    const waiting = new AbortController();
+    const read = stuck.list('crew').outline({ signal: waiting.signal });
+    waiting.abort();
+    await assertAborted(read, 'outline() waiting for its token after abort()');
+    // A signal's own reason comes through, as with fetch: AbortSignal.timeout's TimeoutError.
+    await assert.rejects(within(client().list('crew').outline({ signal: AbortSignal.timeout(100) }), 'outline() with a timeout'),
+      { name: 'TimeoutError' });
+  } finally {
+    hang = false;
+  }
+});
+
+test('a cancelled mirror operation stores nothing and holds up no later one', async () => {
+  const mirror = client().list('crew').mirror({ pageSize: 10 });
+  const loaded = (await mirror.reload()).snapshot;
+  await new SectionalClient(server.url).collection('crew').put('p0', { name: 'A0', team: 'Design' });
+  hang = true;
+  const controller = new AbortController();
+  const before = silent.requests();
+  const sync = mirror.sync({ signal: controller.signal });
+  await reached(before, 'sync()');
+  const next = mirror.sync();                // called while the first one hangs: waits for it
+  hang = false;
+  controller.abort();
+  await assertAborted(sync, 'sync() after abort()');
+  assert.equal(mirror.snapshot, loaded, 'the cancelled sync stored nothing');
+  const update = await within(next, 'the sync after the cancelled one');
+  const fresh = (await client().list('crew').mirror({ pageSize: 10 }).reload({ rows: 10 })).snapshot;
+  assert.equal(update.snapshot.version, fresh.version);
+  assert.deepEqual(update.snapshot.sections[1].rows[0], fresh.sections[1].rows[0]);
+  assert.equal(update.snapshot.sections[1].rows[0]?.title, 'A0');
+  assert.equal(silent.requests(), before + 1, 'only the cancelled request went to the silent server');
+});
+
+test('an operation waiting behind a hung one rejects at once when its signal aborts, and sends nothing', async () => {
+  const mirror = client().list('crew').mirror({ pageSize: 10 });
+  const loaded = (await mirror.reload()).snapshot;
+  hang = true;
+  const first = new AbortController(), second = new AbortController();
+  const before = silent.requests();
+  const hung = mirror.sync({ signal: first.signal });
+  await reached(before, 'sync()');
+  const waiting = mirror.row({ section: 1, row: 12 }, { signal: second.signal });
+  second.abort();
+  await assertAborted(waiting, 'row(at:) waiting behind a hung sync, after abort()');
+  first.abort();
+  await assertAborted(hung, 'the hung sync after abort()');
+  hang = false;
+  assert.equal(silent.requests(), before + 1, 'the cancelled row() sent nothing');
+  assert.equal(mirror.snapshot, loaded);
+  const row = await within(mirror.row({ section: 1, row: 12 }), 'row(at:) after both were cancelled');
+  assert.equal(row?.indexPath.row, 12);
+});
+
+test('updates() ends when its signal aborts during a sync that hangs', async () => {
+  const mirror = client().list('crew').mirror({ pageSize: 10 });
+  const loaded = (await mirror.reload()).snapshot;
+  const controller = new AbortController();
+  const before = silent.requests();
+  hang = true;
+  try {
+    /** @type {unknown[]} */
+    const seen = [];
+    const loop = (async () => { for await (const update of mirror.updates({ signal: controller.signal })) seen.push(update); })();
+    // The stream sends the current version when it connects: a newer one than the mirror's, either way.
+    await new SectionalClient(server.url).collection('crew').put('p2', { name: 'A2', team: 'Design' });
+    await reached(before, 'the sync an event started');
+    controller.abort();
+    await within(loop, 'updates() after abort()');
+    assert.deepEqual(seen, []);
+    assert.equal(mirror.snapshot, loaded, 'the cancelled sync stored nothing');
+  } finally {
+    hang = false;
+  }
+});
+
+test('a signal aborted already rejects at once and sends nothing', async () => {
+  hang = true;
+  try {
+    const aborted = AbortSignal.abort();
+    const before = silent.requests();
+    const list = client().list('crew');
+    await assertAborted(list.outline({ signal: aborted }), 'outline() with an aborted signal');
+    await assertAborted(client().collection('crew').get('p1', { signal: aborted }), 'get() with an aborted signal');
+    const mirror = list.mirror();
+    await assertAborted(mirror.reload({ signal: aborted }), 'reload() with an aborted signal');
+    assert.equal(mirror.snapshot, null);
+    // Then a request that is sent: the silent server reads it, and it is the only one it read.
+    const controller = new AbortController();
+    const sent = list.outline({ signal: controller.signal });
+    await reached(before, 'the outline() sent after them');
+    controller.abort();
+    await assertAborted(sent, 'that outline() after abort()');
+    assert.equal(silent.requests(), before + 1, 'the aborted signals sent nothing');
+  } finally {
+    hang = false;
+  }
+});
