@@ -76,8 +76,8 @@ final class MirrorUpdatesTests: XCTestCase {
         XCTAssertEqual(snapshot?.sections.map(\.section.key), ["pinned", "Design", "Eng"])
     }
 
-    /// A server that comes back behind the mirror (an empty store at the same address, as after a
-    /// memory store restarted or a store restored from an older backup): its stream announces a
+    /// A server that comes back behind the mirror (an empty store at the same address, as a new
+    /// database or one put back by a file copy would be): its stream announces a
     /// version below the mirror's, and `changes` refuses the mirror's `since` (400
     /// invalid-version). The mirror reloads, through `updates()` and through `sync()`.
     func testAMirrorAheadOfTheServerReloads() async throws {

@@ -757,8 +757,8 @@ export class ListMirror {
 
   /**
    * Every later sync, run when the event stream announces a version other than the mirror's: a
-   * newer one, or an older one (the server went back: a memory store restarted, a store restored
-   * from a backup; the sync then reloads). A sync that fails while the server is away (a network
+   * newer one, or an older one (the server went back: a new database at its address, one put
+   * back by a file copy; the sync then reloads). A sync that fails while the server is away (a network
    * error, a 503) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
    * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
    * `signal` closes it too, and cancels a sync under way (then nothing is stored).
@@ -847,8 +847,8 @@ export class ListMirror {
       try {
         changes = await this.list.changes(old.version, { view: this.view, signal });
       } catch (e) {
-        // The mirror is ahead of the list: the server went back (a memory store restarted, a
-        // store restored from a backup), so no diff leads from the mirror's version to its.
+        // The mirror is ahead of the list: the server went back (a new database at its address,
+        // one put back by a file copy), so no diff leads from the mirror's version to its.
         if (e instanceof SectionalError && e.status === 400 && e.slug === 'invalid-version') break;
         throw e;
       }

@@ -100,8 +100,8 @@ public actor ListMirror {
     }
 
     /// Every later sync, run when the list's event stream announces a version other than the
-    /// mirror's: a newer one, or an older one (the server went back: a memory store restarted, a
-    /// store restored from a backup; the sync then reloads). The stream reconnects (with
+    /// mirror's: a newer one, or an older one (the server went back: a new database at its address, one
+    /// put back by a file copy; the sync then reloads). The stream reconnects (with
     /// `Last-Event-ID`) when it drops, after `reconnectDelay` seconds when given (see
     /// ``SectionalList/events(reconnectDelay:)``); a sync that fails while the server is away (a
     /// network error, a 503) is tried again after the same delay, backing off, until it gets
@@ -201,8 +201,8 @@ public actor ListMirror {
             do {
                 changes = try await list.changes(since: old.version, view: view)
             } catch let problem as SectionalError where problem.status == 400 && problem.slug == "invalid-version" {
-                // The mirror is ahead of the list: the server went back (a memory store restarted,
-                // a store restored from a backup), so no diff leads from the mirror's version to its.
+                // The mirror is ahead of the list: the server went back (a new database at its address,
+                // one put back by a file copy), so no diff leads from the mirror's version to its.
                 break
             }
             if changes.reload { break }

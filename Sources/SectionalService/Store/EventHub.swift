@@ -91,7 +91,7 @@ final class EventHub: @unchecked Sendable {
     /// one. Sent under the lock, so a publish cannot overtake it.
     ///
     /// `clientAhead`: the client's `Last-Event-ID`. One past `version` was never this server's
-    /// (a memory store restarted, a store restored from a backup): it is taken as unknown, so the
+    /// (a new database at its address, one put back by a file copy): it is taken as unknown, so the
     /// client hears the current version and every one after it, not nothing until the list's
     /// version passes the one it names.
     private func tell(_ stream: StreamBody, stream name: String, list: String, version: Int64, clientAhead: Int64? = nil) {

@@ -1,6 +1,7 @@
 // Mirrors across a server of the test's own that goes away and comes back (own-server.mjs): a
-// memory store restarted is behind the mirror, which must reload, not skip its events or fail;
-// a server killed during the sync after an event does not end updates().
+// server back on a store that went back (a new, empty database at the same address) is behind
+// the mirror, which must reload, not skip its events or fail; a server killed during the sync
+// after an event does not end updates().
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,8 +23,10 @@ async function waitUntil(check, what, seconds = 20) {
 
 const ids = (snapshot) => snapshot.sections.flatMap((s) => s.rows.map((r) => (r ? r.id : null)));
 
-test('a mirror ahead of a restarted memory store reloads: updates() and sync()', async () => {
-  let server = await startServer({ flags: ['--memory'] });
+test('a mirror ahead of a server whose store went back reloads: updates() and sync()', async () => {
+  // Not a memory store: a restarted one numbers its changes from the clock, past the mirror's.
+  const folder = await mkdtemp(join(tmpdir(), 'sectional-js-'));
+  let server = await startServer({ flags: ['--data', join(folder, 'first.sqlite')] });
   const client = new SectionalClient(server.url);
   const list = client.list('crew');
   try {
@@ -44,10 +47,10 @@ test('a mirror ahead of a restarted memory store reloads: updates() and sync()',
     })().catch((e) => { ended = e; });
     try {
       await waitUntil(async () => (await openStreams(server.url)) === 1, () => 'the mirror never opened its stream');
-      // The same address, an empty store: the list is back at a version below the mirror's.
+      // The same address, an empty database: the list is back at a version below the mirror's.
       const port = server.port;
       await server.stop();
-      server = await startServer({ port, flags: ['--memory'] });
+      server = await startServer({ port, flags: ['--data', join(folder, 'second.sqlite')] });
       await client.collection('crew').put('z', member('z', 'Zoe', 'Sales'));
       const now = await list.outline();
       assert.ok(now.version < before, `the restarted list (${now.version}) is behind the mirror (${before})`);
@@ -64,6 +67,7 @@ test('a mirror ahead of a restarted memory store reloads: updates() and sync()',
     }
   } finally {
     await server.stop();
+    await rm(folder, { recursive: true, force: true });
   }
 });
 
