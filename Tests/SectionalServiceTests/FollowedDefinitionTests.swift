@@ -180,4 +180,37 @@ final class FollowedDefinitionTests: XCTestCase {
         XCTAssertEqual(caughtUp.snapshot.definition.title, "A")
         XCTAssertEqual(caughtUp.snapshot.totalRowCount, 2)
     }
+
+    /// Two changes of a list stored before a follower reaches the first: it goes from the old
+    /// definition straight to the second, and a page token written under the first (on the
+    /// instance that served it) is told to reload there too — whether the follower jumped when
+    /// it reached the first change in the log, or earlier (a partition read ahead of it).
+    func testADefinitionAFollowerJumpedOverCountsAsRetired() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design"), order("o1", owner: "alice")])
+        follow(second, through: first.applied.current)
+        let peopleA = try change(first, "people", to: try Self.people("A"))
+        let servedA = try XCTUnwrap(first.list("people")).snapshot.definition
+        let germanA = try first.localized(try XCTUnwrap(first.list("people")), language: "de").snapshot.definition
+        let ordersA = try change(first, "orders", to: try Self.orders("A"))
+        let aliceKey = try XCTUnwrap(PartitionKey(.string("alice")))
+        let servedOrdersA = try XCTUnwrap(first.partition(aliceKey, ofList: "orders")).snapshot.definition
+        _ = try change(first, "people", to: try Self.people("B"))
+        _ = try change(first, "orders", to: try Self.orders("B"))
+
+        // Alice's partition read first: it follows orders' latest change before the log gets there.
+        XCTAssertEqual(try XCTUnwrap(second.partition(aliceKey, ofList: "orders")).snapshot.definition.title, "B")
+        follow(second, through: peopleA)
+        XCTAssertEqual(try XCTUnwrap(second.list("people")).snapshot.definition.title, "B")
+        XCTAssertTrue(second.retiredFingerprints("people").contains(servedA.fingerprint), "people's A, jumped over in the log")
+        XCTAssertTrue(second.retiredFingerprints("people").contains(germanA.fingerprint), "people's A in German")
+        follow(second, through: ordersA)
+        XCTAssertTrue(second.retiredFingerprints("orders").contains(servedOrdersA.fingerprint), "orders' A, jumped over by a read")
+        follow(second, through: first.applied.current)
+        for name in ["people", "orders"] {
+            XCTAssertFalse(second.retiredFingerprints(name).contains(try XCTUnwrap(second.definition(name)).fingerprint),
+                           "\(name)'s definition in force is not retired")
+        }
+    }
 }

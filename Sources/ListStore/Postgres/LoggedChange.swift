@@ -4,7 +4,8 @@ public struct LoggedChange: Sendable, Equatable {
     public let sequence: Int64
     public let collection: String
     public let id: String
-    /// The record's JSON after the write; nil for a delete.
+    /// The record's JSON after the write; nil for a delete. For a definition change, the
+    /// definition stored (nil: removed, or logged by an earlier release).
     public let json: [UInt8]?
     /// The record's JSON before the write, kept for the collections per-user lists read (nil
     /// when it did not exist, or is not kept).

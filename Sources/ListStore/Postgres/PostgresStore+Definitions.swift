@@ -1,7 +1,9 @@
 /// Run-time list definitions in PostgreSQL: one row per list, each change a commit of its own
 /// that takes the next number of the one sequence (under the same row lock as record commits)
-/// and is logged in `changes` under collection ``PostgresSchema/definitionsLog`` (id: the list;
-/// a config reload: the empty id), so the change log has no gap where it took its number.
+/// and is logged in `changes` under collection ``PostgresSchema/definitionsLog`` (id: the list,
+/// json: the definition stored, null for a removal; a config reload: the empty id), so the
+/// change log has no gap where it took its number, and an instance that reaches the change after
+/// a later one of the list was stored still knows the definition it passed over.
 extension PostgresStore {
     public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
         try writing { connection throws(PostgresError) in
@@ -20,7 +22,7 @@ extension PostgresStore {
                     INSERT INTO definitions (list, json, revision, sequence) VALUES ($1, $2::json, $3::bigint, $4::bigint)
                     ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
                     """, .text(list), json.map { .bytes($0) } ?? .null, .int(revision + 1), .int(sequence))
-                try Self.logDefinition(list, sequence: sequence, on: connection)
+                try Self.logDefinition(list, json: json, sequence: sequence, on: connection)
                 try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
                 return .saved(StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), replaced: live)
             }
@@ -33,7 +35,7 @@ extension PostgresStore {
                 let result = try connection.execute("UPDATE state SET value = value + 1 WHERE key = 'sequence' RETURNING value")
                 guard result.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
                 let sequence = try result.int(0, 0)
-                try Self.logDefinition("", sequence: sequence, on: connection)
+                try Self.logDefinition("", json: nil, sequence: sequence, on: connection)
                 return sequence
             }
         }
@@ -76,10 +78,11 @@ extension PostgresStore {
         }
     }
 
-    /// Logs a definition change of `list` (the empty name: a config reload) under `sequence`.
-    private static func logDefinition(_ list: String, sequence: Int64, on connection: PostgresConnection) throws(PostgresError) {
-        try connection.execute("INSERT INTO changes (sequence, position, collection, id, json) VALUES ($1::bigint, 0, $2, $3, NULL)",
-                               .int(sequence), .text(PostgresSchema.definitionsLog), .text(list))
+    /// Logs a definition change of `list` (the empty name: a config reload) to `json` (nil: removed) under `sequence`.
+    private static func logDefinition(_ list: String, json: [UInt8]?, sequence: Int64,
+                                      on connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("INSERT INTO changes (sequence, position, collection, id, json) VALUES ($1::bigint, 0, $2, $3, $4::json)",
+                               .int(sequence), .text(PostgresSchema.definitionsLog), .text(list), json.map { .bytes($0) } ?? .null)
         try notify(sequence, on: connection)
     }
 }

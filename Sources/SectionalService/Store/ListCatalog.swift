@@ -72,16 +72,24 @@ struct ListCatalog: Sendable {
     /// Notes that `name`'s definition changed at `sequence`.
     mutating func settle(_ name: String, before: ListDefinition?, at sequence: Int64) {
         rebuild()
-        if let before, before.fingerprint != definition(name)?.fingerprint {
-            // In every language it was served in (tokens are bound to the language's definition).
-            retired[name, default: []].append(before.fingerprint)
-            for language in before.languages where language != before.language {
-                retired[name]!.append(before.localized(language, formats: Localization.formats(for: language)).fingerprint)
-            }
-            if retired[name]!.count > Self.retiredKept * 4 { retired[name]!.removeFirst(retired[name]!.count - Self.retiredKept * 4) }
-        }
+        if let before { retire(name, before) }
         floors[name] = sequence
         changed[name] = sequence
+    }
+
+    /// Counts `definition` (as served: in its first language) among those list `name` served
+    /// before, in every language (tokens are bound to the language's definition), unless it is
+    /// the one in force or counted already: a page token minted under it is told to reload.
+    mutating func retire(_ name: String, _ definition: ListDefinition) {
+        guard definition.fingerprint != self.definition(name)?.fingerprint else { return }
+        var fingerprints = [definition.fingerprint]
+        for language in definition.languages where language != definition.language {
+            fingerprints.append(definition.localized(language, formats: Localization.formats(for: language)).fingerprint)
+        }
+        var list = retired[name] ?? []
+        list += fingerprints.filter { !list.contains($0) }
+        if list.count > Self.retiredKept * 4 { list.removeFirst(list.count - Self.retiredKept * 4) }
+        retired[name] = list
     }
 
     /// Sets the version floor of a list (at start).

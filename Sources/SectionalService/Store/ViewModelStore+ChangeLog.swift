@@ -113,7 +113,10 @@ extension ViewModelStore {
                 partitionVersions = [:]
                 applied.advance(to: reached)
                 do {
-                    if !change.id.isEmpty { events += try followDefinition(change.id, at: sequence) }
+                    if !change.id.isEmpty {
+                        events += try followDefinition(change.id, at: sequence)
+                        retirePassedOver(change)
+                    }
                 } catch {
                     self.log.error("cannot follow a definition change", ["list": .text(change.id), "error": .text("\(error)")])
                     break

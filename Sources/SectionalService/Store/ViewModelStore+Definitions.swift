@@ -232,4 +232,26 @@ extension ViewModelStore {
         catalog.withLock { $0.setRuntime(name, read.definition, revision: read.stored.revision, at: read.stored.sequence) }
         return put(name, read.snapshot, at: read.stored.sequence, version: read.version)
     }
+
+    /// After the change log's definition change `change` is followed: when the list's change in
+    /// force is a later one (read when this instance got to `change`, or before), the logged
+    /// definition was never served here, though another instance served it and wrote page tokens
+    /// under it. It is counted among the list's retired definitions, so those tokens are told to
+    /// reload, as tokens of a definition this instance served are. Under the writer's lock.
+    ///
+    /// Cost: a decode of the logged definition, only when it was passed over. Choices: a logged
+    /// removal passes over the config file's definition (none for a list only defined at run
+    /// time); a logged definition that does not decode (a later release's) is not counted.
+    func retirePassedOver(_ change: LoggedChange) {
+        let name = change.id
+        guard let changed = catalog.withLock({ $0.changed[name] }), changed > change.sequence else { return }
+        let passed: ListDefinition?
+        if let json = change.json {
+            passed = try? ListDefinitions.decode(name: name, JSONParser.parse(json), path: "$", zones: TimeZones.offsets)
+        } else {
+            passed = catalog.withLock { catalog in catalog.config.first { $0.name == name } }
+        }
+        guard let passed else { return }
+        catalog.withLock { $0.retire(name, Localization.base(passed)) }
+    }
 }
