@@ -181,6 +181,38 @@ final class FollowedDefinitionTests: XCTestCase {
         XCTAssertEqual(caughtUp.snapshot.totalRowCount, 2)
     }
 
+    /// A whole list's other language first read on a follower behind another instance's write:
+    /// the records it reads hold that write, so it shows them at the write's version (the one
+    /// the writer showed them at), never at the version the follower applied before it; the
+    /// write, reached in the log, is not taken twice.
+    func testAnotherLanguageReadAheadOfTheFollowerShowsItsRecordsAtTheirVersion() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design")])
+        let before = first.applied.current
+        var shown = [before: outline(try first.localized(try XCTUnwrap(first.list("people")), language: "de"))]
+        try commit(first, [person("p2", team: "Sales")])
+        let written = first.applied.current
+        shown[written] = outline(try first.localized(try XCTUnwrap(first.list("people")), language: "de"))
+        XCTAssertNotEqual(shown[before], shown[written])
+
+        follow(second, through: before)
+        let list = try XCTUnwrap(second.list("people"))
+        XCTAssertEqual(list.version, before)
+        let german = try second.localized(list, language: "de")
+        XCTAssertEqual(outline(german), shown[german.version], "version \(german.version) on the follower")
+        follow(second, through: written)
+        let caughtUp = try second.localized(try XCTUnwrap(second.list("people")), language: "de")
+        XCTAssertEqual(caughtUp.version, written)
+        XCTAssertEqual(outline(caughtUp), shown[written])
+        // And onwards, alike on both.
+        try commit(first, [person("p3", team: "Design")])
+        follow(second, through: first.applied.current)
+        let moved = try second.localized(try XCTUnwrap(second.list("people")), language: "de")
+        XCTAssertEqual(moved.version, first.applied.current)
+        XCTAssertEqual(outline(moved), outline(try first.localized(try XCTUnwrap(first.list("people")), language: "de")))
+    }
+
     /// Two changes of a list stored before a follower reaches the first: it goes from the old
     /// definition straight to the second, and a page token written under the first (on the
     /// instance that served it) is told to reload there too — whether the follower jumped when

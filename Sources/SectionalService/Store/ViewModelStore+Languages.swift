@@ -9,30 +9,72 @@ import ListStore
 extension ViewModelStore {
     /// `base` (a list, or a user's partition, in its first language) in `language`, one of its
     /// languages: from memory, or built from storage (as a partition is; see ``partition(_:of:)``).
+    ///
+    /// Version: the records are read under the writer's lock, so no write of this process falls
+    /// between them and the version of `base` as applied. On a store other instances share they
+    /// are also read with their version from one committed state (the collections' change
+    /// numbers; a partition's, as ``partition(_:of:)`` reads it), which may be ahead of what this
+    /// instance applied: the language then takes that later version, and the log's commits up to
+    /// it are skipped for it (they are in it), so every instance shows one body per version.
+    /// When that state holds a change of the list's definition this instance has not followed
+    /// yet, the change is followed first and the records read again, as for a partition.
+    ///
+    /// Cost: one read of the list's collections (a partition: one indexed read per collection)
+    /// and a build; on a shared store, also a read of the collections' change numbers and of the
+    /// stored run-time definitions' change numbers.
     public func localized(_ base: ListState, language: String) throws(StoreError) -> ListState {
         guard language != base.definition.language else { return base }
         let key = MaterializationKey(list: base.name, partition: base.partition, language: language)
         if let state = cache.read(key) { return state }
+        // Whether to read versions and look for a definition change not followed: only another
+        // instance, sharing the store, can be ahead; and once (one that does not decode is skipped).
+        let shared = changeLog != nil
+        var follow = shared
         while true {
-            let (stored, _, version, epoch, definition) = try writer.withLock {
-                _ throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64, Int64?, ListDefinition) in
+            var followed: [VersionEvent] = []
+            let read = try writer.withLock {
+                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
                 let seen = cache.writtenVersion(of: key)
                 let epoch = cache.epoch(of: base.name)
-                let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
-                var stored: [String: [StoredRecord]] = [:]
-                var version: Int64
-                if let partition = base.partition, let scope = definition.scope {
-                    // The partition's version, as a build of it in the first language would find it.
-                    version = cache.peek(MaterializationKey(list: base.name, partition: partition))?.version ?? base.version
-                    for source in definition.sources where partition != .nobody {
-                        stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                let (found, changed) = catalog.withLock { ($0.definition(base.name), $0.changed[base.name] ?? 0) }
+                let definition = found ?? base.definition
+                let partition = base.partition.flatMap { partition in definition.scope.map { (partition, $0) } }
+                // The version of what this instance applied, as a build in the first language would find it.
+                var version = cache.peek(MaterializationKey(list: base.name, partition: partition?.0))?.version ?? base.version
+                if partition != nil, let seen { version = max(version, seen) }
+                let (stored, ahead, unfollowed) = try store.readConsistently {
+                    () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
+                    if follow, let change = try store.allDefinitions().first(where: { $0.list == base.name })?.sequence, change > changed {
+                        return ([:], nil, change)
                     }
-                    if let seen { version = max(version, seen) }
-                } else {
-                    version = cache.peek(MaterializationKey(list: base.name, partition: nil))?.version ?? base.version
-                    for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+                    var stored: [String: [StoredRecord]] = [:]
+                    var ahead: Int64?
+                    if let (partition, scope) = partition {
+                        for source in definition.sources where partition != .nobody {
+                            stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                            if shared, store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                                ahead = max(ahead ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                            }
+                        }
+                    } else {
+                        for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+                        if shared {
+                            let sequences = try store.collectionSequences()
+                            ahead = definition.sources.compactMap { sequences[$0] }.max()
+                        }
+                    }
+                    return (stored, ahead, nil)
                 }
-                return (stored, seen, version, epoch, definition)
+                if let unfollowed {
+                    follow = false
+                    followed = try followDefinition(base.name, at: unfollowed)
+                    return nil
+                }
+                return (stored, max(version, ahead ?? 0), epoch, definition)
+            }
+            guard let (stored, version, epoch, definition) = read else {
+                if !followed.isEmpty { onChange(followed) }
+                continue
             }
             var records: [String: [JSONValue]] = [:]
             for (source, list) in stored {
@@ -53,14 +95,18 @@ extension ViewModelStore {
     }
 
     /// Moves every language of a list (or of one partition) with a group of writes: each takes
-    /// the commit's version; resident ones also take the changes.
+    /// the commit's version; resident ones also take the changes — but one read from a committed
+    /// state at or past the commit (see ``localized(_:language:)``) holds it already.
     func advanceLanguages(of definition: ListDefinition, partition: PartitionKey?, by writes: [AppliedWrite], sequence: Int64,
                           next: inout [MaterializationKey: ListState], partitionVersions: inout [MaterializationKey: Int64]) {
         for language in definition.languages where language != definition.language {
             let key = MaterializationKey(list: definition.name, partition: partition, language: language)
+            let state = next[key] ?? cache.peek(key)
+            // Read from a later committed state than this instance had applied: it holds this commit.
+            if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
             advanceQueries(of: key, by: writes, sequence: sequence, next: &next)
-            guard let state = next[key] ?? cache.peek(key) else { continue }
+            guard let state else { continue }
             next[key] = state.next(apply(writes, to: state, key: key, sequence: sequence), version: sequence)
         }
     }
