@@ -87,12 +87,17 @@ test('a cancelled mirror operation stores nothing and holds up no later one', as
   hang = true;
   const controller = new AbortController();
   const before = silent.requests();
-  const sync = mirror.sync({ signal: controller.signal });
-  await reached(before, 'sync()');
-  const next = mirror.sync();                // called while the first one hangs: waits for it
-  hang = false;
-  controller.abort();
-  await assertAborted(sync, 'sync() after abort()');
+  let next;
+  try {
+    const sync = mirror.sync({ signal: controller.signal });
+    await reached(before, 'sync()');
+    next = mirror.sync();                    // called while the first one hangs: waits for it
+    hang = false;
+    controller.abort();
+    await assertAborted(sync, 'sync() after abort()');
+  } finally {
+    hang = false;
+  }
   assert.equal(mirror.snapshot, loaded, 'the cancelled sync stored nothing');
   const update = await within(next, 'the sync after the cancelled one');
   const fresh = (await client().list('crew').mirror({ pageSize: 10 }).reload({ rows: 10 })).snapshot;
@@ -108,14 +113,17 @@ test('an operation waiting behind a hung one rejects at once when its signal abo
   hang = true;
   const first = new AbortController(), second = new AbortController();
   const before = silent.requests();
-  const hung = mirror.sync({ signal: first.signal });
-  await reached(before, 'sync()');
-  const waiting = mirror.row({ section: 1, row: 12 }, { signal: second.signal });
-  second.abort();
-  await assertAborted(waiting, 'row(at:) waiting behind a hung sync, after abort()');
-  first.abort();
-  await assertAborted(hung, 'the hung sync after abort()');
-  hang = false;
+  try {
+    const hung = mirror.sync({ signal: first.signal });
+    await reached(before, 'sync()');
+    const waiting = mirror.row({ section: 1, row: 12 }, { signal: second.signal });
+    second.abort();
+    await assertAborted(waiting, 'row(at:) waiting behind a hung sync, after abort()');
+    first.abort();
+    await assertAborted(hung, 'the hung sync after abort()');
+  } finally {
+    hang = false;
+  }
   assert.equal(silent.requests(), before + 1, 'the cancelled row() sent nothing');
   assert.equal(mirror.snapshot, loaded);
   const row = await within(mirror.row({ section: 1, row: 12 }), 'row(at:) after both were cancelled');
