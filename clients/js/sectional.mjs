@@ -442,9 +442,13 @@ export class SectionalList {
    * The list's versions as they happen, from its event stream (read with fetch, so the token is
    * sent). Reconnects with `Last-Event-ID` when the stream drops, after the server's `retry:`
    * (or `reconnectDelay` ms), or what a 503's `Retry-After` says (see `reconnectDelay`); ends when
-   * `signal` aborts, or throws a problem other than 503. Leaving a `for await` over it (break,
-   * return, throw) closes the stream.
-   * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o]
+   * `signal` aborts, or throws a problem other than 503. A connection on which nothing arrives for
+   * `idleTimeout` ms (default 60000; the server sends a keep-alive comment every 15 s) is taken as
+   * dead, as one that dropped: a peer that vanished without closing it (a lost network, a
+   * proxy that holds it) would otherwise leave the stream waiting for good. (The Swift client's
+   * stream gives up after the same 60 s.) Leaving a `for await` over it (break, return, throw)
+   * closes the stream.
+   * @param {{signal?: AbortSignal, reconnectDelay?: number, idleTimeout?: number}} [o]
    * @returns {AsyncGenerator<VersionEvent, void, void>}
    */
   async *events(o = {}) {
@@ -458,15 +462,26 @@ export class SectionalList {
     const abort = () => own.abort();
     if (o.signal && o.signal.aborted) own.abort();
     if (o.signal) o.signal.addEventListener('abort', abort, { once: true });
+    const idleTimeout = o.idleTimeout ?? 60000;
     try {
       while (!own.signal.aborted) {
         retryAfter = null;
+        // This connection's: ended with the stream, and when nothing came for `idleTimeout` ms.
+        const connection = new AbortController();
+        const end = () => connection.abort();
+        own.signal.addEventListener('abort', end, { once: true });
+        /** @type {ReturnType<typeof setTimeout>|undefined} */
+        let idle;
+        const heard = () => { clearTimeout(idle); idle = setTimeout(end, idleTimeout); };
         try {
           /** @type {Record<string, string>} */
           const extra = { Accept: 'text/event-stream' };
           if (lastEventID !== undefined) extra['Last-Event-ID'] = lastEventID;
+          const headers = await this.client.headers(extra);
+          heard();
           const response = await this.client.fetch(this.client.url(this.path(['events']), this.search),
-            { headers: await this.client.headers(extra), signal: own.signal, cache: 'no-store' });
+            { headers, signal: connection.signal, cache: 'no-store' });
+          heard();
           if (!response.ok) {
             const problem = SectionalError.from(response.status, await response.text());
             if (problem.status !== 503) throw problem;
@@ -479,6 +494,7 @@ export class SectionalList {
             for (;;) {
               const { value, done } = await reader.read();
               if (done) break;
+              heard();
               failures = 0;
               buffer += decoder.decode(value, { stream: true });
               let newline;
@@ -488,7 +504,9 @@ export class SectionalList {
                 if (line === '') {
                   if (data.length && (name || 'message') === 'version') {
                     if (id !== undefined) lastEventID = id;
+                    clearTimeout(idle);   // the caller's time with the event is not the connection's silence
                     yield /** @type {VersionEvent} */ (JSON.parse(data.join('\n')));
+                    heard();
                   }
                   name = '';
                   data = [];
@@ -509,6 +527,10 @@ export class SectionalList {
           if (e instanceof SectionalError) throw e;
           if (own.signal.aborted) return;
           failures++;
+        } finally {
+          clearTimeout(idle);
+          own.signal.removeEventListener('abort', end);
+          connection.abort();
         }
         await sleep(reconnectDelay({ retryAfter, fixed: o.reconnectDelay, retry, failures }), own.signal);
       }
@@ -761,8 +783,10 @@ export class ListMirror {
    * back by a file copy; the sync then reloads). A sync that fails while the server is away (a network
    * error, a 503) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
    * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
-   * `signal` closes it too, and cancels a sync under way (then nothing is stored).
-   * @param {{signal?: AbortSignal, reconnectDelay?: number}} [o] @returns {AsyncGenerator<MirrorUpdate, void, void>}
+   * `signal` closes it too, and cancels a sync under way (then nothing is stored); `idleTimeout` is
+   * the stream's (see `SectionalList.events`).
+   * @param {{signal?: AbortSignal, reconnectDelay?: number, idleTimeout?: number}} [o]
+   * @returns {AsyncGenerator<MirrorUpdate, void, void>}
    */
   async *updates(o = {}) {
     for await (const event of this.list.events(o)) {

@@ -1,7 +1,8 @@
 // Cancelling requests and mirror operations with an AbortSignal: against a server that never
 // answers (silent-server.mjs), a cancelled read and a cancelled mirror operation reject with the
 // signal's reason (`AbortError`) within a deadline, not when some timeout runs out; the mirror
-// keeps what it held and its next operation gets through; a signal aborted already sends nothing.
+// keeps what it held and its next operation gets through; a signal aborted already sends nothing;
+// an event stream that hears nothing for its idle limit connects again.
 // The answering server is one of the test's own (own-server.mjs); the client's `fetch` sends a
 // request to the silent one instead while `hang` is set.
 import { test, before, after } from 'node:test';
@@ -173,4 +174,20 @@ test('a signal aborted already rejects at once and sends nothing', async () => {
   } finally {
     hang = false;
   }
+});
+
+test('an event stream on which nothing arrives for idleTimeout ms is connected again', async () => {
+  const events = new SectionalClient(silent.url).list('crew');
+  const controller = new AbortController();
+  const from = silent.requests();
+  const reading = (async () => {
+    for await (const _ of events.events({ signal: controller.signal, idleTimeout: 200, reconnectDelay: 20 }));
+  })();
+  try {
+    // Without the limit the first request waits for its answer for good: one head, never more.
+    await reached(from + 2, 'a third connection of the stream');
+  } finally {
+    controller.abort();
+  }
+  await within(reading, 'events() after abort()');
 });
