@@ -4,7 +4,7 @@ import XCTest
 
 /// Cancelling a task cancels its request: against a server that never answers, a cancelled read
 /// and a cancelled mirror operation end at once (`CancellationError`), not when the session's
-/// request timeout (60 s) runs out.
+/// request timeout (60 s) runs out; so does one waiting its turn behind a hung one.
 final class RequestCancellationTests: XCTestCase {
     func testCancellingATaskEndsItsRequestAndItsMirrorOperation() async throws {
         let silent = try SilentServer()
@@ -26,8 +26,30 @@ final class RequestCancellationTests: XCTestCase {
         let sent = Date().addingTimeInterval(10)
         while server.requests == before, Date() < sent { try await Task.sleep(nanoseconds: 20_000_000) }
         XCTAssertGreaterThan(server.requests, before, "\(what) sent its request", file: file, line: line)
-        let cancelled = Date()
         task.cancel()
+        await assertCancelled(what, task, file: file, line: line)
+    }
+
+    /// An operation queued behind one whose request hangs throws at once when its caller gives
+    /// up, and never sends its request (it never ran).
+    func testAnOperationWaitingBehindAHungOneEndsAtOnceAndSendsNothing() async throws {
+        let silent = try SilentServer()
+        defer { silent.stop() }
+        let mirror = SectionalClient(baseURL: silent.url).list("people").mirror()
+        let hung = Task { try await mirror.reload() }
+        defer { hung.cancel() }
+        let sent = Date().addingTimeInterval(10)
+        while silent.requests == 0, Date() < sent { try await Task.sleep(nanoseconds: 20_000_000) }
+        XCTAssertEqual(silent.requests, 1, "the reload sent its request")
+        let waiting = Task { _ = try await mirror.sync() }
+        waiting.cancel()
+        await assertCancelled("mirror.sync() behind a hung reload", waiting)
+        XCTAssertEqual(silent.requests, 1, "the cancelled sync sent nothing")
+    }
+
+    /// Asserts that `task` throws `CancellationError` within 5 s.
+    private func assertCancelled(_ what: String, _ task: Task<Void, Error>, file: StaticString = #filePath, line: UInt = #line) async {
+        let cancelled = Date()
         let ended = Task {
             do {
                 try await task.value
@@ -41,7 +63,7 @@ final class RequestCancellationTests: XCTestCase {
         let deadline = Date().addingTimeInterval(5)
         let outcome = TaskOutcome()
         Task { outcome.set(await ended.value) }
-        while outcome.value == nil, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+        while outcome.value == nil, Date() < deadline { try? await Task.sleep(nanoseconds: 20_000_000) }
         XCTAssertEqual(outcome.value, "cancelled",
                        "\(what) still running \(Date().timeIntervalSince(cancelled)) s after it was cancelled", file: file, line: line)
     }

@@ -146,15 +146,22 @@ public actor ListMirror {
 
     /// Runs `operation` after every operation called before it has ended. Cancelling the caller
     /// cancels the operation (its requests then throw `CancellationError`), so a request that
-    /// hangs holds up no later operation once its caller gives up.
+    /// hangs holds up no later operation once its caller gives up; one still waiting its turn
+    /// throws at once and never runs (``MirrorTurn``), while the next still waits for the ones
+    /// before it.
     private func serially<T: Sendable>(_ operation: @escaping @Sendable (ListMirror) async throws -> T) async throws -> T {
         let previous = tail
+        let turn = MirrorTurn<T>()
         let task = Task {
             await previous?.value
+            guard turn.start() else { throw CancellationError() }
             return try await operation(self)
         }
         tail = Task { _ = try? await task.value }
-        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        return try await withTaskCancellationHandler { try await turn.outcome(of: task) } onCancel: {
+            task.cancel()
+            turn.giveUp()
+        }
     }
 
     // MARK: Work
