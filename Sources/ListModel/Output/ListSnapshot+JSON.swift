@@ -57,19 +57,21 @@ extension ListSnapshot {
     /// the kept answer was copied into storage of its own size on every miss.
     public func rowBytesBound(section si: Int, start: Int, count: Int) -> Int {
         guard count > 0 else { return 0 }
-        var bytes = 0, rowCount = 0
-        sections.withUnsafeBufferPointer { secs in
+        let tags = tagCount
+        return sections.withUnsafeBufferPointer { secs in
             let node = secs.baseAddress! + si
-            rowCount = node.pointee.rows.count
+            var bytes = 0
             node.pointee.rows.withRowsView { rows in
                 rows.forEachSlice(from: start, count: count) { slice, _ in
                     for r in slice { bytes += r._withUnsafeGuaranteedRef { $0.jsonCount } }
                 }
             }
+            let splice = definition.sections.withUnsafeBufferPointer { specs in
+                RowEncoder.spliceBound(section: si, spec: specs.baseAddress! + node.pointee.spec, rowCount: node.pointee.rows.count,
+                                       tagCount: tags)
+            }
+            return bytes + count * splice
         }
-        let splice = RowEncoder.spliceBound(section: si, spec: definition.sections[sections[si].spec],
-                                            rowCount: rowCount, tagCount: tagCount)
-        return bytes + count * splice
     }
 
     /// Most bytes ``writeSectionMembers(_:view:into:)`` writes for section `index`, with room for
@@ -77,7 +79,7 @@ extension ListSnapshot {
     public func sectionBytesBound(_ index: Int) -> Int {
         // The pre-encoded text and its two `_<index>` suffixes; `{"index":…,"hidden":false,
         // "rowCount":…,"totalRowCount":…,"firstTag":…,"rowOffset":…,"rows":[]}` with six numbers.
-        let text = sections[index].text?.bytes.count ?? 1024
+        let text = sections.withUnsafeBufferPointer { $0[index].text?.bytes.count } ?? 1024
         return text + 2 * 21 + 96 + 6 * 20
     }
 

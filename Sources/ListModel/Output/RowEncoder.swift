@@ -105,17 +105,17 @@ struct RowEncoder {
     }
 
     /// Most bytes ``stage(_:rowIndex:tag:to:)`` adds to a row's pre-encoded JSON in section
-    /// `section` made by `spec`: the position members, the accessibility identifier's suffixes
+    /// `section` made by `spec` (read in place): the position members, the accessibility identifier's suffixes
     /// and the comma, with row indexes below `rowCount` and tags and tag lengths at most
     /// `tagCount`. With the rows' own bytes, the exact room a page's rows need at most (see
     /// ``ListSnapshot/rowBytesBound(section:start:count:)``).
-    static func spliceBound(section: Int, spec: SectionSpec, rowCount: Int, tagCount: Int) -> Int {
+    static func spliceBound(section: Int, spec: UnsafePointer<SectionSpec>, rowCount: Int, tagCount: Int) -> Int {
         let rowDigits = JSONNumberText.digitCount(UInt(rowCount)), tagDigits = JSONNumberText.digitCount(UInt(tagCount))
         let sectionDigits = JSONNumberText.digitCount(UInt(section))
         var n = indexPathSection.utf8CodeUnitCount + sectionDigits + indexPathRow.utf8CodeUnitCount + rowDigits
             + tagLocation.utf8CodeUnitCount + tagDigits + tagLength.utf8CodeUnitCount + tagDigits + 3  // `}` twice, the comma
-        if let acc = spec.accessibility {
-            n += spec.accessibilityPrefix.count + 1  // the closing quote
+        if let acc = spec.pointee.accessibility {
+            n += spec.pointee.accessibilityPrefix.count + 1  // the closing quote
             if acc.includesSection { n += 1 + sectionDigits }
             if acc.includesRow { n += 1 + rowDigits }
         }
