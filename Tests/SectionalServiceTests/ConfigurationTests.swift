@@ -74,7 +74,10 @@ final class ConfigurationTests: FolderTestCase {
     func testUnreadableFilesAreErrors() throws {
         let missing = folder.appendingPathComponent("missing.json").path
         XCTAssertThrowsError(try Configuration.load(path: missing, environment: [:])) { error in
-            XCTAssertEqual((error as? ConfigError)?.description, "cannot read config file \(missing)")
+            XCTAssertEqual((error as? ConfigError)?.description, "cannot read config file \(missing): No such file or directory")
+        }
+        XCTAssertThrowsError(try Configuration.load(path: folder.path, environment: [:])) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "cannot read config file \(folder.path): it is a folder")
         }
         let broken = try configFile(#"{ "lists": "#)
         XCTAssertThrowsError(try Configuration.load(path: broken, environment: [:])) { error in

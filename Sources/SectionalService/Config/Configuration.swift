@@ -68,13 +68,22 @@ public struct ConfigurationOverrides: Sendable {
 }
 
 extension Configuration {
+    /// Why the file at `path` could not be read: the system's word for it (`No such file or
+    /// directory`, `Permission denied`), or that it is a folder.
+    private static func unreadable(_ path: String) -> String {
+        var folder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &folder), folder.boolValue { return "it is a folder" }
+        guard access(path, R_OK) != 0 else { return "it could not be read" }
+        return String(cString: strerror(errno))
+    }
+
     /// Loads and validates the config file at `path`, then applies the environment and the
     /// command-line overrides (flags win over the environment, which wins over the file).
     /// Throws ``ConfigError`` with every problem found.
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment,
                             overrides: ConfigurationOverrides = ConfigurationOverrides()) throws(ConfigError) -> Configuration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigError(path: "", "cannot read config file \(path)")
+            throw ConfigError(path: "", "cannot read config file \(path): \(unreadable(path))")
         }
         let json: JSONValue
         do {
