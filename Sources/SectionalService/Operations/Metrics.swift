@@ -17,8 +17,9 @@ public final class Metrics: Sendable {
         var requests: [(method: String, status: Int, count: UInt64)] = []
         var latency = Histogram()
 
-        mutating func record(method: String, status: Int, seconds: Double) {
-            latency.observe(seconds)
+        /// Counts a request; times it too when its duration is known (`seconds` nil: not).
+        mutating func record(method: String, status: Int, seconds: Double?) {
+            if let seconds { latency.observe(seconds) }
             count(method: method, status: status, by: 1)
         }
 
@@ -88,8 +89,10 @@ public final class Metrics: Sendable {
         case let known?: method = known.rawValue
         }
         routes.withLock { routes in
+            // libmicrohttpd's own answer to a request line is counted, not timed: nothing tells
+            // when its request began (its duration reads 0).
             routes[route, default: RouteStatistics()].record(method: method, status: request.status.code,
-                                                            seconds: request.durationSeconds)
+                                                            seconds: request.rejectedRequestLine ? nil : request.durationSeconds)
         }
     }
 
