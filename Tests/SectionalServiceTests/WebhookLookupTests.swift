@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 @testable import SectionalService
 import Synchronization
 import XCTest
@@ -18,8 +19,8 @@ final class WebhookLookupTests: XCTestCase {
 
     /// A lookup that answers only when the gate opens (or after 10 s, as a failure the tests
     /// tell apart from the poster's own).
-    private func hangingLookup(entered: @escaping @Sendable () -> Void = {}) -> HostLookup.Lookup {
-        { [gate] _, _ in
+    private func hangingLookup(entered: @escaping @Sendable () -> Void = {}) -> HostLookup {
+        HostLookup { [gate] _, _ in
             entered()
             _ = gate.wait(timeout: .now() + 10)
             return .failure(HTTPPoster.Failure(description: "the lookup answered"))
@@ -40,6 +41,27 @@ final class WebhookLookupTests: XCTestCase {
                                       stopping: { stopping.load(ordering: .acquiring) }, lookup: lookup)
         guard case .failure(let failure) = outcome else { return XCTFail("\(outcome)") }
         XCTAssertEqual(failure.description, "given up: the server is stopping")
+    }
+
+    /// Deliveries to a host whose lookup still runs (an earlier delivery's, given up) wait for
+    /// that lookup instead of starting one each: a host whose name server never answers holds
+    /// one thread, however often its deliveries are retried. Once that lookup has ended, the
+    /// next delivery looks the host up again.
+    func testDeliveriesToAHostWhoseLookupStillRunsShareIt() {
+        let lookups = Atomic<Int>(0)
+        let lookup = hangingLookup { _ = lookups.add(1, ordering: .relaxed) }
+        for attempt in 1...3 {
+            let outcome = HTTPPoster.post(Array("{}".utf8), to: url, headers: [], timeoutSeconds: 0.2, lookup: lookup)
+            guard case .failure(let failure) = outcome else { return XCTFail("\(outcome)") }
+            XCTAssertEqual(failure.description, "timed out resolving hook.invalid", "attempt \(attempt)")
+        }
+        XCTAssertEqual(lookups.load(ordering: .relaxed), 1, "three deliveries, one lookup")
+        gate.signal()   // the lookup answers (and a new one, once started, hangs again)
+        let deadline = Date().addingTimeInterval(5)
+        while lookups.load(ordering: .relaxed) < 2, Date() < deadline {
+            _ = HTTPPoster.post(Array("{}".utf8), to: url, headers: [], timeoutSeconds: 0.05, lookup: lookup)
+        }
+        XCTAssertEqual(lookups.load(ordering: .relaxed), 2, "a delivery after the lookup ended looked again")
     }
 
     func testTheSystemLookupStillFindsAnAddress() {

@@ -18,7 +18,7 @@ enum HTTPPoster {
     /// with `lookup` within the same bounds (see ``HostLookup``).
     static func post(_ body: [UInt8], to url: WebhookURL, headers: [(String, String)], timeoutSeconds: Double,
                      stopping: @escaping () -> Bool = { false },
-                     lookup: @escaping HostLookup.Lookup = HostLookup.system) -> Result<Int, Failure> {
+                     lookup: HostLookup = .system) -> Result<Int, Failure> {
         let deadline = Deadline(at: ContinuousClock.now + .milliseconds(Int64(timeoutSeconds * 1000)), stopping: stopping)
         var head = "POST \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\nUser-Agent: sectional\r\n"
         head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
@@ -65,9 +65,9 @@ enum HTTPPoster {
     }
 
     /// A non-blocking socket connected to one of `url`'s host's addresses, tried in order.
-    private static func connect(to url: WebhookURL, deadline: Deadline, lookup: @escaping HostLookup.Lookup) -> Result<Int32, Failure> {
+    private static func connect(to url: WebhookURL, deadline: Deadline, lookup: HostLookup) -> Result<Int32, Failure> {
         let addresses: [HostAddress]
-        switch HostLookup.addresses(of: url.host, port: url.port, until: deadline, lookup: lookup) {
+        switch lookup.addresses(of: url.host, port: url.port, until: deadline) {
         case .success(let found): addresses = found
         case .failure(let failure): return .failure(failure)
         }

@@ -20,25 +20,47 @@ struct HostAddress: Sendable {
 /// answers: its timeout times its attempts, for each search domain — tens of seconds) and
 /// cannot be interrupted. So the lookup runs on a thread of its own, and a delivery waits for it
 /// only until its deadline or the server's stop; a lookup given up finishes on its own thread
-/// later, and its answer is dropped.
-enum HostLookup {
+/// later. One lookup of a host and port runs at a time: a delivery that finds one still running
+/// (an earlier delivery's, given up) waits for that one instead of starting another, so
+/// deliveries retried every few seconds to a host whose name server never answers hold one
+/// thread, not one more per attempt until the first lookups end.
+final class HostLookup: Sendable {
     /// A blocking lookup of `host`'s addresses for `port`.
     typealias Lookup = @Sendable (_ host: String, _ port: Int) -> Result<[HostAddress], HTTPPoster.Failure>
 
-    /// `lookup(host, port)`, or a failure once `deadline` passes or the server stops first.
-    static func addresses(of host: String, port: Int, until deadline: HTTPPoster.Deadline,
-                          lookup: @escaping Lookup = system) -> Result<[HostAddress], HTTPPoster.Failure> {
-        let answer = Answer()
-        let thread = Thread {
-            answer.result.withLock { $0 = lookup(host, port) }
-            answer.ready.signal()
+    /// The system's resolver, shared by every delivery.
+    static let system = HostLookup(systemLookup)
+
+    private let lookup: Lookup
+    /// The lookups running, by host and port.
+    private let running = Mutex<[String: Answer]>([:])
+
+    /// Lookups made with `lookup` (tests give one that hangs).
+    init(_ lookup: @escaping Lookup) { self.lookup = lookup }
+
+    /// `host`'s addresses for `port` (from the lookup running for them, or a new one), or a failure
+    /// once `deadline` passes or the server stops first.
+    func addresses(of host: String, port: Int, until deadline: HTTPPoster.Deadline) -> Result<[HostAddress], HTTPPoster.Failure> {
+        let key = "\(host):\(port)"
+        let (answer, started) = running.withLock { running -> (Answer, Bool) in
+            if let answer = running[key] { return (answer, false) }
+            let answer = Answer()
+            running[key] = answer
+            return (answer, true)
         }
-        thread.name = "sectional.webhook.lookup"
-        thread.start()
+        if started {
+            let thread = Thread { [self] in
+                let result = lookup(host, port)
+                running.withLock { _ = $0.removeValue(forKey: key) }
+                answer.finish(result)
+            }
+            thread.name = "sectional.webhook.lookup"
+            thread.start()
+        }
         while !deadline.stopping() {
             let milliseconds = deadline.millisecondsLeft
             guard milliseconds > 0 else { break }
-            if answer.ready.wait(timeout: .now() + .milliseconds(Int(min(milliseconds, HTTPPoster.stopCheckMilliseconds)))) == .success,
+            if answer.done.wait(timeout: .now() + .milliseconds(Int(min(milliseconds, HTTPPoster.stopCheckMilliseconds)))) == .success,
                let result = answer.result.withLock({ $0 }) {
                 return result
             }
@@ -46,14 +68,23 @@ enum HostLookup {
         return .failure(deadline.failure("timed out resolving \(host)"))
     }
 
-    /// The lookup's answer, shared with its thread (which may outlive the wait for it).
+    /// A lookup's answer, shared with its thread (which may outlive the waits for it) and with
+    /// every delivery waiting for it.
     private final class Answer: Sendable {
         let result = Mutex<Result<[HostAddress], HTTPPoster.Failure>?>(nil)
-        let ready = DispatchSemaphore(value: 0)
+        /// Left once the result is in: every waiter's wait then ends.
+        let done = DispatchGroup()
+
+        init() { done.enter() }
+
+        func finish(_ result: Result<[HostAddress], HTTPPoster.Failure>) {
+            self.result.withLock { $0 = result }
+            done.leave()
+        }
     }
 
     /// The system's resolver (`getaddrinfo`: `/etc/hosts`, DNS, …), blocking.
-    static func system(host: String, port: Int) -> Result<[HostAddress], HTTPPoster.Failure> {
+    static func systemLookup(host: String, port: Int) -> Result<[HostAddress], HTTPPoster.Failure> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
