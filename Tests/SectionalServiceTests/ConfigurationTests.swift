@@ -71,6 +71,28 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_LOG_LEVEL": "WARN"]).logLevel, .warn, "in any case")
     }
 
+    /// A host to listen on is an IP address or a host name, whether from the file, the
+    /// environment or `--host`: `check` refuses what `serve` could never listen on.
+    func testTheHostIsAnAddressOrAHostName() throws {
+        for good in ["127.0.0.1", "0.0.0.0", "::1", "::", "localhost", "api.example.com", "my-host", "host.", "10.0.0.1"] {
+            let path = try configFile(#"{"server":{"host":"\#(good)"}}"#)
+            XCTAssertEqual(try Configuration.load(path: path, environment: [:]).server.host, good)
+        }
+        for bad in ["not a host!", "", "-bad", "bad-", "a..b", "[::1]", "host/path", String(repeating: "a", count: 64)] {
+            let path = try configFile(#"{"server":{"host":"\#(bad)"}}"#)
+            XCTAssertThrowsError(try Configuration.load(path: path, environment: [:]), bad) { error in
+                XCTAssertEqual((error as? ConfigError)?.description, "server.host: must be an IP address or a host name, not '\(bad)'")
+            }
+        }
+        let path = try configFile("{}")
+        XCTAssertThrowsError(try Configuration.load(path: path, environment: ["SECTIONAL_HOST": "no way"])) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "SECTIONAL_HOST: must be an IP address or a host name, not 'no way'")
+        }
+        XCTAssertThrowsError(try Configuration.load(path: path, environment: [:], overrides: ConfigurationOverrides(host: "x y"))) { error in
+            XCTAssertEqual((error as? ConfigError)?.description, "--host: must be an IP address or a host name, not 'x y'")
+        }
+    }
+
     func testUnreadableFilesAreErrors() throws {
         let missing = folder.appendingPathComponent("missing.json").path
         XCTAssertThrowsError(try Configuration.load(path: missing, environment: [:])) { error in

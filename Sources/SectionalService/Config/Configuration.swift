@@ -104,7 +104,9 @@ extension Configuration {
         var issues: [ConfigIssue] = []
 
         var server = root.object("server")
-        if let host = server.string("host") { configuration.server.host = host }
+        if let host = server.string("host") {
+            if let problem = ListenHost.problem(host) { server.issue("host", problem) } else { configuration.server.host = host }
+        }
         if let port = server.int("port", in: 0...65535) { configuration.server.port = port }
         if let threads = server.int("threads", in: 0...256) { configuration.server.threads = threads }
         if let pin = server.bool("pinThreads") { configuration.server.pinThreads = pin }
@@ -170,7 +172,10 @@ extension Configuration {
     /// Applies `SECTIONAL_*` variables, then command-line flags.
     mutating func apply(environment: [String: String], overrides: ConfigurationOverrides, folder: String) throws(ConfigError) {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        if let host = value("SECTIONAL_HOST") { server.host = host }
+        if let host = value("SECTIONAL_HOST") {
+            if let problem = ListenHost.problem(host) { throw ConfigError(path: "SECTIONAL_HOST", problem) }
+            server.host = host
+        }
         if let text = value("SECTIONAL_PORT") {
             guard let port = Int(text), (0...65535).contains(port) else {
                 throw ConfigError(path: "SECTIONAL_PORT", "must be a port number, not '\(text)'")
@@ -191,7 +196,10 @@ extension Configuration {
             webhookSecrets[webhook.secretEnvironmentVariable] = value(webhook.secretEnvironmentVariable)
         }
 
-        if let host = overrides.host { server.host = host }
+        if let host = overrides.host {
+            if let problem = ListenHost.problem(host) { throw ConfigError(path: "--host", problem) }
+            server.host = host
+        }
         if let port = overrides.port { server.port = port }
         if let data = overrides.dataPath { storage = .sqlite(path: Self.resolve(data, against: folder)) }
         if overrides.memory { storage = .memory }
