@@ -245,4 +245,51 @@ final class FollowedDefinitionTests: XCTestCase {
                            "\(name)'s definition in force is not retired")
         }
     }
+
+    /// Another language a reader builds while the writer applies a batch of another instance's
+    /// commits: the reader read storage before the batch, so its state lacks the batch's
+    /// commits, and it lands in memory after the first of them found it absent (the version
+    /// that commit gave it is published with the batch). The batch's next commit must not move
+    /// that state on as if it held the first: it is dropped, and the next read builds it again —
+    /// not served, until the list's next definition change, without the first commit.
+    func testAStateInstalledWhileTheWriterAppliesABatchIsNotMovedPastACommitItLacks() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design")])
+        let changed = try change(first, "people", to: try Self.people("A"))
+        follow(second, through: changed)
+        // Built from storage at the change by a read on `first` still building when the batch
+        // starts: as after the change, it is not in memory then.
+        let list = try XCTUnwrap(first.list("people"))
+        let german = try first.localized(list, language: "de")
+        XCTAssertEqual(german.version, changed)
+        XCTAssertEqual(outline(german), "Ade Design:1")
+        first.cache.replaceList("people", with: list, epoch: changed)
+        try commit(second, [person("p1", team: "Sales")])
+        let firstCommit = second.applied.current
+        try commit(second, [person("p2", team: "Design")])
+
+        // `first`'s follower applies both in one batch; the read's state lands between them.
+        first.writer.withLock { _ in
+            var next: [MaterializationKey: ListState] = [:]
+            var partitionVersions: [MaterializationKey: Int64] = [:]
+            var views: [String] = []
+            var events: [VersionEvent] = []
+            XCTAssertEqual(first.catchUpLocked(through: firstCommit, next: &next, partitionVersions: &partitionVersions,
+                                               views: &views, events: &events), firstCommit)
+            XCTAssertNotNil(first.cache.install(MaterializationKey(list: "people", partition: nil, language: "de"), state: german,
+                                                epoch: changed))
+            let reached = first.catchUpLocked(through: second.applied.current, next: &next, partitionVersions: &partitionVersions,
+                                              views: &views, events: &events)
+            XCTAssertEqual(reached, second.applied.current)
+            _ = first.publish(next, partitionVersions: partitionVersions)
+            first.applied.advance(to: reached)
+        }
+        let shown = try first.localized(try XCTUnwrap(first.list("people")), language: "de")
+        let expected = try second.localized(try XCTUnwrap(second.list("people")), language: "de")
+        XCTAssertEqual(expected.version, second.applied.current)
+        XCTAssertEqual(outline(expected), "Ade Design:1 Sales:1")
+        XCTAssertEqual(shown.version, expected.version)
+        XCTAssertEqual(outline(shown), outline(expected), "German at version \(shown.version)")
+    }
 }

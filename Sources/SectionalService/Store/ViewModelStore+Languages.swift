@@ -96,12 +96,13 @@ extension ViewModelStore {
 
     /// Moves every language of a list (or of one partition) with a group of writes: each takes
     /// the commit's version; resident ones also take the changes — but one read from a committed
-    /// state at or past the commit (see ``localized(_:language:)``) holds it already.
+    /// state at or past the commit (see ``localized(_:language:)``) holds it already, and one
+    /// installed during the batch without an earlier commit of it is dropped (``stateToMove``).
     func advanceLanguages(of definition: ListDefinition, partition: PartitionKey?, by writes: [AppliedWrite], sequence: Int64,
                           next: inout [MaterializationKey: ListState], partitionVersions: inout [MaterializationKey: Int64]) {
         for language in definition.languages where language != definition.language {
             let key = MaterializationKey(list: definition.name, partition: partition, language: language)
-            let state = next[key] ?? cache.peek(key)
+            let state = stateToMove(key, next: next, partitionVersions: partitionVersions)
             // Read from a later committed state than this instance had applied: it holds this commit.
             if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
@@ -109,5 +110,21 @@ extension ViewModelStore {
             guard let state else { continue }
             next[key] = state.next(apply(writes, to: state, key: key, sequence: sequence), version: sequence)
         }
+    }
+
+    /// The state of language `key` a commit moves: the one an earlier commit of the same batch
+    /// (a commit's groups, or the change log's commits applied at once) moved, in `next`; else
+    /// the resident one — but not one a reader installed after an earlier commit of the batch
+    /// found `key` absent and gave it a version (in `partitionVersions`, published only with the
+    /// batch). That reader read storage before the batch, and its install was checked against
+    /// the versions published then, so its state lacks that commit: it is not moved, and
+    /// ``MaterializationCache/publish(_:partitionVersions:)`` drops it, to be built again on its
+    /// next read. Under the writer's lock; costs a dictionary look-up.
+    private func stateToMove(_ key: MaterializationKey, next: [MaterializationKey: ListState],
+                             partitionVersions: [MaterializationKey: Int64]) -> ListState? {
+        if let moved = next[key] { return moved }
+        guard let state = cache.peek(key) else { return nil }
+        if let given = partitionVersions[key], state.version < given { return nil }
+        return state
     }
 }
