@@ -9,16 +9,11 @@ import XCTest
 /// The materialization cache on its own: lock-free reads of a published table (racing writes,
 /// installs and evictions), recency for eviction, and the budget.
 final class MaterializationCacheTests: XCTestCase {
-    private static let definition: ListDefinition? = {
-        let lists = #"{"items": {"sections": [{"key": "all", "source": "items", "type": "all", "title": "All", "row": {"type": "item", "title": "{id}"}}]}}"#
-        guard let json = try? JSONParser.parse(lists) else { return nil }
-        return try? ListDefinitions.decode(json).first
-    }()
 
     /// A state of `rows` rows whose ids name `version` ("v7-0", "v7-1", …), so a reader can tell
     /// a snapshot and a version that do not belong together.
     private func state(version: Int64, rows: Int = 1, partition: String? = nil) throws -> ListState {
-        let definition = try XCTUnwrap(Self.definition, "the test definition does not decode")
+        let definition = try XCTUnwrap(ItemsList.definition, "the test definition does not decode")
         let records = (0..<rows).map { row -> JSONValue in ["id": .string("v\(version)-\(row)")] }
         return ListState(snapshot: ListSnapshot.build(definition: definition, records: ["items": records]), version: version,
                          partition: partition.flatMap { PartitionKey(.string($0)) })

@@ -6,11 +6,6 @@ import XCTest
 /// `scopes.maxResidentRows` (``AnswerTally``) and in `/metrics`: they were outside both, so
 /// 6,000 made-up users reading 60 page sizes each held 1.1 GB while the budget counted 3.6%.
 final class ResidentAnswersTests: XCTestCase {
-    private static let definition: ListDefinition? = {
-        let lists = #"{"items": {"sections": [{"key": "all", "source": "items", "type": "all", "title": "All", "row": {"type": "item", "title": "{id}"}}]}}"#
-        guard let json = try? JSONParser.parse(lists) else { return nil }
-        return try? ListDefinitions.decode(json).first
-    }()
 
     private func key(_ user: String) -> MaterializationKey {
         MaterializationKey(list: "items", partition: PartitionKey(.string(user)))
@@ -20,7 +15,7 @@ final class ResidentAnswersTests: XCTestCase {
     /// install to trigger it; an evicted partition's answers leave the tally when it is evicted,
     /// not when the reaper frees it (else the eviction loop, seeing them still counted, evicts on).
     func testAnswersOfResidentPartitionsAreChargedAndLeaveWithThem() throws {
-        let definition = try XCTUnwrap(Self.definition)
+        let definition = try XCTUnwrap(ItemsList.definition)
         let budget = 100 * MaterializationCache.rowsPerEntry
         let cache = MaterializationCache(maxResidentRows: budget)
         let users = (0..<100).map { "u\($0)" }

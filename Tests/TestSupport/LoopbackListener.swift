@@ -24,13 +24,8 @@ public final class LoopbackListener: @unchecked Sendable {
         guard fd >= 0 else { throw Failure(description: "socket failed: errno \(errno)") }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withIPv4Address("127.0.0.1", port: port) { bind(fd, $0, $1) }
         var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         guard bound == 0, listen(fd, 16) == 0, withUnsafeMutablePointer(to: &address, {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
