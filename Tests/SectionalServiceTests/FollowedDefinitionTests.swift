@@ -10,7 +10,7 @@ import XCTest
 /// the definition in force at it — in every language and partition.
 final class FollowedDefinitionTests: XCTestCase {
     private static let config = #"""
-    {"people":{"title":{"en":"O","de":"Ode"},"languages":["en","de"],
+    {"people":{"title":{"en":"O","de":"Ode"},"languages":["en","de"],"search":{"fields":["name"]},
                "sections":[{"source":"people","groupBy":"team","title":"{$key} ({$count})","row":{"title":"{name}"}}]},
      "orders":{"title":"O","scope":{"field":"owner","claim":"sub"},
                "sections":[{"source":"orders","groupBy":"status","row":{"title":"{title}"}}]}}
@@ -78,6 +78,29 @@ final class FollowedDefinitionTests: XCTestCase {
     /// The follower applies the log only up to `version` (as its thread may stand when a read comes).
     private func follow(_ store: ViewModelStore, through version: Int64) {
         store.writer.withLock { _ in _ = store.catchUpBefore(version + 1) }
+    }
+
+    /// The follower applies the log's commits up to `end` in one batch, as its thread does (one
+    /// loop, one publication at the end), with `between` run after the batch's commits up to
+    /// `middle`: where a reader's install may land.
+    private func followInOneBatch(_ store: ViewModelStore, through middle: Int64, then end: Int64,
+                                  between: () throws -> Void) throws {
+        try store.writer.withLock { _ in
+            let changes = try XCTUnwrap(store.changeLog).changes(after: store.applied.current, limit: 100)
+            var next: [MaterializationKey: ListState] = [:]
+            var partitionVersions: [MaterializationKey: Int64] = [:]
+            var views: [String] = []
+            var events: [VersionEvent] = []
+            var reached = store.applyLocked(changes, through: middle, next: &next, partitionVersions: &partitionVersions,
+                                            views: &views, events: &events)
+            XCTAssertEqual(reached, middle)
+            try between()
+            reached = store.applyLocked(changes, through: end, next: &next, partitionVersions: &partitionVersions,
+                                        views: &views, events: &events, from: reached)
+            XCTAssertEqual(reached, end)
+            _ = store.publish(next, partitionVersions: partitionVersions)
+            store.applied.advance(to: reached)
+        }
     }
 
     /// A record moved by another commit right after the change: the follower, reaching the
@@ -270,20 +293,9 @@ final class FollowedDefinitionTests: XCTestCase {
         try commit(second, [person("p2", team: "Design")])
 
         // `first`'s follower applies both in one batch; the read's state lands between them.
-        first.writer.withLock { _ in
-            var next: [MaterializationKey: ListState] = [:]
-            var partitionVersions: [MaterializationKey: Int64] = [:]
-            var views: [String] = []
-            var events: [VersionEvent] = []
-            XCTAssertEqual(first.catchUpLocked(through: firstCommit, next: &next, partitionVersions: &partitionVersions,
-                                               views: &views, events: &events), firstCommit)
+        try followInOneBatch(first, through: firstCommit, then: second.applied.current) {
             XCTAssertNotNil(first.cache.install(MaterializationKey(list: "people", partition: nil, language: "de"), state: german,
                                                 epoch: changed))
-            let reached = first.catchUpLocked(through: second.applied.current, next: &next, partitionVersions: &partitionVersions,
-                                              views: &views, events: &events)
-            XCTAssertEqual(reached, second.applied.current)
-            _ = first.publish(next, partitionVersions: partitionVersions)
-            first.applied.advance(to: reached)
         }
         let shown = try first.localized(try XCTUnwrap(first.list("people")), language: "de")
         let expected = try second.localized(try XCTUnwrap(second.list("people")), language: "de")
@@ -291,5 +303,58 @@ final class FollowedDefinitionTests: XCTestCase {
         XCTAssertEqual(outline(expected), "Ade Design:1 Sales:1")
         XCTAssertEqual(shown.version, expected.version)
         XCTAssertEqual(outline(shown), outline(expected), "German at version \(shown.version)")
+    }
+
+    /// A user's partition a reader builds while the writer applies a batch of another
+    /// instance's commits (the same race): read from storage before the batch, installed after
+    /// the batch's first commit found it absent. The next commit must not move it on without
+    /// the first.
+    func testAPartitionInstalledWhileTheWriterAppliesABatchIsNotMovedPastACommitItLacks() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        let alice = try XCTUnwrap(PartitionKey(.string("alice")))
+        try commit(first, [order("o1", owner: "alice")])
+        let built = try first.partition(alice, of: try XCTUnwrap(first.definition("orders")))
+        XCTAssertEqual(built.snapshot.totalRowCount, 1)
+        // Built by a read still building when the batch starts: not in memory then.
+        first.cache.replaceList("orders", with: nil, epoch: 0)
+        try commit(second, [order("o2", owner: "alice")])
+        let firstCommit = second.applied.current
+        try commit(second, [order("o3", owner: "alice")])
+
+        try followInOneBatch(first, through: firstCommit, then: second.applied.current) {
+            XCTAssertNotNil(first.cache.install(MaterializationKey(list: "orders", partition: alice), state: built, epoch: 0))
+        }
+        let shown = try XCTUnwrap(first.partition(alice, ofList: "orders"))
+        let expected = try XCTUnwrap(second.partition(alice, ofList: "orders"))
+        XCTAssertEqual(expected.snapshot.totalRowCount, 3)
+        XCTAssertEqual(shown.version, expected.version)
+        XCTAssertEqual(shown.snapshot.totalRowCount, 3, "alice's orders at version \(shown.version)")
+    }
+
+    /// A search result a reader builds while the writer applies a batch of another instance's
+    /// commits (the same race): taken from the list before the batch, installed after the
+    /// batch's first commit moved the list's results. The next commit must not move it on
+    /// without the first.
+    func testASearchResultInstalledWhileTheWriterAppliesABatchIsNotMovedPastACommitItLacks() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        let query = ListQuery(text: "p", filters: [], searchFields: [try XCTUnwrap(FieldPath("name"))])
+        try commit(first, [person("p1", team: "Design")])
+        let list = try XCTUnwrap(first.list("people"))
+        let built = try XCTUnwrap(first.searched(list, query: query))
+        XCTAssertEqual(outline(built), "O Design:1")
+        // Built by a read still building when the batch starts: not in memory then.
+        first.cache.replaceList("people", with: list, epoch: 0)
+        try commit(second, [person("p2", team: "Sales")])
+        let firstCommit = second.applied.current
+        try commit(second, [person("p3", team: "Design")])
+
+        try followInOneBatch(first, through: firstCommit, then: second.applied.current) {
+            XCTAssertNotNil(first.cache.install(MaterializationKey(list: "people", partition: nil, query: query), state: built,
+                                                epoch: 0))
+        }
+        let shown = try XCTUnwrap(first.searched(try XCTUnwrap(first.list("people")), query: query))
+        XCTAssertEqual(outline(shown), "O Design:2 Sales:1", "the result at version \(shown.version)")
     }
 }

@@ -55,9 +55,9 @@ final class MaterializationCache: Sendable {
         var queries: [MaterializationKey: [MaterializationKey: ResidentQuery]] = [:]
         /// Installs of search results so far (numbers them).
         var queryInstalls: UInt64 = 0
-        /// Per whole list (or partition, per language): ``queryInstalls`` when the writer last
-        /// looked at its search results (``MaterializationCache/queries(of:)``), until the
-        /// writer publishes: a result installed after that was not moved by the writer.
+        /// Per whole list (or partition, per language): ``queryInstalls`` when the writer first
+        /// looked at its search results (``MaterializationCache/queries(of:)``) since it last
+        /// published: a result installed after that was not moved by the writer.
         var queriesLooked: [MaterializationKey: UInt64] = [:]
         var residentRows = 0
         var residentPartitions = 0
@@ -248,15 +248,19 @@ final class MaterializationCache: Sendable {
         return max(resident, written ?? resident)
     }
 
-    /// The resident search results of a whole list or partition (`base`), with their states
-    /// (one look for all of them: a write moves each). Marks the look: until the next
-    /// ``publish(_:partitionVersions:)``, results installed after it are the only ones of `base`
-    /// that can be behind the writer.
+    /// The resident search results of a whole list or partition (`base`) the writer moves, with
+    /// their states (one look for all of them: a write moves each). The first look since the
+    /// last ``publish(_:partitionVersions:)`` is marked, and later looks give only the results
+    /// installed before it: one installed after was built (by a reader, from the list before
+    /// the batch of commits the writer is applying) without the commit that first looked, so
+    /// a later commit must not move it on as if it held it; `publish` drops it, to be built
+    /// again on its next read.
     func queries(of base: MaterializationKey) -> [ListState] {
         contents.withLock { contents in
-            contents.queriesLooked[base] = contents.queryInstalls
+            let looked = contents.queriesLooked[base] ?? contents.queryInstalls
+            contents.queriesLooked[base] = looked
             guard let queries = contents.queries[base] else { return [] }
-            return queries.values.map(\.state)
+            return queries.values.compactMap { $0.install <= looked ? $0.state : nil }
         }
     }
 

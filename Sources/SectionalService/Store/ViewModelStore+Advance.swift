@@ -78,6 +78,23 @@ extension ViewModelStore {
         }
     }
 
+    /// The state of partition or language `key` a commit moves: the one an earlier commit of
+    /// the same batch (a commit's groups, the commits the writer coalesced, or the change log's
+    /// commits applied at once) moved, in `next`; else the resident one — but not one a reader
+    /// installed after an earlier commit of the batch found `key` absent and gave it a version
+    /// (in `partitionVersions`, published only with the batch). That reader read storage before
+    /// the batch, and its install was checked against the versions published then, so its state
+    /// lacks that commit: it is not moved, and
+    /// ``MaterializationCache/publish(_:partitionVersions:)`` drops it, to be built again on its
+    /// next read. Under the writer's lock; costs a dictionary look-up.
+    func stateToMove(_ key: MaterializationKey, next: [MaterializationKey: ListState],
+                     partitionVersions: [MaterializationKey: Int64]) -> ListState? {
+        if let moved = next[key] { return moved }
+        guard let state = cache.peek(key) else { return nil }
+        if let given = partitionVersions[key], state.version < given { return nil }
+        return state
+    }
+
     /// Groups of at least this many writes move a list's search corpus on a second thread while
     /// the list itself moves (both before the list is published, as one after the other did).
     /// Measured with `make bench-service`'s import (batches of 2,500 into a list growing to

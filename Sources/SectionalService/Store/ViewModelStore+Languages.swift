@@ -111,20 +111,4 @@ extension ViewModelStore {
             next[key] = state.next(apply(writes, to: state, key: key, sequence: sequence), version: sequence)
         }
     }
-
-    /// The state of language `key` a commit moves: the one an earlier commit of the same batch
-    /// (a commit's groups, or the change log's commits applied at once) moved, in `next`; else
-    /// the resident one — but not one a reader installed after an earlier commit of the batch
-    /// found `key` absent and gave it a version (in `partitionVersions`, published only with the
-    /// batch). That reader read storage before the batch, and its install was checked against
-    /// the versions published then, so its state lacks that commit: it is not moved, and
-    /// ``MaterializationCache/publish(_:partitionVersions:)`` drops it, to be built again on its
-    /// next read. Under the writer's lock; costs a dictionary look-up.
-    private func stateToMove(_ key: MaterializationKey, next: [MaterializationKey: ListState],
-                             partitionVersions: [MaterializationKey: Int64]) -> ListState? {
-        if let moved = next[key] { return moved }
-        guard let state = cache.peek(key) else { return nil }
-        if let given = partitionVersions[key], state.version < given { return nil }
-        return state
-    }
 }

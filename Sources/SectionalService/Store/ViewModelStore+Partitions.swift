@@ -108,7 +108,8 @@ extension ViewModelStore {
     /// Routes a group of writes to the partitions of a per-user list they change: a record
     /// written goes to its owner's partition and leaves its previous owner's; a record deleted
     /// leaves its owner's. Every such partition takes the commit's version; resident ones also
-    /// take the changes (others are rebuilt from storage when next read).
+    /// take the changes (others, and one installed during the batch without an earlier commit
+    /// of it — ``stateToMove`` — are rebuilt from storage when next read).
     func advancePartitions(of definition: ListDefinition, scope: ListScope, by writes: [AppliedWrite], sequence: Int64,
                            next: inout [MaterializationKey: ListState], partitionVersions: inout [MaterializationKey: Int64]) {
         var routed: [PartitionKey: [AppliedWrite]] = [:]
@@ -127,7 +128,7 @@ extension ViewModelStore {
         }
         for partition in order {
             let key = MaterializationKey(list: definition.name, partition: partition)
-            let state = next[key] ?? cache.peek(key)
+            let state = stateToMove(key, next: next, partitionVersions: partitionVersions)
             // Built from a later committed state than this instance had applied: it holds this commit.
             if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
