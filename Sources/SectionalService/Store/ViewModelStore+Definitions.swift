@@ -83,6 +83,13 @@ extension ViewModelStore {
             let configured = catalog.withLock { $0.config.first { $0.name == name } }
             // Tagged as it is served (``ListCatalog`` serves a list in its first language).
             let expectation = condition?.expectation(configured: configured.map { Localization.base($0).fingerprint }) ?? .any
+            // A change the stored definition refuses is answered before the list is built (a
+            // build holds the writer, and so every write, for as long as a start takes to build
+            // the list); the commit checks again, as another instance may change it meanwhile.
+            if expectation != .any {
+                let live = try store.allDefinitions().first { $0.list == name && $0.json != nil }
+                if definition != nil || live != nil, !expectation.holds(live?.revision) { return (.conditionFailed, []) }
+            }
             let after = (definition ?? configured).map(Localization.base)
             let snapshot = try after.flatMap { definition throws(StoreError) in try build(definition) }
             var json: [UInt8]?
