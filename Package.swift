@@ -77,6 +77,10 @@ let package = Package(
             resources: [.embedInCode("Resources/openapi.json"), .embedInCode("Resources/index.html"),
                         // A link to clients/js/sectional.mjs, the JavaScript client, served at /sectional.mjs.
                         .embedInCode("Resources/sectional.mjs")]
+                // Resources/sectional links to clients/js/sectional, the modules sectional.mjs imports,
+                // each served at /sectional/<name>.mjs (DocumentRoutes.clientModules).
+                + ["abortable", "client", "collection", "empty-changes", "errors", "list", "mirror", "mirror-state",
+                   "snapshot-applier", "types"].map { Resource.embedInCode("Resources/sectional/\($0).mjs") }
         ),
 
         // The client library for apps: Foundation only (FoundationNetworking on Linux), async/await.

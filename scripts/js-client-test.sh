@@ -3,7 +3,8 @@
 # `sectional serve --memory` with clients/js/test/config.json on a port the kernel picks,
 # stopped on every exit path (scripts/lib/services.sh); tests that restart a server start their own
 # (SECTIONAL_BIN, clients/js/test/own-server.mjs). First its JSDoc types with tsc, with
-# clients/js/test/types.check.mjs (answers as the server sends them), as `make lint` checks them.
+# clients/js/test/types.check.mjs (answers as the server sends them), as `make lint` checks them
+# (the entry point clients/js/sectional.mjs, and every module of clients/js/sectional/ it imports).
 #   scripts/js-client-test.sh        (after `swift build`; needs Debian's nodejs and node-typescript)
 # Artifacts: artifacts/js-client-test-server.log.
 set -euo pipefail

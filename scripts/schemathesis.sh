@@ -32,7 +32,7 @@
 # design; schemathesis reads it until its first event (or 2 s without one, see scripts/schemathesis.toml) and
 # checks each event against the documented per-event schema. GET /openapi.json is the one operation left out:
 # schemathesis never tests the document it loads.
-# Size: 29 operations × up to 100 examples each (fuzzing), plus the examples, coverage and stateful phases:
+# Size: 30 operations × up to 100 examples each (fuzzing), plus the examples, coverage and stateful phases:
 # well over 1,000 generated cases; the summary line prints the count. The seed is fixed (--seed 1) and the
 # example database is off, so a run is reproducible.
 set -euo pipefail

@@ -10,7 +10,28 @@ struct DocumentRoutes {
             ("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:"),
         ])
         serve(PackageResources.sectional_mjs, at: "/sectional.mjs", type: "text/javascript; charset=utf-8", on: &router)
+        for module in Self.clientModules {
+            serve(module.bytes, at: "/sectional/\(module.name)", type: "text/javascript; charset=utf-8", on: &router)
+        }
     }
+
+    /// The JavaScript client's modules (clients/js/sectional/), which /sectional.mjs imports, each
+    /// served at `/sectional/<name>` as the browser resolves `./sectional/<name>` from /sectional.mjs.
+    /// A name the table lacks is the router's `404 not-found`. A module added to the client needs its
+    /// line here and in Package.swift (the resources), and in the OpenAPI document's `module` enum:
+    /// JavaScriptClientModuleTests follows the imports from /sectional.mjs and fails until it has them.
+    static let clientModules: [(name: String, bytes: [UInt8])] = [
+        ("abortable.mjs", PackageResources.abortable_mjs),
+        ("client.mjs", PackageResources.client_mjs),
+        ("collection.mjs", PackageResources.collection_mjs),
+        ("empty-changes.mjs", PackageResources.empty_changes_mjs),
+        ("errors.mjs", PackageResources.errors_mjs),
+        ("list.mjs", PackageResources.list_mjs),
+        ("mirror.mjs", PackageResources.mirror_mjs),
+        ("mirror-state.mjs", PackageResources.mirror_state_mjs),
+        ("snapshot-applier.mjs", PackageResources.snapshot_applier_mjs),
+        ("types.mjs", PackageResources.types_mjs),
+    ]
 
     /// `GET path` answers `document` (tagged, `304` to a matching `If-None-Match`).
     private func serve(_ document: [UInt8], at path: String, type: String, on router: inout Router, extra: [(String, String)] = []) {

@@ -1,0 +1,32 @@
+// Waits an AbortSignal ends early: sleep, and unlessAborted (a promise raced with a signal).
+
+/**
+ * @param {number} ms
+ * @param {AbortSignal} [signal]
+ */
+export const sleep = (ms, signal) => new Promise((resolve) => {
+  const timer = setTimeout(resolve, ms);
+  if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(undefined); }, { once: true });
+});
+
+/**
+ * What `promise` settles with, unless `signal` aborts first: then it rejects with the signal's
+ * reason (an `AbortError` DOMException for `abort()`), at once when it has aborted already.
+ * `promise` runs on; its outcome is then dropped (handled, never an unhandled rejection).
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {AbortSignal} [signal]
+ * @returns {Promise<T>}
+ */
+export function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}

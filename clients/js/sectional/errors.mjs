@@ -1,0 +1,78 @@
+// The problems the client throws (SectionalError, StaleError), how long to wait after one before
+// trying again (reconnectDelay), and sectionGone (a `404 section-not-found`).
+
+/**
+ * A problem answer (RFC 9457): `slug`, `status`, `title`, `detail`; `reload` when it says to read
+ * the list again from its first page (`400 invalid-page-token` for a walk the list's definition
+ * changed under).
+ */
+export class SectionalError extends Error {
+  /**
+   * @param {string} slug
+   * @param {number} status
+   * @param {string} title
+   * @param {string} detail
+   * @param {boolean} [reload]
+   */
+  constructor(slug, status, title, detail, reload = false) {
+    super(`${status} ${slug}: ${detail}`);
+    this.name = 'SectionalError';
+    this.slug = slug;
+    this.status = status;
+    this.title = title;
+    this.detail = detail;
+    this.reload = reload;
+  }
+
+  /**
+   * The problem a non-2xx answer carries (a body that is no problem still gives its status).
+   * @param {number} status
+   * @param {string} text
+   */
+  static from(status, text) {
+    try {
+      const body = JSON.parse(text);
+      if (body && typeof body.type === 'string') {
+        return new SectionalError(body.type.split('/').pop() || body.type, status, body.title || '', body.detail || '',
+          body.reload === true);
+      }
+    } catch (_) { /* not JSON */ }
+    return new SectionalError(`http-${status}`, status, '', text.slice(0, 300));
+  }
+}
+
+/** A load found the list at another version than the mirror's: sync first. */
+export class StaleError extends Error {
+  /**
+   * @param {number} mirror
+   * @param {number} server
+   */
+  constructor(mirror, server) {
+    super(`the mirror is at version ${mirror}, the list at ${server}: sync first`);
+    this.name = 'StaleError';
+    this.mirror = mirror;
+    this.server = server;
+  }
+}
+
+/**
+ * How long an event stream waits before reconnecting, in ms: what a 503's `Retry-After` says
+ * (seconds, or an HTTP date counted from `now`; at most 5 minutes) when it gave one; else `fixed`
+ * when set; else the server's `retry`, doubled per failure in a row while it stays away (to 30 s).
+ * @param {{retryAfter?: string|null, fixed?: number, retry: number, failures: number, now?: number}} o
+ * @returns {number}
+ */
+export function reconnectDelay(o) {
+  const field = (o.retryAfter ?? '').trim();
+  if (/^\d+$/.test(field)) return Math.min(Number(field) * 1000, 300000);
+  if (/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(field)) {
+    return Math.min(Math.max(Date.parse(field) - (o.now ?? Date.now()), 0), 300000);
+  }
+  return Math.min(o.fixed ?? o.retry * 2 ** Math.min(o.failures, 4), 30000);
+}
+
+/**
+ * A `404 section-not-found`: the section index read names no section (now).
+ * @param {unknown} e
+ */
+export const sectionGone = (e) => e instanceof SectionalError && e.status === 404 && e.slug === 'section-not-found';
