@@ -79,8 +79,8 @@ let package = Package(
                         .embedInCode("Resources/sectional.mjs")]
                 // Resources/sectional links to clients/js/sectional, the modules sectional.mjs imports,
                 // each served at /sectional/<name>.mjs (DocumentRoutes.clientModules).
-                + ["abortable", "client", "collection", "empty-changes", "errors", "list", "mirror", "mirror-state",
-                   "snapshot-applier", "types"].map { Resource.embedInCode("Resources/sectional/\($0).mjs") }
+                + ["abortable", "client", "collection", "empty-changes", "errors", "list", "mirror", "snapshot-applier",
+                   "types"].map { Resource.embedInCode("Resources/sectional/\($0).mjs") }
         ),
 
         // The client library for apps: Foundation only (FoundationNetworking on Linux), async/await.

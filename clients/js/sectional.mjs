@@ -10,8 +10,7 @@
 //   client.mjs            SectionalClient
 //   list.mjs              SectionalList (one list's API)
 //   collection.mjs        SectionalCollection (one record collection's API)
-//   mirror.mjs            ListMirror (its operations, one at a time)
-//   mirror-state.mjs      what a ListMirror holds, its queue, and each operation's work
+//   mirror.mjs            ListMirror (its operations, one at a time, and their work)
 //   snapshot-applier.mjs  applyToSnapshot: a batch update applied to a mirror's snapshot
 //   empty-changes.mjs     a batch update that lists nothing
 //   types.mjs             the JSDoc types, re-exported here by name

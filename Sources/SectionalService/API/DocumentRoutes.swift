@@ -28,7 +28,6 @@ struct DocumentRoutes {
         ("errors.mjs", PackageResources.errors_mjs),
         ("list.mjs", PackageResources.list_mjs),
         ("mirror.mjs", PackageResources.mirror_mjs),
-        ("mirror-state.mjs", PackageResources.mirror_state_mjs),
         ("snapshot-applier.mjs", PackageResources.snapshot_applier_mjs),
         ("types.mjs", PackageResources.types_mjs),
     ]

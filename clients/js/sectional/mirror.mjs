@@ -1,12 +1,15 @@
 // ListMirror: a client-side copy of a list that applies the server's batch updates. Its
-// operations run one at a time, in call order; their work is MirrorState's (mirror-state.mjs).
+// operations run one at a time, in call order (serially); each has its work in a `…Now` method.
 
-import { SectionalError, reconnectDelay } from './errors.mjs';
-import { sleep } from './abortable.mjs';
-import { MirrorState } from './mirror-state.mjs';
+import { SectionalError, StaleError, reconnectDelay, sectionGone } from './errors.mjs';
+import { sleep, unlessAborted } from './abortable.mjs';
+import { emptyChanges } from './empty-changes.mjs';
+import { applyToSnapshot, reposition, announce, pathKey } from './snapshot-applier.mjs';
 
+/** @typedef {import('./list.mjs').SectionalList} SectionalList */
 /** @typedef {import('./types.mjs').IndexPath} IndexPath */
 /** @typedef {import('./types.mjs').Row} Row */
+/** @typedef {import('./types.mjs').Snapshot} Snapshot */
 /** @typedef {import('./types.mjs').MirrorUpdate} MirrorUpdate */
 
 /**
@@ -20,7 +23,41 @@ import { MirrorState } from './mirror-state.mjs';
  * was (but for a view it created for a toggle, kept as when the toggle fails), and it holds up
  * none of the later operations, even when its request hangs.
  */
-export class ListMirror extends MirrorState {
+export class ListMirror {
+  /**
+   * @param {SectionalList} list
+   * @param {{view?: string, pageSize?: number}} [o]
+   */
+  constructor(list, o = {}) {
+    this.list = list;
+    /** @type {string|undefined} */
+    this.view = o.view;
+    this.pageSize = Math.max(1, Math.min(o.pageSize || 50, 500));
+    /** @type {Snapshot|null} */
+    this.snapshot = null;
+    /** @type {Promise<unknown>} */
+    this.queue = Promise.resolve();
+  }
+
+  /**
+   * Runs `job` after every operation called before it has ended; the next one waits for it in
+   * turn. When `signal` aborts while `job` waits its turn, this rejects at once and `job` never
+   * runs (the next operation still waits for the earlier ones). A started `job` gives its requests
+   * the same signal, so it ends as soon as they are cancelled, with the signal's reason (stored
+   * nothing), or with its result when every answer had come already (stored it): the caller and
+   * the next operation wait for that, never for a cancelled request.
+   * @template T
+   * @param {() => Promise<T>} job
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<T>}
+   */
+  serially(job, signal) {
+    const turn = this.queue;
+    const run = unlessAborted(turn, signal).then(job);
+    this.queue = turn.then(() => run).catch(() => undefined);
+    return run;
+  }
+
   /**
    * Visible rows before `path`, in all sections.
    * @param {IndexPath} path
@@ -138,5 +175,234 @@ export class ListMirror extends MirrorState {
         if (o.signal && o.signal.aborted) return null;
       }
     }
+  }
+
+  /**
+   * @param {number|undefined} wanted
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<MirrorUpdate>}
+   */
+  async reloadNow(wanted, signal) {
+    const old = this.snapshot;
+    const loadedBefore = old ? old.sections.reduce((a, s) => a + s.rows.filter((r) => r).length, 0) : 0;
+    const target = wanted ?? Math.max(loadedBefore, this.pageSize);
+    for (let attempt = 1; ; attempt++) {
+      const outline = await this.list.outline({ view: this.view, signal });
+      /** @type {Snapshot} */
+      const next = { list: outline.list, title: outline.title, version: outline.version, view: this.view,
+        sections: outline.sections.map((section) => ({ section, rows: new Array(section.rowCount).fill(null), pending: new Set() })) };
+      let loaded = 0, consistent = true;
+      if (target > 0) {
+        try {
+          for await (const page of this.list.pages({ size: this.pageSize, view: this.view, signal })) {
+            if (page.version !== outline.version) { consistent = false; break; }
+            for (const part of page.sections) {
+              const own = next.sections[part.index];
+              if (!own) continue;
+              part.rows.forEach((row, i) => {
+                const r = (part.rowOffset || 0) + i;
+                if (r < own.rows.length) { own.rows[r] = row; loaded++; }
+              });
+            }
+            if (loaded >= target) break;
+          }
+        } catch (e) {
+          // The list's definition changed under the walk (`400 invalid-page-token` with
+          // `reload: true`): start again from the outline.
+          if (!(e instanceof SectionalError && e.reload)) throw e;
+          consistent = false;
+        }
+      }
+      if (consistent || attempt >= 5) {
+        this.snapshot = next;
+        return { changes: emptyChanges(this.list.name, old ? old.version : 0, next.version, true), snapshot: next };
+      }
+    }
+  }
+
+  /**
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<MirrorUpdate>}
+   */
+  async syncNow(signal) {
+    const old = this.snapshot;
+    if (!old) return this.reloadNow(undefined, signal);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let changes;
+      try {
+        changes = await this.list.changes(old.version, { view: this.view, signal });
+      } catch (e) {
+        // The mirror is ahead of the list: the server went back (a new database at its address,
+        // one put back by a file copy), so no diff leads from the mirror's version to its.
+        if (e instanceof SectionalError && e.status === 400 && e.slug === 'invalid-version') break;
+        throw e;
+      }
+      if (changes.reload) break;
+      if (changes.to === old.version) {
+        // The list has not moved; its view may have, elsewhere (that moves no version).
+        if (this.view && await this.hiddenChanged(old, this.view, signal)) break;
+        return { changes, snapshot: old };
+      }
+      const outline = await this.list.outline({ view: this.view, signal });
+      if (outline.version !== changes.to) continue;
+      let applied;
+      try { applied = applyToSnapshot(changes, old, outline, this.pageSize); } catch (_) { break; }
+      const fresh = await this.fetchPending(applied.snapshot, signal);
+      if (!fresh) continue;
+      reposition(applied.snapshot, fresh);
+      this.snapshot = applied.snapshot;
+      return { changes: announce(changes, applied.waiting), snapshot: applied.snapshot };
+    }
+    return this.reloadNow(undefined, signal);
+  }
+
+  /**
+   * `true` when the view's hidden sections are not those `snapshot` shows hidden: a section was
+   * shown or hidden elsewhere through the view.
+   * @param {Snapshot} snapshot @param {string} view @param {AbortSignal} [signal] @returns {Promise<boolean>}
+   */
+  async hiddenChanged(snapshot, view, signal) {
+    const hidden = new Set((await this.list.view(view, { signal })).hidden);
+    return snapshot.sections.some((s) => s.section.hidden !== hidden.has(s.section.key));
+  }
+
+  /**
+   * Loads every pending row, in runs; `null` when an answer is at another version, or the list
+   * has moved on so far that a section `next` holds is gone (`404 section-not-found`).
+   * @param {Snapshot} next @param {AbortSignal} [signal] @returns {Promise<Set<string>|null>}
+   */
+  async fetchPending(next, signal) {
+    const fresh = new Set();
+    for (let n = 0; n < next.sections.length; n++) {
+      const own = next.sections[n];
+      const marked = [...own.pending].sort((a, b) => a - b);
+      for (let i = 0; i < marked.length;) {
+        let end = i;
+        while (end + 1 < marked.length && marked[end + 1] === marked[end] + 1 && end - i < 499) end++;
+        const start = marked[i], count = marked[end] - start + 1;
+        let range;
+        try {
+          range = await this.list.rows(n, { start, count, view: this.view, signal });
+        } catch (e) {
+          if (sectionGone(e)) return null;
+          throw e;
+        }
+        if (range.version !== next.version || range.section.key !== own.section.key || range.section.rows.length !== count) return null;
+        range.section.rows.forEach((row, k) => {
+          own.rows[start + k] = row;
+          fresh.add(pathKey({ section: n, row: start + k }));
+        });
+        i = end + 1;
+      }
+      own.pending.clear();
+    }
+    return fresh;
+  }
+
+  /**
+   * @param {IndexPath} path
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<Row|null>}
+   */
+  async loadNow(path, signal) {
+    const s = this.snapshot;
+    const own = s && s.sections[path.section];
+    if (!s || !own || path.row < 0 || path.row >= own.rows.length) return null;
+    const have = own.rows[path.row];
+    if (have) return have;
+    const start = path.row - (path.row % this.pageSize);
+    await this.loadRange(path.section, start, Math.min(this.pageSize, own.rows.length - start), signal);
+    return this.snapshot ? this.snapshot.sections[path.section].rows[path.row] : null;
+  }
+
+  /**
+   * Loads rows [start, start + count) of section `n` at the mirror's version; StaleError when the
+   * list has moved on (the section may be gone).
+   * @param {number} n @param {number} start @param {number} count @param {AbortSignal} [signal]
+   */
+  async loadRange(n, start, count, signal) {
+    const s = /** @type {Snapshot} */ (this.snapshot);
+    const own = s.sections[n];
+    let range;
+    try {
+      range = await this.list.rows(n, { start, count, view: this.view, signal });
+    } catch (e) {
+      throw await this.staleAfter(e, s.version, signal);
+    }
+    if (range.version !== s.version) throw new StaleError(s.version, range.version);
+    const copy = { section: own.section, rows: [...own.rows], pending: new Set(own.pending) };
+    range.section.rows.forEach((row, k) => {
+      if (start + k < copy.rows.length) { copy.rows[start + k] = row; copy.pending.delete(start + k); }
+    });
+    const sections = [...s.sections];
+    sections[n] = copy;
+    this.snapshot = { ...s, sections };      // earlier snapshots stay as they were
+  }
+
+  /**
+   * @param {boolean} hidden
+   * @param {number} index
+   * @param {AbortSignal} [signal]
+   * @returns {Promise<MirrorUpdate>}
+   */
+  async setHiddenNow(hidden, index, signal) {
+    if (!this.snapshot) await this.reloadNow(undefined, signal);
+    const current = /** @type {Snapshot} */ (this.snapshot);
+    const s = { ...current, sections: [...current.sections] };   // earlier snapshots stay as they were
+    const own = s.sections[index];
+    if (!own) throw new SectionalError('section-not-found', 404, '', `The mirror has no section ${index}.`);
+    const changes = emptyChanges(this.list.name, s.version, s.version, false);
+    if (own.section.hidden === hidden) return { changes, snapshot: current };
+    if (!this.view) {
+      // A new view starts from the definition's default hidden sections, as the list is read
+      // without one: those absent from the list for now too. Every read goes through it from
+      // now on, whatever becomes of the toggle.
+      this.view = (await this.list.createView(undefined, { signal })).view;
+      s.view = this.view;
+      this.snapshot = { ...current, view: this.view };
+    }
+    let answer;
+    try {
+      answer = await this.list.toggle(index, this.view, { signal });
+    } catch (e) {
+      throw await this.staleAfter(e, s.version, signal);
+    }
+    if (answer.section.key !== own.section.key) {
+      // Another section has that index now: flip it back (unless that one is gone too).
+      await this.list.toggle(index, this.view, { signal }).catch((e) => { if (!sectionGone(e)) throw e; });
+      throw new StaleError(s.version, answer.version);
+    }
+    const section = { ...own.section, hidden };
+    if (hidden) {
+      section.rowCount = 0;
+      changes.rows.deleted = own.rows.map((_, row) => ({ section: index, row }));
+      s.sections[index] = { section, rows: [], pending: new Set() };
+    } else {
+      section.rowCount = section.totalRowCount;
+      const rows = /** @type {(Row|null)[]} */ (new Array(section.rowCount).fill(null));
+      const pending = new Set(rows.map((_, r) => r).filter((r) => r < this.pageSize));
+      changes.rows.inserted = rows.map((_, row) => ({ section: index, row }));
+      if (rows.length) {
+        // Gone (the list has moved on): the next sync loads them.
+        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal })
+          .catch((e) => { if (sectionGone(e)) return null; throw e; });
+        if (range && range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
+      }
+      s.sections[index] = { section, rows, pending };
+    }
+    this.snapshot = s;
+    return { changes, snapshot: s };
+  }
+
+  /**
+   * `e` itself, unless it is a `404 section-not-found` naming a section the mirror holds at
+   * `version`: then a StaleError (the list has moved on and that section is gone) at the list's
+   * version, read from the outline (one request). `e` when the list has not moved.
+   * @param {unknown} e @param {number} version @param {AbortSignal} [signal] @returns {Promise<unknown>}
+   */
+  async staleAfter(e, version, signal) {
+    if (!sectionGone(e)) return e;
+    const server = (await this.list.outline({ view: this.view, signal })).version;
+    return server === version ? e : new StaleError(version, server);
   }
 }
