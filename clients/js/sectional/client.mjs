@@ -89,7 +89,7 @@ export class SectionalClient {
     if (signal && signal.aborted) return Promise.reject(signal.reason);
     // Raced with the signal too, so neither a token provider nor a `fetch` option that ignores
     // the signal keeps the caller waiting once it aborts.
-    return unlessAborted(this.send(method, segments, options), signal);
+    return unlessAborted(this.#send(method, segments, options), signal);
   }
 
   /**
@@ -100,7 +100,7 @@ export class SectionalClient {
    *   signal?: AbortSignal}} options
    * @returns {Promise<any>}
    */
-  async send(method, segments, options) {
+  async #send(method, segments, options) {
     const init = /** @type {RequestInit} */ ({ method, cache: 'no-cache', signal: options.signal });
     if (options.body !== undefined) {
       init.body = JSON.stringify(options.body);
