@@ -7,7 +7,9 @@ import XCTest
 /// A run-time definition change made on one instance, followed by another on the same
 /// PostgreSQL database from the change log while the first keeps writing: the follower serves,
 /// at each version, the body the instance that made the change served at that version, under
-/// the definition in force at it — in every language and partition.
+/// the definition in force at it — in every language and partition. And a state a reader
+/// builds while the follower applies a batch of commits (a language, a partition, a search
+/// result) is never moved past a commit of the batch it lacks.
 final class FollowedDefinitionTests: XCTestCase {
     private static let config = #"""
     {"people":{"title":{"en":"O","de":"Ode"},"languages":["en","de"],"search":{"fields":["name"]},
