@@ -359,4 +359,27 @@ final class FollowedDefinitionTests: XCTestCase {
         let shown = try XCTUnwrap(first.searched(try XCTUnwrap(first.list("people")), query: query))
         XCTAssertEqual(outline(shown), "O Design:2 Sales:1", "the result at version \(shown.version)")
     }
+
+    /// A conditional change made on an instance that has not followed another's change yet is
+    /// judged by the stored definition, not by the one this instance still serves: `If-Match`
+    /// naming the other's new revision holds there (a false `412` if judged by what it serves),
+    /// and, once the definition moved on, the same tag is refused on both.
+    func testAConditionalChangeIsJudgedByTheStoredDefinitionNotTheOneServed() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design")])
+        follow(second, through: first.applied.current)
+        guard case .changed(let made) = try first.changeDefinition("people", to: try Self.people("A"), if: nil).0 else {
+            return XCTFail("the unconditional change was not made")
+        }
+        XCTAssertEqual(try XCTUnwrap(second.list("people")).snapshot.definition.title, "O", "the follower has not followed it")
+        let onA = DefinitionCondition(ifMatch: .tags([.runtime(revision: made.stored.revision)]), ifNoneMatch: nil)
+        guard case .changed = try second.changeDefinition("people", to: try Self.people("B"), if: onA).0 else {
+            return XCTFail("If-Match naming the stored revision was refused on the instance behind")
+        }
+        XCTAssertEqual(try XCTUnwrap(second.list("people")).snapshot.definition.title, "B")
+        guard case .conditionFailed = try first.changeDefinition("people", to: try Self.people("C"), if: onA).0 else {
+            return XCTFail("a stale If-Match was not refused")
+        }
+    }
 }

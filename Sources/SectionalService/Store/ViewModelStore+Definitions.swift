@@ -24,7 +24,8 @@ extension ViewModelStore {
         case changed(DefinitionChange)
         /// A removal with no run-time definition to remove: nothing changed.
         case nothingToRemove
-        /// The condition did not hold (checked in the store's commit): nothing changed.
+        /// The condition did not hold (checked against the stored definition before the list is
+        /// built, and again in the store's commit): nothing changed.
         case conditionFailed
     }
 
