@@ -9,7 +9,8 @@ import XCTest
 /// at each version, the body the instance that made the change served at that version, under
 /// the definition in force at it — in every language and partition. And a state a reader
 /// builds while the follower applies a batch of commits (a language, a partition, a search
-/// result) is never moved past a commit of the batch it lacks.
+/// result) is never moved past a commit of the batch it lacks; a conditional change is judged by
+/// the stored definition, not the one an instance behind still serves.
 final class FollowedDefinitionTests: XCTestCase {
     private static let config = #"""
     {"people":{"title":{"en":"O","de":"Ode"},"languages":["en","de"],"search":{"fields":["name"]},
