@@ -136,6 +136,12 @@ public protocol RecordStore: AnyObject, Sendable {
 extension RecordStore {
     public var sequenceStart: Int64 { 0 }
 
+    /// List `list`'s run-time definition as stored (`json` nil once removed), from
+    /// ``allDefinitions()``; nil when none was ever stored.
+    public func storedDefinition(_ list: String) throws(StoreError) -> StoredDefinition? {
+        try allDefinitions().first { $0.list == list }
+    }
+
     /// Applies the writes as one transaction (all or nothing) under one change number.
     public func commit(_ writes: [RecordWrite]) throws(StoreError) -> CommitResult {
         try commit(groups: [writes])[0]

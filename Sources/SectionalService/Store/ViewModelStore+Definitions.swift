@@ -88,8 +88,8 @@ extension ViewModelStore {
             // build holds the writer, and so every write, for as long as a start takes to build
             // the list); the commit checks again, as another instance may change it meanwhile.
             if expectation != .any {
-                let live = try store.allDefinitions().first { $0.list == name && $0.json != nil }
-                if definition != nil || live != nil, !expectation.holds(live?.revision) { return (.conditionFailed, []) }
+                let live = try store.storedDefinition(name).flatMap { $0.json == nil ? nil : $0.revision }
+                if definition != nil || live != nil, !expectation.holds(live) { return (.conditionFailed, []) }
             }
             let after = (definition ?? configured).map(Localization.base)
             let snapshot = try after.flatMap { definition throws(StoreError) in try build(definition) }
@@ -216,7 +216,7 @@ extension ViewModelStore {
         /// that is the same for everyone) its rows and version.
         typealias Read = (stored: StoredDefinition, definition: ListDefinition?, snapshot: ListSnapshot?, version: Int64)
         let read = try store.readConsistently { () throws(StoreError) -> Read? in
-            guard let stored = try store.allDefinitions().first(where: { $0.list == name }), stored.sequence >= sequence else { return nil }
+            guard let stored = try store.storedDefinition(name), stored.sequence >= sequence else { return nil }
             var definition: ListDefinition?
             if let json = stored.json {
                 do {

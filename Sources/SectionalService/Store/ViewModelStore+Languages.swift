@@ -44,7 +44,7 @@ extension ViewModelStore {
                 if partition != nil, let seen { version = max(version, seen) }
                 let (stored, ahead, unfollowed) = try store.readConsistently {
                     () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
-                    if follow, let change = try store.allDefinitions().first(where: { $0.list == base.name })?.sequence, change > changed {
+                    if follow, let change = try store.storedDefinition(base.name)?.sequence, change > changed {
                         return ([:], nil, change)
                     }
                     var stored: [String: [StoredRecord]] = [:]

@@ -50,7 +50,7 @@ extension ViewModelStore {
                 // it are then already in the partition, and skipped when they come).
                 let (stored, version, unfollowed) = try store.readConsistently {
                     () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
-                    if follow, let change = try store.allDefinitions().first(where: { $0.list == definition.name })?.sequence,
+                    if follow, let change = try store.storedDefinition(definition.name)?.sequence,
                        change > changed {
                         return ([:], nil, change)
                     }
