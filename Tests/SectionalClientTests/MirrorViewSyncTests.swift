@@ -5,8 +5,57 @@ import XCTest
 
 /// A section shown or hidden elsewhere through the mirror's view (another device with the same
 /// view) does not move the list's version; `sync()` still picks it up, by reloading. A search or
-/// filter result's mirror hides and shows the result's sections.
+/// filter result's mirror hides and shows the result's sections. A toggle the server answered
+/// stays in the mirror when the rows it reads next fail or are cancelled.
 final class MirrorViewSyncTests: XCTestCase {
+    func testAToggleTheServerAnsweredStaysInTheMirrorWhenItsRowsReadFailsOrIsCancelled() async throws {
+        let server = try LiveServer()
+        let hook = RequestHook()
+        let client = SectionalClient(baseURL: server.url, tokenProvider: hook.provider)
+        let list = client.list("people")
+        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng")])
+        let mirror = list.mirror(pageSize: 10)
+        try await mirror.reload()
+        try await mirror.toggle(section: 1)                       // creates the mirror's view: Design hidden
+        let mirrorView = await mirror.view
+        let view = try XCTUnwrap(mirrorView)
+
+        // Shown on the server (the toggle is the first request), then the task cancelled just
+        // before its second, the section's first rows: it throws, and the mirror shows Design as
+        // the view does, its row a placeholder that loadNext() reads.
+        hook.arm(before: 2) { withUnsafeCurrentTask { $0?.cancel() } }
+        do {
+            try await mirror.toggle(section: 1)
+            XCTFail("the toggle cancelled while reading its rows answered")
+        } catch is CancellationError {}
+        XCTAssertTrue(hook.fired)
+        let viewState = try await list.view(view)
+        XCTAssertFalse(viewState.hidden.contains("Design"), "the toggle reached the server")
+        var held = await mirror.snapshot
+        var own = try XCTUnwrap(held).sections[1]
+        XCTAssertEqual(own.section.key, "Design")
+        XCTAssertFalse(own.section.hidden, "the mirror shows Design as its view has it")
+        XCTAssertEqual(own.rows.map { $0?.id }, [nil], "its row is a placeholder")
+        let loaded = try await mirror.loadNext()
+        XCTAssertTrue(loaded)
+        held = await mirror.snapshot
+        own = try XCTUnwrap(held).sections[1]
+        XCTAssertEqual(own.rows.map { $0?.id }, ["p1"])
+
+        // Hidden, then shown with the rows' request failing: the toggle answers all the same.
+        try await mirror.toggle(section: 1)
+        hook.arm(before: 2) { throw URLError(.networkConnectionLost) }
+        let update = try await mirror.toggle(section: 1)
+        XCTAssertTrue(hook.fired)
+        let snapshot = await mirror.snapshot
+        XCTAssertEqual(update.snapshot, snapshot)
+        XCTAssertFalse(update.snapshot.sections[1].section.hidden)
+        XCTAssertEqual(update.snapshot.sections[1].rows.map { $0?.id }, [nil])
+        XCTAssertEqual(update.changes.rows.inserted, [ListIndexPath(section: 1, row: 0)])
+        let synced = try await mirror.sync()
+        XCTAssertFalse(synced.changes.reload, "the mirror is as its view is")
+    }
+
     func testASectionShownOrHiddenElsewhereThroughTheMirrorsViewIsPickedUpBySync() async throws {
         let server = try LiveServer()
         let client = SectionalClient(baseURL: server.url)

@@ -83,6 +83,12 @@ public actor ListMirror {
     /// Throws ``Stale`` when the list has moved on so far that `index` names another section now,
     /// or none (sync, then toggle again). Without a view, the mirror creates one first and reads
     /// through it from then on (``ListSnapshot/view`` says so), even when the toggle fails.
+    ///
+    /// Once the server has answered the toggle, the mirror shows the section as its view now has
+    /// it, even when the first rows of a section shown cannot be read (they stay placeholders);
+    /// it throws then only when cancelled (`CancellationError`, after storing that). A toggle
+    /// cancelled before its answer may or may not have reached the server: ``sync()`` tells, as
+    /// it does for a section shown or hidden elsewhere through the view.
     @discardableResult
     public func setHidden(_ hidden: Bool, section index: Int) async throws -> Update {
         try await serially { try await $0.setHiddenNow(hidden, index) }
@@ -346,16 +352,28 @@ public actor ListMirror {
         } else {
             // Shown: its rows at the mirror's version, the first page loaded when the list has not moved on.
             section.rowCount = section.totalRowCount
-            var slots = (0..<section.rowCount).map { ListSnapshot.Slot(row: nil, fetch: $0 < pageSize) }
+            let slots = (0..<section.rowCount).map { ListSnapshot.Slot(row: nil, fetch: $0 < pageSize) }
             changes.rows.inserted = slots.indices.map { ListIndexPath(section: index, row: $0) }
-            if !slots.isEmpty,
-               let range = try await firstRows(of: index, count: min(pageSize, slots.count), view: view),
-               range.version == next.version {
-                for (offset, row) in range.section.rows.enumerated() where slots.indices.contains(offset) {
-                    slots[offset] = .init(row: row, fetch: false)
+            next.sections[index] = .init(section: section, slots: slots)
+            if !slots.isEmpty {
+                // The view has changed on the server: from here on the mirror shows it, whatever
+                // becomes of these rows. Unread (the request failed or was cancelled) they stay
+                // placeholders, which `loadNext()` and `row(at:)` read, as does the next sync
+                // that moves the list; a cancelled toggle throws after storing that.
+                let range: SectionRange?
+                do {
+                    range = try await firstRows(of: index, count: min(pageSize, slots.count), view: view)
+                } catch {
+                    snapshot = next
+                    if error is CancellationError { throw error }
+                    return Update(changes: changes, snapshot: next)
+                }
+                if let range, range.version == next.version {
+                    for (offset, row) in range.section.rows.enumerated() where slots.indices.contains(offset) {
+                        next.sections[index].slots[offset] = .init(row: row, fetch: false)
+                    }
                 }
             }
-            next.sections[index] = .init(section: section, slots: slots)
         }
         snapshot = next
         return Update(changes: changes, snapshot: next)

@@ -20,8 +20,9 @@ import { applyToSnapshot, reposition, announce, pathKey } from './snapshot-appli
  * that cancels it: its request in flight is cancelled and it rejects at once with the signal's
  * reason (an `AbortError` DOMException for `abort()`; a signal aborted already sends nothing), as
  * does one still waiting its turn. A cancelled operation stores nothing: the mirror stays as it
- * was (but for a view it created for a toggle, kept as when the toggle fails), and it holds up
- * none of the later operations, even when its request hangs.
+ * was (but for a view it created for a toggle, kept as when the toggle fails, and a toggle
+ * cancelled after the server answered it, below), and it holds up none of the later operations,
+ * even when its request hangs.
  */
 export class ListMirror {
   /**
@@ -116,7 +117,11 @@ export class ListMirror {
    * Hides or shows a section; returns the batch update. Throws StaleError when the list has moved
    * on so far that `index` names another section now, or none (sync, then toggle again). Without
    * a view, the mirror creates one first and reads through it from then on (`snapshot.view` says
-   * so), even when the toggle fails.
+   * so), even when the toggle fails. Once the server has answered the toggle, the mirror shows the
+   * section as its view now has it, even when the first rows of a section shown cannot be read:
+   * they stay placeholders, and the call rejects only when it was cancelled (after storing that).
+   * A toggle cancelled before its answer may or may not have reached the server: `sync()` tells,
+   * as it does for a section shown or hidden elsewhere through the view.
    * @param {boolean} hidden
    * @param {number} index
    * @param {{signal?: AbortSignal}} [o]
@@ -382,13 +387,22 @@ export class ListMirror {
       const rows = /** @type {(Row|null)[]} */ (new Array(section.rowCount).fill(null));
       const pending = new Set(rows.map((_, r) => r).filter((r) => r < this.pageSize));
       changes.rows.inserted = rows.map((_, row) => ({ section: index, row }));
-      if (rows.length) {
-        // Gone (the list has moved on): the next sync loads them.
-        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal })
-          .catch((e) => { if (sectionGone(e)) return null; throw e; });
-        if (range && range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
-      }
       s.sections[index] = { section, rows, pending };
+      if (rows.length) {
+        // The view has changed on the server: from here on the mirror shows it, whatever becomes
+        // of these rows. Unread (the section gone, the list moved on, the request failed or was
+        // cancelled), they stay placeholders, which `loadNext()` and `row()` read, as does the
+        // next sync that moves the list (they are pending).
+        let range = null;
+        try {
+          range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal });
+        } catch (e) {
+          this.snapshot = s;
+          if (signal?.aborted) throw e;
+          return { changes, snapshot: s };
+        }
+        if (range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
+      }
     }
     this.snapshot = s;
     return { changes, snapshot: s };

@@ -108,6 +108,55 @@ test('a cancelled mirror operation stores nothing and holds up no later one', as
   assert.equal(silent.requests(), before + 1, 'only the cancelled request went to the silent server');
 });
 
+test('a toggle whose answer came keeps its effect when the rows it reads next fail or are cancelled', async () => {
+  const controller = new AbortController();
+  /** @type {'abort'|'fail'|null} */
+  let onRows = null;
+  const c = new SectionalClient(server.url, {
+    fetch: (input, init) => {
+      if (onRows && String(input).includes('/rows')) {
+        if (onRows === 'fail') return Promise.reject(new TypeError('fetch failed'));
+        controller.abort();
+      }
+      return fetch(input, init);
+    },
+  });
+  const list = c.list('crew');
+  const mirror = list.mirror({ pageSize: 10 });
+  await mirror.reload();
+  await mirror.toggle(1);                                   // creates the mirror's view: Design hidden
+  const key = mirror.snapshot.sections[1].section.key;
+  const shownOnServer = async () => !(await list.view(mirror.view)).hidden.includes(key);
+  assert.equal(await shownOnServer(), false);
+
+  // Shown on the server, then the rows read for it cancelled: the call rejects, the mirror shows
+  // the section as its view now has it, its rows placeholders that loadNext() reads.
+  onRows = 'abort';
+  await assertAborted(mirror.toggle(1, { signal: controller.signal }), 'toggle() cancelled while reading its rows');
+  onRows = null;
+  assert.equal(await shownOnServer(), true, 'the toggle reached the server');
+  let own = mirror.snapshot.sections[1];
+  assert.equal(own.section.hidden, false, 'the mirror shows the section as its view has it');
+  assert.equal(own.rows.length, own.section.totalRowCount);
+  assert.ok(own.rows.every((row) => row === null), 'its rows are placeholders');
+  assert.equal(await mirror.loadNext(), true);
+  own = mirror.snapshot.sections[1];
+  assert.equal(own.section.hidden, false);
+  assert.ok(own.rows.slice(0, 10).every((row) => row !== null), 'loadNext() read them');
+  assert.equal((await mirror.sync()).snapshot.sections[1].section.hidden, false, 'a sync finds the mirror as its view is');
+
+  // Hidden, then shown with the rows read failing: the toggle answers, its rows placeholders.
+  await mirror.toggle(1);
+  onRows = 'fail';
+  const update = await mirror.toggle(1);
+  onRows = null;
+  assert.equal(await shownOnServer(), true);
+  assert.equal(update.snapshot, mirror.snapshot);
+  assert.equal(update.snapshot.sections[1].section.hidden, false);
+  assert.ok(update.snapshot.sections[1].rows.every((row) => row === null));
+  assert.deepEqual(update.changes.rows.inserted.length, update.snapshot.sections[1].rows.length);
+});
+
 test('an operation waiting behind a hung one rejects at once when its signal aborts, and sends nothing', async () => {
   const mirror = client().list('crew').mirror({ pageSize: 10 });
   const loaded = (await mirror.reload()).snapshot;
