@@ -168,6 +168,32 @@ def test_a_malformed_escape_in_the_fragment_names_no_list(driver):
     wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Contacts"), message="contacts not drawn")
 
 
+def test_switching_lists_cancels_a_load_that_hangs(driver):
+    """A list whose first page never comes does not hold up the next one: opening another list
+    cancels the load under way (its requests with it), and the other list is drawn. The page's
+    requests for contacts' rows are held by the browser (DevTools' Fetch domain, never continued)."""
+    open_list(driver, "settings")
+    driver.execute_cdp_cmd("Fetch.enable", {"patterns": [{"urlPattern": f"*/v1/lists/{LIST}/rows*"}]})
+    try:
+        driver.execute_script("location.hash = arguments[0]", LIST)
+        # The reload reads the outline, then asks for the first page, which hangs.
+        wait(driver, lambda d: d.execute_script(
+            "return performance.getEntriesByType('resource').some(e => /\\/v1\\/lists\\/contacts\\?/.test(e.name))"),
+            message="contacts' outline was not read")
+        assert driver.find_element(By.ID, "table").text == "Loading…"
+        driver.execute_script("location.hash = 'settings'")
+        wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Settings") and len(drawn_rows(d)) > 0,
+             message="settings was not drawn while contacts' first page hung")
+        assert driver.execute_script("return localStorage.getItem('sectional.list')") == "settings"
+        assert driver.find_element(By.ID, "message").text == "", "the cancelled load said something"
+    finally:
+        driver.execute_cdp_cmd("Fetch.disable", {})
+    # Its rows answered again, contacts opens as ever (and is the list the next test finds open).
+    driver.execute_script("location.hash = arguments[0]", LIST)
+    wait(driver, lambda d: d.find_element(By.ID, "status").text.startswith("Contacts") and len(drawn_rows(d)) == PAGE,
+         message="contacts was not drawn after the cancelled load")
+
+
 def test_contacts_list_is_drawn_from_the_first_page(driver):
     driver.get(BASE + "/")
     picker = Select(wait(driver, lambda d: d.find_element(By.ID, "list-picker")))
