@@ -59,6 +59,28 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(ran.value, 1)
     }
 
+    func testAQueryParameterGivenTwiceIsRefusedBeforeTheHandlerRuns() {
+        var router = Router()
+        let ran = Counter()
+        router.get("/v1/things") { _ in ran.increment(); return .json("1") }
+        var twice = Request(method: .get, uri: "/v1/things?size=2&view=v&size=2")
+        let refused = router.respond(to: &twice)
+        XCTAssertEqual(refused.status, .badRequest)
+        XCTAssertTrue(String(decoding: refused.body, as: UTF8.self).contains("/problems/invalid-request"))
+        // Long queries are checked too (through a set), and empty names (`?=x`) name nothing.
+        let many = (0..<40).map { "p\($0)=\($0)" }.joined(separator: "&")
+        var longTwice = Request(method: .get, uri: "/v1/things?\(many)&p7=again")
+        XCTAssertEqual(router.respond(to: &longTwice).status, .badRequest)
+        XCTAssertEqual(longTwice.repeatedQueryName, "p7")
+        XCTAssertEqual(ran.value, 0, "no handler ran for a refused request")
+        for uri in ["/v1/things?\(many)", "/v1/things?=a&=b&x=1", "/v1/things?a=1&b=2"] {
+            var once = Request(method: .get, uri: uri)
+            XCTAssertNil(once.repeatedQueryName, uri)
+            XCTAssertEqual(router.respond(to: &once).status, .ok, uri)
+        }
+        XCTAssertEqual(ran.value, 3)
+    }
+
     func testUnexpectedErrorsBecome500WithoutInternals() {
         struct Secret: Error {}
         var router = Router()

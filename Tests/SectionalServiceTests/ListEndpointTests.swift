@@ -100,6 +100,11 @@ final class ListEndpointTests: XCTestCase {
         let other = try app.get("/v1/lists/people/rows?pageSize=1&pageToken=\(token)&view=\(view)")
         XCTAssertEqual(other.slug, "invalid-page-token", "a token is bound to its view")
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=0").json["nextPageToken"] as? String, nil, "0 means 50")
+        let repeated = try app.get("/v1/lists/people/rows?pageSize=2&view=\(view)&pageSize=5")
+        XCTAssertEqual(repeated.status, 400)
+        XCTAssertEqual(repeated.slug, "invalid-request", "which of two page sizes is meant is not for the server to guess")
+        XCTAssertEqual(repeated.text, #"{"type":"/problems/invalid-request","title":"Invalid request","status":400,"#
+                       + #""detail":"The query parameter pageSize is given more than once; give it once."}"#)
     }
 
     func testSectionRanges() throws {

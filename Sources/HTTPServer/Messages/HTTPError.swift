@@ -68,6 +68,11 @@ public struct HTTPError: Error, Sendable, Equatable {
                          headers: ["Allow": list])
     }
 
+    /// A query parameter given more than once: which value is meant is not for the server to guess.
+    public static func repeatedParameter(_ name: String) -> HTTPError {
+        HTTPError(.badRequest, "invalid-request", detail: "The query parameter \(echo(name)) is given more than once; give it once.")
+    }
+
     public static func bodyTooLarge(limit: Int) -> HTTPError {
         HTTPError(.contentTooLarge, "body-too-large", detail: "The request body is larger than \(limit) bytes.")
     }

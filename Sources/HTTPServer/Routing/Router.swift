@@ -177,6 +177,7 @@ public struct Router: Sendable {
         }
         do {
             try route.check?(request)
+            if let name = request.repeatedQueryName { throw HTTPError.repeatedParameter(name) }
             return try route.handler(request)
         } catch let error as HTTPError {
             return error.response
