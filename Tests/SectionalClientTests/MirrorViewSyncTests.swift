@@ -13,12 +13,7 @@ final class MirrorViewSyncTests: XCTestCase {
         let hook = RequestHook()
         let client = SectionalClient(baseURL: server.url, tokenProvider: hook.provider)
         let list = client.list("people")
-        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng")])
-        let mirror = list.mirror(pageSize: 10)
-        try await mirror.reload()
-        try await mirror.toggle(section: 1)                       // creates the mirror's view: Design hidden
-        let mirrorView = await mirror.view
-        let view = try XCTUnwrap(mirrorView)
+        let (mirror, view) = try await mirrorWithDesignHidden(client)
 
         // Shown on the server (the toggle is the first request), then the task cancelled just
         // before its second, the section's first rows: it throws, and the mirror shows Design as
@@ -92,12 +87,7 @@ final class MirrorViewSyncTests: XCTestCase {
         let server = try LiveServer()
         let client = SectionalClient(baseURL: server.url)
         let list = client.list("people")
-        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng")])
-        let mirror = list.mirror(pageSize: 10)
-        try await mirror.reload()
-        try await mirror.toggle(section: 1)                       // creates the mirror's view: Design hidden
-        let mirrorView = await mirror.view
-        let view = try XCTUnwrap(mirrorView)
+        let (mirror, view) = try await mirrorWithDesignHidden(client)
         let state = try await list.view(view)
         XCTAssertEqual(Set(state.hidden), ["Design", "Archived"],
                        "the view starts from the definition's default hidden sections, Archived too although no record is in it yet")
@@ -144,5 +134,16 @@ final class MirrorViewSyncTests: XCTestCase {
         let fresh = try await ops.mirror(view: view, pageSize: 10).reload().snapshot
         XCTAssertEqual(synced, fresh)
         try await ops.deleteView(view)
+    }
+
+    /// A mirror of `people` (Ada in Design, Bob in Eng) whose first toggle hid Design, and the
+    /// view that toggle created.
+    private func mirrorWithDesignHidden(_ client: SectionalClient) async throws -> (ListMirror, String) {
+        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng")])
+        let mirror = client.list("people").mirror(pageSize: 10)
+        try await mirror.reload()
+        try await mirror.toggle(section: 1)
+        let view = await mirror.view
+        return (mirror, try XCTUnwrap(view))
     }
 }
