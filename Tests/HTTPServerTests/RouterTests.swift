@@ -59,7 +59,7 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(ran.value, 1)
     }
 
-    func testAQueryParameterGivenTwiceIsRefusedBeforeTheHandlerRuns() {
+    func testAQueryParameterGivenTwiceIsRefusedBeforeTheHandlerRunsUnlessRepeatable() {
         var router = Router()
         let ran = Counter()
         router.get("/v1/things") { _ in ran.increment(); return .json("1") }
@@ -71,14 +71,24 @@ final class RouterTests: XCTestCase {
         let many = (0..<40).map { "p\($0)=\($0)" }.joined(separator: "&")
         var longTwice = Request(method: .get, uri: "/v1/things?\(many)&p7=again")
         XCTAssertEqual(router.respond(to: &longTwice).status, .badRequest)
-        XCTAssertEqual(longTwice.repeatedQueryName, "p7")
+        XCTAssertEqual(longTwice.repeatedQueryName(), "p7")
         XCTAssertEqual(ran.value, 0, "no handler ran for a refused request")
         for uri in ["/v1/things?\(many)", "/v1/things?=a&=b&x=1", "/v1/things?a=1&b=2"] {
             var once = Request(method: .get, uri: uri)
-            XCTAssertNil(once.repeatedQueryName, uri)
+            XCTAssertNil(once.repeatedQueryName(), uri)
             XCTAssertEqual(router.respond(to: &once).status, .ok, uri)
         }
         XCTAssertEqual(ran.value, 3)
+        // Names the router is told are repeatable pass, short query or long.
+        router.repeatableQuery = { $0.hasPrefix("f.") }
+        for uri in ["/v1/things?f.a=1&f.a=2", "/v1/things?\(many)&f.a=1&f.a=2"] {
+            var listed = Request(method: .get, uri: uri)
+            XCTAssertEqual(router.respond(to: &listed).status, .ok, uri)
+        }
+        var stillTwice = Request(method: .get, uri: "/v1/things?f.a=1&size=1&f.a=2&size=2")
+        XCTAssertEqual(router.respond(to: &stillTwice).status, .badRequest)
+        XCTAssertEqual(stillTwice.repeatedQueryName(except: router.repeatableQuery), "size")
+        XCTAssertEqual(ran.value, 5)
     }
 
     func testUnexpectedErrorsBecome500WithoutInternals() {

@@ -55,19 +55,22 @@ public struct Request: Sendable {
         query.first { $0.name == name }?.value
     }
 
-    /// The first query parameter name the target gives more than once, or nil; an empty name
-    /// (`?=x`) names nothing and is not counted. Pairwise for a short query (no allocation),
-    /// through a set for a long one: a target of a few kilobytes can hold thousands of parameters.
-    public var repeatedQueryName: String? {
+    /// The first query parameter name the target gives more than once, other than those
+    /// `repeatable` takes, or nil; an empty name (`?=x`) names nothing and is not counted.
+    /// Pairwise for a short query (no allocation), through a set for a long one: a target of a
+    /// few kilobytes can hold thousands of parameters. `repeatable` is asked only of a name found
+    /// twice.
+    public func repeatedQueryName(except repeatable: (String) -> Bool = { _ in false }) -> String? {
         guard query.count > 1 else { return nil }
         if query.count <= 16 {
-            for i in 1..<query.count where !query[i].name.isEmpty && query[..<i].contains(where: { $0.name == query[i].name }) {
+            for i in 1..<query.count where !query[i].name.isEmpty && query[..<i].contains(where: { $0.name == query[i].name })
+                && !repeatable(query[i].name) {
                 return query[i].name
             }
             return nil
         }
         var seen = Set<String>(minimumCapacity: query.count)
-        return query.first { !$0.name.isEmpty && !seen.insert($0.name).inserted }?.name
+        return query.first { !$0.name.isEmpty && !seen.insert($0.name).inserted && !repeatable($0.name) }?.name
     }
 
     /// A path parameter of the matched route; routes guarantee the ones in their template.

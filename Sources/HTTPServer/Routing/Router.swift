@@ -50,6 +50,11 @@ public struct Router: Sendable {
     /// Every route added, in the order added (a replaced route keeps its first place).
     public private(set) var routes: [Route] = []
 
+    /// Query parameter names a request may give more than once (a list of filters, say); any
+    /// other name given twice is answered `400 invalid-request` before the handler runs, since
+    /// which value is meant is not for the server to guess.
+    public var repeatableQuery: @Sendable (String) -> Bool = { _ in false }
+
     public init() {}
 
     /// Adds a handler for `method` on `template`. Adding the same method and template twice replaces it.
@@ -177,7 +182,7 @@ public struct Router: Sendable {
         }
         do {
             try route.check?(request)
-            if let name = request.repeatedQueryName { throw HTTPError.repeatedParameter(name) }
+            if let name = request.repeatedQueryName(except: repeatableQuery) { throw HTTPError.repeatedParameter(name) }
             return try route.handler(request)
         } catch let error as HTTPError {
             return error.response

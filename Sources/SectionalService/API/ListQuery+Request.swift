@@ -2,6 +2,12 @@ import HTTPServer
 import ListModel
 
 extension ListQuery {
+    /// Whether a query parameter is a filter (`filter.FIELD`): filters are repeatable, and each
+    /// one given must hold (`filter.team=A&filter.team=B` keeps no record).
+    static func isFilter(_ name: String) -> Bool { name.hasPrefix(filterPrefix) }
+
+    private static let filterPrefix = "filter."
+
     /// The search and filters a list read asks for (`?q=TEXT`, `?filter.FIELD=VALUE`,
     /// repeatable), checked against `definition`; nil when it asks for none. `q` on a list
     /// without `search`, or a filter on a field not in its `filters`, is `400 invalid-request`.
@@ -14,8 +20,8 @@ extension ListQuery {
                     throw Problem.invalidRequest("The list '\(definition.name)' has no search: it takes no 'q'.")
                 }
                 if text == nil { text = value }
-            } else if name.hasPrefix("filter.") {
-                let field = String(name.dropFirst("filter.".count))
+            } else if isFilter(name) {
+                let field = String(name.dropFirst(filterPrefix.count))
                 guard let path = FieldPath(field), definition.filters.contains(path) else {
                     let declared = definition.filters.map { "'\($0)'" }.joined(separator: ", ")
                     throw Problem.invalidRequest("The list '\(definition.name)' has no filter '\(Problem.echo(field))'"

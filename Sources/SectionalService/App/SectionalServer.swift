@@ -242,6 +242,7 @@ public final class SectionalServer: @unchecked Sendable {
         let context = ServiceContext(lists: lists, views: views, log: log, authenticator: authenticator,
                                      events: events, faults: storageFaults)
         var router = Router()
+        router.repeatableQuery = ListQuery.isFilter
         OperationRoutes(readiness: readiness, faults: storageFaults).register(on: &router)
         let listRoutes = ListRoutes(context: context)
         listRoutes.register(on: &router)

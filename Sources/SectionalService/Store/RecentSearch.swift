@@ -25,7 +25,7 @@ final class RecentSearch {
     var recency: Recency?
 
     /// Whether a query parameter is one of a search's (`q`, `filter.FIELD`).
-    static func isSearchParameter(_ name: String) -> Bool { name == "q" || name.hasPrefix("filter.") }
+    static func isSearchParameter(_ name: String) -> Bool { name == "q" || ListQuery.isFilter(name) }
 
     /// Whether the search parameters among `items` are exactly ``items``, in order, byte for byte
     /// (Swift's `==` would take a canonically equivalent filter value for the same one).
