@@ -357,16 +357,18 @@ public actor ListMirror {
             next.sections[index] = .init(section: section, slots: slots)
             if !slots.isEmpty {
                 // The view has changed on the server: from here on the mirror shows it, whatever
-                // becomes of these rows. Unread (the request failed or was cancelled) they stay
-                // placeholders, which `loadNext()` and `row(at:)` read, as does the next sync
-                // that moves the list; a cancelled toggle throws after storing that.
+                // becomes of these rows. Unread (the section gone, the list moved on, the request
+                // failed or was cancelled) they stay placeholders, which `loadNext()` and
+                // `row(at:)` read, as does the next sync that moves the list; a cancelled toggle
+                // throws after storing that.
                 let range: SectionRange?
                 do {
-                    range = try await firstRows(of: index, count: min(pageSize, slots.count), view: view)
-                } catch {
+                    range = try await list.rows(inSection: index, start: 0, count: min(pageSize, slots.count), view: view)
+                } catch is CancellationError {
                     snapshot = next
-                    if error is CancellationError { throw error }
-                    return Update(changes: changes, snapshot: next)
+                    throw CancellationError()
+                } catch {
+                    range = nil
                 }
                 if let range, range.version == next.version {
                     for (offset, row) in range.section.rows.enumerated() where slots.indices.contains(offset) {
@@ -377,16 +379,6 @@ public actor ListMirror {
         }
         snapshot = next
         return Update(changes: changes, snapshot: next)
-    }
-
-    /// The first `count` rows of a section just shown; `nil` when the section is gone (the list
-    /// has moved on: the next sync loads them).
-    private func firstRows(of index: Int, count: Int, view: String) async throws -> SectionRange? {
-        do {
-            return try await list.rows(inSection: index, start: 0, count: count, view: view)
-        } catch let problem as SectionalError where problem.sectionGone {
-            return nil
-        }
     }
 
     /// ``Stale`` for a `404 section-not-found` naming a section the mirror holds at `version`: the

@@ -19,7 +19,7 @@ extension ListQuery {
                 guard definition.search != nil else {
                     throw Problem.invalidRequest("The list '\(definition.name)' has no search: it takes no 'q'.")
                 }
-                if text == nil { text = value }
+                text = value   // given once: the router refuses a repeated parameter other than a filter
             } else if isFilter(name) {
                 let field = String(name.dropFirst(filterPrefix.count))
                 guard let path = FieldPath(field), definition.filters.contains(path) else {

@@ -393,15 +393,13 @@ export class ListMirror {
         // of these rows. Unread (the section gone, the list moved on, the request failed or was
         // cancelled), they stay placeholders, which `loadNext()` and `row()` read, as does the
         // next sync that moves the list (they are pending).
-        let range = null;
-        try {
-          range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal });
-        } catch (e) {
-          this.snapshot = s;
-          if (signal?.aborted) throw e;
-          return { changes, snapshot: s };
-        }
-        if (range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
+        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal })
+          .catch((e) => {
+            if (!signal?.aborted) return null;
+            this.snapshot = s;
+            throw e;
+          });
+        if (range && range.version === s.version) range.section.rows.forEach((row, k) => { rows[k] = row; pending.delete(k); });
       }
     }
     this.snapshot = s;
