@@ -23,7 +23,11 @@ final class QueryItemsTests: XCTestCase {
         XCTAssertEqual(items("/p?a=%zz&b=%4&c=%&d=100%25&e=%41%"), ["a|%zz", "b|%4", "c|%", "d|100%", "e|A%"])
     }
 
-    func testNonASCIIIsKeptAndInvalidUTF8IsReplaced() {
+    func testNonASCIIIsKeptAndInvalidUTF8IsReplacedAndTold() {
         XCTAssertEqual(items("/p?q=Émilie&r=%FF"), ["q|Émilie", "r|\u{FFFD}"])
+        XCTAssertFalse(Request(method: .get, uri: "/p?q=Émilie&r=%FF").isUTF8)
+        XCTAssertFalse(Request(method: .get, uri: "/p%C3?q").isUTF8, "a path segment")
+        XCTAssertFalse(Request(method: .get, uri: "/p?%80").isUTF8, "a name")
+        XCTAssertTrue(Request(method: .get, uri: "/p%C3%A9?q=%C3%A9&%E2%82%AC=+%25").isUTF8)
     }
 }

@@ -107,6 +107,19 @@ final class ListEndpointTests: XCTestCase {
                        + #""detail":"The query parameter pageSize is given more than once; give it once."}"#)
     }
 
+    func testATargetNotUTF8OnceDecodedIsRefused() throws {
+        // Read with U+FFFD in place of %FF, `q` would search for what the client did not send.
+        for target in ["/v1/lists/people/rows?q=%FF", "/v1/lists/people/rows?filter.team=%C3%28", "/v1/lists/%FF/rows",
+                       "/v1/lists/people?%E2%82=1", "/nowhere/%FF"] {
+            let answer = try app.get(target)
+            XCTAssertEqual(answer.status, 400, target)
+            XCTAssertEqual(answer.text, #"{"type":"/problems/invalid-request","title":"Invalid request","status":400,"#
+                           + #""detail":"The request target is not UTF-8 once percent-decoded (as %FF is not); percent-encode UTF-8 bytes only."}"#, target)
+        }
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=%32").status, 200, "an escape of UTF-8 is read")
+        XCTAssertEqual(try app.get("/healthz").status, 200, "and the server goes on")
+    }
+
     func testSectionRanges() throws {
         let range = try app.get("/v1/lists/people/sections/2/rows?start=1&count=5")
         XCTAssertEqual(range.status, 200)

@@ -73,6 +73,12 @@ public struct HTTPError: Error, Sendable, Equatable {
         HTTPError(.badRequest, "invalid-request", detail: "The query parameter \(echo(name)) is given more than once; give it once.")
     }
 
+    /// A path segment or query part that is not UTF-8 once percent-decoded (`%FF`): refused
+    /// rather than read with U+FFFD in its place, which would search, filter or name something
+    /// the client did not send.
+    public static let targetNotUTF8 = HTTPError(.badRequest, "invalid-request",
+                                                detail: "The request target is not UTF-8 once percent-decoded (as %FF is not); percent-encode UTF-8 bytes only.")
+
     public static func bodyTooLarge(limit: Int) -> HTTPError {
         HTTPError(.contentTooLarge, "body-too-large", detail: "The request body is larger than \(limit) bytes.")
     }

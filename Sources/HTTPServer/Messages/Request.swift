@@ -13,12 +13,17 @@ public struct Request: Sendable {
     /// The path, percent-decoded.
     public var path: String {
         var path = String(rawPath)
-        return path.withUTF8 { PercentDecoding.decode($0, plusIsSpace: false) }
+        var valid = true
+        return path.withUTF8 { PercentDecoding.decode($0, plusIsSpace: false, valid: &valid) }
     }
     /// The path's segments, each percent-decoded (so `%2F` inside a segment stays inside it).
     public let pathSegments: [String]
     /// Query parameters in order, names and values percent-decoded (`+` is a space).
     public let query: [(name: String, value: String)]
+    /// Whether every path segment and query name and value is UTF-8 once percent-decoded
+    /// (`%FF` is not). Where one is not, its invalid bytes read as U+FFFD, and the router answers
+    /// `400 invalid-request` instead of routing it (``Router/respond(to:)``).
+    public let isUTF8: Bool
     public let headers: HTTPHeaders
     public let body: [UInt8]
     /// Values of the `{name}` parts of the matched route template.
@@ -36,18 +41,22 @@ public struct Request: Sendable {
         // the request; the generic `split` of a `UTF8View` and its arrays of slices were about a
         // tenth of a warm read.
         var target = uri
+        var valid = true
         (pathSegments, query) = target.withUTF8 { bytes in
             let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
             var segments: [String] = []
             segments.reserveCapacity(6)
             var start = 0
             for i in 0...pathEnd where i == pathEnd || bytes[i] == UInt8(ascii: "/") {
-                if i > start { segments.append(PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[start..<i]), plusIsSpace: false)) }
+                if i > start {
+                    segments.append(PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[start..<i]), plusIsSpace: false, valid: &valid))
+                }
                 start = i + 1
             }
             guard pathEnd < bytes.endIndex else { return (segments, []) }
-            return (segments, PercentDecoding.queryItems(UnsafeBufferPointer(rebasing: bytes[(pathEnd + 1)...])))
+            return (segments, PercentDecoding.queryItems(UnsafeBufferPointer(rebasing: bytes[(pathEnd + 1)...]), valid: &valid))
         }
+        isUTF8 = valid
     }
 
     /// The first value of a query parameter, or nil.
@@ -98,8 +107,9 @@ extension String {
 /// Percent-decoding of URI components (RFC 3986 §2.1), over the target's bytes.
 enum PercentDecoding {
     /// `bytes` (UTF-8) with every `%XX` decoded and, when `plusIsSpace`, `+` read as a space; a
-    /// malformed escape stays as it is, and invalid UTF-8 after decoding becomes U+FFFD.
-    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> String {
+    /// malformed escape stays as it is, and invalid UTF-8 after decoding becomes U+FFFD and
+    /// clears `valid` (which is otherwise left as it is).
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool, valid: inout Bool) -> String {
         guard bytes.contains(where: { $0 == UInt8(ascii: "%") || (plusIsSpace && $0 == UInt8(ascii: "+")) }) else {
             return String(decoding: bytes, as: UTF8.self)
         }
@@ -116,6 +126,8 @@ enum PercentDecoding {
             decoded.append(plusIsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
             i += 1
         }
+        if let text = String(validating: decoded, as: UTF8.self) { return text }
+        valid = false
         return String(decoding: decoded, as: UTF8.self)
     }
 
@@ -123,7 +135,8 @@ enum PercentDecoding {
     /// without `=` has an empty value), each part percent-decoded with `+` as a space. Over the
     /// bytes at once: splitting the string's UTF-8 view and decoding each part as a `Substring`
     /// was a third of the parsing of a request with one parameter (callgrind, a `?q=` first page).
-    static func queryItems(_ query: UnsafeBufferPointer<UInt8>) -> [(name: String, value: String)] {
+    /// A part that is not UTF-8 once decoded clears `valid` (see ``decode(_:plusIsSpace:valid:)``).
+    static func queryItems(_ query: UnsafeBufferPointer<UInt8>, valid: inout Bool) -> [(name: String, value: String)] {
         var items: [(name: String, value: String)] = []
         items.reserveCapacity(4)
         var start = 0
@@ -132,10 +145,10 @@ enum PercentDecoding {
             guard i > start else { continue }
             let item = UnsafeBufferPointer(rebasing: query[start..<i])
             if let eq = item.firstIndex(of: UInt8(ascii: "=")) {
-                items.append((decode(UnsafeBufferPointer(rebasing: item[..<eq]), plusIsSpace: true),
-                              decode(UnsafeBufferPointer(rebasing: item[(eq + 1)...]), plusIsSpace: true)))
+                items.append((decode(UnsafeBufferPointer(rebasing: item[..<eq]), plusIsSpace: true, valid: &valid),
+                              decode(UnsafeBufferPointer(rebasing: item[(eq + 1)...]), plusIsSpace: true, valid: &valid)))
             } else {
-                items.append((decode(item, plusIsSpace: true), ""))
+                items.append((decode(item, plusIsSpace: true, valid: &valid), ""))
             }
         }
         return items

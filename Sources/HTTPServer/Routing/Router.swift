@@ -162,8 +162,10 @@ public struct Router: Sendable {
     }
 
     /// Answers a request: routes it, runs the handler, turns thrown errors into problem answers.
-    /// Sets the request's ``Request/route`` and ``Request/parameters`` on the way.
+    /// Sets the request's ``Request/route`` and ``Request/parameters`` on the way. A target that is
+    /// not UTF-8 once percent-decoded (``Request/isUTF8``) is refused before it is routed.
     public func respond(to request: inout Request) -> Response {
+        guard request.isUTF8 else { return HTTPError.targetNotUTF8.response }
         guard let match = match(request.pathSegments) else {
             return HTTPError.notFound(request.path).response
         }
