@@ -76,6 +76,36 @@ final class MirrorUpdatesTests: XCTestCase {
         XCTAssertEqual(snapshot?.sections.map(\.section.key), ["pinned", "Design", "Eng"])
     }
 
+    /// Writes announced while a sync runs, and taken in by it, start no sync of their own: one
+    /// sync for the burst, not one a version (writes coming faster than syncs would otherwise
+    /// keep the mirror ever further behind). Before, the two writes below gave a second update to
+    /// the version the first had reached.
+    func testWritesOneSyncTookInStartNoMoreSyncs() async throws {
+        let server = try LiveServer()
+        let writer = SectionalClient(baseURL: server.url)
+        let people = writer.collection("people")
+        let hook = RequestHook()
+        let mirror = SectionalClient(baseURL: server.url, tokenProvider: hook.provider).list("people").mirror()
+        try await people.put("p1", person("p1", "Ada", "Design"))
+        try await mirror.reload()
+        let updates = Collected(mirror.updates())
+        defer { updates.cancel() }
+        try await waitForOpenStreams(1, port: server.port)
+        // The write's sync: two more writes land just before its first request.
+        hook.arm(before: 1) {
+            try await people.put("p3", person("p3", "Cy", "Ops"))
+            try await people.put("p4", person("p4", "Di", "Sales"))
+        }
+        try await people.put("p2", person("p2", "Bo", "Eng"))
+        await updates.waitFor("the burst's update") { $0.snapshot.sections.contains { $0.section.key == "Sales" } }
+        XCTAssertTrue(hook.fired)
+        let burst = try await writer.list("people").outline().version
+        try await people.put("p5", person("p5", "Eve", "Eng"))
+        let after = try await writer.list("people").outline().version
+        await updates.waitFor("update to version \(after)") { $0.changes.to == after }
+        XCTAssertEqual(updates.all.map(\.changes.to), [burst, after], "one update for the burst, one for the write after it")
+    }
+
     /// A server that comes back behind the mirror (an empty store at the same address, as a new
     /// database or one put back by a file copy would be): its stream announces a
     /// version below the mirror's, and `changes` refuses the mirror's `since` (400

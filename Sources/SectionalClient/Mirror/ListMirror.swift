@@ -107,7 +107,10 @@ public actor ListMirror {
 
     /// Every later sync, run when the list's event stream announces a version other than the
     /// mirror's: a newer one, or an older one (the server went back: a new database at its address, one
-    /// put back by a file copy; the sync then reloads). The stream reconnects (with
+    /// put back by a file copy; the sync then reloads). Versions a sync took in before they were
+    /// announced start none (see ``isTakenIn(_:after:mirror:)``): a burst of writes costs a sync,
+    /// not one a version, so writes coming faster than syncs do not leave the mirror ever further
+    /// behind. The stream reconnects (with
     /// `Last-Event-ID`) when it drops, after `reconnectDelay` seconds when given (see
     /// ``SectionalList/events(reconnectDelay:)``); a sync that fails while the server is away (a
     /// network error, a 503) is tried again after the same delay, backing off, until it gets
@@ -116,8 +119,10 @@ public actor ListMirror {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self)
         let task = Task {
             do {
+                var heard: Int64?  // the version the stream announced before
                 for try await event in list.events(reconnectDelay: reconnectDelay) {
-                    if let current = await snapshot?.version, event.version == current { continue }
+                    defer { heard = event.version }
+                    if let current = await snapshot?.version, Self.isTakenIn(event.version, after: heard, mirror: current) { continue }
                     continuation.yield(try await syncRetrying(reconnectDelay: reconnectDelay))
                 }
                 continuation.finish()
@@ -127,6 +132,14 @@ public actor ListMirror {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// Whether an event announcing `version` needs no sync: the mirror is at it (`current`), or
+    /// already past it by a sync an earlier event started — the event moves on from the one heard
+    /// before it (`heard`), as the writes of a burst announced while one sync took them all in
+    /// do. An event below the one before it is a server that went back, and syncs.
+    static func isTakenIn(_ version: Int64, after heard: Int64?, mirror current: Int64) -> Bool {
+        version == current || (heard.map { $0 < version } ?? false) && version < current
     }
 
     /// ``sync()``, tried again while the server is away (a network error, a 503) after the event

@@ -146,7 +146,9 @@ export class ListMirror {
   /**
    * Every later sync, run when the event stream announces a version other than the mirror's: a
    * newer one, or an older one (the server went back: a new database at its address, one put
-   * back by a file copy; the sync then reloads). A sync that fails while the server is away (a network
+   * back by a file copy; the sync then reloads). Versions a sync took in before they were
+   * announced start none (see `takenIn`): a burst of writes costs a sync, not one a version, so
+   * writes coming faster than syncs do not leave the mirror ever further behind. A sync that fails while the server is away (a network
    * error, a 503) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
    * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
    * `signal` closes it too, and cancels a sync under way (then nothing is stored); `idleTimeout` is
@@ -155,8 +157,12 @@ export class ListMirror {
    * @returns {AsyncGenerator<MirrorUpdate, void, void>}
    */
   async *updates(o = {}) {
+    /** @type {number|undefined} the version the stream announced before */
+    let heard;
     for await (const event of this.list.events(o)) {
-      if (this.snapshot && event.version === this.snapshot.version) continue;
+      const before = heard;
+      heard = event.version;
+      if (this.snapshot && takenIn(event.version, before, this.snapshot.version)) continue;
       const update = await this.syncRetrying(o);
       if (!update) return;
       yield update;
@@ -417,4 +423,15 @@ export class ListMirror {
     const server = (await this.list.outline({ view: this.view, signal })).version;
     return server === version ? e : new StaleError(version, server);
   }
+}
+
+/**
+ * Whether an event announcing `version` needs no sync: the mirror is at it (`current`), or already
+ * past it by a sync an earlier event started — the event moves on from the one heard before it
+ * (`heard`), as the writes of a burst announced while one sync took them all in do. An event
+ * below the one before it is a server that went back, and syncs.
+ * @param {number} version @param {number|undefined} heard @param {number} current
+ */
+function takenIn(version, heard, current) {
+  return version === current || (heard !== undefined && heard < version && version < current);
 }

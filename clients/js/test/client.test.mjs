@@ -259,6 +259,60 @@ test('updates() sees every version', async () => {
   }
 });
 
+test('writes one sync took in start no more syncs', async () => {
+  // Two writes land just before the first request of the sync a write started; their events
+  // come after it. Before, each gave one more update, to the version the sync had reached.
+  await reset();
+  /** @type {(() => Promise<void>)|null} */
+  let armed = null;
+  const hooked = new SectionalClient(base, {
+    fetch: async (input, init) => {
+      const action = String(input).includes('/events') ? null : armed;
+      if (action) {
+        armed = null;
+        await action();
+      }
+      return fetch(input, init);
+    },
+  });
+  const mirror = hooked.list('people').mirror();
+  await mirror.reload();
+  const controller = new AbortController();
+  /** @type {number[]} */
+  const seen = [];
+  let burst = false;
+  const reading = (async () => {
+    for await (const update of mirror.updates({ signal: controller.signal })) {
+      seen.push(update.changes.to);
+      burst ||= update.snapshot.sections.some((s) => s.section.key === 'Sales');
+    }
+  })().catch((e) => { if (!controller.signal.aborted) throw e; });
+  /** @param {() => boolean} done @param {string} what */
+  const until = async (done, what) => {
+    const deadline = Date.now() + 20000;
+    while (!done()) {
+      assert.ok(Date.now() < deadline, `${what}; saw ${seen}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  try {
+    armed = async () => {
+      await people.put('p3', person('p3', 'Cy', 'Ops'));
+      await people.put('p4', person('p4', 'Dee', 'Sales'));
+    };
+    await people.put('p2', person('p2', 'Bob', 'Eng'));
+    await until(() => burst, 'no update took in the burst');
+    const reached = (await list.outline()).version;
+    await people.put('p5', person('p5', 'Eve', 'Eng'));
+    const after = (await list.outline()).version;
+    await until(() => seen.includes(after), `no update to version ${after}`);
+    assert.deepEqual(seen, [reached, after], 'one update for the burst, one for the write after it');
+  } finally {
+    controller.abort();
+    await reading;
+  }
+});
+
 test('the server serves this module at /sectional.mjs', async () => {
   const response = await fetch(`${base}/sectional.mjs`);
   assert.equal(response.status, 200);
