@@ -14,14 +14,18 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
     /// The problem says to read the list again from its first page (its `reload: true`): a
     /// `400 invalid-page-token` for a walk the list's definition changed under.
     public let reload: Bool
+    /// The list's version the problem names (its `version`): where the list is now, for a `412
+    /// precondition-failed` section change made after the list moved on.
+    public let version: Int64?
 
     /// A problem from its parts.
-    public init(slug: String, status: Int, title: String = "", detail: String, reload: Bool = false) {
+    public init(slug: String, status: Int, title: String = "", detail: String, reload: Bool = false, version: Int64? = nil) {
         self.slug = slug
         self.status = status
         self.title = title
         self.detail = detail
         self.reload = reload
+        self.version = version
     }
 
     /// `status slug: detail`.
@@ -29,14 +33,14 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// The problem a non-2xx answer carries; a body that is no problem document still gives its status.
     static func from(status: Int, body: Data) -> SectionalError {
-        struct Problem: Decodable { let type: String?, title: String?, detail: String?, reload: Bool? }
+        struct Problem: Decodable { let type: String?, title: String?, detail: String?, reload: Bool?, version: Int64? }
         guard let problem = try? JSONDecoder().decode(Problem.self, from: body), let type = problem.type else {
             let text = String(decoding: body.prefix(300), as: UTF8.self)
             return SectionalError(slug: "http-\(status)", status: status, detail: text)
         }
         let slug = type.split(separator: "/").last.map(String.init) ?? type
         return SectionalError(slug: slug, status: status, title: problem.title ?? "", detail: problem.detail ?? "",
-                              reload: problem.reload ?? false)
+                              reload: problem.reload ?? false, version: problem.version)
     }
 
     /// An answer that could not be decoded.

@@ -95,10 +95,13 @@ public struct SectionalList: Sendable {
         try await client.get(base + ["views", id], query: search.queryItems)
     }
 
-    /// Hides or shows section `index` (of the search result, with a ``search``) in a view.
-    public func setHidden(_ hidden: Bool, section index: Int, view: String) async throws -> ViewSection {
-        try await client.send("PUT", base + ["views", view, "sections", String(index)], query: search.queryItems,
-                              body: try SectionalClient.json(["hidden": hidden]))
+    /// Hides or shows section `index` (of the search result, with a ``search``) in a view. With
+    /// `key`, only while section `index` is the one with that key: else nothing changes and it
+    /// throws `412 precondition-failed` with the list's ``SectionalError/version``.
+    public func setHidden(_ hidden: Bool, section index: Int, view: String, key: String? = nil) async throws -> ViewSection {
+        struct Change: Encodable { let hidden: Bool, key: String? }
+        return try await client.send("PUT", base + ["views", view, "sections", String(index)], query: search.queryItems,
+                                     body: try SectionalClient.json(Change(hidden: hidden, key: key)))
     }
 
     /// Flips section `index` (of the search result, with a ``search``) in a view.

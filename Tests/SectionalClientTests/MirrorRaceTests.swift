@@ -79,6 +79,52 @@ final class MirrorRaceTests: XCTestCase {
         XCTAssertEqual(synced.view, view)
         XCTAssertEqual(synced.sections.map(\.section.key), ["pinned", "Design"])
     }
+
+    /// A toggle whose index names another section by the time it reaches the server (a write
+    /// landed just before it) changes nothing in the view and throws ``ListMirror/Stale`` at the
+    /// list's version: the mirror names the section it means, so nothing needs flipping back.
+    func testAToggleWhoseIndexNowNamesAnotherSectionChangesNothing() async throws {
+        let server = try LiveServer()
+        let writer = SectionalClient(baseURL: server.url)
+        let people = writer.collection("people")
+        let hook = RequestHook()
+        let list = SectionalClient(baseURL: server.url, tokenProvider: hook.provider).list("people")
+        _ = try await people.batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bo", "Eng")])
+        let view = try await list.createView().view
+        let mirror = list.mirror(view: view)
+        let loaded = try await mirror.reload().snapshot
+        XCTAssertEqual(loaded.sections.map(\.section.key), ["pinned", "Design", "Eng"])
+        let before = try await list.view(view).hidden
+        hook.arm(before: 1) { try await people.put("p0", person("p0", "Cy", "Accounts")) }   // section 1 is Accounts now
+        do {
+            _ = try await mirror.toggle(section: 1)
+            XCTFail("expected Stale, got an answer")
+        } catch let stale as ListMirror.Stale {
+            let now = try await writer.list("people").outline().version
+            XCTAssertEqual([stale.mirror, stale.server], [loaded.version, now])
+        }
+        XCTAssertTrue(hook.fired)
+        let after = try await list.view(view).hidden
+        XCTAssertEqual(after, before, "no section of the view changed")
+    }
+
+    /// A toggle asks for the state the mirror shows next, not a flip: when the view got there
+    /// first (another client of the same view hid the section), the view and the mirror agree.
+    func testAToggleSetsTheStateWhenTheViewGotThereFirst() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bo", "Eng")])
+        let list = client.list("people")
+        let view = try await list.createView().view
+        let mirror = list.mirror(view: view)
+        let loaded = try await mirror.reload().snapshot
+        let eng = try XCTUnwrap(loaded.sections.firstIndex { $0.section.key == "Eng" })
+        _ = try await list.setHidden(true, section: eng, view: view)   // another client of the view
+        let update = try await mirror.toggle(section: eng)
+        XCTAssertEqual(update.snapshot.sections[eng].section.hidden, true)
+        let hidden = try await list.view(view).hidden
+        XCTAssertTrue(hidden.contains("Eng"), "the view hides Eng, as the mirror shows; it hides \(hidden)")
+    }
 }
 
 /// Asserts that `body` throws ``ListMirror/Stale`` with these versions.

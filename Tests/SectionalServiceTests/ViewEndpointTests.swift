@@ -36,6 +36,28 @@ final class ViewEndpointTests: XCTestCase {
         XCTAssertEqual(try app.request("DELETE", "/v1/lists/people/views/\(id)").slug, "view-not-found")
     }
 
+    /// A change that names the section's key is made only while the index is still that section:
+    /// a client whose copy of the list is behind gets `412` and the list's version, and the view
+    /// is left as it was (no wrong section hidden that it would have to show again).
+    func testASectionChangeNamingItsKeyIsMadeOnlyWhileTheIndexIsThatSection() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design"), ("p2", "Alan", "Engineering")])
+        let id = try app.createView(#"{"hidden":[]}"#)
+        let hide = try app.request("PUT", "/v1/lists/people/views/\(id)/sections/1", json: #"{"hidden":true,"key":"Design"}"#)
+        XCTAssertEqual(hide.status, 200, hide.text)
+        XCTAssertEqual(try (hide.json["section"] as? [String: Any])?["key"] as? String, "Design")
+        try app.seed([("p0", "Bo", "Accounts")])  // sorts first: section 1 is Accounts now
+        let version = try app.version()
+        let moved = try app.request("PUT", "/v1/lists/people/views/\(id)/sections/1", json: #"{"key":"Design","hidden":false}"#)
+        XCTAssertEqual(moved.status, 412)
+        XCTAssertEqual(moved.text, #"{"type":"/problems/precondition-failed","title":"Precondition failed","status":412,"#
+                       + #""detail":"Section 1 is 'Accounts' now, not 'Design': the list has moved on.","version":\#(version)}"#)
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").json["hidden"] as? [String], ["Design"], "the view is as it was")
+        XCTAssertEqual(try app.request("PUT", "/v1/lists/people/views/\(id)/sections/2", json: #"{"hidden":false,"key":"Design"}"#).status, 200)
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").json["hidden"] as? [String], [])
+        XCTAssertEqual(try app.request("PUT", "/v1/lists/people/views/\(id)/sections/0", json: #"{"hidden":true,"key":7}"#).slug, "invalid-request")
+    }
+
     func testViewErrors() throws {
         let app = try TestApp()
         let id = try app.createView(#"{"hidden":["pinned"]}"#)

@@ -80,15 +80,17 @@ public actor ListMirror {
 
     /// Hides or shows section `index` (by its key in the mirror) and returns the batch update:
     /// its rows deleted, or inserted as placeholders (the first page loaded when the list has not moved on).
-    /// Throws ``Stale`` when the list has moved on so far that `index` names another section now,
-    /// or none (sync, then toggle again). Without a view, the mirror creates one first and reads
+    /// Throws ``Stale`` when the list has moved on so far that `index` names another section now
+    /// (the server then changes nothing: the request names the state and the section's key), or
+    /// none (sync, then toggle again). Without a view, the mirror creates one first and reads
     /// through it from then on (``ListSnapshot/view`` says so), even when the toggle fails.
     ///
     /// Once the server has answered the toggle, the mirror shows the section as its view now has
     /// it, even when the first rows of a section shown cannot be read (they stay placeholders);
     /// it throws then only when cancelled (`CancellationError`, after storing that). A toggle
     /// cancelled before its answer may or may not have reached the server: ``sync()`` tells, as
-    /// it does for a section shown or hidden elsewhere through the view.
+    /// it does for a section shown or hidden elsewhere through the view, and sending it again
+    /// does no harm.
     @discardableResult
     public func setHidden(_ hidden: Bool, section index: Int) async throws -> Update {
         try await serially { try await $0.setHiddenNow(hidden, index) }
@@ -342,19 +344,14 @@ public actor ListMirror {
             snapshot?.view = view
         }
         guard let view else { throw SectionalError(slug: "view-not-found", status: 404, detail: "No view.") }
-        let answer: ViewSection
         do {
-            answer = try await list.toggle(section: index, view: view)
+            // Named by its key: when the list has moved on so far that the index is another
+            // section, the server changes nothing (412) and says where the list is.
+            _ = try await list.setHidden(hidden, section: index, view: view, key: before.section.key)
         } catch let problem as SectionalError where problem.sectionGone {
             throw try await stale(after: problem, mirror: next.version)
-        }
-        guard answer.section.key == before.section.key else {
-            // The list has moved on and that index is another section now: flip it back (unless
-            // that one is gone too).
-            do {
-                _ = try await list.toggle(section: index, view: view)
-            } catch let problem as SectionalError where problem.sectionGone {}
-            throw Stale(mirror: next.version, server: answer.version)
+        } catch let problem as SectionalError where problem.status == 412 && problem.version != nil {
+            throw Stale(mirror: next.version, server: problem.version!)
         }
         var section = before.section
         section.hidden = hidden

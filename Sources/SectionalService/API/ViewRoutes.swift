@@ -50,19 +50,24 @@ struct ViewRoutes {
             }
         }
         router.put("/v1/lists/{list}/views/{view}/sections/{index}") { request in
-            guard let body = try request.jsonObjectBody(), body.count == 1, let hidden = body["hidden"]?.boolValue else {
-                throw Problem.invalidRequest("The body must be {\"hidden\": true} or {\"hidden\": false}.")
+            guard let body = try request.jsonObjectBody(), let hidden = body["hidden"]?.boolValue,
+                  body.keys.allSatisfy({ $0 == "hidden" || $0 == "key" }), body["key"].map({ $0.stringValue != nil }) ?? true else {
+                throw Problem.invalidRequest(#"The body must be {"hidden": true} or {"hidden": false}, and may name the section's "key"."#)
             }
-            return try setHidden(request) { _ in hidden }
+            return try setHidden(request, expecting: body["key"]?.stringValue) { _ in hidden }
         }
         router.post("/v1/lists/{list}/views/{view}/sections/{index}/toggle") { request in
-            try setHidden(request) { !$0 }
+            try setHidden(request, expecting: nil) { !$0 }
         }
     }
 
-    /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next". The
-    /// answer is the section as the view now sees it, marked with the list's language.
-    private func setHidden(_ request: Request, _ change: @escaping @Sendable (Bool) -> Bool) throws(HTTPError) -> Response {
+    /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next". With
+    /// `expected`, only while section `index` is the one with that key: else `412
+    /// precondition-failed` with the list's `version` (the list moved on since the client read it;
+    /// a client that toggled blind would have to flip the wrong section back). The answer is the
+    /// section as the view now sees it, marked with the list's language.
+    private func setHidden(_ request: Request, expecting expected: String?,
+                           _ change: @escaping @Sendable (Bool) -> Bool) throws(HTTPError) -> Response {
         let readable = try context.readableList(request)
         let state = readable.state
         let id = request.parameter("view")
@@ -70,6 +75,9 @@ struct ViewRoutes {
         guard views.use(id, list: state.name, owner: readable.viewOwner) != nil else { throw Problem.viewNotFound(id) }
         guard let section = state.snapshot.section(at: index) else {
             throw Problem.sectionNotFound(index, count: state.snapshot.sectionCount)
+        }
+        if let expected, section.key != expected {
+            throw Problem.sectionMoved(index, key: section.key, expected: expected, version: state.version)
         }
         let (key, owner, views) = (section.key, readable.viewOwner, views)
         return context.storeLater({ () throws(StoreError) in

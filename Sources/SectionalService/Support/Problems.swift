@@ -43,6 +43,13 @@ enum Problem {
     static func sectionNotFound(_ index: Int, count: Int) -> HTTPError {
         HTTPError(.notFound, "section-not-found", detail: "Section \(index) does not exist; the list has \(count) sections.")
     }
+    /// A section change that names the section's key, made after the list moved on so far that
+    /// `index` is another section: `412`, with the list's `version`.
+    static func sectionMoved(_ index: Int, key: String, expected: String, version: Int64) -> HTTPError {
+        HTTPError(.preconditionFailed, "precondition-failed", title: "Precondition failed",
+                  detail: "Section \(index) is '\(echo(key))' now, not '\(echo(expected))': the list has moved on.",
+                  extensions: [("version", String(version))])
+    }
     static func tagNotFound(_ tag: Int) -> HTTPError { HTTPError(.notFound, "tag-not-found", detail: "No row holds tag \(tag).") }
     static func rowNotFound(_ id: String) -> HTTPError { HTTPError(.notFound, "row-not-found", detail: "No row has id '\(echo(id))'.") }
     static func indexPathNotFound(_ sectionType: String, _ rowType: String) -> HTTPError {

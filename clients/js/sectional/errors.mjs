@@ -13,8 +13,10 @@ export class SectionalError extends Error {
    * @param {string} title
    * @param {string} detail
    * @param {boolean} [reload]
+   * @param {number} [version] the list's version the problem names: where the list is now, for a
+   *   `412 precondition-failed` section change made after the list moved on
    */
-  constructor(slug, status, title, detail, reload = false) {
+  constructor(slug, status, title, detail, reload = false, version = undefined) {
     super(`${status} ${slug}: ${detail}`);
     this.name = 'SectionalError';
     this.slug = slug;
@@ -22,6 +24,7 @@ export class SectionalError extends Error {
     this.title = title;
     this.detail = detail;
     this.reload = reload;
+    this.version = version;
   }
 
   /**
@@ -34,7 +37,7 @@ export class SectionalError extends Error {
       const body = JSON.parse(text);
       if (body && typeof body.type === 'string') {
         return new SectionalError(body.type.split('/').pop() || body.type, status, body.title || '', body.detail || '',
-          body.reload === true);
+          body.reload === true, typeof body.version === 'number' ? body.version : undefined);
       }
     } catch (_) { /* not JSON */ }
     return new SectionalError(`http-${status}`, status, '', text.slice(0, 300));

@@ -159,14 +159,16 @@ export class SectionalList {
 
   /**
    * Hides or shows a section in a view (`index`: of the search result, when the list has a search).
+   * With `key`, only while section `index` is the one with that key: else nothing changes and it
+   * rejects with `412 precondition-failed` carrying the list's `version`.
    * @param {boolean} hidden
    * @param {number} index
    * @param {string} view
-   * @param {{signal?: AbortSignal}} [o]
+   * @param {{signal?: AbortSignal, key?: string}} [o]
    * @returns {Promise<ViewSection>}
    */
   setHidden(hidden, index, view, o = {}) {
-    return this.viewRequest('PUT', [view, 'sections', String(index)], { hidden }, o.signal);
+    return this.viewRequest('PUT', [view, 'sections', String(index)], o.key === undefined ? { hidden } : { hidden, key: o.key }, o.signal);
   }
 
   /**

@@ -115,13 +115,15 @@ export class ListMirror {
 
   /**
    * Hides or shows a section; returns the batch update. Throws StaleError when the list has moved
-   * on so far that `index` names another section now, or none (sync, then toggle again). Without
+   * on so far that `index` names another section now (the server then changes nothing: the request
+   * names the state and the section's key), or none (sync, then toggle again). Without
    * a view, the mirror creates one first and reads through it from then on (`snapshot.view` says
    * so), even when the toggle fails. Once the server has answered the toggle, the mirror shows the
    * section as its view now has it, even when the first rows of a section shown cannot be read:
    * they stay placeholders, and the call rejects only when it was cancelled (after storing that).
    * A toggle cancelled before its answer may or may not have reached the server: `sync()` tells,
-   * as it does for a section shown or hidden elsewhere through the view.
+   * as it does for a section shown or hidden elsewhere through the view, and sending it again does
+   * no harm.
    * @param {boolean} hidden
    * @param {number} index
    * @param {{signal?: AbortSignal}} [o]
@@ -372,16 +374,13 @@ export class ListMirror {
       s.view = this.view;
       this.snapshot = { ...current, view: this.view };
     }
-    let answer;
     try {
-      answer = await this.list.toggle(index, this.view, { signal });
+      // Named by its key: when the list has moved on so far that the index is another section,
+      // the server changes nothing (412) and says where the list is.
+      await this.list.setHidden(hidden, index, this.view, { signal, key: own.section.key });
     } catch (e) {
+      if (e instanceof SectionalError && e.status === 412 && e.version !== undefined) throw new StaleError(s.version, e.version);
       throw await this.staleAfter(e, s.version, signal);
-    }
-    if (answer.section.key !== own.section.key) {
-      // Another section has that index now: flip it back (unless that one is gone too).
-      await this.list.toggle(index, this.view, { signal }).catch((e) => { if (!sectionGone(e)) throw e; });
-      throw new StaleError(s.version, answer.version);
     }
     const section = { ...own.section, hidden };
     if (hidden) {

@@ -111,3 +111,39 @@ test('loads and toggles of a section that is gone throw StaleError; a view the t
   assert.equal(synced.view, mirror.view);
   assert.deepEqual(synced.sections.map((s) => s.section.key), ['pinned', 'Design']);
 });
+
+test('a toggle whose index names another section by the time it arrives changes nothing', async () => {
+  const writer = new SectionalClient(server.url, { token });
+  await reset(writer);
+  const crew = writer.collection('crew');
+  await crew.batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  const { client, arm, fired } = hooked();
+  const list = client.list('crew');
+  const view = (await list.createView()).view;
+  const mirror = list.mirror({ view });
+  const loaded = (await mirror.reload()).snapshot;
+  assert.deepEqual(loaded.sections.map((s) => s.section.key), ['pinned', 'Design', 'Eng']);
+  const before = (await list.view(view)).hidden;
+  arm(/\/sections\/1/, () => crew.put('c', member('c', 'Cy', 'Accounts')));   // section 1 is Accounts now
+  const error = await mirror.toggle(1).then(() => null, (e) => e);
+  assert.ok(fired(), 'the write landed just before the toggle');
+  const now = (await writer.list('crew').outline()).version;
+  assert.ok(error instanceof StaleError && error.mirror === loaded.version && error.server === now, `StaleError at ${now}: ${error}`);
+  assert.deepEqual((await list.view(view)).hidden, before, 'no section of the view changed');
+});
+
+test('a toggle asks for the state the mirror shows next, also when the view got there first', async () => {
+  const writer = new SectionalClient(server.url, { token });
+  await reset(writer);
+  await writer.collection('crew').batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  const list = writer.list('crew');
+  const view = (await list.createView()).view;
+  const mirror = list.mirror({ view });
+  const loaded = (await mirror.reload()).snapshot;
+  const eng = loaded.sections.findIndex((s) => s.section.key === 'Eng');
+  await list.setHidden(true, eng, view);                              // another client of the view
+  const update = await mirror.toggle(eng);
+  assert.equal(update.snapshot.sections[eng].section.hidden, true);
+  const { hidden } = await list.view(view);
+  assert.ok(hidden.includes('Eng'), `the view hides Eng, as the mirror shows; it hides ${hidden}`);
+});
