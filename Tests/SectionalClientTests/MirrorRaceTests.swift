@@ -13,12 +13,7 @@ final class MirrorRaceTests: XCTestCase {
     /// A section the sync is fetching a row of disappears before that row read (`404
     /// section-not-found`): the sync tries again at the newer version.
     func testASyncWhoseSectionDisappearsMidwayTriesAgain() async throws {
-        let server = try LiveServer()
-        let writer = SectionalClient(baseURL: server.url)
-        let people = writer.collection("people")
-        let hook = RequestHook()
-        let list = SectionalClient(baseURL: server.url, tokenProvider: hook.provider).list("people")
-        _ = try await people.batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bo", "Eng")])
+        let (server, people, hook, list) = try await adaAndBoWithHook()
         let mirror = list.mirror()
         try await mirror.reload()
         try await people.put("p3", person("p3", "Cy", "Eng"))      // the sync fetches Eng's new row
@@ -26,7 +21,7 @@ final class MirrorRaceTests: XCTestCase {
         hook.arm(before: 3) { _ = try await people.batch(delete: ["p2", "p3"]) }
         let update = try await mirror.sync()
         XCTAssertTrue(hook.fired, "the write landed during the sync")
-        let fresh = try await writer.list("people").mirror().reload(rows: .max).snapshot
+        let fresh = try await SectionalClient(baseURL: server.url).list("people").mirror().reload(rows: .max).snapshot
         XCTAssertEqual(update.snapshot.sections.map(\.section.key), ["pinned", "Design"])
         assertLoadedRowsMatch(update.snapshot, fresh, "after the sync")
     }
@@ -84,12 +79,7 @@ final class MirrorRaceTests: XCTestCase {
     /// landed just before it) changes nothing in the view and throws ``ListMirror/Stale`` at the
     /// list's version: the mirror names the section it means, so nothing needs flipping back.
     func testAToggleWhoseIndexNowNamesAnotherSectionChangesNothing() async throws {
-        let server = try LiveServer()
-        let writer = SectionalClient(baseURL: server.url)
-        let people = writer.collection("people")
-        let hook = RequestHook()
-        let list = SectionalClient(baseURL: server.url, tokenProvider: hook.provider).list("people")
-        _ = try await people.batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bo", "Eng")])
+        let (server, people, hook, list) = try await adaAndBoWithHook()
         let view = try await list.createView().view
         let mirror = list.mirror(view: view)
         let loaded = try await mirror.reload().snapshot
@@ -100,7 +90,7 @@ final class MirrorRaceTests: XCTestCase {
             _ = try await mirror.toggle(section: 1)
             XCTFail("expected Stale, got an answer")
         } catch let stale as ListMirror.Stale {
-            let now = try await writer.list("people").outline().version
+            let now = try await SectionalClient(baseURL: server.url).list("people").outline().version
             XCTAssertEqual([stale.mirror, stale.server], [loaded.version, now])
         }
         XCTAssertTrue(hook.fired)
@@ -125,6 +115,17 @@ final class MirrorRaceTests: XCTestCase {
         let hidden = try await list.view(view).hidden
         XCTAssertTrue(hidden.contains("Eng"), "the view hides Eng, as the mirror shows; it hides \(hidden)")
     }
+}
+
+/// A live server holding Ada (Design) and Bo (Eng), a writer's `people`, and the list through a
+/// client whose ``RequestHook`` runs an action before a chosen request.
+private func adaAndBoWithHook() async throws -> (LiveServer, SectionalCollection, RequestHook, SectionalList) {
+    let server = try LiveServer()
+    let people = SectionalClient(baseURL: server.url).collection("people")
+    let hook = RequestHook()
+    let list = SectionalClient(baseURL: server.url, tokenProvider: hook.provider).list("people")
+    _ = try await people.batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bo", "Eng")])
+    return (server, people, hook, list)
 }
 
 /// Asserts that `body` throws ``ListMirror/Stale`` with these versions.

@@ -34,11 +34,12 @@ final class OpenAPIConformanceTests: XCTestCase {
         try app.seed([("p1", "Ada", "Design")])
         let schema = try XCTUnwrap(try documentSchemas(app)?["SectionVisibility"] as? [String: Any])
         XCTAssertEqual(schema["required"] as? [String], ["hidden"])
-        XCTAssertEqual(Set((schema["properties"] as? [String: Any] ?? [:]).keys), ["hidden"])
+        XCTAssertEqual(Set((schema["properties"] as? [String: Any] ?? [:]).keys), ["hidden", "key"])
         XCTAssertEqual(schema["additionalProperties"] as? Bool, false, "the server refuses any other member")
         let view = try app.createView()
         let target = "/v1/lists/people/views/\(view)/sections/1"
         XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":true}"#).status, 200)
+        XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":true,"key":"Design"}"#).status, 200)
         XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":false,"note":"x"}"#).slug, "invalid-request")
         XCTAssertEqual(try app.request("PUT", target, json: #"{}"#).slug, "invalid-request")
     }
