@@ -4,10 +4,12 @@ import HTTPServer
 /// How a request target is split into path segments and query items (scanned byte by byte over
 /// the target's UTF-8).
 final class RequestTargetTests: XCTestCase {
-    func testSegmentsArePercentDecodedOneByOneAndEmptyOnesSkipped() {
+    func testSegmentsArePercentDecodedOneByOneAndEmptyOnesKept() {
         let request = Request(method: .get, uri: "//v1/lists/caf%C3%A9/rows/a%2Fb/x+y/?pageSize=5")
-        XCTAssertEqual(request.pathSegments, ["v1", "lists", "café", "rows", "a/b", "x+y"])
+        XCTAssertEqual(request.pathSegments, ["", "v1", "lists", "café", "rows", "a/b", "x+y", ""])
         XCTAssertEqual(request.rawPath, "//v1/lists/caf%C3%A9/rows/a%2Fb/x+y/")
+        XCTAssertEqual(Request(method: .get, uri: "/v1/lists//rows").pathSegments, ["v1", "lists", "", "rows"])
+        XCTAssertEqual(Request(method: .get, uri: "*").pathSegments, ["*"])
     }
 
     func testThePathEndsAtTheFirstQuestionMark() {

@@ -120,6 +120,21 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/healthz").status, 200, "and the server goes on")
     }
 
+    func testAnEmptyPathSegmentIsAnEmptyNameNotDropped() throws {
+        // Dropped, `/v1/lists//rows` was the list named `rows`, and `…/definition` its definition.
+        for target in ["/v1/lists//rows", "/v1/lists//definition", "/v1/lists/"] {
+            let answer = try app.get(target)
+            XCTAssertEqual(answer.status, 400, target)
+            XCTAssertEqual(answer.slug, "invalid-name", target)
+            XCTAssertTrue(answer.text.contains(#"'' is not a valid list name"#), answer.text)
+        }
+        XCTAssertEqual(try app.request("PUT", "/v1/collections/people/records/", json: "{}").slug, "invalid-name")
+        for target in ["//v1/lists", "/healthz/", "/v1/lists/people//rows"] {
+            XCTAssertEqual(try app.get(target).slug, "not-found", target)
+        }
+        XCTAssertEqual(try app.get("/v1/lists/people/rows").status, 200)
+    }
+
     func testSectionRanges() throws {
         let range = try app.get("/v1/lists/people/sections/2/rows?start=1&count=5")
         XCTAssertEqual(range.status, 200)
@@ -167,8 +182,12 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/people/tags/12").slug, "tag-not-found")
         XCTAssertEqual(try app.get("/v1/lists/people/tags/-1").slug, "tag-not-found")
         XCTAssertEqual(try app.get("/v1/lists/people/tags/two").slug, "invalid-request")
-        XCTAssertEqual(try app.get("/v1/lists/people/tags/99999999999999999999999").slug, "tag-not-found")
+        let huge = try app.get("/v1/lists/people/tags/99999999999999999999999")
+        XCTAssertEqual(huge.slug, "tag-not-found")
+        XCTAssertEqual(try huge.problem["detail"] as? String, "No row holds tag 99999999999999999999999.", "the tag as sent, not Int.max")
         XCTAssertEqual(try app.get("/v1/lists/people/tags/9223372036854775807").slug, "tag-not-found")
+        let section = try app.get("/v1/lists/people/sections/99999999999999999999/rows")
+        XCTAssertEqual(try section.problem["detail"] as? String, "Section 99999999999999999999 does not exist; the list has 4 sections.")
 
         let row = try app.get("/v1/lists/people/rows/p3").json
         XCTAssertEqual(row["indexPath"] as? [String: Int], ["section": 3, "row": 0])

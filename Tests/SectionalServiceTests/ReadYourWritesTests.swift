@@ -18,6 +18,13 @@ final class ReadYourWritesTests: XCTestCase {
         XCTAssertEqual(try app.request("GET", "/v1/lists/people/rows", headers: [("Sectional-Min-Version", version)]).status, 200)
         let batch = try app.request("POST", "/v1/collections/people/batch", json: #"{"delete":["p1"]}"#).expect(200)
         XCTAssertEqual(batch.header("Sectional-Version"), String(Int(version)! + 1))
+        // A batch that changes nothing commits nothing: no number of its own, the store's current one.
+        for nothing in ["{}", #"{"delete":["p1","nobody"]}"#] {
+            let answer = try app.request("POST", "/v1/collections/people/batch", json: nothing).expect(200)
+            XCTAssertEqual(answer.header("Sectional-Version"), String(Int(version)! + 1), nothing)
+            XCTAssertEqual(try answer.json.value("version", as: Int.self), Int(version)! + 1, nothing)
+            XCTAssertEqual(try app.version(), Int(version)! + 1, "the list did not move")
+        }
     }
 
     func testAReadAheadOfTheServerWaitsThenAnswers503() throws {
@@ -40,6 +47,12 @@ final class ReadYourWritesTests: XCTestCase {
         XCTAssertEqual(refused.slug, "not-caught-up", "not the records as they are, as if the version were in them")
         XCTAssertEqual(refused.header("Retry-After"), "1")
         XCTAssertEqual(try app.get("/v1/collections/people/records?minVersion=abc").slug, "invalid-version")
+        // Two lines are one list, as `5, 6` on one line is: refused, in either order, not the first taken.
+        for lines in [["1", "\(now + 100)"], ["\(now + 100)", "1"]] {
+            let twice = try app.request("GET", "/v1/lists/people", headers: lines.map { ("Sectional-Min-Version", $0) })
+            XCTAssertEqual(twice.slug, "invalid-version", "\(lines)")
+            XCTAssertEqual(try twice.problem["detail"] as? String, "minVersion must be a whole number from 0, not '\(lines.joined(separator: ", "))'.")
+        }
     }
 
     /// A view write reads the list (the section an index names): it waits for the version it

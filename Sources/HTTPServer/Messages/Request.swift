@@ -16,7 +16,10 @@ public struct Request: Sendable {
         var valid = true
         return path.withUTF8 { PercentDecoding.decode($0, plusIsSpace: false, valid: &valid) }
     }
-    /// The path's segments, each percent-decoded (so `%2F` inside a segment stays inside it).
+    /// The path's segments, each percent-decoded (so `%2F` inside a segment stays inside it):
+    /// what lies between the slashes after the first, empty ones too (`/a//b` is `a`, ``, `b`;
+    /// `/a/` is `a`, ``; `/` is none). A route's `{name}` then gets an empty name, which it refuses,
+    /// rather than the segment after it: dropping them made `/v1/lists//rows` the list `rows`.
     public let pathSegments: [String]
     /// Query parameters in order, names and values percent-decoded (`+` is a space).
     public let query: [(name: String, value: String)]
@@ -46,12 +49,12 @@ public struct Request: Sendable {
             let pathEnd = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
             var segments: [String] = []
             segments.reserveCapacity(6)
-            var start = 0
-            for i in 0...pathEnd where i == pathEnd || bytes[i] == UInt8(ascii: "/") {
-                if i > start {
+            var start = bytes.first == UInt8(ascii: "/") ? 1 : 0
+            if start < pathEnd {
+                for i in start...pathEnd where i == pathEnd || bytes[i] == UInt8(ascii: "/") {
                     segments.append(PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[start..<i]), plusIsSpace: false, valid: &valid))
+                    start = i + 1
                 }
-                start = i + 1
             }
             guard pathEnd < bytes.endIndex else { return (segments, []) }
             return (segments, PercentDecoding.queryItems(UnsafeBufferPointer(rebasing: bytes[(pathEnd + 1)...]), valid: &valid))

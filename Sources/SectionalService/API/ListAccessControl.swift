@@ -119,9 +119,15 @@ extension ServiceContext {
     /// The version a read asks for with `minVersion=V` (or `Sectional-Min-Version: V`): nil
     /// without one, or when it is not a whole number (``requireMinVersion(_:)`` refuses that).
     static func minVersion(askedBy request: Request) -> Int64? {
-        guard let text = request.query("minVersion") ?? request.headers["Sectional-Min-Version"],
-              text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        guard let text = minVersionText(request), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         return Int64(text)
+    }
+
+    /// What a read says of the version it asks for: `minVersion`, else every
+    /// `Sectional-Min-Version` line joined as one list (RFC 9110 §5.3), so that two lines are
+    /// refused as `5, 6` on one is, rather than the first one taken.
+    private static func minVersionText(_ request: Request) -> String? {
+        request.query("minVersion") ?? request.headers.list("Sectional-Min-Version")
     }
 
     /// Read-your-writes: a read with `minVersion=V` (or `Sectional-Min-Version: V`) is answered
@@ -131,7 +137,7 @@ extension ServiceContext {
     /// (``ReadYourWrites``), then runs it, and this decides. A write's answer says its version
     /// in `Sectional-Version`.
     func requireMinVersion(_ request: Request) throws(HTTPError) {
-        guard let text = request.query("minVersion") ?? request.headers["Sectional-Min-Version"] else { return }
+        guard let text = Self.minVersionText(request) else { return }
         guard let version = Self.minVersion(askedBy: request) else {
             throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
         }

@@ -74,7 +74,7 @@ struct ListRoutes {
             let start = try request.queryInteger("start", default: 0)
             let count = try request.queryCount("count")
             guard let range = t.snapshot.sectionRange(index, start: start, count: count, view: t.view) else {
-                throw Problem.sectionNotFound(index, count: t.snapshot.sectionCount)
+                throw Problem.sectionNotFound(request.parameter("index"), count: t.snapshot.sectionCount)
             }
             return jsonAnswer(capacity: 512 + 400 * range.count) {
                 t.snapshot.writeSectionRangeAnswer(range, list: t.name, version: t.version, into: &$0)
@@ -94,7 +94,7 @@ struct ListRoutes {
         }
         get(&router, "/v1/lists/{list}/tags/{tag}") { request, t in
             let tag = try request.integer("tag", what: "The tag")
-            guard let location = t.snapshot.locate(tag: tag, view: t.view) else { throw Problem.tagNotFound(tag) }
+            guard let location = t.snapshot.locate(tag: tag, view: t.view) else { throw Problem.tagNotFound(request.parameter("tag")) }
             return jsonAnswer { t.snapshot.writeLocationAnswer(location, list: t.name, version: t.version, tag: tag, into: &$0) }
         }
         get(&router, "/v1/lists/{list}/rows/{rowId}") { request, t in

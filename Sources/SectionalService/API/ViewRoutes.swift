@@ -74,7 +74,7 @@ struct ViewRoutes {
         let index = try request.integer("index", what: "The section index")
         guard views.use(id, list: state.name, owner: readable.viewOwner) != nil else { throw Problem.viewNotFound(id) }
         guard let section = state.snapshot.section(at: index) else {
-            throw Problem.sectionNotFound(index, count: state.snapshot.sectionCount)
+            throw Problem.sectionNotFound(request.parameter("index"), count: state.snapshot.sectionCount)
         }
         if let expected, section.key != expected {
             throw Problem.sectionMoved(index, key: section.key, expected: expected, version: state.version)

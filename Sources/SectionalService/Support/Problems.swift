@@ -40,8 +40,10 @@ enum Problem {
     static func viewNotFound(_ view: String) -> HTTPError {
         HTTPError(.notFound, "view-not-found", detail: "There is no view '\(echo(view))' of this list (views expire when unused).")
     }
-    static func sectionNotFound(_ index: Int, count: Int) -> HTTPError {
-        HTTPError(.notFound, "section-not-found", detail: "Section \(index) does not exist; the list has \(count) sections.")
+    /// `index` as the request gave it (a number past `Int`'s range is read as `Int.max`, and
+    /// quoted as sent).
+    static func sectionNotFound(_ index: String, count: Int) -> HTTPError {
+        HTTPError(.notFound, "section-not-found", detail: "Section \(echo(index)) does not exist; the list has \(count) sections.")
     }
     /// A section change that names the section's key, made after the list moved on so far that
     /// `index` is another section: `412`, with the list's `version`.
@@ -50,7 +52,8 @@ enum Problem {
                   detail: "Section \(index) is '\(echo(key))' now, not '\(echo(expected))': the list has moved on.",
                   extensions: [("version", String(version))])
     }
-    static func tagNotFound(_ tag: Int) -> HTTPError { HTTPError(.notFound, "tag-not-found", detail: "No row holds tag \(tag).") }
+    /// `tag` as the request gave it, as for ``sectionNotFound(_:count:)``.
+    static func tagNotFound(_ tag: String) -> HTTPError { HTTPError(.notFound, "tag-not-found", detail: "No row holds tag \(echo(tag)).") }
     static func rowNotFound(_ id: String) -> HTTPError { HTTPError(.notFound, "row-not-found", detail: "No row has id '\(echo(id))'.") }
     static func indexPathNotFound(_ sectionType: String, _ rowType: String) -> HTTPError {
         HTTPError(.notFound, "index-path-not-found", detail: "No row of type '\(echo(rowType))' in a section of type '\(echo(sectionType))'.")
