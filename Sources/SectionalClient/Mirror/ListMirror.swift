@@ -350,8 +350,8 @@ public actor ListMirror {
             _ = try await list.setHidden(hidden, section: index, view: view, key: before.section.key)
         } catch let problem as SectionalError where problem.sectionGone {
             throw try await stale(after: problem, mirror: next.version)
-        } catch let problem as SectionalError where problem.status == 412 && problem.version != nil {
-            throw Stale(mirror: next.version, server: problem.version!)
+        } catch let problem as SectionalError where problem.status == 412 {
+            throw problem.version.map { Stale(mirror: next.version, server: $0) } ?? problem
         }
         var section = before.section
         section.hidden = hidden
