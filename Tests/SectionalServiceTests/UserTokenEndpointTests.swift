@@ -79,6 +79,11 @@ final class UserTokenEndpointTests: FolderTestCase {
             XCTAssertFalse(challenge.contains("error="), "no token is not an invalid token: \(challenge)")
         }
         XCTAssertEqual(try read(app, "/v1/lists/news", token: nil).status, 200, "a public list needs no token")
+        // Nor looks at one: a token that is not valid reads it as no token does, while the index
+        // of lists, which lists what the caller may read, checks the one it is given.
+        XCTAssertEqual(try read(app, "/v1/lists/news", token: "not-a-token").status, 200)
+        XCTAssertEqual(try read(app, "/v1/lists/news/rows", token: "not-a-token").status, 200)
+        assertInvalidToken(try read(app, "/v1/lists", token: "not-a-token"), "the index of lists")
         // Another scheme is no bearer token either (RFC 6750, section 3.1: no error code).
         let basic = try app.request("GET", "/v1/lists/inbox", headers: [("Authorization", "Basic YWxpY2U6c2VjcmV0")])
         XCTAssertEqual(basic.status, 401)
