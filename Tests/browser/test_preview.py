@@ -486,8 +486,11 @@ def test_row_image_accessory_toggle_and_actions_are_drawn(driver):
     """A run-time list whose rows have an image, accessories, a toggle's value, a disabled row and swipe actions."""
     image = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='8' height='8'%3E"
              "%3Crect width='8' height='8' fill='%23f80'/%3E%3C/svg%3E")
+    # An image on another origin (the browser tests' second web server), as a CDN's avatar is.
+    elsewhere = os.environ["SECTIONAL_CORS_ORIGIN"].rstrip("/") + "/avatar.svg"
     definition = {"title": "Row fields", "sections": [{"key": "rows", "title": "Rows", "rows": [
         {"id": "wifi", "title": "Wi-Fi", "accessory": "toggle", "value": True, "image": image},
+        {"id": "cdn", "title": "Avatar", "image": elsewhere},
         {"id": "bt", "title": "Bluetooth", "accessory": "toggle", "value": False},
         {"id": "about", "title": "About", "accessory": "checkmark", "enabled": False,
          "actions": [{"id": "hide", "title": "Hide"}, {"id": "delete", "title": "Delete", "style": "destructive"}]}]}]}
@@ -504,6 +507,9 @@ def test_row_image_accessory_toggle_and_actions_are_drawn(driver):
                 " enabled: !wifi.classList.contains('off'),"
                 " actions: [...about.querySelectorAll('.actions button')].map(b => [b.dataset.action, b.textContent, b.className])}")
         wait(driver, lambda d: d.execute_script(read)["loaded"], message="the row image was not drawn")
+        other = ("const img = document.querySelector('.row[data-row-id=\"cdn\"] img.rimg');"
+                 "return !!img && img.complete && img.naturalWidth > 0")
+        wait(driver, lambda d: d.execute_script(other), message=f"the row image from {elsewhere} was not drawn")
         drawn = driver.execute_script(read)
         assert drawn == {"image": image, "loaded": True, "wifi": True, "bt": False, "accessory": "checkmark",
                          "disabled": True, "enabled": True,

@@ -6,8 +6,10 @@ import ListModel
 struct DocumentRoutes {
     func register(on router: inout Router) {
         serve(PackageResources.openapi_json, at: "/openapi.json", type: "application/json; charset=utf-8", on: &router)
+        // The preview runs only its own scripts and calls only this server; it draws rows' images
+        // from wherever their `image` URLs point (a CDN's avatars), as an app would.
         serve(PackageResources.index_html, at: "/", type: "text/html; charset=utf-8", on: &router, extra: [
-            ("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:"),
+            ("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src http: https: data:"),
         ])
         serve(PackageResources.sectional_mjs, at: "/sectional.mjs", type: "text/javascript; charset=utf-8", on: &router)
         for module in Self.clientModules {
