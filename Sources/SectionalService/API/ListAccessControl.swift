@@ -119,8 +119,12 @@ extension ServiceContext {
     /// The version a read asks for with `minVersion=V` (or `Sectional-Min-Version: V`): nil
     /// without one, or when it is not a whole number (``requireMinVersion(_:)`` refuses that).
     static func minVersion(askedBy request: Request) -> Int64? {
-        guard let text = minVersionText(request), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return Int64(text)
+        minVersionText(request).flatMap(version)
+    }
+
+    /// `text` as a version: digits only, within `Int64`.
+    private static func version(_ text: String) -> Int64? {
+        text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) ? Int64(text) : nil
     }
 
     /// What a read says of the version it asks for: `minVersion`, else every
@@ -138,7 +142,7 @@ extension ServiceContext {
     /// in `Sectional-Version`.
     func requireMinVersion(_ request: Request) throws(HTTPError) {
         guard let text = Self.minVersionText(request) else { return }
-        guard let version = Self.minVersion(askedBy: request) else {
+        guard let version = Self.version(text) else {
             throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
         }
         let applied = lists.applied.current

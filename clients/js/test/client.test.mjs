@@ -36,6 +36,18 @@ function checkApplies(update, before, context) {
   }
 }
 
+/**
+ * Waits (polling, 20 s at most) until `done()`; fails saying `what` otherwise.
+ * @param {() => boolean} done @param {() => string} what
+ */
+async function until(done, what) {
+  const deadline = Date.now() + 20000;
+  while (!done()) {
+    assert.ok(Date.now() < deadline, what());
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const shape = (snapshot) => ({ version: snapshot.version, sections: snapshot.sections.map((s) => ({ section: s.section, rows: s.rows })) });
 
 test('a synced mirror equals a fresh fetch, and its batch update applies', async () => {
@@ -247,11 +259,7 @@ test('updates() sees every version', async () => {
     for (const [i, team] of ['Eng', 'Ops', 'Eng'].entries()) {
       await people.put(`p${i}`, person(`p${i}`, `Bo${i}`, team));
       const { version } = await list.outline();
-      const deadline = Date.now() + 20000;
-      while (!seen.includes(version)) {
-        assert.ok(Date.now() < deadline, `no update to version ${version}; saw ${seen}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until(() => seen.includes(version), () => `no update to version ${version}; saw ${seen}`);
     }
   } finally {
     controller.abort();
@@ -287,25 +295,17 @@ test('writes one sync took in start no more syncs', async () => {
       burst ||= update.snapshot.sections.some((s) => s.section.key === 'Sales');
     }
   })().catch((e) => { if (!controller.signal.aborted) throw e; });
-  /** @param {() => boolean} done @param {string} what */
-  const until = async (done, what) => {
-    const deadline = Date.now() + 20000;
-    while (!done()) {
-      assert.ok(Date.now() < deadline, `${what}; saw ${seen}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
   try {
     armed = async () => {
       await people.put('p3', person('p3', 'Cy', 'Ops'));
       await people.put('p4', person('p4', 'Dee', 'Sales'));
     };
     await people.put('p2', person('p2', 'Bob', 'Eng'));
-    await until(() => burst, 'no update took in the burst');
+    await until(() => burst, () => `no update took in the burst; saw ${seen}`);
     const reached = (await list.outline()).version;
     await people.put('p5', person('p5', 'Eve', 'Eng'));
     const after = (await list.outline()).version;
-    await until(() => seen.includes(after), `no update to version ${after}`);
+    await until(() => seen.includes(after), () => `no update to version ${after}; saw ${seen}`);
     assert.deepEqual(seen, [reached, after], 'one update for the burst, one for the write after it');
   } finally {
     controller.abort();

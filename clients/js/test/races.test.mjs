@@ -43,14 +43,20 @@ async function reset(writer) {
   if (page.records.length) await writer.collection('crew').batch({ delete: page.records.map((r) => String(r.id)) });
 }
 
-const full = async (writer) => (await writer.list('crew').mirror({ pageSize: 500 }).reload({ rows: Infinity })).snapshot;
-const shape = (snapshot) => snapshot.sections.map((s) => [s.section.key, s.rows.map((r) => (r ? r.id : null))]);
-
-test('a sync whose section disappears before its row read tries again', async () => {
+/** A writer of the test's server, its crew emptied, then Ada (Design) and Bo (Eng) written. */
+async function adaAndBo() {
   const writer = new SectionalClient(server.url, { token });
   await reset(writer);
   const crew = writer.collection('crew');
   await crew.batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  return { writer, crew };
+}
+
+const full = async (writer) => (await writer.list('crew').mirror({ pageSize: 500 }).reload({ rows: Infinity })).snapshot;
+const shape = (snapshot) => snapshot.sections.map((s) => [s.section.key, s.rows.map((r) => (r ? r.id : null))]);
+
+test('a sync whose section disappears before its row read tries again', async () => {
+  const { writer, crew } = await adaAndBo();
   const { client, arm, fired } = hooked();
   const mirror = client.list('crew').mirror();
   await mirror.reload();
@@ -91,10 +97,7 @@ test('a reload whose definition changes while it walks pages starts again', asyn
 });
 
 test('loads and toggles of a section that is gone throw StaleError; a view the toggle made stays', async () => {
-  const writer = new SectionalClient(server.url, { token });
-  await reset(writer);
-  const crew = writer.collection('crew');
-  await crew.batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  const { writer, crew } = await adaAndBo();
   const mirror = writer.list('crew').mirror({ pageSize: 1 });
   const loaded = (await mirror.reload({ rows: 2 })).snapshot;       // Me, Ada; Bo a placeholder
   assert.deepEqual(shape(loaded), [['pinned', ['me']], ['Design', ['a']], ['Eng', [null]]]);
@@ -113,10 +116,7 @@ test('loads and toggles of a section that is gone throw StaleError; a view the t
 });
 
 test('a toggle whose index names another section by the time it arrives changes nothing', async () => {
-  const writer = new SectionalClient(server.url, { token });
-  await reset(writer);
-  const crew = writer.collection('crew');
-  await crew.batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  const { writer, crew } = await adaAndBo();
   const { client, arm, fired } = hooked();
   const list = client.list('crew');
   const view = (await list.createView()).view;
@@ -133,9 +133,7 @@ test('a toggle whose index names another section by the time it arrives changes 
 });
 
 test('a toggle asks for the state the mirror shows next, also when the view got there first', async () => {
-  const writer = new SectionalClient(server.url, { token });
-  await reset(writer);
-  await writer.collection('crew').batch({ upsert: [member('a', 'Ada', 'Design'), member('b', 'Bo', 'Eng')] });
+  const { writer } = await adaAndBo();
   const list = writer.list('crew');
   const view = (await list.createView()).view;
   const mirror = list.mirror({ view });
