@@ -18,9 +18,11 @@ extension ServiceContext {
     ///   hot path).
     /// - `access: users` lists need a valid user token or the service token: none answers `401`
     ///   with `WWW-Authenticate: Bearer`, a bad one `401` `invalid_token`.
-    /// - Per-user lists show the caller's partition: a user's by their token's claim; the
-    ///   service token's by `?user=SUB` (required, `400` without it). A user may not name
-    ///   another user (`403 forbidden`).
+    /// - Per-user lists show the caller's partition: a user's by their token's claim (the list's
+    ///   `scope.claim`); the service token's by `?user=VALUE` (required, `400` without it), the
+    ///   partition of that string. A user may name only their own claim's value (another is
+    ///   `403 forbidden`). Views belong to the partition, so the service token reading as
+    ///   `?user=VALUE` sees the views of the users whose claim has that value.
     ///
     /// A search that raced a change of the list's definition is read again from the start, under
     /// the new definition (``ViewModelStore/searched(_:query:items:)``): each time round is a
@@ -45,29 +47,28 @@ extension ServiceContext {
         guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
         let caller = try authenticator.caller(request)
         let named = request.query("user")
-        let owner: String?
         switch caller {
-        case .anonymous:
-            throw Authenticator.tokenNeeded(name)
-        case .service:
-            if let named, named.isEmpty { throw Problem.invalidRequest("The query parameter 'user' must not be empty.") }
-            owner = named
-        case .user(let subject, _):
-            if let named, named != subject { throw Problem.forbidden("Only the service token may read a list as another user.") }
-            owner = subject
+        case .anonymous: throw Authenticator.tokenNeeded(name)
+        case .service: if let named, named.isEmpty { throw Problem.invalidRequest("The query parameter 'user' must not be empty.") }
+        case .user: break
         }
         guard let scope = found else {
+            // A list for users, the same for each: views are their caller's (the subject's).
             guard let state = listed else { throw Problem.listNotFound(name) }
+            var owner = named
+            if case .user(let subject, _) = caller {
+                if let named, !Self.names(named, subject) { throw Self.notYours }
+                owner = subject
+            }
             return ReadableList(state: state, viewOwner: owner)
         }
         let value: JSONValue
-        switch caller {
-        case .user:
+        if case .user = caller {
             guard let claim = caller.claim(scope.claim) else {
                 throw Problem.forbidden("The token has no '\(Problem.echo(scope.claim))' claim, which this list is split by.")
             }
             value = claim
-        default:
+        } else {
             guard let named else {
                 throw Problem.invalidRequest("'\(name)' is a per-user list: the service token reads it as a user, with ?user=SUB.")
             }
@@ -76,11 +77,19 @@ extension ServiceContext {
         guard let partition = PartitionKey(value) else {
             throw Problem.forbidden("The token's '\(Problem.echo(scope.claim))' claim is not a string, number or boolean.")
         }
+        // A user names only their own partition: the claim's value, as text.
+        if case .user = caller, let named, !Self.names(named, partition.valueText) { throw Self.notYours }
         guard let state = try reading({ () throws(StoreError) in try lists.partition(partition, ofList: name) }) else {
             throw Problem.listNotFound(name)
         }
-        return ReadableList(state: state, viewOwner: owner)
+        return ReadableList(state: state, viewOwner: partition.owner)
     }
+
+    /// A user token naming a user other than itself with `?user=`.
+    private static var notYours: HTTPError { Problem.forbidden("Only the service token may read a list as another user.") }
+
+    /// Whether `?user=` text names `value`: the same code points (as partitions are told apart).
+    private static func names(_ named: String, _ value: String) -> Bool { named.utf8.elementsEqual(value.utf8) }
 
     /// `state` as the request asks for it: in its language, searched and filtered; nil when its
     /// search is not one of the list's definition any more (read the request again).

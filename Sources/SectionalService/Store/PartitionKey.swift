@@ -25,6 +25,17 @@ public struct PartitionKey: Hashable, Sendable {
         text = "-"
     }
 
+    /// The value as a user names it in `?user=`: a string as it is, a number or boolean as its
+    /// JSON text (``text`` without its type prefix).
+    var valueText: String { String(text.utf8.dropFirst(2))! }
+
+    /// Whose views a read of this partition uses: a string value as it is (what views of a list
+    /// split by `sub` were always bound to), another value by its canonical ``text``, so that a
+    /// number `5` and a string `"5"` are not one owner.
+    var owner: String {
+        if case .string(let string) = value { string } else { text }
+    }
+
     /// 64 bits of FNV-1a over ``text``: the same in every process.
     public var fingerprint: UInt64 {
         var hash = FNV1a()

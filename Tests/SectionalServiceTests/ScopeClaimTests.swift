@@ -1,0 +1,68 @@
+import Foundation
+import TestKeys
+import TestSupport
+import XCTest
+
+/// A list split by a claim other than `sub` (here `org`): `?user=` names a partition by that
+/// claim's value, for a user token (its own value, whatever its `sub`) and for the service
+/// token alike, and views belong to the partition, so the service token reading as an org sees
+/// the views its users made.
+final class ScopeClaimTests: FolderTestCase {
+    static let serviceToken = "service-token-for-the-tests"
+    static let config = """
+    {
+      "auth": { "users": { "hs256SecretEnv": "TEST_JWT_SECRET", "issuer": "https://id.example.com", "audience": "sectional" } },
+      "lists": {
+        "team": { "title": "Team", "scope": { "field": "org", "claim": "org" },
+                  "sections": [ { "source": "tasks", "groupBy": "state", "sortBy": [ { "field": "id" } ], "row": { "title": "{title}" } } ] }
+      }
+    }
+    """
+
+    private var app: TestApp!
+    private var service: [(String, String)] { [("Authorization", "Bearer \(Self.serviceToken)")] }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        app = try TestApp(config: Self.config, folder: folder, token: Self.serviceToken,
+                          userTokenSecret: String(decoding: Tokens.secret, as: UTF8.self))
+        for (id, org, state) in [("t1", #""acme""#, "open"), ("t2", #""acme""#, "done"), ("t3", #""other""#, "open"), ("t4", "5", "open")] {
+            try app.request("PUT", "/v1/collections/tasks/records/\(id)", json: #"{"org":\#(org),"state":"\#(state)","title":"\#(id)"}"#,
+                            headers: service).expect(200...201)
+        }
+    }
+
+    /// A user token for `sub` with `org`, valid now.
+    private func user(_ sub: String, org: Any) -> [(String, String)] {
+        let now = Date().timeIntervalSince1970
+        return [("Authorization", "Bearer \(Tokens.hs256(claims: Tokens.claims(["sub": sub, "org": org, "exp": now + 3600, "iat": now])))")]
+    }
+
+    private func rowIDs(_ answer: HTTPTestClient.Answer) throws -> [String] {
+        let sections: [[String: Any]] = try answer.expect(200...200).json.value("sections")
+        return try sections.flatMap { section -> [String] in
+            let rows: [[String: Any]] = try section.value("rows")
+            return try rows.map { try $0.value("id") }
+        }
+    }
+
+    func testAUserNamesTheirOwnPartitionByTheClaimNotBySub() throws {
+        let ann = user("ann", org: "acme")
+        XCTAssertEqual(try rowIDs(app.request("GET", "/v1/lists/team/rows", headers: ann)), ["t2", "t1"])
+        XCTAssertEqual(try rowIDs(app.request("GET", "/v1/lists/team/rows?user=acme", headers: ann)), ["t2", "t1"])
+        XCTAssertEqual(try app.request("GET", "/v1/lists/team/rows?user=ann", headers: ann).slug, "forbidden")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/team/rows?user=other", headers: ann).slug, "forbidden")
+        // A number claim is named by its JSON text.
+        XCTAssertEqual(try rowIDs(app.request("GET", "/v1/lists/team/rows?user=5", headers: user("bo", org: 5))), ["t4"])
+        XCTAssertEqual(try rowIDs(app.request("GET", "/v1/lists/team/rows?user=acme", headers: service)), ["t2", "t1"])
+    }
+
+    func testViewsBelongToThePartition() throws {
+        let created = try app.request("POST", "/v1/lists/team/views", json: #"{"hidden":["done"]}"#, headers: user("ann", org: "acme"))
+        let view: String = try created.expect(201...201).json.value("view")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)?user=acme", headers: service).status, 200)
+        XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)", headers: user("cy", org: "acme")).status, 200)
+        XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)?user=ann", headers: service).slug, "view-not-found")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)", headers: user("ann", org: "other")).slug, "view-not-found")
+    }
+}
