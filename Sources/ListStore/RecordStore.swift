@@ -63,9 +63,11 @@ public protocol RecordStore: AnyObject, Sendable {
 
     /// Creates or replaces a view.
     func saveView(_ view: StoredView) throws(StoreError)
-    /// Replaces a view that exists; false, storing nothing, when there is none (so a change
-    /// racing a delete never brings the view back).
-    func updateView(_ view: StoredView) throws(StoreError) -> Bool
+    /// Replaces a view that exists and still hides `previous` (its keys as last read); false,
+    /// storing nothing, otherwise: a change racing a delete never brings the view back, and one
+    /// racing another instance's change of the same view never undoes it (read it again and
+    /// retry).
+    func updateView(_ view: StoredView, replacing previous: [String]) throws(StoreError) -> Bool
     /// Every stored view.
     func allViews() throws(StoreError) -> [StoredView]
     /// One stored view, or nil.

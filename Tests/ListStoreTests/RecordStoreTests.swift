@@ -131,10 +131,10 @@ class RecordStoreContract: XCTestCase {
         let store = try makeStore()
         let view = StoredView(id: "v", list: "l", hidden: ["a"], lastUsed: 1)
         try store.saveView(view)
-        XCTAssertTrue(try store.updateView(StoredView(id: "v", list: "l", hidden: ["a", "b"], lastUsed: 2)))
+        XCTAssertTrue(try store.updateView(StoredView(id: "v", list: "l", hidden: ["a", "b"], lastUsed: 2), replacing: ["a"]))
         XCTAssertEqual(try store.allViews(), [StoredView(id: "v", list: "l", hidden: ["a", "b"], lastUsed: 2)])
         XCTAssertTrue(try store.deleteView(id: "v"))
-        XCTAssertFalse(try store.updateView(view))
+        XCTAssertFalse(try store.updateView(view, replacing: ["a", "b"]))
         XCTAssertEqual(try store.allViews(), [], "the deleted view stays deleted")
         try store.touchViews(["v"], at: 3)
         XCTAssertEqual(try store.allViews(), [], "a late use does not re-insert it either")
@@ -249,6 +249,16 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.allRecords(in: "x").first?.json, bytes(text))
     }
 
+    /// A change read from a view that another instance changed since stores nothing, so that
+    /// neither change is lost (the caller reads the view again and retries).
+    func checkAViewChangeFromAStaleReadStoresNothing() throws {
+        let store = try makeStore()
+        try store.saveView(StoredView(id: "v", list: "l", hidden: ["a"], lastUsed: 1))
+        XCTAssertTrue(try store.updateView(StoredView(id: "v", list: "l", hidden: ["a", "b"], lastUsed: 2), replacing: ["a"]))
+        XCTAssertFalse(try store.updateView(StoredView(id: "v", list: "l", hidden: ["a", "c"], lastUsed: 3), replacing: ["a"]))
+        XCTAssertEqual(try store.view(id: "v"), StoredView(id: "v", list: "l", hidden: ["a", "b"], lastUsed: 2))
+    }
+
     /// A view's owner is kept, and a view without one stays without.
     func checkViewsKeepTheirOwner() throws {
         let store = try makeStore()
@@ -256,7 +266,7 @@ class RecordStoreContract: XCTestCase {
         try store.saveView(StoredView(id: "v2", list: "all", hidden: [], lastUsed: 10))
         XCTAssertEqual(try store.allViews(), [StoredView(id: "v1", list: "mine", owner: "user-1", hidden: ["a"], lastUsed: 10),
                                               StoredView(id: "v2", list: "all", hidden: [], lastUsed: 10)])
-        XCTAssertTrue(try store.updateView(StoredView(id: "v1", list: "mine", owner: "user-2", hidden: [], lastUsed: 11)))
+        XCTAssertTrue(try store.updateView(StoredView(id: "v1", list: "mine", owner: "user-2", hidden: [], lastUsed: 11), replacing: ["a"]))
         XCTAssertEqual(try store.allViews().first?.owner, "user-2")
     }
 
@@ -351,6 +361,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testAViewChangeFromAStaleReadStoresNothing() throws { try checkAViewChangeFromAStaleReadStoresNothing() }
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
     func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
     func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }
@@ -393,6 +404,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
     func testUpdatingADeletedViewStoresNothing() throws { try checkUpdatingADeletedViewStoresNothing() }
+    func testAViewChangeFromAStaleReadStoresNothing() throws { try checkAViewChangeFromAStaleReadStoresNothing() }
     func testCommitHandsBackPreviousJSONOfNamedCollections() throws { try checkCommitHandsBackPreviousJSONOfNamedCollections() }
     func testAMissedDeleteDoesNotTouchItsCollection() throws { try checkAMissedDeleteDoesNotTouchItsCollection() }
     func testARecordCarriesTheNumberOfItsLastWrite() throws { try checkARecordCarriesTheNumberOfItsLastWrite() }

@@ -45,7 +45,7 @@ final class SQLiteReplacedFileTests: XCTestCase {
         try FileManager.default.removeItem(atPath: path)
         let writes: [(String, () throws -> Void)] = [
             ("saveView", { try store.saveView(view) }),
-            ("updateView", { _ = try store.updateView(view) }),
+            ("updateView", { _ = try store.updateView(view, replacing: ["a"]) }),
             ("deleteView", { _ = try store.deleteView(id: "v") }),
             ("touchViews", { try store.touchViews(["v"], at: 2) }),
             ("saveDefinition", { _ = try store.saveDefinition(list: "l", json: Array(#"{"sections":[]}"#.utf8)) }),

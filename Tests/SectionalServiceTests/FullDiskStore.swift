@@ -48,7 +48,7 @@ final class FullDiskStore: RecordStore, @unchecked Sendable {
         try base.records(in: collection, field: field, equals: value)
     }
     func saveView(_ view: StoredView) throws(StoreError) { try base.saveView(view) }
-    func updateView(_ view: StoredView) throws(StoreError) -> Bool { try base.updateView(view) }
+    func updateView(_ view: StoredView, replacing previous: [String]) throws(StoreError) -> Bool { try base.updateView(view, replacing: previous) }
     func allViews() throws(StoreError) -> [StoredView] { try base.allViews() }
     func view(id: String) throws(StoreError) -> StoredView? { try base.view(id: id) }
     func deleteView(id: String) throws(StoreError) -> Bool { try base.deleteView(id: id) }

@@ -118,6 +118,21 @@ final class ViewRegistryTests: XCTestCase {
     }
 
 
+    /// Two registries on one store (two instances): the second's copy of the view is stale
+    /// when it hides its section, and it must not write back the view without the first's.
+    func testAChangeFromAStaleCopyKeepsTheOtherInstancesChange() throws {
+        let store = MemoryStore()
+        let first = try ViewRegistry(store: store, ttlSeconds: 100)
+        let view = try XCTUnwrap(try first.create(list: "l", hidden: []))
+        let second = try ViewRegistry(store: store, ttlSeconds: 100)
+        XCTAssertEqual(try first.setHidden("a", in: view.id, list: "l") { _ in true }, .changed(.init(id: view.id, list: "l", owner: nil, hidden: ["a"])))
+        XCTAssertEqual(try second.setHidden("b", in: view.id, list: "l") { _ in true }, .changed(.init(id: view.id, list: "l", owner: nil, hidden: ["a", "b"])))
+        XCTAssertEqual(try store.view(id: view.id)?.hidden, ["a", "b"])
+        XCTAssertTrue(try first.delete(view.id, list: "l"))
+        XCTAssertEqual(try second.setHidden("c", in: view.id, list: "l") { _ in true }, .notFound, "a view deleted elsewhere is not written back")
+        XCTAssertNil(try store.view(id: view.id))
+    }
+
     func testChangesToOneViewAreSerialised() throws {
         let store = MemoryStore()
         let registry = try ViewRegistry(store: store, ttlSeconds: 1_000)

@@ -233,9 +233,12 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func saveView(_ view: StoredView) throws(StoreError) { state.withLock { $0.views[view.id] = view } }
 
-    public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
+    public func updateView(_ view: StoredView, replacing previous: [String]) throws(StoreError) -> Bool {
         state.withLock { state in
-            guard state.views[view.id] != nil else { return false }
+            // By code points, as the other stores compare the stored text.
+            guard let stored = state.views[view.id], stored.hidden.elementsEqual(previous, by: { $0.utf8.elementsEqual($1.utf8) }) else {
+                return false
+            }
             state.views[view.id] = view
             return true
         }

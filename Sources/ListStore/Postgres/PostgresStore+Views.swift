@@ -17,12 +17,12 @@ extension PostgresStore {
         } }
     }
 
-    public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
+    public func updateView(_ view: StoredView, replacing previous: [String]) throws(StoreError) -> Bool {
         try writing { connection throws(PostgresError) in try connection.transaction { () throws(PostgresError) -> Bool in
             let updated = try connection.execute(
-                "UPDATE views SET list = $1, owner = $2, hidden = $3, last_used = $4::bigint WHERE id = $5 RETURNING id",
+                "UPDATE views SET list = $1, owner = $2, hidden = $3, last_used = $4::bigint WHERE id = $5 AND hidden = $6 RETURNING id",
                 .text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
-                .int(view.lastUsed), .text(view.id)).rowCount > 0
+                .int(view.lastUsed), .text(view.id), .text(ViewKeys.encode(previous))).rowCount > 0
             if updated { try Self.logViews([view.id], on: connection) }
             return updated
         } }

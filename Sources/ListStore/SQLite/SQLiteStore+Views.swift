@@ -14,11 +14,11 @@ extension SQLiteStore {
         }
     }
 
-    public func updateView(_ view: StoredView) throws(StoreError) -> Bool {
+    public func updateView(_ view: StoredView, replacing previous: [String]) throws(StoreError) -> Bool {
         try writing { connection throws(StoreError) in
-            try connection.run("UPDATE views SET list = ?, owner = ?, hidden = ?, last_used = ? WHERE id = ?",
+            try connection.run("UPDATE views SET list = ?, owner = ?, hidden = ?, last_used = ? WHERE id = ? AND hidden = ?",
                                .text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
-                               .int(view.lastUsed), .text(view.id)) > 0
+                               .int(view.lastUsed), .text(view.id), .text(ViewKeys.encode(previous))) > 0
         }
     }
 

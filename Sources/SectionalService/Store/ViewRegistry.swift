@@ -216,28 +216,39 @@ public final class ViewRegistry: Sendable {
     }
 
     /// Hides or shows section `key` of a view: `change` maps "hidden now" to "hidden next".
-    /// Read, change and store happen under one lock; persisted before this returns. A view that
+    /// Read, change and store happen under one lock; persisted before this returns. The store
+    /// takes the change only if the view still hides what was read: on a store other instances
+    /// change too, a lost race reads the view again from the store and applies the change to
+    /// that, so two instances hiding two sections of one view at once keep both. A view that
     /// grows evicts the least recently used other views past `maxViews`, as a create does.
     public func setHidden(_ key: String, in id: String, list: String, owner: String? = nil,
                           change: (Bool) -> Bool) throws(StoreError) -> Change {
         try changes.withLock { _ throws(StoreError) -> Change in
             guard var view = use(id, list: list, owner: owner) else { return .notFound }
-            let keys = view.hidden.count
-            view.hidden.removeAll { CodePointKey($0) == CodePointKey(key) }
-            let hide = change(view.hidden.count < keys)
-            if hide { view.hidden.append(key) }
-            guard !hide || fits(view.hidden) else { return .tooManyHiddenKeys }
-            let now = clock()
-            guard try store.updateView(StoredView(id: id, list: list, owner: owner, hidden: view.hidden, lastUsed: now)) else {
-                state.withLock { _ = $0.entries.removeValue(forKey: id) }
-                return .notFound
+            while true {
+                let previous = view.hidden
+                let keys = view.hidden.count
+                view.hidden.removeAll { CodePointKey($0) == CodePointKey(key) }
+                let hide = change(view.hidden.count < keys)
+                if hide { view.hidden.append(key) }
+                guard !hide || fits(view.hidden) else { return .tooManyHiddenKeys }
+                let now = clock()
+                if try store.updateView(StoredView(id: id, list: list, owner: owner, hidden: view.hidden, lastUsed: now), replacing: previous) {
+                    let victims = state.withLock { state -> [String] in
+                        state.entries[id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
+                        return Self.evict(&state, toFit: maxViews, keeping: id)
+                    }
+                    _ = try store.deleteViews(ids: victims)
+                    return .changed(view)
+                }
+                // Deleted, or changed by another instance since it was read here: read it again.
+                guard let stored = try store.view(id: id) else {
+                    state.withLock { _ = $0.entries.removeValue(forKey: id) }
+                    return .notFound
+                }
+                remember(stored)
+                view = View(id: stored.id, list: stored.list, owner: stored.owner, hidden: stored.hidden)
             }
-            let victims = state.withLock { state -> [String] in
-                state.entries[id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
-                return Self.evict(&state, toFit: maxViews, keeping: id)
-            }
-            _ = try store.deleteViews(ids: victims)
-            return .changed(view)
         }
     }
 
