@@ -267,6 +267,11 @@ public struct StoredDefinition: Sendable, Equatable {
 /// The definition a list is served with, by fingerprint, and the change number it came into
 /// force at (0 for a definition first served with no change made for it).
 public struct ServedDefinition: Sendable, Equatable {
+    /// The fingerprint recorded for a list no longer served (removed by a reload or by deleting
+    /// its run-time definition), and for every list of a restored backup copy: 0, which a
+    /// definition's 64-bit hash is taken not to be.
+    public static let removedFingerprint: UInt64 = 0
+
     public let fingerprint: UInt64
     public let sequence: Int64
 

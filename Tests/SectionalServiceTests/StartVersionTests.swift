@@ -53,6 +53,25 @@ final class StartVersionTests: XCTestCase {
         try serve(path, title: "All") { XCTAssertEqual(versions($0), [4, 1]) }
     }
 
+    /// A list removed by a reload announced a version at its removal; served again by a later
+    /// start with the very definition it had, it moves past that version (it went back to the
+    /// version it had before the removal, with the same entity tag).
+    func testAListRemovedByAReloadComesBackAboveTheVersionItsRemovalAnnounced() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("lists.sqlite").path
+        try serve(path, title: "All") { store in
+            try writeAda(store)
+            XCTAssertEqual(versions(store), [1, 1])
+            let done = DispatchSemaphore(value: 0)
+            store.reloadConfigLater(try definitions(title: "All").filter { $0.name != "others" }) { _ in done.signal() }
+            XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+            XCTAssertEqual(versions(store), [1, nil], "removed at version 2")
+        }
+        try serve(path, title: "All") { XCTAssertEqual(versions($0), [1, 3], "back above the removal's version 2") }
+        try serve(path, title: "All") { XCTAssertEqual(versions($0), [1, 3], "moved once, then kept") }
+    }
+
     /// A user's partition never shows a version below its list's last definition change, on
     /// every start after it, not only on the start that made the move (it went back to the
     /// version of the user's last write, and `changes` from under the old definition answered

@@ -79,7 +79,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// for another body, an empty `changes`). The copy's last change number becomes the time
     /// in microseconds since 1970 when larger — a store commits far fewer than one change a
     /// microsecond (a commit takes about 280 µs), so no number the original reached since is
-    /// as large — and every list's served definition is forgotten, so the service moves every
+    /// as large — and every list's served definition is forgotten (recorded as
+    /// ``ServedDefinition/removedFingerprint``, as for a list no longer served), so the service moves every
     /// list to a new version past it at start (as after a definition edited while no server
     /// ran), and `changes` from before answers reload. Then the mark is removed: a later start
     /// of the same store goes on from where it is.
@@ -89,7 +90,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         guard marked else { return }
         try connection.transaction { () throws(StoreError) in
             try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
-            try connection.run("UPDATE served SET fingerprint = 0")
+            try connection.run("UPDATE served SET fingerprint = ?", .int(Int64(bitPattern: ServedDefinition.removedFingerprint)))
             try connection.run("DELETE FROM state WHERE key = ?", .text(restoredCopyKey))
         }
     }

@@ -118,7 +118,7 @@ extension ViewModelStore {
                 events += put(name, snapshot, at: stored.sequence)
             }
             if complete { applied.advance(to: stored.sequence) }
-            if let after { recordServed([after], at: stored.sequence) }
+            recordServed(after.map { [$0] } ?? [], removed: after == nil ? [name] : [], at: stored.sequence)
             // Created when neither a run-time definition (as the store saw it in the commit: another
             // instance may have made one just before; not one skipped at start) nor the config's was in force.
             return (.changed(DefinitionChange(stored: stored, created: (!replaced || wasSkipped) && configured == nil)), events)
@@ -148,7 +148,7 @@ extension ViewModelStore {
             catalog.withLock { $0 = next }
             for name in changed { events += put(name, snapshots[name], at: sequence) }
             if complete { applied.advance(to: sequence) }
-            recordServed(changed.compactMap { next.definition($0) }, at: sequence)
+            recordServed(changed.compactMap { next.definition($0) }, removed: changed.filter { next.definition($0) == nil }, at: sequence)
             return (changed, events)
         }
     }

@@ -50,8 +50,17 @@ extension ViewModelStore {
                     record[definition.name] = ServedDefinition(fingerprint: definition.fingerprint, sequence: sequence)
                     result[definition.name] = ServedChange(sequence: sequence, changedFrom: served[definition.name]?.fingerprint)
                 }
-                log.info("lists whose definition changed since they were last served move to a new version",
-                         ["lists": .text(changed.map(\.name).joined(separator: ",")), "version": .number(Double(sequence))])
+                // Recorded as not served: removed since, or every list of a restored backup copy.
+                let resumed = changed.filter { served[$0.name]?.fingerprint == ServedDefinition.removedFingerprint }.map(\.name)
+                let edited = changed.map(\.name).filter { !resumed.contains($0) }
+                if !edited.isEmpty {
+                    log.info("lists whose definition changed since they were last served move to a new version",
+                             ["lists": .text(edited.joined(separator: ",")), "version": .number(Double(sequence))])
+                }
+                if !resumed.isEmpty {
+                    log.info("lists not served since their last version here (removed, or the store is a restored copy) move to a new version",
+                             ["lists": .text(resumed.joined(separator: ",")), "version": .number(Double(sequence))])
+                }
             }
             if !record.isEmpty { try store.recordServed(record) }
         } catch where error.fault != nil {
@@ -63,17 +72,23 @@ extension ViewModelStore {
     }
 
     /// Records that `definitions` are served from change `sequence` on (see
-    /// ``noteServedDefinitions(_:in:log:)``), after the change is committed and served. A record
-    /// that cannot be written is logged, not thrown: the change stands, and the next start finds
-    /// the definition differs from the one recorded and moves the list once more, which is safe.
-    func recordServed(_ definitions: [ListDefinition], at sequence: Int64) {
-        guard !definitions.isEmpty else { return }
+    /// ``noteServedDefinitions(_:in:log:)``), and that the lists `removed` stopped being served
+    /// there, after the change is committed and served. A removed list is recorded with
+    /// ``ServedDefinition/removedFingerprint``, which no definition has: when a later start
+    /// serves it again, even with the definition it had, it moves to a new version, above the
+    /// one its removal announced. A record that cannot be written is logged, not thrown: the
+    /// change stands, and the next start finds the definition differs from the one recorded and
+    /// moves the list once more, which is safe.
+    func recordServed(_ definitions: [ListDefinition], removed: [String] = [], at sequence: Int64) {
+        guard !definitions.isEmpty || !removed.isEmpty else { return }
+        var record = Dictionary(definitions.map { ($0.name, ServedDefinition(fingerprint: $0.fingerprint, sequence: sequence)) },
+                                uniquingKeysWith: { $1 })
+        for name in removed { record[name] = ServedDefinition(fingerprint: ServedDefinition.removedFingerprint, sequence: sequence) }
         do throws(StoreError) {
-            try store.recordServed(Dictionary(definitions.map { ($0.name, ServedDefinition(fingerprint: $0.fingerprint, sequence: sequence)) },
-                                              uniquingKeysWith: { $1 }))
+            try store.recordServed(record)
         } catch {
             log.warn("cannot record the lists' definitions now; the next start moves them again",
-                     ["lists": .text(definitions.map(\.name).joined(separator: ",")), "error": .text("\(error)")])
+                     ["lists": .text(record.keys.sorted().joined(separator: ",")), "error": .text("\(error)")])
         }
     }
 }
