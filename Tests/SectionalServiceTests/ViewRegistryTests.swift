@@ -15,12 +15,12 @@ final class ViewRegistryTests: XCTestCase {
         XCTAssertNotEqual(used.id, idle.id)
 
         now.withLock { $0 = 1_080 }
-        XCTAssertNotNil(registry.use(used.id, list: "l"))
-        XCTAssertNil(registry.use(used.id, list: "other"), "a view belongs to one list")
+        XCTAssertNotNil(try registry.use(used.id, list: "l"))
+        XCTAssertNil(try registry.use(used.id, list: "other"), "a view belongs to one list")
         now.withLock { $0 = 1_150 }
         XCTAssertEqual(try registry.expire(), 1)
-        XCTAssertNil(registry.use(idle.id, list: "l"))
-        XCTAssertNotNil(registry.use(used.id, list: "l"))
+        XCTAssertNil(try registry.use(idle.id, list: "l"))
+        XCTAssertNotNil(try registry.use(used.id, list: "l"))
         XCTAssertEqual(try store.allViews().map(\.id), [used.id], "expiry reaches the store")
         try registry.flush()
         XCTAssertEqual(try store.allViews().first?.lastUsed, 1_150, "uses are flushed to the store")
@@ -52,11 +52,11 @@ final class ViewRegistryTests: XCTestCase {
         let store = MemoryStore()
         let registry = try ViewRegistry(store: store, ttlSeconds: 1_000, maxViews: 3)
         let views = try (0..<3).map { _ in try XCTUnwrap(try registry.create(list: "l", hidden: [])) }
-        XCTAssertNotNil(registry.use(views[0].id, list: "l"), "view 0 is now more recent than view 1")
+        XCTAssertNotNil(try registry.use(views[0].id, list: "l"), "view 0 is now more recent than view 1")
         let fourth = try XCTUnwrap(try registry.create(list: "l", hidden: []))
         XCTAssertEqual(registry.count, 3)
         XCTAssertEqual(registry.evictions, 1)
-        XCTAssertNil(registry.use(views[1].id, list: "l"), "the least recently used went")
+        XCTAssertNil(try registry.use(views[1].id, list: "l"), "the least recently used went")
         XCTAssertEqual(Set(try store.allViews().map(\.id)), [views[0].id, views[2].id, fourth.id], "from the store too")
 
         let reopened = try ViewRegistry(store: store, ttlSeconds: 1_000, maxViews: 2)
@@ -74,8 +74,8 @@ final class ViewRegistryTests: XCTestCase {
         let heavy = (0..<50).map { "\($0)-" + String(repeating: "k", count: 100) }  // 5,140 bytes: weighs 21
         let big = try (0..<5).map { _ in try XCTUnwrap(try registry.create(list: "l", hidden: heavy)) }
         XCTAssertGreaterThan(registry.evictions, 0, "10 + 5 × 21 passes 100")
-        XCTAssertNil(registry.use(small[0].id, list: "l"), "the least recently used went first")
-        XCTAssertNotNil(registry.use(big[4].id, list: "l"))
+        XCTAssertNil(try registry.use(small[0].id, list: "l"), "the least recently used went first")
+        XCTAssertNotNil(try registry.use(big[4].id, list: "l"))
         XCTAssertLessThan(registry.count, 15)
     }
 
@@ -92,7 +92,7 @@ final class ViewRegistryTests: XCTestCase {
         XCTAssertEqual(registry.count, 5, "a refused view evicts nothing")
         XCTAssertEqual(registry.evictions, 0)
         let full = try XCTUnwrap(try registry.create(list: "l", hidden: keys))
-        XCTAssertNotNil(registry.use(full.id, list: "l"), "a view that weighs the whole bound is kept")
+        XCTAssertNotNil(try registry.use(full.id, list: "l"), "a view that weighs the whole bound is kept")
         XCTAssertEqual(try store.allViews().map(\.id), [full.id], "the others made room, in the store too")
         XCTAssertEqual(registry.evictions, UInt64(small.count))
         XCTAssertTrue(try registry.setHidden("x", in: full.id, list: "l") { _ in true } == .tooManyHiddenKeys,
@@ -112,8 +112,8 @@ final class ViewRegistryTests: XCTestCase {
         }
         XCTAssertEqual(registry.evictions, 3, "13 - 3 = 10 fit")
         XCTAssertEqual(registry.count, 7)
-        XCTAssertNil(registry.use(views[0].id, list: "l"), "the least recently used went")
-        XCTAssertNotNil(registry.use(views[9].id, list: "l"), "never the view written")
+        XCTAssertNil(try registry.use(views[0].id, list: "l"), "the least recently used went")
+        XCTAssertNotNil(try registry.use(views[9].id, list: "l"), "never the view written")
         XCTAssertEqual(Set(try store.allViews().map(\.id)), Set(views[3...].map(\.id)), "from the store too")
     }
 
@@ -141,7 +141,7 @@ final class ViewRegistryTests: XCTestCase {
             DispatchQueue.concurrentPerform(iterations: 8) { i in
                 _ = try? registry.setHidden("k\(i)", in: view.id, list: "l") { _ in true }
             }
-            XCTAssertEqual(Set(registry.use(view.id, list: "l")?.hidden ?? []), Set((0..<8).map { "k\($0)" }))
+            XCTAssertEqual(Set(try registry.use(view.id, list: "l")?.hidden ?? []), Set((0..<8).map { "k\($0)" }))
             let deleted = Locked(false)
             DispatchQueue.concurrentPerform(iterations: 8) { i in
                 if i == 4 {
@@ -151,7 +151,7 @@ final class ViewRegistryTests: XCTestCase {
                 }
             }
             XCTAssertTrue(deleted.withLock { $0 })
-            XCTAssertNil(registry.use(view.id, list: "l"))
+            XCTAssertNil(try registry.use(view.id, list: "l"))
             XCTAssertFalse(try store.allViews().contains { $0.id == view.id }, "not written back to the store")
         }
     }
@@ -171,12 +171,12 @@ final class ViewRegistryTests: XCTestCase {
         XCTAssertThrowsError(try registry.delete(view.id, list: "l")) { error in
             XCTAssertEqual((error as? StoreError)?.fault, .busy)
         }
-        XCTAssertEqual(registry.use(view.id, list: "l")?.hidden, ["a"], "still served")
+        XCTAssertEqual(try registry.use(view.id, list: "l")?.hidden, ["a"], "still served")
         try other.run("ROLLBACK")
         other.close()
         XCTAssertEqual(try store.allViews().map(\.id), [view.id], "still stored")
         XCTAssertTrue(try registry.delete(view.id, list: "l"), "the retry deletes it")
-        XCTAssertNil(registry.use(view.id, list: "l"))
+        XCTAssertNil(try registry.use(view.id, list: "l"))
         XCTAssertEqual(try store.allViews().map(\.id), [])
     }
 }

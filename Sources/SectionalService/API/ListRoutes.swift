@@ -55,7 +55,7 @@ struct ListRoutes {
         guard let viewID = request.query("view") else {
             return Target(state: state, view: state.definition.defaultView, viewID: nil, viewFingerprint: state.defaultViewFingerprint)
         }
-        guard let view = views.use(viewID, list: state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(viewID) }
+        let view = try context.view(viewID, of: readable)
         return Target(state: state, view: view.state, viewID: viewID, viewFingerprint: view.state.fingerprint)
     }
 

@@ -81,4 +81,14 @@ final class ServiceContext: Sendable {
             throw faults.refusal(for: error, write: false, log: log)
         }
     }
+
+    /// View `id` of `readable` (its list, as its caller reads it), its use recorded; `404
+    /// view-not-found` when it does not exist for them, `503` when the store that would say
+    /// cannot answer (another instance's view, not in memory here, while the database is away).
+    func view(_ id: String, of readable: ReadableList) throws(HTTPError) -> ViewRegistry.View {
+        let (views, name, owner) = (views, readable.state.name, readable.viewOwner)
+        let found = try reading { () throws(StoreError) in try views.use(id, list: name, owner: owner) }
+        guard let found else { throw Problem.viewNotFound(id) }
+        return found
+    }
 }

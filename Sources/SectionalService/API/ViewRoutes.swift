@@ -35,7 +35,7 @@ struct ViewRoutes {
         router.get("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
             let id = request.parameter("view")
-            guard let view = views.use(id, list: readable.state.name, owner: readable.viewOwner) else { throw Problem.viewNotFound(id) }
+            let view = try context.view(id, of: readable)
             var response = Self.viewAnswer(view, status: .ok)
             readable.state.restrict(&response)
             return response
@@ -72,7 +72,7 @@ struct ViewRoutes {
         let state = readable.state
         let id = request.parameter("view")
         let index = try request.integer("index", what: "The section index")
-        guard views.use(id, list: state.name, owner: readable.viewOwner) != nil else { throw Problem.viewNotFound(id) }
+        _ = try context.view(id, of: readable)
         guard let section = state.snapshot.section(at: index) else {
             throw Problem.sectionNotFound(request.parameter("index"), count: state.snapshot.sectionCount)
         }

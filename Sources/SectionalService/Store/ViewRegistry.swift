@@ -153,10 +153,11 @@ public final class ViewRegistry: Sendable {
     /// The view with this id if it belongs to `list` and `owner` and has not expired; records
     /// the use. Another user's view is nil, as if it did not exist. On a store other instances
     /// write too, a view not in memory is looked for in the store (made on another instance a
-    /// moment ago, before the change log brought it here).
-    public func use(_ id: String, list: String, owner: String? = nil) -> View? {
+    /// moment ago, before the change log brought it here); a store that cannot answer then
+    /// throws (the view may exist: `503`, not `404`).
+    public func use(_ id: String, list: String, owner: String? = nil) throws(StoreError) -> View? {
         if let view = useInMemory(id, list: list, owner: owner) { return view }
-        guard shared, state.withLock({ $0.entries[id] == nil }), let stored = try? store.view(id: id) else { return nil }
+        guard shared, state.withLock({ $0.entries[id] == nil }), let stored = try store.view(id: id) else { return nil }
         remember(stored)
         return useInMemory(id, list: list, owner: owner)
     }
@@ -224,7 +225,7 @@ public final class ViewRegistry: Sendable {
     public func setHidden(_ key: String, in id: String, list: String, owner: String? = nil,
                           change: (Bool) -> Bool) throws(StoreError) -> Change {
         try changes.withLock { _ throws(StoreError) -> Change in
-            guard var view = use(id, list: list, owner: owner) else { return .notFound }
+            guard var view = try use(id, list: list, owner: owner) else { return .notFound }
             while true {
                 let previous = view.hidden
                 let keys = view.hidden.count
@@ -255,7 +256,7 @@ public final class ViewRegistry: Sendable {
     /// Deletes a view; false when there was none for this list and owner.
     public func delete(_ id: String, list: String, owner: String? = nil) throws(StoreError) -> Bool {
         try changes.withLock { _ throws(StoreError) -> Bool in
-            guard use(id, list: list, owner: owner) != nil else { return false }
+            guard try use(id, list: list, owner: owner) != nil else { return false }
             // The store first: a delete it refuses (a storage fault) leaves the view in memory too.
             _ = try store.deleteView(id: id)
             state.withLock { _ = $0.entries.removeValue(forKey: id) }
