@@ -242,11 +242,15 @@ final class ProcessTests: FolderTestCase {
         defer { running.signal(SIGKILL) }
         let file = folder.appendingPathComponent("file")
         try Data().write(to: file)
+        let garbage = folder.appendingPathComponent("garbage.sqlite").path
+        try Data(repeating: 0x5A, count: 8192).write(to: URL(fileURLWithPath: garbage))
         for (arguments, path, problem) in [
             (["--config", missing, "--memory", "--port", "0"], missing, "cannot read config file"),
             (["--config", invalid.path, "--memory", "--port", "0"], invalid.path, "lists: expected an object"),
             (["--config", config, "--memory", "--port", String(running.port)], config, "cannot listen on 127.0.0.1:\(running.port)"),
             (["--config", config, "--data", file.appendingPathComponent("db.sqlite").path, "--port", "0"], config, "cannot create folder"),
+            // The file at fault is named, not only the config.
+            (["--config", config, "--data", garbage, "--port", "0"], config, "SQLite error 26: \(garbage): file is not a database"),
         ] {
             let failed = try ChildProcess.run(ServerProcess.executable, ["serve"] + arguments, timeout: 30)
             XCTAssertEqual(failed.status, 1, failed.errors)

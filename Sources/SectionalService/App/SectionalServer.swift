@@ -204,7 +204,13 @@ public final class SectionalServer: @unchecked Sendable {
         let store: RecordStore
         switch configuration.storage {
         case .sqlite(let path):
-            store = try SQLiteStore(path: path)
+            do {
+                store = try SQLiteStore(path: path)
+            } catch {
+                // SQLite's own errors ("file is not a database") do not say which file.
+                guard case .sqlite = error.cause else { throw error }
+                throw StoreError(error.cause, "\(path): \(error.message)")
+            }
             log.info("storage", ["kind": "sqlite", "path": .text(path)])
         case .memory:
             // Numbered from the clock: no tag or version of an earlier process's memory store repeats.
