@@ -6,6 +6,8 @@ import XCTest
 /// the deleted file, whose writes a restart never sees. Every commit after is refused as a
 /// `cannot-open` fault instead, so no write is acknowledged that is not in the file at the path;
 /// the same for its write-ahead log, and for every kind of write (views, definitions, the outbox).
+/// What the store still sees of a deleted database file (every acknowledged write) is saved
+/// beside it, so a restart on that copy loses nothing.
 final class SQLiteReplacedFileTests: XCTestCase {
     private var folder: URL!
 
@@ -21,13 +23,26 @@ final class SQLiteReplacedFileTests: XCTestCase {
         let path = folder.appendingPathComponent("gone.sqlite").path
         let store = try SQLiteStore(path: path)
         _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        // The whole folder, as `rm -rf data/` would.
+        try FileManager.default.removeItem(at: folder)
+        var messages: [String] = []
         for id in ["b", "c"] {
             XCTAssertThrowsError(try store.commit([.upsert(collection: "c", id: id, json: Array("{}".utf8))])) { error in
                 XCTAssertEqual((error as? StoreError)?.fault, .cannotOpen, "\(error)")
+                messages.append((error as? StoreError)?.message ?? "")
             }
         }
         store.close()
+
+        // What the store still saw of the deleted file was saved once, and the first refusal says where.
+        let saved = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("gone.sqlite.rescued-") }
+        XCTAssertEqual(saved.count, 1, "\(saved)")
+        let rescued = try XCTUnwrap(saved.first.map { folder.appendingPathComponent($0).path })
+        XCTAssertTrue(messages.first?.contains("saved to \(rescued)") == true, "\(messages)")
+        XCTAssertFalse(messages.last?.contains("saved to") == true, "told once: \(messages)")
+        let copy = try SQLiteStore(path: rescued)
+        XCTAssertEqual(try copy.allRecords(in: "c").map(\.id), ["a"], "the acknowledged write is in the saved copy; the refused ones are not")
+        copy.close()
 
         // A new store at the path (re-created) takes writes, and none of the refused ones is there.
         let again = try SQLiteStore(path: path)

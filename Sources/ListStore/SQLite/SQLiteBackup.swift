@@ -57,6 +57,14 @@ public enum SQLiteBackup {
                 Stop it, or back up to another file
                 """)
         }
+        let from = try SQLiteConnection(path: source, readOnly: true)
+        defer { from.close() }
+        return try copy(from, toPath: target)
+    }
+
+    /// Copies what `from` (an open connection) sees to `target` (a path checked by the caller),
+    /// replacing it: written beside it, synced, renamed over it.
+    static func copy(_ from: SQLiteConnection, toPath target: String) throws(StoreError) -> Summary {
         let partial = target + ".partial"
         let leftovers = ["-journal", "-wal", "-shm"].map { partial + $0 }
         unlink(partial)
@@ -64,8 +72,6 @@ public enum SQLiteBackup {
         defer { leftovers.forEach { unlink($0) } }
         let summary: Summary
         do throws(StoreError) {
-            let from = try SQLiteConnection(path: source, readOnly: true)
-            defer { from.close() }
             let to = try SQLiteConnection(path: partial)
             defer { to.close() }
             let pages = try backUp(from, to)

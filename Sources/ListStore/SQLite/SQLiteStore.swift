@@ -16,6 +16,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// Held while writing; true while the last write found the database held by another
     /// connection (see ``writing(_:)``).
     private let writeLock = Locked(false)
+    /// Whether the database file was found deleted or replaced and its contents saved
+    /// (``rescueOnce(_:)``).
+    private let rescued = Locked(false)
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Locked<[String: [FieldPath]]>([:])
     let reader: Locked<SQLiteConnection>
@@ -363,8 +366,32 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
                     }
                 }
+                if let file, FileIdentity(path: path) != file, let saved = rescueOnce(connection) {
+                    throw StoreError(error.cause, "\(error.message); \(saved)")
+                }
                 throw error
             }
+        }
+    }
+
+    /// The database file was deleted or replaced under the store, which still sees it through
+    /// its open connections: every acknowledged write is there, and would be gone at the next
+    /// start, which opens whatever is at the path. So it is copied, once, to
+    /// `PATH.rescued-SECONDS` (the folder made again if it went too), a whole copy as `backup`
+    /// makes. Returns what to tell the operator the first time; nil after.
+    private func rescueOnce(_ connection: SQLiteConnection) -> String? {
+        guard rescued.withLock({ done in defer { done = true }; return !done }) else { return nil }
+        let target = "\(path).rescued-\(time(nil))"
+        do {
+            let folder = (target as NSString).deletingLastPathComponent
+            if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            let saved = try SQLiteBackup.copy(connection, toPath: target)
+            return """
+                every write up to change \(saved.sequence) was saved to \(target): stop the server, put that file \
+                at \(path) (deleting \(path)-wal and \(path)-shm) and start it again
+                """
+        } catch {
+            return "saving its contents to \(target) failed (\(error)): they are lost when the server stops"
         }
     }
 

@@ -55,7 +55,11 @@ public final class StorageFaults: Sendable {
                 }
                 return state.current != fault
             }
-            if began { log.warn("storage fault: writes refused until it clears", ["fault": .text(fault.rawValue), "error": .text(error.description)]) }
+            if began {
+                // A database file or log deleted under the server is the one fault that stays.
+                let until = fault == .cannotOpen ? "writes refused until the server is restarted" : "writes refused until it clears"
+                log.warn("storage fault: \(until)", ["fault": .text(fault.rawValue), "error": .text(error.description)])
+            }
         }
         let seconds = Self.retryAfterSeconds(fault)
         return HTTPError(.serviceUnavailable, "storage-unavailable", title: "Storage unavailable",
