@@ -42,10 +42,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     public let cause: Cause
     /// The database's own words (never shown to clients: it may name files and values).
     public let message: String
+    /// The store lost its database while committing, so the write may have been made (a
+    /// PostgreSQL connection lost during `COMMIT`): the client should read it back before
+    /// sending it again. False for every other failure, which kept nothing.
+    public let mayHaveCommitted: Bool
 
-    public init(_ cause: Cause, _ message: String) {
+    public init(_ cause: Cause, _ message: String, mayHaveCommitted: Bool = false) {
         self.cause = cause
         self.message = message
+        self.mayHaveCommitted = mayHaveCommitted
     }
 
     public var description: String {

@@ -1,5 +1,5 @@
 import Foundation
-import ListStore
+@testable import ListStore
 import XCTest
 
 /// Store errors keep their cause typed, and tell a passing fault (answered 503) from any other
@@ -21,6 +21,16 @@ final class StoreErrorTests: XCTestCase {
         XCTAssertNil(fault(sqlite: 19))                        // SQLITE_CONSTRAINT
         XCTAssertNil(fault(sqlite: 1))                         // SQLITE_ERROR
         XCTAssertNil(fault(sqlite: 26))                        // SQLITE_NOTADB
+    }
+
+    /// A connection lost while `COMMIT` was in flight leaves the write's outcome unknown, and
+    /// says so; any other failure at commit, or a lost connection before it, kept nothing.
+    func testAConnectionLostWhileCommittingMayHaveCommitted() {
+        let lost = PostgresError(sqlState: "08006", message: "server closed the connection unexpectedly")
+        XCTAssertTrue(lost.atCommit().storeError.mayHaveCommitted)
+        XCTAssertEqual(lost.atCommit().storeError.fault, .unreachable)
+        XCTAssertFalse(lost.storeError.mayHaveCommitted, "lost before COMMIT: nothing was committed")
+        XCTAssertFalse(PostgresError(sqlState: "40001", message: "could not serialize").atCommit().storeError.mayHaveCommitted)
     }
 
     func testPostgresStatesThatClearByThemselvesAreFaults() {

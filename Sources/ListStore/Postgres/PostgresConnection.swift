@@ -142,7 +142,12 @@ final class PostgresConnection {
             throw error
         }
         // A transaction that failed inside answers COMMIT with the tag ROLLBACK, not an error.
-        let tag = try execute("COMMIT").commandStatus
+        let tag: String
+        do {
+            tag = try execute("COMMIT").commandStatus
+        } catch {
+            throw error.atCommit()
+        }
         guard tag == "COMMIT" else {
             throw PostgresError(sqlState: "40000", message: "the transaction was rolled back (\(tag))")
         }

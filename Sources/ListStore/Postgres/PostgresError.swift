@@ -9,6 +9,9 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
     public let sqlState: String?
     public let message: String
     private let incompatible: Bool
+    /// The connection was lost while `COMMIT` was in flight: the transaction may have been
+    /// committed or not, and nothing here can tell.
+    private(set) var commitUnknown = false
 
     public init(sqlState: String, message: String) {
         self.sqlState = sqlState
@@ -30,6 +33,15 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
         incompatible = true
     }
 
+    /// This error met while committing: a lost connection (SQLSTATE class 08) leaves the
+    /// outcome unknown.
+    func atCommit() -> PostgresError {
+        guard sqlState?.hasPrefix("08") == true else { return self }
+        var error = PostgresError(sqlState: sqlState ?? "08006", message: "\(message) (while committing: the outcome is unknown)")
+        error.commitUnknown = true
+        return error
+    }
+
     /// `PostgreSQL [SQLSTATE 23505]: duplicate key value …`.
     public var description: String {
         "PostgreSQL" + (sqlState.map { " [SQLSTATE \($0)]" } ?? "") + ": " + message
@@ -37,7 +49,7 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// The store error the service sees: the SQLSTATE as its cause.
     var storeError: StoreError {
-        if let sqlState { return StoreError(.postgres(sqlState: sqlState), message) }
+        if let sqlState { return StoreError(.postgres(sqlState: sqlState), message, mayHaveCommitted: commitUnknown) }
         return StoreError(incompatible ? .incompatible : .closed, message)
     }
 }

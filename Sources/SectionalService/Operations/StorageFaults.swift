@@ -62,8 +62,10 @@ public final class StorageFaults: Sendable {
             }
         }
         let seconds = Self.retryAfterSeconds(fault)
-        return HTTPError(.serviceUnavailable, "storage-unavailable", title: "Storage unavailable",
-                         detail: "The store cannot take this now (\(fault.rawValue)); nothing was changed. Try again in \(seconds) s.",
+        let detail = error.mayHaveCommitted
+            ? "The store lost its database while committing this (\(fault.rawValue)): it may have been made. Read it back before sending it again, in \(seconds) s or later."
+            : "The store cannot take this now (\(fault.rawValue)); nothing was changed. Try again in \(seconds) s."
+        return HTTPError(.serviceUnavailable, "storage-unavailable", title: "Storage unavailable", detail: detail,
                          headers: ["Retry-After": "\(seconds)"])
     }
 
