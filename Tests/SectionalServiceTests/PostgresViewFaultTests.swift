@@ -15,13 +15,15 @@ final class PostgresViewFaultTests: PostgresDatabaseTestCase {
         let registry = try ViewRegistry(store: store, ttlSeconds: 3600)
         // Made by another instance: in the database, not in this registry's memory.
         try store.saveView(StoredView(id: "v", list: "l", hidden: ["a"], lastUsed: Int64(Date().timeIntervalSince1970)))
-        // The store's sessions ended under it (a database restart): the next statement fails.
-        try database.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """)
+        // The table held by another session past the store's lock timeout (5 s).
+        let holder = try PostgresTestSession(url: database.url)
+        defer { holder.close() }
+        try holder.query("BEGIN")
+        try holder.query("LOCK TABLE views IN ACCESS EXCLUSIVE MODE")
         XCTAssertThrowsError(try registry.use("v", list: "l")) { error in
-            XCTAssertEqual((error as? StoreError)?.fault, .unreachable, "\(error)")
+            XCTAssertEqual((error as? StoreError)?.fault, .locked, "\(error)")
         }
-        XCTAssertEqual(try registry.use("v", list: "l")?.hidden, ["a"], "found once the store has reconnected")
+        try holder.query("ROLLBACK")
+        XCTAssertEqual(try registry.use("v", list: "l")?.hidden, ["a"], "found once the table is free")
     }
 }

@@ -8,8 +8,9 @@ import Glibc
 ///
 /// Every answer's status is checked: anything but "command OK" or "rows" becomes a
 /// ``PostgresError`` carrying the server's SQLSTATE and message. A connection found broken
-/// before a statement is reset once (libpq reconnects with the same parameters); a statement
-/// never silently retries after it was sent. A session the server refused a write in because it
+/// before a statement (its session ended while idle, or a statement before failed on it) is
+/// reset once (libpq reconnects with the same parameters); a statement never silently retries
+/// after it was sent. A session the server refused a write in because it
 /// is read-only (SQLSTATE `25006`: the database's `default_transaction_read_only`, which a session
 /// takes once, at connect, or a hot standby) is reset too, before its next statement, so a
 /// database made writable again — or a failover that the URL's `target_session_attrs` follows —
@@ -185,6 +186,7 @@ final class PostgresConnection {
     /// read-only; a reset session is set up again (``sessionSetup``).
     private func open() throws(PostgresError) -> OpaquePointer {
         guard let handle else { throw PostgresError(closed: "connection is closed") }
+        if !stale, PQtransactionStatus(handle) == PQTRANS_IDLE { Self.readFarewell(handle) }
         if stale || PQstatus(handle) == CONNECTION_BAD {
             prepared = [:]
             stale = true
@@ -196,6 +198,21 @@ final class PostgresConnection {
             stale = false
         }
         return handle
+    }
+
+    /// Reads what an idle session's socket holds, if anything: a session the server ended while
+    /// it idled (a restart, `pg_terminate_backend`) has sent its farewell and closed, and reading
+    /// it marks the connection bad, so it is reset before the next statement instead of that
+    /// statement failing (each instance's first write after a database restart was refused
+    /// `503` while `/readyz` said ready). Only between transactions: a session lost inside one
+    /// must fail its transaction, never go on in a new session. A `poll` with no wait when
+    /// there is nothing to read.
+    private static func readFarewell(_ connection: OpaquePointer) {
+        // The farewell message, then the end of the stream: a read each (a few at most).
+        for _ in 0..<4 {
+            var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
+            guard descriptor.fd >= 0, poll(&descriptor, 1, 0) > 0, PQconsumeInput(connection) == 1 else { return }
+        }
     }
 
     /// The result when its status is a success; otherwise the server's error, with its SQLSTATE.
