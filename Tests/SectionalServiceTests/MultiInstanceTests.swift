@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+@testable import SectionalService
 import TestSupport
 import XCTest
 
@@ -184,6 +185,32 @@ final class MultiInstanceTests: PostgresDatabaseTestCase {
         try MultiInstance.request(a, "DELETE", "/v1/lists/people/views/\(view)").expect(204)
         XCTAssertTrue(eventually(within: 10) { (try? MultiInstance.request(b, "GET", "/v1/lists/people/views/\(view)").status) == 404 },
                       "a deleted view goes everywhere")
+    }
+
+    /// A client that wrote on one instance (or heard the version on its event stream) and asks
+    /// another for `changes?since` that version at once: the other waits until it has applied it
+    /// (it answered `400 invalid-version`, which a mirror takes as a database gone back, and
+    /// reloads); a version the database never had is still `400`.
+    func testChangesSinceAVersionAnotherInstanceMadeWaitsForIt() throws {
+        let apps = try instances(2)
+        let (a, b) = (apps[0].port, apps[1].port)
+        for round in 0..<20 {
+            let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p\(round)",
+                                                                               json: #"{"name":"Ada","team":"Sales"}"#).expect(201))
+            let answer = try MultiInstance.request(b, "GET", "/v1/lists/people/changes?since=\(written)")
+            XCTAssertEqual(answer.status, 200, "round \(round): \(answer.text.prefix(300))")
+        }
+        let far = try MultiInstance.request(b, "GET", "/v1/lists/people/changes?since=999999999999")
+        XCTAssertEqual(far.slug, "invalid-version", far.text)
+
+        // An instance that does not catch up within the wait (its follower stopped here, as a
+        // database it cannot reach would): the version is in the database, so not caught up.
+        apps[1].server.follower?.stop()
+        let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/late",
+                                                                           json: #"{"name":"Bo","team":"Sales"}"#).expect(201))
+        let behind = try MultiInstance.request(b, "GET", "/v1/lists/people/changes?since=\(written)")
+        XCTAssertEqual(behind.slug, "not-caught-up", behind.text)
+        XCTAssertEqual(behind.header("Retry-After"), "1")
     }
 
     func testOfTwoConditionalWritesOnTwoInstancesOneWins() throws {

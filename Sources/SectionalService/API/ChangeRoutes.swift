@@ -1,5 +1,6 @@
 import HTTPServer
 import ListModel
+import ListStore
 
 /// `GET /v1/lists/{list}/changes?since=V[&view=ID][&maxChanges=N]`: the batch update from the
 /// client's version to the current one, computed from the retained history.
@@ -22,9 +23,7 @@ struct ChangeRoutes {
         guard let since = Int64(text), since >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
             throw Problem.invalidVersion("since must be a whole number from 0, not '\(Problem.echo(text))'.")
         }
-        guard since <= current else {
-            throw Problem.invalidVersion("since=\(since) is newer than the list's version \(current).")
-        }
+        guard since <= current else { throw ahead(since, of: current) }
         let maxChanges = try request.queryInteger("maxChanges", default: Self.defaultMaxChanges)
         var update: BatchUpdate? = BatchUpdate()
         if since > 0 && since <= context.lists.store.sequenceStart {
@@ -41,5 +40,18 @@ struct ChangeRoutes {
         }
         target.state.restrict(&response)
         return response
+    }
+
+    /// The answer for `since` past the list's version `current`: on a store other instances
+    /// write, a version this instance has not applied that the database has is `503
+    /// not-caught-up` (the read was parked a second for it first, ``ReadYourWrites``); anything
+    /// else is a version the list never had (the server went back to another database, or one
+    /// put back from a copy): `400 invalid-version`, which tells the client to reload.
+    private func ahead(_ since: Int64, of current: Int64) -> HTTPError {
+        let store = context.lists.store
+        if store is ChangeLog, since > context.lists.applied.current, let head = try? store.lastSequence(), since <= head {
+            return Problem.notCaughtUp(since, applied: context.lists.applied.current)
+        }
+        return Problem.invalidVersion("since=\(since) is newer than the list's version \(current).")
     }
 }

@@ -132,7 +132,7 @@ extension ServiceContext {
     }
 
     /// `text` as a version: digits only, within `Int64`.
-    private static func version(_ text: String) -> Int64? {
+    static func version(_ text: String) -> Int64? {
         text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) ? Int64(text) : nil
     }
 
@@ -156,9 +156,7 @@ extension ServiceContext {
         }
         let applied = lists.applied.current
         guard applied >= version else {
-            throw HTTPError(.serviceUnavailable, "not-caught-up", title: "Not caught up",
-                            detail: "This instance has not applied version \(version) yet (it is at \(applied)); try again.",
-                            headers: ["Retry-After": "1"])
+            throw Problem.notCaughtUp(version, applied: applied)
         }
     }
 }

@@ -10,15 +10,33 @@ import HTTPServer
 ///
 /// Waiting on the server's thread instead let a few such reads hold all of them: eight reads
 /// asking for a version never written kept `/healthz` waiting four seconds on two threads.
+///
+/// On a store other instances write too, `GET …/changes?since=V` with V not applied here is
+/// parked the same way: V is then most likely a version another instance made a moment ago
+/// (a client's write, or an event it heard), not one the list never had.
 struct ReadYourWrites: Sendable {
     let applied: AppliedVersion
+    /// Whether other instances write the store (so a version may exist before it is applied here).
+    let shared: Bool
 
     /// The version `request` must wait for; nil when it goes on now (the check every request
     /// makes: a few comparisons, nothing allocated).
     func awaited(by request: Request) -> Int64? {
-        guard request.pathSegments.first == "v1", request.method == .get || request.method == .head || Self.writesAView(request),
-              let wanted = ServiceContext.minVersion(askedBy: request), wanted > applied.current else { return nil }
+        guard request.pathSegments.first == "v1", request.method == .get || request.method == .head || Self.writesAView(request) else {
+            return nil
+        }
+        var wanted = ServiceContext.minVersion(askedBy: request)
+        if shared, Self.readsChanges(request), let since = request.query("since").flatMap(ServiceContext.version) {
+            wanted = max(wanted ?? since, since)
+        }
+        guard let wanted, wanted > applied.current else { return nil }
         return wanted
+    }
+
+    /// Whether `request` reads a list's changes (`/v1/lists/{list}/changes`).
+    private static func readsChanges(_ request: Request) -> Bool {
+        let path = request.pathSegments
+        return path.count == 4 && path[1] == "lists" && path[3] == "changes"
     }
 
     /// Whether `request` is addressed to a list's views (`/v1/lists/{list}/views…`).

@@ -34,7 +34,7 @@ public final class SectionalServer: @unchecked Sendable {
     private var events: EventHub?
     private var sweeper: DispatchSourceTimer?
     /// Applies other instances' writes (PostgreSQL only).
-    private var follower: ChangeFollower?
+    private(set) var follower: ChangeFollower?
     /// Sends the webhook outbox's deliveries (when webhooks are configured).
     private var webhooks: WebhookDelivery?
     /// Set once before `readiness` turns ready (published by its release/acquire ordering).
@@ -263,7 +263,7 @@ public final class SectionalServer: @unchecked Sendable {
         }
         DocumentRoutes().register(on: &router)
         self.router = router
-        self.readYourWrites = ReadYourWrites(applied: lists.applied)
+        self.readYourWrites = ReadYourWrites(applied: lists.applied, shared: lists.store is ChangeLog)
         self.lists = lists
         self.views = views
         self.events = events

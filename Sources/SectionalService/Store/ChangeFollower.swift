@@ -47,9 +47,10 @@ final class ChangeFollower: Sendable {
     }
 
     /// Stops the thread (it notices within ``slice``, or when its read of the log ends) and
-    /// waits for it to close its connection; after 30 s the server stops without it.
+    /// waits for it to close its connection; after 30 s the server stops without it. A second
+    /// call returns at once.
     func stop() {
-        stopping.store(true, ordering: .relaxed)
+        guard !stopping.exchange(true, ordering: .relaxed) else { return }
         if finished.wait(timeout: .now() + 30) == .timedOut {
             log.error("the change-log follower did not stop within 30 s", [:])
         }

@@ -33,6 +33,13 @@ enum Problem {
     }
     /// A valid token that may not do this (a user token on a write or admin route).
     static func forbidden(_ detail: String) -> HTTPError { HTTPError(.forbidden, "forbidden", detail: detail) }
+
+    /// A version this instance has not applied yet (after waiting a second for it).
+    static func notCaughtUp(_ version: Int64, applied: Int64) -> HTTPError {
+        HTTPError(.serviceUnavailable, "not-caught-up", title: "Not caught up",
+                  detail: "This instance has not applied version \(version) yet (it is at \(applied)); try again.",
+                  headers: ["Retry-After": "1"])
+    }
     static func listNotFound(_ list: String) -> HTTPError { HTTPError(.notFound, "list-not-found", detail: "There is no list named '\(echo(list))'.") }
     static func recordNotFound(_ collection: String, _ id: String) -> HTTPError {
         HTTPError(.notFound, "record-not-found", detail: "There is no record '\(echo(id))' in collection '\(echo(collection))'.")
