@@ -30,6 +30,13 @@ final class StartVersionTests: XCTestCase {
 
     private func versions(_ store: ViewModelStore) -> [Int64?] { [store.list("people")?.version, store.list("others")?.version] }
 
+    /// Reloads the config as `SIGHUP` does, and waits for it to be in force.
+    private func reload(_ store: ViewModelStore, _ lists: [ListDefinition]) throws {
+        let done = DispatchSemaphore(value: 0)
+        store.reloadConfigLater(lists) { _ in done.signal() }
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+    }
+
     func testVersionsNeverGoBackAndMoveWhenTheDefinitionChangedWhileStopped() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -44,9 +51,7 @@ final class StartVersionTests: XCTestCase {
         try serve(path, title: "Everyone") { XCTAssertEqual(versions($0), [2, 1], "moved once, then kept") }
         // Reloaded while serving (SIGHUP): the version it moved to survives the restart.
         try serve(path, title: "Everyone") { store in
-            let done = DispatchSemaphore(value: 0)
-            store.reloadConfigLater(try definitions(title: "Reloaded")) { _ in done.signal() }
-            XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+            try reload(store, try definitions(title: "Reloaded"))
             XCTAssertEqual(versions(store), [3, 1])
         }
         try serve(path, title: "Reloaded") { XCTAssertEqual(versions($0), [3, 1], "not back to 2") }
@@ -63,9 +68,7 @@ final class StartVersionTests: XCTestCase {
         try serve(path, title: "All") { store in
             try writeAda(store)
             XCTAssertEqual(versions(store), [1, 1])
-            let done = DispatchSemaphore(value: 0)
-            store.reloadConfigLater(try definitions(title: "All").filter { $0.name != "others" }) { _ in done.signal() }
-            XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+            try reload(store, try definitions(title: "All").filter { $0.name != "others" })
             XCTAssertEqual(versions(store), [1, nil], "removed at version 2")
         }
         try serve(path, title: "All") { XCTAssertEqual(versions($0), [1, 3], "back above the removal's version 2") }
