@@ -46,11 +46,12 @@ struct ChangeRoutes {
     /// write, a version this instance has not applied that the database has is `503
     /// not-caught-up` (the read was parked a second for it first, ``ReadYourWrites``); anything
     /// else is a version the list never had (the server went back to another database, or one
-    /// put back from a copy): `400 invalid-version`, which tells the client to reload.
+    /// put back from a copy): `400 invalid-version`, which tells the client to reload. A database
+    /// that cannot say is taken to have it: a reload is the dearer mistake.
     private func ahead(_ since: Int64, of current: Int64) -> HTTPError {
-        let store = context.lists.store
-        if store is ChangeLog, since > context.lists.applied.current, let head = try? store.lastSequence(), since <= head {
-            return Problem.notCaughtUp(since, applied: context.lists.applied.current)
+        let store = context.lists.store, applied = context.lists.applied.current
+        if store is ChangeLog, since > applied, since <= (try? store.lastSequence()) ?? .max {
+            return Problem.notCaughtUp(since, applied: applied)
         }
         return Problem.invalidVersion("since=\(since) is newer than the list's version \(current).")
     }
