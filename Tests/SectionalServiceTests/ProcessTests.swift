@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import ListStore
 import TestSupport
 import XCTest
 
@@ -256,6 +257,26 @@ final class ProcessTests: FolderTestCase {
             XCTAssertEqual(failed.status, 1, failed.errors)
             XCTAssertTrue(failed.errors.contains("sectional: cannot start with \(path):\n  \(problem)"), failed.errors)
             XCTAssertFalse(failed.errors.contains(#""msg":"cannot start""#), failed.errors)
+        }
+    }
+
+    /// A damaged store (written by hand): a record that is no JSON, and one that is JSON but no
+    /// object, are each left out of the lists with a log line naming them; the rest is served.
+    func testStoredRecordsThatAreNoJSONObjectAreSkippedAndLogged() throws {
+        let store = try SQLiteStore(path: folder.appendingPathComponent("db.sqlite").path)
+        _ = try store.commit([.upsert(collection: "people", id: "p1", json: Array(#"{"id":"p1","name":"Ada","team":"Design"}"#.utf8)),
+                              .upsert(collection: "people", id: "p2", json: Array("{bad".utf8)),
+                              .upsert(collection: "people", id: "p3", json: Array("[1,2]".utf8))])
+        store.close()
+        let server = try ServerProcess(arguments: configArguments)
+        defer { server.signal(SIGKILL) }
+        XCTAssertTrue(server.waitUntilReady())
+        let page = try HTTPTestClient(port: server.port).request("GET", "/v1/lists/people/rows?pageSize=10").text
+        XCTAssertTrue(page.contains(#""id":"p1""#), page)
+        XCTAssertFalse(page.contains(#""id":"p2""#) || page.contains(#""id":"p3""#), page)
+        for id in ["p2", "p3"] {
+            XCTAssertTrue(server.log.contains(#""msg":"skipping unreadable stored record (not a JSON object)","collection":"people","id":"\#(id)""#),
+                          "\(id): \(server.log)")
         }
     }
 

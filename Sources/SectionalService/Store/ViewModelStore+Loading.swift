@@ -47,25 +47,26 @@ extension ViewModelStore {
         return pages.made.withLock { $0.map { $0! } }
     }
 
-    /// Parses `records`; returns the values and the ids of records that do not parse.
+    /// Parses `records`; returns the values and the ids of records that are no JSON object (a
+    /// damaged store: the API writes only objects).
     private static func parse(_ records: ArraySlice<StoredRecord>) -> ([JSONValue], [String]) {
         var values: [JSONValue] = []
         values.reserveCapacity(records.count)
         var unreadable: [String] = []
         var names = JSONParser.MemberNames()
         for record in records {
-            do {
-                values.append(try JSONParser.parse(record.json, names: &names))
-            } catch {
+            guard let value = try? JSONParser.parse(record.json, names: &names), case .object = value else {
                 unreadable.append(record.id)
+                continue
             }
+            values.append(value)
         }
         return (values, unreadable)
     }
 
     private static func logUnreadable(_ ids: [String], collection: String, log: Log) {
         for id in ids {
-            log.error("skipping unreadable stored record", ["collection": .text(collection), "id": .text(id)])
+            log.error("skipping unreadable stored record (not a JSON object)", ["collection": .text(collection), "id": .text(id)])
         }
     }
 
