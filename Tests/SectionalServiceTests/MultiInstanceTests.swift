@@ -187,6 +187,25 @@ final class MultiInstanceTests: PostgresDatabaseTestCase {
                       "a deleted view goes everywhere")
     }
 
+    /// A change of a view answers the version to read it at: a read of the view on another
+    /// instance with that `minVersion` sees the change (it saw the old state most of the time).
+    func testAViewChangeIsReadAtItsVersionOnAnotherInstance() throws {
+        let apps = try instances(2)
+        let (a, b) = (apps[0].port, apps[1].port)
+        let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p1",
+                                                                           json: #"{"name":"Ada","team":"Sales"}"#).expect(201))
+        XCTAssertTrue(MultiInstance.catchUp(b, to: written), "the Sales section is there to toggle")
+        let view = try MultiInstance.request(a, "POST", "/v1/lists/people/views").expect(201).json.value("view", as: String.self)
+        for round in 0..<20 {
+            let toggled = try MultiInstance.request(b, "POST", "/v1/lists/people/views/\(view)/sections/1/toggle").expect(200)
+            let version = try XCTUnwrap(toggled.header("Sectional-Version"), "round \(round)")
+            let hidden: Bool = try toggled.json.value("section", as: [String: Any].self).value("hidden")
+            let read = try MultiInstance.request(a, "GET", "/v1/lists/people/views/\(view)?minVersion=\(version)").expect(200)
+            let keys: [String] = try read.json.value("hidden")
+            XCTAssertEqual(keys.contains("Sales"), hidden, "round \(round): \(read.text)")
+        }
+    }
+
     /// A client that wrote on one instance (or heard the version on its event stream) and asks
     /// another for `changes?since` that version at once: the other waits until it has applied it
     /// (it answered `400 invalid-version`, which a mirror takes as a database gone back, and

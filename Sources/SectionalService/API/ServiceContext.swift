@@ -54,6 +54,23 @@ final class ServiceContext: Sendable {
         return .later(answer)
     }
 
+    /// ``storeLater(_:respond:)`` for a change of a view. On a store other instances share, a
+    /// successful answer carries `Sectional-Version`: the database's last change number once the
+    /// change is in (the view change's own number or later), so a read with `minVersion` on
+    /// another instance sees the view as changed. Without it (a store that logs no view changes,
+    /// or a database that cannot say just then) there is none.
+    func viewChangeLater<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T,
+                                      respond: @escaping @Sendable (T) throws(HTTPError) -> Response) -> Response {
+        let store = lists.store, shared = store is ChangeLog
+        return storeLater({ () throws(StoreError) -> (T, Int64?) in
+            (try body(), shared ? try? store.lastSequence() : nil)
+        }) { changed throws(HTTPError) in
+            var response = try respond(changed.0)
+            if let version = changed.1 { response.headers.add("Sectional-Version", String(version)) }
+            return response
+        }
+    }
+
     /// Completes `answer` with what a write on the writer thread came to: `respond(result)` after
     /// a success (which clears a storage fault, when `wrote(result)` says the store was written;
     /// an `HTTPError` it throws is the answer), or a store failure as ``StorageFaults`` answers it.

@@ -25,7 +25,7 @@ struct ViewRoutes {
                 }
             }
             let (name, owner, views, keys) = (state.name, readable.viewOwner, views, hidden)
-            return context.storeLater({ () throws(StoreError) in try views.create(list: name, owner: owner, hidden: keys) }) { view throws(HTTPError) in
+            return context.viewChangeLater({ () throws(StoreError) in try views.create(list: name, owner: owner, hidden: keys) }) { view throws(HTTPError) in
                 guard let view else { throw Problem.tooManyHiddenKeys(bytes: views.hiddenBytesLimit) }
                 var response = Self.viewAnswer(view, status: .created)
                 response.headers.add("Location", "/v1/lists/\(name)/views/\(view.id)")
@@ -44,7 +44,7 @@ struct ViewRoutes {
             let readable = try context.readableList(request)
             let id = request.parameter("view")
             let (name, owner, views) = (readable.state.name, readable.viewOwner, views)
-            return context.storeLater({ () throws(StoreError) in try views.delete(id, list: name, owner: owner) }) { deleted throws(HTTPError) in
+            return context.viewChangeLater({ () throws(StoreError) in try views.delete(id, list: name, owner: owner) }) { deleted throws(HTTPError) in
                 guard deleted else { throw Problem.viewNotFound(id) }
                 return .empty()
             }
@@ -80,7 +80,7 @@ struct ViewRoutes {
             throw Problem.sectionMoved(index, key: section.key, expected: expected, version: state.version)
         }
         let (key, owner, views) = (section.key, readable.viewOwner, views)
-        return context.storeLater({ () throws(StoreError) in
+        return context.viewChangeLater({ () throws(StoreError) in
             try views.setHidden(key, in: id, list: state.name, owner: owner, change: change)
         }) { outcome throws(HTTPError) in
             let view: ViewRegistry.View

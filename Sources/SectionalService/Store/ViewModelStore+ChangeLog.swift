@@ -52,7 +52,7 @@ extension ViewModelStore {
                 if let oldest = try log.oldestLoggedChange(), oldest > from + 1 { return .tooFarBehind(from) }
                 return .waiting(from)
             }
-            let (events, views, reached) = writer.withLock { _ -> ([VersionEvent], [String], Int64) in
+            let (events, reached) = writer.withLock { _ -> ([VersionEvent], Int64) in
                 var next: [MaterializationKey: ListState] = [:]
                 var partitionVersions: [MaterializationKey: Int64] = [:]
                 var views: [String] = []
@@ -60,11 +60,12 @@ extension ViewModelStore {
                 let reached = applyLocked(changes, through: .max, next: &next, partitionVersions: &partitionVersions, views: &views,
                                           events: &events)
                 events += publish(next, partitionVersions: partitionVersions)
+                // Told even of none: views it could not read before are read again. Before the
+                // version moves, so a read waiting for it (`minVersion`) finds the views as of it.
+                viewsChanged(views)
                 applied.advance(to: reached)
-                return (events, views, reached)
+                return (events, reached)
             }
-            // Told even of none: views it could not read before are read again.
-            viewsChanged(views)
             if !events.isEmpty { onChange(events) }
             if reached == from { return .waiting(from) }
         }
@@ -165,8 +166,8 @@ extension ViewModelStore {
         var events: [VersionEvent] = []
         let reached = catchUpLocked(through: sequence - 1, next: &next, partitionVersions: &partitionVersions, views: &views, events: &events)
         events += publish(next, partitionVersions: partitionVersions)
-        applied.advance(to: reached)
         if !views.isEmpty { viewsChanged(views) }
+        applied.advance(to: reached)
         return (events, reached >= sequence - 1, true)
     }
 }

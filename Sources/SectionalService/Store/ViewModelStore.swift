@@ -296,8 +296,9 @@ public final class ViewModelStore: Sendable {
                 reached = changed[changed.count - 1].sequence
             }
             events += publish(next, partitionVersions: partitionVersions)
-            applied.advance(to: reached)
+            // Views before the version moves (see ``catchUp()``).
             if !views.isEmpty { viewsChanged(views) }
+            applied.advance(to: reached)
             return (results, events)
         }
     }
