@@ -1,12 +1,19 @@
 // Waits an AbortSignal ends early: sleep, and unlessAborted (a promise raced with a signal).
 
 /**
+ * Resolves after `ms`, or at once when `signal` aborts. Either way its listener on `signal` goes:
+ * a long-lived signal (an `updates()` loop's, slept on before every retry) keeps none.
  * @param {number} ms
  * @param {AbortSignal} [signal]
  */
 export const sleep = (ms, signal) => new Promise((resolve) => {
-  const timer = setTimeout(resolve, ms);
-  if (signal) signal.addEventListener('abort', () => { clearTimeout(timer); resolve(undefined); }, { once: true });
+  const done = () => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', done);
+    resolve(undefined);
+  };
+  const timer = setTimeout(done, ms);
+  signal?.addEventListener('abort', done, { once: true });
 });
 
 /**

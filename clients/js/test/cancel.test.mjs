@@ -7,7 +7,9 @@
 // request to the silent one instead while `hang` is set.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { SectionalClient } from '../sectional.mjs';
+import { sleep } from '../sectional/abortable.mjs';
 import { startServer } from './own-server.mjs';
 import { startSilentServer } from './silent-server.mjs';
 
@@ -239,4 +241,15 @@ test('an event stream on which nothing arrives for idleTimeout ms is connected a
     controller.abort();
   }
   await within(reading, 'events() after abort()');
+});
+
+test('a sleep leaves no listener on its signal, when it ends and when it is aborted', async () => {
+  const controller = new AbortController();
+  for (let i = 0; i < 20; i += 1) await sleep(1, controller.signal);
+  assert.equal(getEventListeners(controller.signal, 'abort').length, 0, 'twenty sleeps that ran out');
+  const aborted = new AbortController();
+  const asleep = sleep(60_000, aborted.signal);
+  aborted.abort();
+  await asleep;
+  assert.equal(getEventListeners(aborted.signal, 'abort').length, 0, 'a sleep cut short');
 });
