@@ -39,6 +39,31 @@ final class RequestInputTests: XCTestCase {
         }
     }
 
+    /// A body with a content coding is refused, packed (gzip is not unpacked) or not (a plain
+    /// body labelled gzip is not read as if unlabelled); two `Content-Type` lines are refused
+    /// whichever comes first, not read by the first one.
+    func testABodyWithAContentCodingOrTwoContentTypesIsRefused() throws {
+        let app = try TestApp()
+        let body = Array(#"{"name":"Ada","team":"Design"}"#.utf8)
+        for coding in ["gzip", "br", "identity, gzip"] {
+            let answer = try app.client().request("PUT", "/v1/collections/people/records/p1",
+                                                  headers: [("Content-Type", "application/json"), ("Content-Encoding", coding)], body: body)
+            XCTAssertEqual(answer.status, 415, coding)
+            XCTAssertEqual(answer.slug, "unsupported-media-type", coding)
+            XCTAssertEqual(answer.header("Accept-Encoding"), "identity", coding)
+        }
+        for types in [("application/json", "text/plain"), ("application/json", "application/json; charset=latin1"),
+                      ("application/json", "application/json")] {
+            let answer = try app.client().request("PUT", "/v1/collections/people/records/p1",
+                                                  headers: [("Content-Type", types.0), ("Content-Type", types.1)], body: body)
+            XCTAssertEqual(answer.slug, "invalid-request", "\(types)")
+        }
+        XCTAssertEqual(try app.get("/v1/collections/people/records/p1").slug, "record-not-found", "nothing was written")
+        let identity = try app.client().request("PUT", "/v1/collections/people/records/p1",
+                                                headers: [("Content-Type", "application/json"), ("Content-Encoding", "identity")], body: body)
+        XCTAssertEqual(identity.status, 201, identity.text)
+    }
+
     func testEchoedInputIsCapped() throws {
         let app = try TestApp()
         let long = String(repeating: "a", count: 10_000)

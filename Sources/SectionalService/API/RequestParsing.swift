@@ -58,11 +58,19 @@ extension Request {
         }
     }
 
-    /// The body as a JSON value, after the content-type check: one of `mediaTypes`
-    /// (`application/json` unless told), UTF-8 (`415` otherwise), then `400 invalid-json`.
+    /// The body as a JSON value, after the content-type check: one `Content-Type` (two are `400
+    /// invalid-request`: which one is meant is not guessed, as for `Authorization`), one of
+    /// `mediaTypes` (`application/json` unless told), UTF-8 and no content coding but `identity`
+    /// (`415` otherwise: a gzip body is not unpacked, and one labelled so is not read as plain),
+    /// then `400 invalid-json`.
     func jsonBody(optional: Bool = false, mediaTypes: [String] = ["application/json"]) throws(HTTPError) -> JSONValue? {
         if optional && body.isEmpty { return nil }
-        guard let type = headers["Content-Type"] else { throw Problem.unsupportedMediaType(mediaTypes) }
+        guard let (type, repeated) = headers.single("Content-Type") else { throw Problem.unsupportedMediaType(mediaTypes) }
+        if repeated { throw Problem.invalidRequest("Send one Content-Type header, not several.") }
+        if let coding = headers.list("Content-Encoding"),
+           !coding.split(separator: ",").allSatisfy({ $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }) {
+            throw Problem.unsupportedContentEncoding(coding)
+        }
         // The usual header, a media type alone, without Foundation (it took 4% of a write).
         if !mediaTypes.contains(where: { Self.equalsIgnoringASCIICase(type, $0) }) {
             let parts = type.split(separator: ";", omittingEmptySubsequences: false)

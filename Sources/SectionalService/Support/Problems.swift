@@ -18,6 +18,11 @@ enum Problem {
                          detail: "Send the body as Content-Type: \(mediaTypes.joined(separator: " or ")).",
                          headers: patch ? ["Accept-Patch": mediaTypes.joined(separator: ", ")] : [:])
     }
+    static func unsupportedContentEncoding(_ coding: String) -> HTTPError {
+        HTTPError(.unsupportedMediaType, "unsupported-media-type",
+                  detail: "Bodies are sent without a content coding, not Content-Encoding: \(echo(coding)).",
+                  headers: ["Accept-Encoding": "identity"])
+    }
     static func unsupportedCharset(_ charset: String) -> HTTPError {
         HTTPError(.unsupportedMediaType, "unsupported-media-type",
                   detail: "Bodies are UTF-8: send charset=utf-8 or no charset, not '\(echo(charset))'.")
