@@ -119,7 +119,8 @@ public final class SectionalServer: @unchecked Sendable {
             crossOrigin.decorate(&response, for: request)
             CachePolicy.apply(to: &response, for: request)
         }, responder: { [unowned self] request in
-            readiness.phase == .starting ? bootRouter.respondWhileStarting(to: &request) : respond(to: &request)
+            guard readiness.phase == .starting else { return respond(to: &request) }
+            return finish(bootRouter.respondWhileStarting(to: &request), for: request)
         })
         try server.start()
         self.server = server
@@ -147,10 +148,16 @@ public final class SectionalServer: @unchecked Sendable {
         return answer(&request)
     }
 
-    /// The routes (the router answers `OPTIONS` itself; a CORS preflight gets its fields), then
-    /// the CORS headers (once), then gzip.
+    /// The routes (the router answers `OPTIONS` itself), then ``finish(_:for:)``.
     private func answer(_ request: inout Request) -> Response {
-        var response = router.respond(to: &request)
+        finish(router.respond(to: &request), for: request)
+    }
+
+    /// What every routed answer gets, while starting too: a CORS preflight its fields, the CORS
+    /// headers (once), the caching fields, then gzip.
+    @inline(__always)
+    private func finish(_ routed: Response, for request: Request) -> Response {
+        var response = routed
         if request.method == .options { crossOrigin.preflight(&response, for: request) }
         if let deferred = response.deferred {
             let request = request
