@@ -5,7 +5,8 @@ import Glibc
 /// A minimal HTTP/1.1 client for webhook deliveries: one `POST` per connection
 /// (`Connection: close`) over a POSIX socket, `http://` only, whole exchange bounded by a
 /// timeout. It reads the answer's status line and nothing more: a receiver is judged by its
-/// status code alone.
+/// status code alone. Interim answers (`1xx`, such as an unasked-for `100 Continue`) are read
+/// past to the final one (RFC 9110 §15.2).
 enum HTTPPoster {
     /// Why a delivery got no status code.
     struct Failure: Error, Sendable, CustomStringConvertible {
@@ -40,18 +41,49 @@ enum HTTPPoster {
             sent += count
         }
         var answer: [UInt8] = []
+        while true {
+            while !answer.contains(0x0A) {
+                if let failure = receive(into: &answer, from: fd, until: deadline) { return .failure(failure) }
+            }
+            guard let code = statusCode(answer) else { return .failure(Failure(description: "the answer is not HTTP")) }
+            guard code < 200 else { return .success(code) }
+            // An interim answer: its head ends at an empty line; the final one follows.
+            while true {
+                if let end = headEnd(answer) {
+                    answer.removeFirst(end)
+                    break
+                }
+                if let failure = receive(into: &answer, from: fd, until: deadline) { return .failure(failure) }
+            }
+        }
+    }
+
+    /// Reads what `fd` has next onto `answer` (at most 8 KiB in all); why it could not, or nil.
+    private static func receive(into answer: inout [UInt8], from fd: Int32, until deadline: Deadline) -> Failure? {
         var chunk = [UInt8](repeating: 0, count: 1024)
-        while !answer.contains(0x0A) {
-            guard answer.count < 8192 else { return .failure(Failure(description: "the status line is too long")) }
-            guard wait(fd, for: Int16(POLLIN), until: deadline) else { return .failure(deadline.failure("timed out waiting for the answer")) }
+        while true {
+            guard answer.count < 8192 else { return Failure(description: "the answer's head is too long") }
+            guard wait(fd, for: Int16(POLLIN), until: deadline) else { return deadline.failure("timed out waiting for the answer") }
             let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 && (errno == EAGAIN || errno == EINTR) { continue }
             guard count > 0 else {
-                return .failure(Failure(description: count == 0 ? "connection closed before an answer" : "receive failed: \(describe(errno))"))
+                return Failure(description: count == 0 ? "connection closed before an answer" : "receive failed: \(describe(errno))")
             }
             answer += chunk[0..<count]
+            return nil
         }
-        return statusCode(answer).map { .success($0) } ?? .failure(Failure(description: "the answer is not HTTP"))
+    }
+
+    /// Where a head that starts `answer` ends (past its empty line, CRLF or bare LF), or nil.
+    static func headEnd(_ answer: [UInt8]) -> Int? {
+        var index = 0
+        while let newline = answer[index...].firstIndex(of: 0x0A) {
+            let next = newline + 1
+            if next < answer.count, answer[next] == 0x0A { return next + 1 }
+            if next + 1 < answer.count, answer[next] == 0x0D, answer[next + 1] == 0x0A { return next + 2 }
+            index = next
+        }
+        return nil
     }
 
     /// The status code of an answer's first line (`HTTP/1.1 204 No Content`).
