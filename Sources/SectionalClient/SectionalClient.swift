@@ -8,6 +8,11 @@ import FoundationNetworking
 /// Every request carries `Authorization: Bearer <token>` when the token provider gives a token;
 /// it is asked again for each request, so an app can refresh its user's token. Problem answers
 /// are thrown as ``SectionalError``.
+///
+/// **Read-your-writes** behind a load balancer (several instances on one PostgreSQL database):
+/// `client.reading(atLeast: written.version)` is a client whose reads are answered only at that
+/// version or later (`Sectional-Min-Version`): the instance that gets the read waits for it (up
+/// to a second, then `503 not-caught-up`).
 public struct SectionalClient: Sendable {
     /// Gives the bearer token for the next request (`nil`: send none).
     public typealias TokenProvider = @Sendable () async throws -> String?
@@ -16,6 +21,8 @@ public struct SectionalClient: Sendable {
     public let baseURL: URL
     let session: URLSession
     let tokenProvider: TokenProvider
+    /// The version every read must be answered at, or later (``reading(atLeast:)``).
+    public private(set) var minVersion: Int?
 
     /// A client with a fixed token (or none).
     public init(baseURL: URL, token: String? = nil, session: URLSession = .shared) {
@@ -27,6 +34,17 @@ public struct SectionalClient: Sendable {
         self.baseURL = baseURL
         self.session = session
         self.tokenProvider = tokenProvider
+    }
+
+    /// This client, with reads answered at `version` or later (the highest asked for, when this
+    /// one asks already): a write's `version` (``SectionalCollection/Written/version``, a batch's,
+    /// a view change's `Sectional-Version`), so that what reads it next sees it, whichever
+    /// instance answers. For the reads that follow a write: a mirror made from it for good would
+    /// wait on every read of a server that went back to an older database.
+    public func reading(atLeast version: Int) -> SectionalClient {
+        var client = self
+        client.minVersion = max(minVersion ?? version, version)
+        return client
     }
 
     /// One list's API; with `search`, every read of it is of that search and filter result.
@@ -64,6 +82,7 @@ public struct SectionalClient: Sendable {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if method == "GET", let minVersion { request.setValue(String(minVersion), forHTTPHeaderField: "Sectional-Min-Version") }
         if let token = try await tokenProvider() {
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }

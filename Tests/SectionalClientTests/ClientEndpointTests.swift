@@ -151,6 +151,21 @@ final class ClientEndpointTests: XCTestCase {
         }
     }
 
+    /// `reading(atLeast:)`: reads carry the version (`Sectional-Min-Version`); a write's is
+    /// answered at once, one never made waits its second and is `503 not-caught-up`.
+    func testAClientReadingAtAVersionSendsIt() async throws {
+        let written = try await client.collection("people").put("p9", person("p9", "Zed", "Eng")).written
+        let reader = client.reading(atLeast: written.version)
+        XCTAssertEqual(reader.minVersion, written.version)
+        XCTAssertEqual(reader.reading(atLeast: 1).minVersion, written.version, "the highest asked for stays")
+        let outline = try await reader.list("people").outline()
+        XCTAssertGreaterThanOrEqual(outline.version, Int64(written.version))
+        let record = try await reader.collection("people").get("p9")
+        XCTAssertEqual(record["name"], "Zed")
+        await assertProblem("not-caught-up", 503) { try await self.client.reading(atLeast: written.version + 1_000).list("people").outline() }
+        XCTAssertNil(client.minVersion, "the client it was made from is unchanged")
+    }
+
     func testProblemsAreTyped() async throws {
         let list = client.list("people")
         await assertProblem("list-not-found", 404) { try await self.client.list("nope").outline() }

@@ -12,11 +12,16 @@ import { SectionalCollection } from './collection.mjs';
 /**
  * A client of a Sectional server. Every request carries `Authorization: Bearer <token>` when the
  * token (or the token provider, asked before each request so an app can refresh it) gives one.
+ *
+ * Read-your-writes behind a load balancer (several instances on one PostgreSQL database):
+ * `client.readingAtLeast(written.version)` is a client whose reads are answered only at that
+ * version or later (`Sectional-Min-Version`); the instance that gets one waits for it (up to a
+ * second, then `503 not-caught-up`).
  */
 export class SectionalClient {
   /**
    * @param {string} baseURL the server, e.g. `https://lists.example.com` (`''`: this page's origin)
-   * @param {{token?: string, tokenProvider?: TokenProvider, fetch?: typeof fetch}} [options]
+   * @param {{token?: string, tokenProvider?: TokenProvider, fetch?: typeof fetch, minVersion?: number}} [options]
    */
   constructor(baseURL, options = {}) {
     this.baseURL = baseURL.replace(/\/+$/, '');
@@ -25,6 +30,23 @@ export class SectionalClient {
     this.tokenProvider = options.tokenProvider || (() => token);
     /** @type {typeof fetch} */
     this.fetch = options.fetch || ((input, init) => fetch(input, init));
+    /** The version every read must be answered at, or later (`readingAtLeast`). @type {number|undefined} */
+    this.minVersion = options.minVersion;
+  }
+
+  /**
+   * This client, with reads answered at `version` or later (the highest asked for, when this one
+   * asks already): a write's `version` (a record's, a batch's, a view change's
+   * `Sectional-Version`), so that what reads it next sees it, whichever instance answers. For the
+   * reads that follow a write: a mirror made from it for good would wait on every read of a
+   * server that went back to an older database.
+   * @param {number} version
+   * @returns {SectionalClient}
+   */
+  readingAtLeast(version) {
+    return new SectionalClient(this.baseURL, {
+      tokenProvider: this.tokenProvider, fetch: this.fetch, minVersion: Math.max(this.minVersion ?? version, version),
+    });
   }
 
   /**
@@ -106,7 +128,8 @@ export class SectionalClient {
       init.body = JSON.stringify(options.body);
       init.headers = await this.headers({ 'Content-Type': options.contentType || 'application/json' });
     } else {
-      init.headers = await this.headers();
+      init.headers = await this.headers(method === 'GET' && this.minVersion !== undefined
+        ? { 'Sectional-Min-Version': String(this.minVersion) } : {});
     }
     const response = await this.fetch(this.url(segments, options.query), init);
     const text = await response.text();

@@ -185,6 +185,19 @@ test('every endpoint, and problems as SectionalError', async () => {
   }
 });
 
+test('a client reading at a version sends it: a write\'s is answered at once, one never made is 503 not-caught-up', async () => {
+  await reset();
+  const { version } = await people.put('p1', person('p1', 'Ada', 'Design'));
+  const reader = client.readingAtLeast(version);
+  assert.equal(reader.minVersion, version);
+  assert.equal(reader.readingAtLeast(1).minVersion, version, 'the highest asked for stays');
+  assert.ok((await reader.list('people').outline()).version >= version);
+  assert.equal((await reader.collection('people').get('p1')).name, 'Ada');
+  await assert.rejects(() => client.readingAtLeast(version + 1000).list('people').outline(),
+    (e) => e instanceof SectionalError && e.slug === 'not-caught-up' && e.status === 503);
+  assert.equal(client.minVersion, undefined, 'the client it was made from is unchanged');
+});
+
 test('a search is a list of its own, and its mirror follows its batch updates', async () => {
   await reset();
   await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Adam', 'Eng'), person('p3', 'Bob', 'Design')] });
