@@ -96,6 +96,11 @@ final class ServerTests: XCTestCase {
         let options = try client.request("OPTIONS", "/items/a")
         XCTAssertEqual(options.status, 204, "the method a 405 names is answered")
         XCTAssertEqual(options.header("Allow"), "DELETE, GET, HEAD, OPTIONS")
+        // `OPTIONS *` asks of the server as a whole: every method some route takes.
+        let server = try client.request("OPTIONS", "*")
+        XCTAssertEqual(server.status, 204, server.text)
+        XCTAssertEqual(server.header("Allow"), "DELETE, GET, HEAD, OPTIONS, POST")
+        XCTAssertEqual(try client.request("GET", "/items/a").status, 200, "the connection goes on")
         let thrown = try client.request("GET", "/fail")
         XCTAssertEqual(thrown.status, 409)
         let problem = try JSONSerialization.jsonObject(with: Data(thrown.body)) as? [String: Any]

@@ -161,12 +161,24 @@ public struct Router: Sendable {
         return Match(template: node.template, parameters: parameters, methods: node.methods)
     }
 
+    /// `OPTIONS *`, a question about the server as a whole (RFC 9110 §9.3.7): `204` with every
+    /// method some route takes (`HEAD` where `GET` is, and `OPTIONS`).
+    private var serverOptions: Response {
+        var methods: Set<HTTPMethod> = [.options]
+        for node in nodes { methods.formUnion(node.methods.map(\.method)) }
+        if methods.contains(.get) { methods.insert(.head) }
+        var answer = Response(status: .noContent)
+        answer.headers.add("Allow", methods.sorted { $0.rawValue < $1.rawValue }.map(\.rawValue).joined(separator: ", "))
+        return answer
+    }
+
     /// Answers a request: routes it, runs the handler, turns thrown errors into problem answers.
     /// Sets the request's ``Request/route`` and ``Request/parameters`` on the way. A target that is
     /// not UTF-8 once percent-decoded (``Request/isUTF8``) is refused before it is routed.
     public func respond(to request: inout Request) -> Response {
         guard request.isUTF8 else { return HTTPError.targetNotUTF8.response }
         guard let match = match(request.pathSegments) else {
+            if request.method == .options && request.path == "*" { return serverOptions }
             return HTTPError.notFound(request.path).response
         }
         request.route = match.template
