@@ -28,6 +28,21 @@ final class CacheHeaderTests: XCTestCase {
         XCTAssertTrue(vary(revalidated).contains("Accept-Encoding"), "a 304 varies as its 200 does")
     }
 
+    /// Answers the server makes before routing (framing `400`s, `501`, a body over the limit's
+    /// `413`) say how to cache them and vary as every problem answer does.
+    func testAnswersMadeBeforeRoutingSayHowToCacheThem() throws {
+        let app = try TestApp()
+        for head in ["GET * HTTP/1.1\r\nHost: x\r\n\r\n",
+                     "PUT /v1/collections/people/records/p1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n"] {
+            let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
+            try client.send(head)
+            let answer = try client.readAnswer()
+            XCTAssertTrue([400, 501].contains(answer.status), "\(head): \(answer.status)")
+            XCTAssertEqual(answer.header("Cache-Control"), "no-store", head)
+            XCTAssertEqual(answer.header("Vary"), "Accept-Encoding", head)
+        }
+    }
+
     func testEventStreamsAreNeverStored() throws {
         let app = try TestApp()
         let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)

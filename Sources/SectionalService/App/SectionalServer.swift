@@ -118,6 +118,8 @@ public final class SectionalServer: @unchecked Sendable {
         }, decorateEarly: { [unowned self] request, response in
             crossOrigin.decorate(&response, for: request)
             CachePolicy.apply(to: &response, for: request)
+            // `Vary: Accept-Encoding`, as on every problem answer (a few bytes: never compressed).
+            Compression.apply(to: &response, for: request)
         }, responder: { [unowned self] request in
             guard readiness.phase == .starting else { return respond(to: &request) }
             return finish(bootRouter.respondWhileStarting(to: &request), for: request)
