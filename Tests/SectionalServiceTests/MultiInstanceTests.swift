@@ -168,12 +168,17 @@ final class MultiInstanceTests: PostgresDatabaseTestCase {
         XCTAssertEqual(try MultiInstance.request(a, "GET", "/v1/lists/orders?user=u3").body, u3.body)
     }
 
-    func testAViewMadeOnOneInstanceWorksOnAnother() throws {
-        let apps = try instances(2)
-        let (a, b) = (apps[0].port, apps[1].port)
+    /// Writes Ada, of Sales, on instance `a` and waits until `b` has her: a Sales section to toggle.
+    private func adaInSales(written a: Int, readBy b: Int) throws {
         let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p1",
                                                                            json: #"{"name":"Ada","team":"Sales"}"#).expect(201))
         XCTAssertTrue(MultiInstance.catchUp(b, to: written), "the Sales section is there to toggle")
+    }
+
+    func testAViewMadeOnOneInstanceWorksOnAnother() throws {
+        let apps = try instances(2)
+        let (a, b) = (apps[0].port, apps[1].port)
+        try adaInSales(written: a, readBy: b)
         let view = try MultiInstance.request(a, "POST", "/v1/lists/people/views", json: #"{"hidden":["Sales"]}"#)
             .expect(201).json.value("view", as: String.self)
         // At once, before the change log brings it: the store is asked.
@@ -192,9 +197,7 @@ final class MultiInstanceTests: PostgresDatabaseTestCase {
     func testAViewChangeIsReadAtItsVersionOnAnotherInstance() throws {
         let apps = try instances(2)
         let (a, b) = (apps[0].port, apps[1].port)
-        let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/p1",
-                                                                           json: #"{"name":"Ada","team":"Sales"}"#).expect(201))
-        XCTAssertTrue(MultiInstance.catchUp(b, to: written), "the Sales section is there to toggle")
+        try adaInSales(written: a, readBy: b)
         let view = try MultiInstance.request(a, "POST", "/v1/lists/people/views").expect(201).json.value("view", as: String.self)
         for round in 0..<20 {
             let toggled = try MultiInstance.request(b, "POST", "/v1/lists/people/views/\(view)/sections/1/toggle").expect(200)

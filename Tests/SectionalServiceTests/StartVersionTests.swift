@@ -9,7 +9,7 @@ import XCTest
 
 /// A list's version never goes back across restarts, and moves when its definition changed while
 /// no server ran: the store remembers the definition each list was served with.
-final class StartVersionTests: XCTestCase {
+final class StartVersionTests: FolderTestCase {
     private func definitions(title: String) throws -> [ListDefinition] {
         try ListDefinitions.decode(JSONParser.parse(#"""
         {"people":{"sections":[{"key":"all","source":"people","type":"all","title":"\#(title)","row":{"type":"person","title":"{name}"}}]},
@@ -38,8 +38,6 @@ final class StartVersionTests: XCTestCase {
     }
 
     func testVersionsNeverGoBackAndMoveWhenTheDefinitionChangedWhileStopped() throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lists.sqlite").path
         try serve(path, title: "All") { store in
             try writeAda(store)
@@ -62,8 +60,6 @@ final class StartVersionTests: XCTestCase {
     /// start with the very definition it had, it moves past that version (it went back to the
     /// version it had before the removal, with the same entity tag).
     func testAListRemovedByAReloadComesBackAboveTheVersionItsRemovalAnnounced() throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lists.sqlite").path
         try serve(path, title: "All") { store in
             try writeAda(store)
@@ -80,8 +76,6 @@ final class StartVersionTests: XCTestCase {
     /// version of the user's last write, and `changes` from under the old definition answered
     /// an empty diff instead of reload).
     func testAPartitionStaysAtOrAboveItsListsDefinitionChangeAcrossRestarts() throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lists.sqlite").path
         func mine(_ key: String) throws -> [ListDefinition] {
             try ListDefinitions.decode(JSONParser.parse(#"""
@@ -111,8 +105,6 @@ final class StartVersionTests: XCTestCase {
     /// A start on a full disk serves, the changed list at the version it had; the next start that
     /// can write moves it.
     func testAStartThatCannotRecordTheDefinitionsStillServes() throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("lists.sqlite").path
         try serve(path, title: "All") { store in
             try writeAda(store)
