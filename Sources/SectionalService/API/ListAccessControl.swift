@@ -70,7 +70,7 @@ extension ServiceContext {
             value = claim
         } else {
             guard let named else {
-                throw Problem.invalidRequest("'\(name)' is a per-user list: the service token reads it as a user, with ?user=SUB.")
+                throw Problem.invalidRequest("'\(name)' is a per-user list: the service token reads it as a user, with ?user=VALUE (the value of the claim it is split by).")
             }
             value = .string(named)
         }
