@@ -178,9 +178,6 @@ extension RecordRoutes {
             case .string("*"): expectation = .exists
             case .int(0): expectation = .absent
             case .int(let version) where version > 0: expectation = .version([version])
-            // Plain digits past any version (beyond 64 bits): a version no record is at, so the
-            // batch fails its precondition (`412`), as an `If-Match` of such a tag does.
-            case .number(let number) where number.text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }): expectation = .version([])
             default:
                 throw Problem.invalidRequest("expectedVersions['\(Problem.echo(member.key))'] must be a version (a whole number from 1), 0 (must not exist) or \"*\" (must exist).")
             }
