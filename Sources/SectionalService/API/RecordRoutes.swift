@@ -179,7 +179,7 @@ extension RecordRoutes {
             case .int(0): expectation = .absent
             case .int(let version) where version > 0: expectation = .version([version])
             default:
-                throw Problem.invalidRequest("expectedVersions['\(Problem.echo(member.key))'] must be a version (a whole number from 1), 0 (must not exist) or \"*\" (must exist).")
+                throw Problem.invalidRequest("expectedVersions['\(Problem.echo(member.key))'] must be a version (a whole number from 1 to 9223372036854775807), 0 (must not exist) or \"*\" (must exist).")
             }
             conditions.append(WriteCondition(collection: collection, id: member.key, expectation: expectation))
         }
