@@ -71,10 +71,17 @@ public struct SectionalCollection: Sendable {
     }
 
     /// Upserts, patches (objects with an `id`, merged as ``patch(_:_:)`` merges) and deletes
-    /// atomically.
+    /// atomically; with `expectedVersions` (`["p1": 17, "p2": 0, "p3": "*"]`: at that version,
+    /// absent, present) only while every one holds, else a `precondition-failed`
+    /// ``SectionalError`` (412) and nothing written.
     @discardableResult
-    public func batch(upsert: [JSON] = [], patch: [JSON] = [], delete: [String] = []) async throws -> BatchResult {
-        struct Body: Encodable { let upsert: [JSON], patch: [JSON], delete: [String] }
-        return try await client.send("POST", base + ["batch"], body: try SectionalClient.json(Body(upsert: upsert, patch: patch, delete: delete)))
+    public func batch(upsert: [JSON] = [], patch: [JSON] = [], delete: [String] = [],
+                      expectedVersions: [String: JSON] = [:]) async throws -> BatchResult {
+        struct Body: Encodable {
+            let upsert: [JSON], patch: [JSON], delete: [String]
+            let expectedVersions: [String: JSON]?
+        }
+        let body = Body(upsert: upsert, patch: patch, delete: delete, expectedVersions: expectedVersions.isEmpty ? nil : expectedVersions)
+        return try await client.send("POST", base + ["batch"], body: try SectionalClient.json(body))
     }
 }

@@ -126,6 +126,15 @@ final class ClientEndpointTests: XCTestCase {
         let read10 = try await people.get("p10")
         XCTAssertEqual(read10["tags"], ["new": 1])
         await assertProblem("record-not-found", 404) { try await people.patch("nobody", ["name": "X"]) }
+
+        // A batch on conditions: refused whole while one fails, made when all hold.
+        await assertProblem("precondition-failed", 412) {
+            try await people.batch(upsert: [person("p11", "Eve", "Ops")], expectedVersions: ["p10": 1, "p11": 0])
+        }
+        await assertProblem("record-not-found", 404) { try await people.get("p11") }
+        let conditional = try await people.batch(upsert: [person("p11", "Eve", "Ops")],
+                                                 expectedVersions: ["p10": JSON.number(Double(patchedInBatch.version)), "p11": 0, "p2": "*"])
+        XCTAssertEqual(conditional.upserted, 1)
     }
 
     /// A list read through a search: every read carries `q` and the filters, events included.

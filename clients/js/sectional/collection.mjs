@@ -66,13 +66,18 @@ export class SectionalCollection {
   }
 
   /**
-   * Upserts, patches (objects with an `id`, merged as `patch` merges) and deletes atomically.
-   * @param {{upsert?: Record<string, unknown>[], patch?: Record<string, unknown>[], delete?: string[]}} ops
+   * Upserts, patches (objects with an `id`, merged as `patch` merges) and deletes atomically;
+   * with `expectedVersions` (`{id: version | 0 | '*'}`: at that version, absent, present) only
+   * while every one holds, else a `precondition-failed` SectionalError (412) and nothing written.
+   * @param {{upsert?: Record<string, unknown>[], patch?: Record<string, unknown>[], delete?: string[],
+   *   expectedVersions?: Record<string, number|'*'>}} ops
    * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<{upserted: number, patched: number, deleted: number, version: number}>}
    */
   batch(ops, o = {}) {
-    return this.client.request('POST', this.path(['batch']),
-      { body: { upsert: ops.upsert || [], patch: ops.patch || [], delete: ops.delete || [] }, signal: o.signal });
+    /** @type {Record<string, unknown>} */
+    const body = { upsert: ops.upsert || [], patch: ops.patch || [], delete: ops.delete || [] };
+    if (ops.expectedVersions) body.expectedVersions = ops.expectedVersions;
+    return this.client.request('POST', this.path(['batch']), { body, signal: o.signal });
   }
 }

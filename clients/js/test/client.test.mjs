@@ -198,6 +198,16 @@ test('a client reading at a version sends it: a write\'s is answered at once, on
   assert.equal(client.minVersion, undefined, 'the client it was made from is unchanged');
 });
 
+test('a batch on expectedVersions is refused whole while one fails, and made when all hold', async () => {
+  await reset();
+  const { version } = await people.put('p1', person('p1', 'Ada', 'Design'));
+  await assert.rejects(() => people.batch({ upsert: [person('p2', 'Bo', 'Eng')], expectedVersions: { p1: version + 1, p2: 0 } }),
+    (e) => e instanceof SectionalError && e.slug === 'precondition-failed' && e.status === 412);
+  await assert.rejects(() => people.get('p2'), (e) => e instanceof SectionalError && e.slug === 'record-not-found');
+  const made = await people.batch({ upsert: [person('p2', 'Bo', 'Eng')], expectedVersions: { p1: version, p2: 0 } });
+  assert.equal(made.upserted, 1);
+});
+
 test('a search is a list of its own, and its mirror follows its batch updates', async () => {
   await reset();
   await people.batch({ upsert: [person('p1', 'Ada', 'Design'), person('p2', 'Adam', 'Eng'), person('p3', 'Bob', 'Design')] });
