@@ -158,7 +158,7 @@ public final class SectionalServer: @unchecked Sendable {
     /// What every routed answer gets, while starting too: a CORS preflight its fields, the CORS
     /// headers (once), the caching fields, then gzip.
     @inline(__always)
-    private func finish(_ routed: Response, for request: Request) -> Response {
+    private func finish(_ routed: consuming Response, for request: Request) -> Response {
         var response = routed
         if request.method == .options { crossOrigin.preflight(&response, for: request) }
         if let deferred = response.deferred {
