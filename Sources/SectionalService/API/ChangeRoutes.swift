@@ -20,7 +20,7 @@ struct ChangeRoutes {
         guard let text = request.query("since") else {
             throw Problem.invalidVersion("The query parameter 'since' (the version the client has) is required.")
         }
-        guard let since = Int64(text), since >= 0, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+        guard let since = ServiceContext.version(text) else {
             throw Problem.invalidVersion("since must be a whole number from 0, not '\(Problem.echo(text))'.")
         }
         guard since <= current else { throw ahead(since, of: current) }
