@@ -19,9 +19,11 @@ extension JSONNumberText {
     /// Appends the text a template or group key uses for a `Double`: what the JSON writer prints
     /// (``appendDouble(_:to:)``) below 10^16, and from there up to 10^21 plain digits, as an
     /// integer's are (`1e20` → `100000000000000000000`), so that a number's text follows one
-    /// rule (``DecimalText/shownText``) whether or not its value is exactly a double.
+    /// rule (``DecimalText/shownText``) whether or not its value is exactly a double. Zero has no
+    /// sign here (`-0` is written `0`), as in the exact rule and in comparisons.
     @inline(__always)
     static func appendShown(_ d: Double, to out: inout ByteBuffer) {
+        if d == 0 { out.append(utf8: "0"); return }
         let magnitude = abs(d)
         if magnitude >= 1e16, magnitude < 1e21, let exact = DecimalText(.double(d)) {
             out.append(utf8: exact.shownText)
