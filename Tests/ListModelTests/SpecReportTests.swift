@@ -38,6 +38,15 @@ final class SpecReportTests: XCTestCase {
                        ["template field \"note\" is missing from 2 of 2 records"], "one plain use is enough to expect it")
     }
 
+    /// Counted per template: `f` is missing from 9 of the 10 records drawn with the `bot`
+    /// template, which the 90 `person` records (drawn with `row`, all with `f`) used to hide (9 of 100).
+    func testAFieldIsCountedAgainstTheRecordsOfItsRowTypeAlone() {
+        let recs = "[" + ((0..<90).map { #"{"id":"p\#($0)","kind":"person","f":"x"}"# }
+            + (0..<10).map { #"{"id":"b\#($0)","kind":"bot"\#($0 == 0 ? #","f":"y""# : "")}"# }).joined(separator: ",") + "]"
+        let spec = #"[{"source":"c","key":"k","typeField":"kind","row":{"title":"{f}"},"rowTypes":{"bot":{"title":"bot {f}"}}}]"#
+        XCTAssertEqual(report(spec, recs)[0].warnings, ["template field \"f\" of row type \"bot\" is missing from 9 of 10 records"])
+    }
+
     func testAFieldMissingFromFewRecordsIsNotReported() {
         let recs = "[" + (0..<20).map { #"{"id":"r\#($0)","name":"N"\#($0 == 0 ? "" : #","email":"e""#)}"# }.joined(separator: ",") + "]"
         XCTAssertEqual(report(#"[{"source":"c","key":"k","row":{"title":"{name} {email}"}}]"#, recs)[0].warnings, [],

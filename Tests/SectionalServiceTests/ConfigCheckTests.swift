@@ -21,8 +21,9 @@ final class ConfigCheckTests: FolderTestCase {
         """#
         let configuration = try Configuration.parse(try JSONParser.parse(config), folder: folder.path)
         let warnings = try XCTUnwrap(try configuration.summarize().lists.first?.specs.first).warnings
-        XCTAssertEqual(warnings, ["template field \"noteDE\" is missing from 19 of 20 records (de)"],
-                       "botName is on every bot (the only rows drawn with it); the German note is on one record")
+        XCTAssertEqual(warnings, ["template field \"noteDE\" of row type \"bot\" is missing from 3 of 3 records (de)",
+                                  "template field \"noteDE\" is missing from 16 of 17 records (de)"],
+                       "botName is on every bot (the only rows drawn with it); the German note is on one record; each template counts its own records")
     }
 }
 

@@ -59,25 +59,31 @@ extension ListSnapshot {
             let empty = taken.count { plainText(group.lookup(in: $0)).isEmpty }
             if empty > 0 { warnings.append("\(empty) \(of) have an empty group key (groupBy \"\(group)\")") }
         }
-        // Each record against the fields of the row template it is drawn with (its row type's).
-        var fields: [FieldPath] = []
-        var counts: [FieldPath: (missing: Int, using: Int)] = [:]
-        var expected: [String: [FieldPath]] = [:]
+        // Each record against the fields of the row template it is drawn with (its row type's),
+        // counted per template: a field most records of one type lack is reported even when the
+        // other templates' records have it. A type with no template of its own is drawn with `row`.
+        struct Use: Hashable { var rowType: String?; var field: FieldPath }
+        var uses: [Use] = []
+        var counts: [Use: (missing: Int, using: Int)] = [:]
+        var expected: [String?: [FieldPath]] = [:]
         for record in taken {
             let (template, type) = binding.template(for: record)
-            let used = expected[type] ?? template.expectedFields
-            expected[type] = used
+            let rowType: String? = binding.rowTypes[type] != nil ? type : nil
+            let used = expected[rowType] ?? template.expectedFields
+            expected[rowType] = used
             for field in used {
-                if counts[field] == nil { fields.append(field) }
+                let use = Use(rowType: rowType, field: field)
+                if counts[use] == nil { uses.append(use) }
                 let absent = field.lookup(in: record).map { $0 == .null } ?? true
-                counts[field, default: (0, 0)].using += 1
-                if absent { counts[field, default: (0, 0)].missing += 1 }
+                counts[use, default: (0, 0)].using += 1
+                if absent { counts[use, default: (0, 0)].missing += 1 }
             }
         }
-        for field in fields {
-            guard let (missing, using) = counts[field] else { continue }
+        for use in uses {
+            guard let (missing, using) = counts[use] else { continue }
             if missing > 0, Double(missing) >= SpecReport.missingShare * Double(using) {
-                warnings.append("template field \"\(field)\" is missing from \(missing) of \(using) record\(using == 1 ? "" : "s")")
+                let of = use.rowType.map { " of row type \"\($0)\"" } ?? ""
+                warnings.append("template field \"\(use.field)\"\(of) is missing from \(missing) of \(using) record\(using == 1 ? "" : "s")")
             }
         }
         for sort in binding.sortBy {
