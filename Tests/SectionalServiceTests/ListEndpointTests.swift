@@ -94,6 +94,8 @@ final class ListEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=-1").slug, "invalid-page-size")
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=abc").status, 400)
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageToken=garbage").slug, "invalid-page-token")
+        XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=1&pageToken=").text, try app.get("/v1/lists/people/rows?pageSize=1").text,
+                       "an empty token is the first page (AIP-158)")
         let first = try app.get("/v1/lists/people/rows?pageSize=1").json
         let token = try XCTUnwrap(first["nextPageToken"] as? String)
         let view = try app.createView()

@@ -78,6 +78,8 @@ final class RecordEndpointTests: XCTestCase {
         }
         XCTAssertEqual(ids, ["p1", "p2", "p3", "p4", "p5"])
         XCTAssertEqual(try app.get("/v1/collections/people/records?pageToken=zzz").slug, "invalid-page-token")
+        XCTAssertEqual(try app.get("/v1/collections/people/records?pageSize=2&pageToken=").text,
+                       try app.get("/v1/collections/people/records?pageSize=2").text, "an empty token is the first page")
         XCTAssertEqual(try app.get("/v1/collections/people/records?pageSize=x").slug, "invalid-page-size")
     }
 

@@ -190,7 +190,9 @@ struct ListRoutes {
         } catch {
             throw Problem.invalidPageSize(error.text)
         }
-        let token = request.query("pageToken")
+        // An empty token asks for the first page, as a client that keeps the last page's (absent)
+        // `nextPageToken` as "" sends it (AIP-158).
+        let token = request.query("pageToken").flatMap { $0.isEmpty ? nil : $0 }
         // Read here, not in the closure below: capturing `request` there copied the whole request
         // (a retain and a release of each of its strings and arrays) on every page read.
         let plain = !Self.carriesLinkParameters(request.query)

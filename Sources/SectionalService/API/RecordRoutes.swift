@@ -78,7 +78,7 @@ struct RecordRoutes {
             throw Problem.invalidPageSize(error.text)
         }
         var after: String?
-        if let token = request.query("pageToken") {
+        if let token = request.query("pageToken"), !token.isEmpty {   // empty: the first page
             guard let id = RecordPageToken.decode(token, collection: collection) else {
                 throw Problem.invalidPageToken("The pageToken is not one this server wrote for collection '\(Problem.echo(collection))'.")
             }
