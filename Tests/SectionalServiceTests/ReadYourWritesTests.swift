@@ -36,6 +36,14 @@ final class ReadYourWritesTests: XCTestCase {
         XCTAssertEqual(refused.header("Retry-After"), "1")
         XCTAssertEqual(try app.get("/v1/lists/people?minVersion=soon").slug, "invalid-version")
         XCTAssertEqual(try app.get("/v1/lists/people?minVersion=-1").slug, "invalid-version")
+        // Named both ways, the larger holds (the parameter alone decided before) and either may be refused.
+        let ahead = [("Sectional-Min-Version", String(now + 100))]
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people?minVersion=\(now)", headers: ahead).slug, "not-caught-up")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people?minVersion=\(now + 100)", headers: [("Sectional-Min-Version", String(now))]).slug,
+                       "not-caught-up")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people?minVersion=\(now)", headers: [("Sectional-Min-Version", String(now))]).status, 200)
+        XCTAssertEqual(try app.request("GET", "/v1/lists/people?minVersion=\(now)", headers: [("Sectional-Min-Version", "soon")]).slug,
+                       "invalid-version")
         XCTAssertEqual(try app.metric("sectional_reads_waiting_for_version"), 0, "the refused read waits no more")
     }
 

@@ -125,10 +125,17 @@ extension ServiceContext {
     /// How long a read waits for the version it asks for.
     static let minVersionWaitSeconds = 1.0
 
-    /// The version a read asks for with `minVersion=V` (or `Sectional-Min-Version: V`): nil
-    /// without one, or when it is not a whole number (``requireMinVersion(_:)`` refuses that).
+    /// The version a read asks for with `minVersion=V` and `Sectional-Min-Version: V`: the larger
+    /// when it names both; nil without one, or when one is not a whole number
+    /// (``requireMinVersion(_:)`` refuses that).
     static func minVersion(askedBy request: Request) -> Int64? {
-        minVersionText(request).flatMap(version)
+        let (query, header) = minVersionTexts(request)
+        switch (query, header) {
+        case (nil, nil): return nil
+        case (let q?, nil): return version(q)
+        case (nil, let h?): return version(h)
+        case (let q?, let h?): return version(q).flatMap { a in version(h).map { max(a, $0) } }
+        }
     }
 
     /// `text` as a version: digits only, within `Int64`.
@@ -136,11 +143,11 @@ extension ServiceContext {
         text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) ? Int64(text) : nil
     }
 
-    /// What a read says of the version it asks for: `minVersion`, else every
+    /// What a read says of the version it asks for: `minVersion`, and every
     /// `Sectional-Min-Version` line joined as one list (RFC 9110 §5.3), so that two lines are
     /// refused as `5, 6` on one is, rather than the first one taken.
-    private static func minVersionText(_ request: Request) -> String? {
-        request.query("minVersion") ?? request.headers.list("Sectional-Min-Version")
+    private static func minVersionTexts(_ request: Request) -> (query: String?, header: String?) {
+        (request.query("minVersion"), request.headers.list("Sectional-Min-Version"))
     }
 
     /// Read-your-writes: a read with `minVersion=V` (or `Sectional-Min-Version: V`) is answered
@@ -149,10 +156,18 @@ extension ServiceContext {
     /// pipeline parks such a read until V is applied or the second is over
     /// (``ReadYourWrites``), then runs it, and this decides. A write's answer says its version
     /// in `Sectional-Version`.
+    /// A read that names a version both ways waits for the larger: each is a write the client
+    /// wants to see (the header set by a client library, the parameter by the app).
     func requireMinVersion(_ request: Request) throws(HTTPError) {
-        guard let text = Self.minVersionText(request) else { return }
-        guard let version = Self.version(text) else {
-            throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
+        let (query, header) = Self.minVersionTexts(request)
+        guard query != nil || header != nil else { return }
+        var version: Int64 = 0
+        for text in [query, header] {
+            guard let text else { continue }
+            guard let named = Self.version(text) else {
+                throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
+            }
+            version = max(version, named)
         }
         let applied = lists.applied.current
         guard applied >= version else {

@@ -71,7 +71,7 @@ enum Problem {
         HTTPError(.notFound, "index-path-not-found", detail: "No row of type '\(echo(rowType))' in a section of type '\(echo(sectionType))'.")
     }
     static func invalidPageSize(_ text: String) -> HTTPError {
-        HTTPError(.badRequest, "invalid-page-size", detail: "pageSize must be a whole number from 0 to 500 (0 means the default, 50); got '\(echo(text))'.")
+        HTTPError(.badRequest, "invalid-page-size", detail: "pageSize must be a whole number from 0 (0 means the default, 50; above 500 means 500); got '\(echo(text))'.")
     }
     static func invalidPageToken(_ detail: String) -> HTTPError { HTTPError(.badRequest, "invalid-page-token", detail: detail) }
     static func invalidVersion(_ detail: String) -> HTTPError { HTTPError(.badRequest, "invalid-version", detail: detail) }
