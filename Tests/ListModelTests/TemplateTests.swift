@@ -118,6 +118,11 @@ final class TemplateTests: XCTestCase {
         let t = CivilTime.parseISO8601("2024-01-01T00:30:00+01:00")!
         XCTAssertEqual(DatePattern.format(try DatePattern.parse("yyyy-MM-dd HH:mm"))(CivilTime(epochSeconds: t.seconds)), "2023-12-31 23:30")
         XCTAssertEqual(CivilTime(epochSeconds: -1).year, 1969)
+        // `y` is the year of its era, as in Unicode patterns: the year before 1 AD is 1 BC (it was "BC 0").
+        let era = try DatePattern.format(DatePattern.parse("G y, Y"))
+        XCTAssertEqual(era(CivilTime(epochSeconds: -62_167_219_200)), "BC 1, 0")    // 0000-01-01
+        XCTAssertEqual(era(CivilTime(epochSeconds: -62_198_755_200)), "BC 2, -1")   // -0001-01-01
+        XCTAssertEqual(era(CivilTime(epochSeconds: -62_135_596_800)), "AD 1, 1")    // 0001-01-01
         XCTAssertEqual(CivilTime(epochSeconds: 951782400).day, 29)   // 2000-02-29
         XCTAssertNil(CivilTime.parseISO8601("2023-02-29"))
         XCTAssertNil(CivilTime.parseISO8601("2023-01-01T25:00"))

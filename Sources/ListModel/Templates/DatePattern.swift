@@ -124,7 +124,9 @@ final class DatePattern: Sendable, Equatable {
                 switch c {
                 case UInt8(ascii: "G"): text(t.year > 0 ? "AD" : "BC")
                 case UInt8(ascii: "y"), UInt8(ascii: "Y"):
-                    if n == 2 { pad(((t.year % 100) + 100) % 100, 2) } else { pad(t.year, n) }
+                    // `y` counts within its era (`G`), as Unicode patterns do: 1 BC is the year 0.
+                    let year = c == UInt8(ascii: "y") && t.year <= 0 ? 1 - t.year : t.year
+                    if n == 2 { pad(((year % 100) + 100) % 100, 2) } else { pad(year, n) }
                 case UInt8(ascii: "M"), UInt8(ascii: "L"):
                     switch n {
                     case 1, 2: pad(t.month, n)
