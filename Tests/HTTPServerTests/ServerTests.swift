@@ -73,6 +73,13 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(first.header("Content-Type"), "application/problem+json")
         XCTAssertTrue(first.text.contains(#""type":"/problems/body-too-large""#), first.text)
 
+        // Lengths libmicrohttpd reads (up to 2^64 − 1) but `Int` does not were never answered.
+        for length in ["9223372036854775807", "9223372036854775808", "18446744073709551615"] {
+            let huge = try HTTPTestClient(port: server.port)
+            try huge.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\n" + String(repeating: "x", count: 4096))
+            XCTAssertEqual(try huge.readAnswer().status, 413, length)
+        }
+
         let chunked = try HTTPTestClient(port: server.port)
         try chunked.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
         for _ in 0..<3 { try chunked.send("190\r\n" + String(repeating: "a", count: 400) + "\r\n") }

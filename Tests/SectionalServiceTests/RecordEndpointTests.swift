@@ -141,6 +141,7 @@ final class RecordEndpointTests: XCTestCase {
         try refused.send(head + "\r\n")
         let text = try refused.readUntil("\r\n\r\n")
         XCTAssertTrue(text.hasPrefix("HTTP/1.1 401 "), "401 without 100 Continue first: \(text)")
+        XCTAssertTrue(text.contains("\r\nVary: Accept-Encoding"), "the headers of every other problem answer: \(text)")
 
         let allowed = try app.client()
         try allowed.send(head + "Authorization: Bearer s3cret\r\n\r\n")

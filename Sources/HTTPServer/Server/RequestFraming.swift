@@ -78,8 +78,10 @@ enum RequestFraming {
             return nil
         }
 
-        /// The declared body length, when the fields declare one (valid once ``problem`` is nil).
-        var contentLength: Int? { lengths.first.flatMap { Int($0) } }
+        /// The declared body length, when the fields declare one (valid once ``problem`` is nil):
+        /// digits beyond `Int` read as `Int.max`, over every limit (libmicrohttpd takes up to
+        /// 2^64 − 1, and such a body was read and dropped, never answered).
+        var contentLength: Int? { lengths.first.map { Int($0) ?? .max } }
     }
 
     /// The target in origin form: an absolute-form target (`http://host/path?query`) loses its

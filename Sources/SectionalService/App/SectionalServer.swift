@@ -116,10 +116,7 @@ public final class SectionalServer: @unchecked Sendable {
         }, beforeContinue: { [unowned self] request in
             refusedBeforeBody(request)
         }, decorateEarly: { [unowned self] request, response in
-            crossOrigin.decorate(&response, for: request)
-            CachePolicy.apply(to: &response, for: request)
-            // `Vary: Accept-Encoding`, as on every problem answer (a few bytes: never compressed).
-            Compression.apply(to: &response, for: request)
+            decorate(&response, for: request)
         }, responder: { [unowned self] request in
             guard readiness.phase == .starting else { return respond(to: &request) }
             return finish(bootRouter.respondWhileStarting(to: &request), for: request)
@@ -165,16 +162,27 @@ public final class SectionalServer: @unchecked Sendable {
             let request = request
             return .later(deferred.map { [crossOrigin] response in
                 var response = response
-                crossOrigin.decorate(&response, for: request)
-                CachePolicy.apply(to: &response, for: request)
-                Compression.apply(to: &response, for: request)
+                Self.decorate(&response, for: request, crossOrigin: crossOrigin)
                 return response
             })
         }
+        decorate(&response, for: request)
+        return response
+    }
+
+    /// The headers every answer gets, early ones (answered by the HTTP layer before routing) and
+    /// refusals before `100 Continue` too: CORS, the caching fields, then gzip (on a problem
+    /// answer only `Vary: Accept-Encoding`: a few bytes are never compressed).
+    @inline(__always)
+    private func decorate(_ response: inout Response, for request: Request) {
+        Self.decorate(&response, for: request, crossOrigin: crossOrigin)
+    }
+
+    @inline(__always)
+    private static func decorate(_ response: inout Response, for request: Request, crossOrigin: CrossOrigin) {
         crossOrigin.decorate(&response, for: request)
         CachePolicy.apply(to: &response, for: request)
         Compression.apply(to: &response, for: request)
-        return response
     }
 
     /// The refusal of a guarded route (a record write without the service token), decided from
@@ -186,8 +194,7 @@ public final class SectionalServer: @unchecked Sendable {
             return nil
         } catch {
             var response = error.response
-            crossOrigin.decorate(&response, for: request)
-            CachePolicy.apply(to: &response, for: request)
+            decorate(&response, for: request)
             return response
         }
     }
