@@ -48,6 +48,27 @@ final class ResidentAnswersTests: XCTestCase {
         XCTAssertEqual(cache.answers.usage.entries, resident.reduce(0) { $0 + $1.entries })
     }
 
+    /// The entry whose answer took the budget past stays, alone if it must: it was evicted by its
+    /// own answer, so a partition that fits the budget but not with a page of it kept was built
+    /// again on every read (and `changes` from its last version answered `reload`).
+    func testTheEntryThatKeptAnAnswerStaysThoughItAloneIsPastTheBudget() throws {
+        let definition = try XCTUnwrap(ItemsList.definition)
+        let cache = MaterializationCache(maxResidentRows: 2 * MaterializationCache.rowsPerEntry)
+        for user in ["old", "new"] {
+            let state = ListState(snapshot: ListSnapshot.build(definition: definition, records: ["items": []]), version: 1,
+                                  partition: PartitionKey(.string(user)))
+            XCTAssertNotNil(cache.install(key(user), state: state))
+        }
+        XCTAssertNotNil(cache.read(key("old")))
+        let state = try XCTUnwrap(cache.read(key("new")))
+        _ = state.answers.answer(for: AnswerCache.Key(kind: "page", size: 1)) {
+            AnswerCache.Answer(body: [UInt8](repeating: 0x20, count: 30 * AnswerTally.bytesPerRow))
+        }
+        XCTAssertNil(cache.peek(key("old")), "the least recently read made room")
+        XCTAssertNotNil(cache.peek(key("new")), "the one read last stays, larger than the budget, alone")
+        XCTAssertEqual(cache.statistics.partitions, 1)
+    }
+
     /// Over HTTP: made-up users' pages (gzip accepted) are evicted by their answers' memory, and
     /// `/metrics` counts their answers.
     func testUsersPagesCountAgainstTheBudgetAndInMetrics() throws {

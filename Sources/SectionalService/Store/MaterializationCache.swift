@@ -163,9 +163,17 @@ final class MaterializationCache: Sendable {
                      toFit: { [answers] in $0.chargedRows + answers.rows <= target })
     }
 
-    /// Brings the budget back within bounds after answers took it past (a read kept one).
+    /// Brings the budget back within bounds after answers took it past (a read kept one). The
+    /// entry read last (whose answer it most likely was) stays, alone if it must, as an entry
+    /// larger than the budget is kept when built: evicting it made a partition that fits the
+    /// budget, but not with a page of it kept, build again on every read.
     private func trim() {
-        let victims = change { contents in overBudget(contents) ? evictToBudget(&contents) : [] }
+        let victims = change { contents in
+            guard overBudget(contents) else { return [Entry]() }
+            let newest = contents.entries.lazy.filter { !$0.value.pinned }
+                .max { $0.value.recency.lastRead.load(ordering: .relaxed) < $1.value.recency.lastRead.load(ordering: .relaxed) }
+            return evictToBudget(&contents, keeping: newest?.key)
+        }
         release(consume victims)
     }
 
