@@ -152,6 +152,8 @@ final class ServerTests: XCTestCase {
     }
 
     func testGracefulStopLetsInFlightRequestFinish() throws {
+        let keptAlive = try HTTPTestClient(port: server.port)
+        XCTAssertNil(try keptAlive.request("GET", "/healthz").header("Connection"))
         let client = try HTTPTestClient(port: server.port)
         try client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
         XCTAssertTrue(eventually { slowStarted.value == 1 })
@@ -163,6 +165,12 @@ final class ServerTests: XCTestCase {
         }
         // The listener closes at once: new connections are refused while the slow one is served.
         XCTAssertTrue(eventually { (try? HTTPTestClient(port: port)) == nil })
+        // A kept-alive connection is still answered, and told to close: its next request would be
+        // cut when the grace period ends.
+        let draining = try keptAlive.request("GET", "/healthz")
+        XCTAssertEqual(draining.status, 200)
+        XCTAssertEqual(draining.header("Connection")?.lowercased(), "close")
+        XCTAssertTrue(keptAlive.isClosedByPeer())
         releaseSlow.signal()
         let answer = try client.readAnswer()
         XCTAssertEqual(answer.status, 200)

@@ -43,6 +43,8 @@ public final class Server: @unchecked Sendable {
     /// Set when a stop begins: a stream queued from then on (a kept-alive connection may still
     /// ask for one while the stop waits) is ended after its first bytes, as the open ones are.
     private let endingStreams = Atomic<Bool>(false)
+    /// Set when a graceful stop begins: answers from then on close their connections.
+    private let draining = Atomic<Bool>(false)
     /// Set when a stop's grace period has run out: an answer deferred from then on is abandoned
     /// at once, so no connection is suspended when libmicrohttpd stops.
     private let abandoningAnswers = Atomic<Bool>(false)
@@ -160,6 +162,7 @@ public final class Server: @unchecked Sendable {
     /// one filed after the sweep sees the flag and ends (or is abandoned) by itself.
     public func stop(gracePeriod: Double = 10) {
         guard let daemon else { return }
+        draining.store(true, ordering: .releasing)
         stopAccepting()
         watchdog?.stop()
         watchdog = nil
@@ -307,6 +310,15 @@ public final class Server: @unchecked Sendable {
     /// for its status, fields and body, built by the first request that sends it.
     private func queue(_ response: Response, on connection: OpaquePointer, for exchange: Exchange,
                        isFallback: Bool = false) -> MHD_Result {
+        if draining.load(ordering: .relaxed), response.headers["Connection"] != "close" {
+            // A stop is under way: a kept-alive client learns it with this answer and sends its
+            // next request elsewhere, rather than have it cut when the grace period ends. (The
+            // memo's response is shared by other requests, so this one is built on its own.)
+            var closing = response
+            closing.memo = nil
+            closing.headers.set("Connection", "close")
+            return queue(closing, on: connection, for: exchange, isFallback: isFallback)
+        }
         let fallback = { [self] (requestTookRoom: Bool) in
             guard !isFallback else { return MHD_Result.NO }
             var problem = (requestTookRoom ? HTTPError.noRoomForAnswer : HTTPError.internalError).response
