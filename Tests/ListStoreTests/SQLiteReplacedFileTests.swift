@@ -45,10 +45,39 @@ final class SQLiteReplacedFileTests: XCTestCase {
         copy.close()
 
         // A new store at the path (re-created) takes writes, and none of the refused ones is there.
+        // Made beside the rescued copy, it numbers its changes from the clock, above the earlier
+        // store's: a client holding one of those reloads.
+        let before = ChangeNumbers.fromClock()
         let again = try SQLiteStore(path: path)
         defer { again.close() }
+        XCTAssertEqual(again.rescuedCopiesBeside, [rescued])
         XCTAssertEqual(try again.allRecords(in: "c").map(\.id), [])
-        XCTAssertEqual(try again.commit([.upsert(collection: "c", id: "d", json: Array("{}".utf8))]).sequence, 1)
+        XCTAssertGreaterThan(try again.commit([.upsert(collection: "c", id: "d", json: Array("{}".utf8))]).sequence, before)
+    }
+
+    /// A database moved over the store's file: the store's log is set aside with the rescued
+    /// copy, so the next start opens the moved file as it is (it applied the old log to it,
+    /// leaving 40 of its 5,248 records).
+    func testAFileMovedOverTheDatabaseKeepsItsContentsAtTheNextStart() throws {
+        let path = folder.appendingPathComponent("live.sqlite").path
+        let store = try SQLiteStore(path: path)
+        _ = try store.commit([.upsert(collection: "c", id: "a", json: Array(#"{"from":"live"}"#.utf8))])
+        let other = folder.appendingPathComponent("other.sqlite").path
+        let moved = try SQLiteStore(path: other)
+        _ = try moved.commit((0..<50).map { .upsert(collection: "c", id: "m\($0)", json: Array(#"{"from":"other"}"#.utf8)) })
+        moved.close()
+        XCTAssertEqual(rename(other, path), 0)
+        XCTAssertThrowsError(try store.commit([.upsert(collection: "c", id: "b", json: Array("{}".utf8))])) { error in
+            XCTAssertEqual((error as? StoreError)?.fault, .cannotOpen, "\(error)")
+            XCTAssertTrue("\(error)".contains(".stale-wal"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "-wal"), "the store's log is not left beside the moved file")
+        store.close()
+
+        let next = try SQLiteStore(path: path)
+        defer { next.close() }
+        XCTAssertEqual(try next.allRecords(in: "c").count, 50, "the moved file's records, as they were")
+        XCTAssertEqual(next.rescuedCopiesBeside, [], "not a new database: no warning")
     }
 
     func testEveryKindOfWriteToADeletedDatabaseFileIsRefused() throws {

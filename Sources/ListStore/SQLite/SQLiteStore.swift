@@ -18,7 +18,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     private let writeLock = Locked(false)
     /// Whether the database file was found deleted or replaced and its contents saved
     /// (``rescueOnce(_:)``).
-    private let rescued = Locked(false)
+    let rescued = Locked(false)
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Locked<[String: [FieldPath]]>([:])
     let reader: Locked<SQLiteConnection>
@@ -30,12 +30,16 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// every write checks they still do (``writing(_:)``). SQLite goes on writing to a file
     /// deleted (or replaced) under it, and those writes are gone at the next start, so
     /// acknowledging them would be a lie.
-    private let path: String
+    let path: String
     private let file: FileIdentity?
-    private let logFile: FileIdentity?
+    let logFile: FileIdentity?
     /// This store's claim on the database, held until ``close()``: a second store (a second
     /// server) on the same file refuses to open.
     private let lock: SQLiteStoreLock
+    /// Copies an earlier store at this path left when its file was deleted or replaced under it
+    /// (``rescueOnce(_:)``), found beside this store when it was made new: the server warns of
+    /// them at start (``continueAfterRescuedCopies(path:_:)``).
+    public let rescuedCopiesBeside: [String]
 
     /// Opens (creating if needed) the database at `path` and migrates its schema; throws
     /// `inUse` when another open store, in this process or another, holds it.
@@ -56,8 +60,11 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             throw StoreError(.incompatible, "SQLite database \(path) cannot use write-ahead logging (journal mode is '\(mode)')")
         }
         try writeConnection.execute("PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
+        var schemaVersion = 0
+        try writeConnection.query("PRAGMA user_version") { row in schemaVersion = Int(row.int(0)) }
         try Self.migrate(writeConnection)
         try Self.continueRestoredCopy(writeConnection)
+        rescuedCopiesBeside = schemaVersion == 0 ? try Self.continueAfterRescuedCopies(path: path, writeConnection) : []
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
         checkpointer = try SQLiteCheckpointer(path: path)
@@ -371,27 +378,6 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 }
                 throw error
             }
-        }
-    }
-
-    /// The database file was deleted or replaced under the store, which still sees it through
-    /// its open connections: every acknowledged write is there, and would be gone at the next
-    /// start, which opens whatever is at the path. So it is copied, once, to
-    /// `PATH.rescued-SECONDS` (the folder made again if it went too), a whole copy as `backup`
-    /// makes. Returns what to tell the operator the first time; nil after.
-    private func rescueOnce(_ connection: SQLiteConnection) -> String? {
-        guard rescued.withLock({ done in defer { done = true }; return !done }) else { return nil }
-        let target = "\(path).rescued-\(time(nil))"
-        do {
-            let folder = (target as NSString).deletingLastPathComponent
-            if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-            let saved = try SQLiteBackup.copy(connection, toPath: target)
-            return """
-                every write up to change \(saved.sequence) was saved to \(target): stop the server, put that file \
-                at \(path) (deleting \(path)-wal and \(path)-shm) and start it again
-                """
-        } catch {
-            return "saving its contents to \(target) failed (\(error)): they are lost when the server stops"
         }
     }
 

@@ -228,6 +228,11 @@ public final class SectionalServer: @unchecked Sendable {
                 throw StoreError(error.cause, "\(path): \(error.message)")
             }
             log.info("storage", ["kind": "sqlite", "path": .text(path)])
+            if let copies = (store as? SQLiteStore)?.rescuedCopiesBeside, let last = copies.last {
+                log.warn("a new, empty database was made where an earlier one was deleted or replaced; its writes are in the rescued copy",
+                         ["path": .text(path), "rescued": .text(copies.joined(separator: ", ")),
+                          "action": .text("to go on with them, stop the server, put \(last) at \(path) and start it again")])
+            }
         case .memory:
             // Numbered from the clock: no tag or version of an earlier process's memory store repeats.
             store = MemoryStore(after: ChangeNumbers.fromClock())

@@ -1,0 +1,61 @@
+import CSQLite
+import Foundation
+
+/// What the store does when its database file is deleted or replaced under it, and when a new
+/// one is made where that happened.
+extension SQLiteStore {
+    /// The database file was deleted or replaced under the store, which still sees it through
+    /// its open connections: every acknowledged write is there, and would be gone at the next
+    /// start, which opens whatever is at the path. So it is copied, once, to
+    /// `PATH.rescued-SECONDS` (the folder made again if it went too), a whole copy as `backup`
+    /// makes, and this store's write-ahead log is set aside beside the copy (`….stale-wal`,
+    /// `….stale-shm`): left at `PATH-wal`, the next start would apply it to whatever file is then
+    /// at `PATH` (a file moved there lost its contents to it). Returns what to tell the operator
+    /// the first time; nil after.
+    func rescueOnce(_ connection: SQLiteConnection) -> String? {
+        guard rescued.withLock({ done in defer { done = true }; return !done }) else { return nil }
+        let target = "\(path).rescued-\(time(nil))"
+        do {
+            let folder = (target as NSString).deletingLastPathComponent
+            if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            let saved = try SQLiteBackup.copy(connection, toPath: target)
+            let setAside = setAsideLog(beside: target)
+            return """
+                every write up to change \(saved.sequence) was saved to \(target)\(setAside): stop the server, put that \
+                file at \(path) and start it again
+                """
+        } catch {
+            return "saving its contents to \(target) failed (\(error)): they are lost when the server stops"
+        }
+    }
+
+    /// Moves this store's write-ahead log and its index from beside `path` to beside `target`
+    /// (the connections keep them open); says so, or nothing when the log at `PATH-wal` is not
+    /// this store's (another put there since).
+    private func setAsideLog(beside target: String) -> String {
+        guard let logFile, FileIdentity(path: path + "-wal") == logFile else { return "" }
+        var moved: [String] = []
+        for suffix in ["-wal", "-shm"] where rename(path + suffix, target + ".stale" + suffix) == 0 {
+            moved.append(target + ".stale" + suffix)
+        }
+        return moved.isEmpty ? "" : " (and this store's write-ahead log set aside as \(moved.joined(separator: " and ")), so that no start applies it to another file at \(path))"
+    }
+
+    /// A store made new at `path` beside copies rescued from an earlier one there: its change
+    /// numbers start from the clock (``ChangeNumbers/fromClock()``), above every number the
+    /// earlier store handed out, so a client holding one of those (an entity tag, a mirror's
+    /// version) reloads rather than take the new store's contents for what it saw. Returns the
+    /// copies, oldest first, for the start's warning.
+    static func continueAfterRescuedCopies(path: String, _ connection: SQLiteConnection) throws(StoreError) -> [String] {
+        let url = URL(fileURLWithPath: path)
+        let prefix = url.lastPathComponent + ".rescued-"
+        let folder = url.deletingLastPathComponent().path
+        let copies = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+            .filter { $0.hasPrefix(prefix) && $0.dropFirst(prefix.count).allSatisfy(\.isNumber) && $0.count > prefix.count }
+            .sorted()
+            .map { url.deletingLastPathComponent().appendingPathComponent($0).path }
+        guard !copies.isEmpty else { return [] }
+        try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
+        return copies
+    }
+}
