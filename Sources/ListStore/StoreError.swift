@@ -37,6 +37,10 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case readOnly = "read-only"
         case unreachable
         case closed
+        /// The database reports its file damaged (SQLite's "database disk image is malformed",
+        /// PostgreSQL's `data_corrupted`), e.g. a file written over under the running server:
+        /// it needs a restore from a backup, but it is the storage that failed, not the request.
+        case corrupt
     }
 
     public let cause: Cause
@@ -82,6 +86,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         // The file was unlinked or renamed under the open store: what `SQLiteStore.writing` calls cannot-open.
         case SQLITE_READONLY where code == SQLITE_READONLY | (4 << 8): .cannotOpen  // SQLITE_READONLY_DBMOVED
         case SQLITE_READONLY: .readOnly  // and _RECOVERY, _CANTLOCK, _ROLLBACK, _CANTINIT, _DIRECTORY
+        case SQLITE_CORRUPT, SQLITE_NOTADB: .corrupt
         default: nil
         }
     }
@@ -96,6 +101,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         case "25006": .readOnly                       // read_only_sql_transaction (also a hot standby)
         case "40001", "40P01": .busy                  // serialization_failure, deadlock_detected
         case "57P01", "57P02", "57P03": .unreachable  // admin/crash shutdown, cannot connect now
+        case "XX001", "XX002": .corrupt               // data_corrupted, index_corrupted
         default:
             switch state.prefix(2) {
             case "08": .unreachable                   // connection exception

@@ -17,10 +17,8 @@ final class StoreErrorTests: XCTestCase {
         XCTAssertEqual(fault(sqlite: 517), .busy)              // SQLITE_BUSY_SNAPSHOT
         XCTAssertEqual(fault(sqlite: 6), .locked)              // SQLITE_LOCKED
         XCTAssertEqual(fault(sqlite: 14), .cannotOpen)         // SQLITE_CANTOPEN
-        XCTAssertNil(fault(sqlite: 11))                        // SQLITE_CORRUPT
         XCTAssertNil(fault(sqlite: 19))                        // SQLITE_CONSTRAINT
         XCTAssertNil(fault(sqlite: 1))                         // SQLITE_ERROR
-        XCTAssertNil(fault(sqlite: 26))                        // SQLITE_NOTADB
     }
 
     /// A connection lost while `COMMIT` was in flight leaves the write's outcome unknown, and
@@ -58,6 +56,16 @@ final class StoreErrorTests: XCTestCase {
         XCTAssertEqual(fault(sqlite: 1032), .cannotOpen)       // SQLITE_READONLY_DBMOVED
     }
 
+    /// A damaged database file (written over under the running server, say) is the storage's
+    /// failure, not the server's: `503` with its own cause, not `500 internal`.
+    func testADamagedDatabaseIsAFaultOfItsOwn() {
+        XCTAssertEqual(fault(sqlite: 11), .corrupt)            // SQLITE_CORRUPT: "database disk image is malformed"
+        XCTAssertEqual(fault(sqlite: 267), .corrupt)           // SQLITE_CORRUPT_VTAB
+        XCTAssertEqual(fault(sqlite: 26), .corrupt)            // SQLITE_NOTADB
+        XCTAssertEqual(fault(sqlState: "XX001"), .corrupt)     // data_corrupted
+        XCTAssertNil(fault(sqlState: "XX000"))                 // internal_error
+    }
+
     func testAClosedStoreSaysSo() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -90,7 +98,7 @@ final class StoreErrorTests: XCTestCase {
             XCTFail("a text file opened as a store")
         } catch {
             XCTAssertEqual(error.cause, .sqlite(extendedCode: 26), error.description)  // SQLITE_NOTADB
-            XCTAssertNil(error.fault)
+            XCTAssertEqual(error.fault, .corrupt)
         }
     }
 }

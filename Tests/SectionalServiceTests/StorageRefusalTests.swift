@@ -17,4 +17,18 @@ final class StorageRefusalTests: XCTestCase {
         XCTAssertTrue(unknown.detail.contains("it may have been made. Read it back"), unknown.detail)
         XCTAssertFalse(unknown.detail.contains("nothing was changed"), unknown.detail)
     }
+
+    /// A fault that only a restart mends (a file deleted under the server, a damaged one) does
+    /// not ask for a retry in 10 s, which could not succeed; a damaged file was `500 internal`.
+    func testARefusalThatNeedsARestartSaysSo() {
+        let faults = StorageFaults()
+        let log = Log(level: .error)
+        for code: Int32 in [14, 11] {   // SQLITE_CANTOPEN, SQLITE_CORRUPT
+            let refused = faults.refusal(for: StoreError(.sqlite(extendedCode: code), "gone or damaged"), write: true, log: log)
+            XCTAssertEqual(refused.status, .serviceUnavailable)
+            XCTAssertTrue(refused.detail.contains("until the server is restarted"), refused.detail)
+            XCTAssertFalse(refused.detail.contains("Try again"), refused.detail)
+        }
+        XCTAssertEqual(faults.current, .corrupt, "/readyz names it")
+    }
 }

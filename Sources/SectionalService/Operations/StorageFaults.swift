@@ -34,7 +34,7 @@ public final class StorageFaults: Sendable {
     static func retryAfterSeconds(_ fault: StoreError.Fault) -> Int {
         switch fault {
         case .busy, .locked, .closed: 1
-        case .diskFull, .ioError, .cannotOpen, .readOnly, .unreachable: 10
+        case .diskFull, .ioError, .cannotOpen, .readOnly, .unreachable, .corrupt: 10
         }
     }
 
@@ -57,13 +57,19 @@ public final class StorageFaults: Sendable {
             }
             if began {
                 // A database file or log deleted under the server is the one fault that stays.
-                let until = fault == .cannotOpen ? "writes refused until the server is restarted" : "writes refused until it clears"
+                let until = switch fault {
+                case .cannotOpen: "writes refused until the server is restarted"
+                case .corrupt: "the database file is damaged: stop the server and restore it from a backup"
+                default: "writes refused until it clears"
+                }
                 log.warn("storage fault: \(until)", ["fault": .text(fault.rawValue), "error": .text(error.description)])
             }
         }
         let seconds = Self.retryAfterSeconds(fault)
         let detail = error.mayHaveCommitted
             ? "The store lost its database while committing this (\(fault.rawValue)): it may have been made. Read it back before sending it again, in \(seconds) s or later."
+            : fault == .cannotOpen || fault == .corrupt
+            ? "The store cannot take this until the server is restarted (\(fault.rawValue)); nothing was changed."
             : "The store cannot take this now (\(fault.rawValue)); nothing was changed. Try again in \(seconds) s."
         return HTTPError(.serviceUnavailable, "storage-unavailable", title: "Storage unavailable", detail: detail,
                          headers: ["Retry-After": "\(seconds)"])
