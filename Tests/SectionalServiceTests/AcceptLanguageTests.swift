@@ -36,12 +36,15 @@ final class AcceptLanguageTests: XCTestCase {
         XCTAssertEqual(AcceptLanguage.choose("fr", among: []), "en")
     }
 
-    /// Items without a range are skipped; a `q` that is no number weighs 0; other parameters and
+    /// Items without a range are skipped; a `q` that is no number from 0 to 1 weighs 0 (`q=2` and
+    /// `q=inf` outweighed every lawful weight); other parameters and
     /// a `q` without a value leave the weight at 1.
     func testMalformedItems() {
         check([(";", "en"), (" ; ", "en"), (",;,", "en"), (";q=1", "en"), ("de;", "de"), (";;de", "en"), ("=,;q=", "en"),
                ("de;q=x", "en"), ("de;q=", "de"), ("de;q= ", "en"), ("de;=q=0.5, fr;q=0.6", "fr"), ("de;q==1", "en"),
                (",,de,,", "de"), ("de;q=nan", "en"), ("de;q=-1, fr;q=0.1", "fr"), ("de;qq=0", "de"), ("de;q", "de"),
-               ("-", "en"), ("-de", "en"), ("de-", "de"), ("d\u{E9}, fr;q=0.1", "fr"), ("\u{A0}de", "en")], among: shop)
+               ("-", "en"), ("-de", "en"), ("de-", "de"), ("d\u{E9}, fr;q=0.1", "fr"), ("\u{A0}de", "en"),
+               ("de;q=0.5, fr;q=inf", "de"), ("de;q=0.5, fr;q=2", "de"), ("de;q=0.5, fr;q=1e400", "de"), ("de;q=0.5, fr;q=1.001", "de"),
+               ("de;q=0.5, fr;q=1e-1", "de"), ("de;q=0.05, fr;q=1e-1", "fr")], among: shop)
     }
 }

@@ -3,7 +3,8 @@
 ///
 /// Items are split at `,` (empty ones dropped); an item's value is what comes before its first
 /// `;`, without spaces and tabs (an item without one is skipped). Of its parameters, a `q` (any
-/// case) sets the weight, the last one winning; a weight that is not a number is 0; an item
+/// case) sets the weight, the last one winning; a weight that is not a number from 0 to 1 is 0
+/// (`q=2`, `q=inf` weighed more than every lawful weight, so one item outranked them all); an item
 /// without one weighs 1. A parameter is `name=value` split once at `=` with empty pieces dropped:
 /// leading `=`s are skipped, the value is all after the next `=`.
 public enum WeightedList {
@@ -61,10 +62,10 @@ public enum WeightedList {
         let name = trimmed(bytes, nameStart, equal)
         guard name.count == 1, bytes[name.lowerBound] | 0x20 == UInt8(ascii: "q") else { return nil }
         let value = trimmed(bytes, equal + 1, end)
-        if let weight = qvalue(bytes, value) { return weight }
-        // Anything else as Swift reads a number (`1e-1`, `+.5`, `nan`); short values make an
-        // inline string, no allocation.
-        return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)) ?? 0
+        // Anything but the usual form as Swift reads a number (`1e-1`, `+.5`, `nan`); short
+        // values make an inline string, no allocation.
+        let weight = qvalue(bytes, value) ?? Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)) ?? 0
+        return (0...1).contains(weight) ? weight : 0
     }
 
     /// A weight as RFC 9110 writes them: a digit, then `.` and up to three digits (`0.9`, `1`,
