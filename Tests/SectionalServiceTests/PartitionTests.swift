@@ -41,6 +41,8 @@ final class PartitionTests: XCTestCase {
         let serviceIndex = try p.app.request("GET", "/v1/lists?user=alice", headers: p.service).json
         let serviceNames: [[String: Any]] = try serviceIndex.value("lists")
         XCTAssertEqual(try serviceNames.map { try $0.value("name", as: String.self) }, ["orders", "all"])
+        XCTAssertEqual(try p.app.request("GET", "/v1/lists?user=", headers: p.service).slug, "invalid-request",
+                       "as on every read of the list (it showed a partition of the user \"\")")
     }
 
     func testAWriteMovesOnlyThePartitionsItChanges() throws {

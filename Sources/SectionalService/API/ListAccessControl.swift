@@ -35,6 +35,14 @@ extension ServiceContext {
         }
     }
 
+    /// The partition a service-token read names with `?user=VALUE`: nil without one; an empty
+    /// value is `400 invalid-request` (no claim is empty).
+    static func namedUser(_ request: Request) throws(HTTPError) -> String? {
+        guard let named = request.query("user") else { return nil }
+        guard !named.isEmpty else { throw Problem.invalidRequest("The query parameter 'user' must not be empty.") }
+        return named
+    }
+
     /// The list, or the caller's partition of it, before the request's language and search.
     private func resolved(_ request: Request) throws(HTTPError) -> ReadableList {
         let name = try request.name("list", kind: "list")
@@ -49,7 +57,7 @@ extension ServiceContext {
         let named = request.query("user")
         switch caller {
         case .anonymous: throw Authenticator.tokenNeeded(name)
-        case .service: if let named, named.isEmpty { throw Problem.invalidRequest("The query parameter 'user' must not be empty.") }
+        case .service: _ = try Self.namedUser(request)
         case .user: break
         }
         guard let scope = found else {

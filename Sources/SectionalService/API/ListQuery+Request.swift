@@ -27,6 +27,11 @@ extension ListQuery {
                     throw Problem.invalidRequest("The list '\(definition.name)' has no filter '\(Problem.echo(field))'"
                         + (declared.isEmpty ? " (it declares none)." : " (it declares \(declared))."))
                 }
+                // U+001F separates a query's parts in its canonical text (what tags and page tokens
+                // are bound to): in a value it made two queries one (`filter.a=x%1Ffilter.b%3Dy`).
+                guard !value.utf8.contains(0x1F) else {
+                    throw Problem.invalidRequest("The value of 'filter.\(Problem.echo(field))' holds U+001F, which no filter takes.")
+                }
                 filters.append(Filter(field: path, value: value))
             }
         }

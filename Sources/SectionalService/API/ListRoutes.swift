@@ -109,11 +109,12 @@ struct ListRoutes {
     private func index(_ request: Request) throws(HTTPError) -> Response {
         try context.requireMinVersion(request)
         let caller = try context.authenticator.caller(request)
+        let named = if case .service = caller { try ServiceContext.namedUser(request) } else { String?.none }
         var states: [ListState] = []
         for definition in lists.definitions where context.mayRead(definition, caller: caller) {
             if let scope = definition.scope {
                 let value: JSONValue? = switch caller {
-                case .service: request.query("user").map { .string($0) }
+                case .service: named.map { .string($0) }
                 default: caller.claim(scope.claim)
                 }
                 let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
