@@ -80,6 +80,34 @@ final class SQLiteReplacedFileTests: XCTestCase {
         XCTAssertEqual(next.rescuedCopiesBeside, [], "not a new database: no warning")
     }
 
+    /// Where the revisions an earlier store handed out may be lost (a restored copy, a new
+    /// database beside a rescued one), a run-time definition's next revision is above them
+    /// all: "runtime-2" came again for another definition, a `304` for it and an `If-Match` on it.
+    func testDefinitionRevisionsAreNotReusedAfterARestoreOrARescue() throws {
+        let path = folder.appendingPathComponent("live.sqlite").path
+        let copy = folder.appendingPathComponent("copy.sqlite").path
+        let store = try SQLiteStore(path: path)
+        let definition = Array(#"{"sections":[]}"#.utf8)
+        XCTAssertEqual(try store.saveDefinition(list: "l", json: definition)?.stored.revision, 1)
+        _ = try SQLiteBackup.copy(from: path, to: copy)
+        XCTAssertEqual(try store.saveDefinition(list: "l", json: definition)?.stored.revision, 2, "after the backup")
+        XCTAssertEqual(try store.saveDefinition(list: "new", json: definition)?.stored.revision, 1, "made after the backup")
+        let floor = ChangeNumbers.fromClock()
+        let restored = try SQLiteStore(path: copy)
+        XCTAssertEqual(try restored.allDefinitions().first?.revision, 1, "what the copy holds keeps its revision: the same text")
+        XCTAssertGreaterThan(try XCTUnwrap(restored.saveDefinition(list: "l", json: definition)).stored.revision, floor)
+        XCTAssertGreaterThan(try XCTUnwrap(restored.saveDefinition(list: "new", json: definition)).stored.revision, floor)
+        restored.close()
+
+        try FileManager.default.removeItem(atPath: path)
+        XCTAssertThrowsError(try store.saveDefinition(list: "l", json: definition), "refused, and rescued")
+        store.close()
+        let again = try SQLiteStore(path: path)
+        defer { again.close() }
+        XCTAssertEqual(again.rescuedCopiesBeside.count, 1)
+        XCTAssertGreaterThan(try XCTUnwrap(again.saveDefinition(list: "l", json: definition)).stored.revision, floor)
+    }
+
     func testEveryKindOfWriteToADeletedDatabaseFileIsRefused() throws {
         let path = folder.appendingPathComponent("gone.sqlite").path
         let store = try SQLiteStore(path: path)

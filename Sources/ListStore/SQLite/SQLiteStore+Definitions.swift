@@ -10,6 +10,9 @@ extension SQLiteStore {
             }
             guard json != nil || live else { return .nothingToRemove }
             guard expecting.holds(live ? revision : nil) else { return .failed }
+            try connection.query("SELECT value FROM state WHERE key = ?", .text(Self.revisionFloorKey)) { row in
+                revision = max(revision, row.int(0))
+            }
             let sequence = try Self.sequence(on: connection) + 1
             try connection.run("""
                 INSERT INTO definitions (list, json, revision, sequence) VALUES (?, ?, ?, ?)
@@ -18,6 +21,19 @@ extension SQLiteStore {
             try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
             return .saved(StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), replaced: live)
         }
+    }
+
+    /// The `state` key of the number every run-time definition's next revision is above: set
+    /// from the clock where the revisions an earlier store handed out may be lost (a restored
+    /// copy, a new database beside a rescued one), so that no `"runtime-N"` a client kept names
+    /// another definition (a `304` for it, or an `If-Match` taken for the one it saw).
+    static let revisionFloorKey = "revisionFloor"
+
+    /// Raises ``revisionFloorKey`` to the clock (``ChangeNumbers/fromClock()``).
+    static func raiseRevisionFloor(_ connection: SQLiteConnection) throws(StoreError) {
+        try connection.run("""
+            INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
+            """, .text(revisionFloorKey), .int(ChangeNumbers.fromClock()))
     }
 
     public func takeSequence() throws(StoreError) -> Int64 {

@@ -42,9 +42,10 @@ extension SQLiteStore {
     }
 
     /// A store made new at `path` beside copies rescued from an earlier one there: its change
-    /// numbers start from the clock (``ChangeNumbers/fromClock()``), above every number the
-    /// earlier store handed out, so a client holding one of those (an entity tag, a mirror's
-    /// version) reloads rather than take the new store's contents for what it saw. Returns the
+    /// numbers and definition revisions start from the clock (``ChangeNumbers/fromClock()``),
+    /// above every number the earlier store handed out, so a client holding one of those (an
+    /// entity tag, a mirror's version) reloads rather than take the new store's contents for
+    /// what it saw. Returns the
     /// copies, oldest first, for the start's warning.
     static func continueAfterRescuedCopies(path: String, _ connection: SQLiteConnection) throws(StoreError) -> [String] {
         let url = URL(fileURLWithPath: path)
@@ -55,7 +56,10 @@ extension SQLiteStore {
             .sorted()
             .map { url.deletingLastPathComponent().appendingPathComponent($0).path }
         guard !copies.isEmpty else { return [] }
-        try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
+        try connection.transaction { () throws(StoreError) in
+            try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
+            try raiseRevisionFloor(connection)
+        }
         return copies
     }
 }

@@ -101,6 +101,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try connection.transaction { () throws(StoreError) in
             try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
             try connection.run("UPDATE served SET fingerprint = ?", .int(Int64(bitPattern: ServedDefinition.removedFingerprint)))
+            try raiseRevisionFloor(connection)
             try connection.run("DELETE FROM state WHERE key = ?", .text(restoredCopyKey))
         }
     }
