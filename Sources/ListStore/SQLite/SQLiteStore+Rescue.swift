@@ -45,8 +45,7 @@ extension SQLiteStore {
     /// numbers and definition revisions start from the clock (``ChangeNumbers/fromClock()``),
     /// above every number the earlier store handed out, so a client holding one of those (an
     /// entity tag, a mirror's version) reloads rather than take the new store's contents for
-    /// what it saw. Returns the
-    /// copies, oldest first, for the start's warning.
+    /// what it saw. Returns the copies, oldest first, for the start's warning.
     static func continueAfterRescuedCopies(path: String, _ connection: SQLiteConnection) throws(StoreError) -> [String] {
         let url = URL(fileURLWithPath: path)
         let prefix = url.lastPathComponent + ".rescued-"

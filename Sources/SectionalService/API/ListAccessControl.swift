@@ -163,9 +163,9 @@ extension ServiceContext {
     /// `Retry-After: 1`. The wait of up to a second comes before, without a thread: the server's
     /// pipeline parks such a read until V is applied or the second is over
     /// (``ReadYourWrites``), then runs it, and this decides. A write's answer says its version
-    /// in `Sectional-Version`.
-    /// A read that names a version both ways waits for the larger: each is a write the client
-    /// wants to see (the header set by a client library, the parameter by the app).
+    /// in `Sectional-Version`. A read that names a version both ways waits for the larger: each
+    /// is a write the client wants to see (the header set by a client library, the parameter by
+    /// the app).
     func requireMinVersion(_ request: Request) throws(HTTPError) {
         let (query, header) = Self.minVersionTexts(request)
         guard query != nil || header != nil else { return }
