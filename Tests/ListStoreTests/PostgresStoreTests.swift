@@ -9,7 +9,6 @@ import XCTest
 /// database share one sequence in commit order, migrate once when started together, and log
 /// every commit. Each test has a database of its own, dropped afterwards.
 final class PostgresStoreTests: RecordStoreContract {
-    override var spellsIntegersAsDigitsOnly: Bool { true }
     private var database: PostgresTestDatabase?
     private var stores: [PostgresStore] = []
 

@@ -29,6 +29,10 @@ extension DefinitionDecoder {
         var sortBy: [SortField] = []
         if let sb = obj["sortBy"] {
             if case .array(let arr) = sb {
+                // A page token holds a position's sort values: 64 of them fit its 1 KiB.
+                if arr.count > PageToken.maxSortFields {
+                    error("\(path).sortBy", "at most \(PageToken.maxSortFields) fields (it has \(arr.count))")
+                }
                 for (i, e) in arr.enumerated() {
                     let p = "\(path).sortBy[\(i)]"
                     guard let o = object(e, p) else { continue }

@@ -84,6 +84,10 @@ public struct PageToken: Sendable, Equatable {
         self.guess = guess
     }
 
+    /// The most `sortBy` fields a section spec may have: a token with as many sort values, each
+    /// string cut to 4 bytes, fits ``maxBytes`` (with more, `encode` could not write one).
+    static let maxSortFields = 64
+
     /// Encodes a position without building a token (the values are only read, so a caller can
     /// pass a shared row's fields without copying them). `order` gives the field directions and
     /// `keyOrder` the section key's rank and direction (a cut value must not move the position
@@ -209,7 +213,7 @@ public struct PageToken: Sendable, Equatable {
             guard let k = r.u64(), let p = r.u64(), let rank = r.varint(), rank <= 1 << 32 else { throw .malformed }
             cut = Cut(keyHash: k, positionHash: p, keyRank: rank == 0 ? Int.max : Int(rank) - 1)
         }
-        guard let key = r.string(), let n = r.varint(), n <= 64 else { throw .malformed }
+        guard let key = r.string(), let n = r.varint(), n <= maxSortFields else { throw .malformed }
         var values: [SortValue] = []
         values.reserveCapacity(Int(n))
         for _ in 0..<n {

@@ -169,6 +169,8 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
                 // taking them in the same order cannot deadlock with one.
                 try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
                 try connection.executeScript("CREATE INDEX IF NOT EXISTS \(name) ON records (collection, (\(Self.fieldExpression(field))))")
+                try connection.executeScript(
+                    "CREATE INDEX IF NOT EXISTS \(name)_numbers ON records (collection) WHERE \(Self.writtenAsNoInteger(field))")
                 try Self.trackField(field, in: collection, on: connection)
             }
         }
@@ -176,8 +178,11 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
 
     /// Matches the text of the scalar at `field` (`#>>`: strings unquoted, numbers and booleans
     /// as written), through the index ``prepareField(_:in:)`` made. Strings and numbers written
-    /// alike (`"7"` and `7`) both match; non-integer numbers, whose text may be written in many
-    /// ways, match every record, as do strings the index cannot tell apart (see
+    /// alike (`"7"` and `7`) both match. An integer also matches every number written in another
+    /// form (`7.0`, `0.7e1`, `-0`), through the second, partial index: they equal it as JSON values,
+    /// as the other stores find them (a partition built here missed them, though one kept in
+    /// memory held them, at the same version and entity tag). Non-integer numbers, whose text may
+    /// be written in many ways, match every record, as do strings the index cannot tell apart (see
     /// ``fieldExpression(_:)``). Callers check each record exactly.
     public func records(in collection: String, field: FieldPath, equals value: JSONValue) throws(StoreError) -> [StoredRecord] {
         let text: String
@@ -188,10 +193,27 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
         default: return try allRecords(in: collection)
         }
         return try reading { connection throws(PostgresError) in
-            Self.records(try connection.execute(
+            let written = Self.records(try connection.execute(
                 "SELECT id, json FROM records WHERE collection = $1 AND \(Self.fieldExpression(field)) = $2 ORDER BY id",
                 .text(collection), .text(text)))
+            guard case .int = value else { return written }
+            let otherForms = Self.records(try connection.execute(
+                "SELECT id, json FROM records WHERE collection = $1 AND \(Self.writtenAsNoInteger(field)) ORDER BY id",
+                .text(collection)))
+            guard !otherForms.isEmpty else { return written }
+            var byID: [String: StoredRecord] = [:]
+            for record in written + otherForms { byID[record.id] = record }
+            return byID.values.sorted { Array($0.id.utf8).lexicographicallyPrecedes(Array($1.id.utf8)) }
         }
+    }
+
+    /// Whether the text at `field` is a JSON number not written as an integer's digits (`7.0`,
+    /// `0.7e1`, `-0`): the predicate of the partial index ``prepareField(_:in:)`` makes and of the
+    /// query that reads it, spelled identically so the planner matches them. A string holding
+    /// such text (`"7.0"`) passes too; callers check each record exactly.
+    static func writtenAsNoInteger(_ field: FieldPath) -> String {
+        let text = fieldExpression(field)
+        return #"(\#(text)) ~ '^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$' AND (\#(text)) !~ '^(0|-?[1-9][0-9]*)$'"#
     }
 
     /// The text at `field` of a record: `#>> '{"a","b"}'`, the path as an array literal, each member
