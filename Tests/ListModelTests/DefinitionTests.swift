@@ -129,6 +129,19 @@ final class DefinitionTests: XCTestCase {
         XCTAssertEqual(errors.map(\.path).sorted(), ["lists.l.sections[0].rowTypes.bot.height", "lists.l.sections[0].rowTypes.bot.type"])
     }
 
+    /// A page token holds a position's sort values, 64 at most: a spec with more killed the
+    /// server on its first page but the last (the token could not be written), and with 65–82 the
+    /// next page refused its own token.
+    func testAtMost64SortFields() {
+        func spec(_ n: Int) -> String {
+            let fields = Array(repeating: #"{"field":"v"}"#, count: n).joined(separator: ",")
+            return #"{"l":{"sections":[{"source":"p","key":"k","sortBy":[\#(fields)],"row":{"title":"{v}"}}]}}"#
+        }
+        XCTAssertNoThrow(try ListDefinitions.decode(parse(spec(64))))
+        XCTAssertEqual(definitionErrors(spec(65)).map(\.path), ["lists.l.sections[0].sortBy"])
+        XCTAssertEqual(definitionErrors(spec(90)).map(\.message), ["at most 64 fields (it has 90)"])
+    }
+
     func testNotAnObject() {
         XCTAssertThrowsError(try ListDefinitions.decode(.array([]))) { e in
             XCTAssertEqual((e as? DefinitionErrors)?.errors.first?.path, "lists")

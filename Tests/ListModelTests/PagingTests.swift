@@ -110,6 +110,26 @@ final class PagingTests: XCTestCase {
         }
     }
 
+    /// A token whose position has another number of sort values than its spec's `sortBy` (which
+    /// only a forged one has: a changed definition changes the binding) is malformed; it tripped
+    /// an assertion (two orders disagreeing) and, in a release build, started a page anywhere.
+    func testATokenWithAnotherCountOfSortValuesIsMalformed() throws {
+        let d = definition(#"{"sections":[{"source":"c","key":"k","sortBy":[{"field":"n"}],"row":{}}]}"#)
+        let recs = (0..<10).map { i -> JSONValue in ["id": .string("r\(i)"), "n": .int(Int64(i))] }
+        let l = ListSnapshot.build(definition: d, records: ["c": recs])
+        let order = RowOrder(descending: [false])
+        for values in [[], [SortValue.int(3), .int(4)]] {
+            let forged = PageToken.encode(spec: 0, rawKey: "k", sortKey: SortKey(values: values), rowID: "a", order: order,
+                                          keyOrder: (rank: 0, descending: false), binding: binding, guess: 0)
+            XCTAssertThrowsError(try l.page(size: 3, token: forged, view: ViewState(), binding: binding), "\(values)") {
+                XCTAssertEqual($0 as? PageTokenError, .malformed)
+            }
+        }
+        let fair = PageToken.encode(spec: 0, rawKey: "k", sortKey: SortKey(values: [.int(3)]), rowID: "r3", order: order,
+                                    keyOrder: (rank: 0, descending: false), binding: binding, guess: 0)
+        XCTAssertEqual(try l.page(size: 3, token: fair, view: ViewState(), binding: binding).itemsBefore, 4)
+    }
+
     /// A token's guess (where the next page began) only saves a search: a token with another
     /// guess, or a version 2 token with none, reads the same page.
     func testATokensGuessChangesNoPage() throws {
