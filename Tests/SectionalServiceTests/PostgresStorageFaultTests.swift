@@ -85,6 +85,14 @@ final class PostgresStorageFaultTests: PostgresDatabaseTestCase {
         XCTAssertTrue(refused.text.contains("locked"), refused.text)
         XCTAssertEqual(readyFault(app), "locked")
         XCTAssertEqual(try app.get("/v1/lists/people").status, 200, "reads go on")
+        // The writes after one that waited out the timeout are refused in turn, not 5 s each.
+        let queued = ContinuousClock.now
+        for id in ["p3", "p4", "p5"] {
+            let next = try client.request("PUT", "/v1/collections/people/records/\(id)",
+                                          headers: [("Content-Type", "application/json")], body: Array(Self.person(id).utf8))
+            XCTAssertEqual(next.status, 503, next.text)
+        }
+        XCTAssertLessThan(ContinuousClock.now - queued, .seconds(5), "three more refused within one timeout, not three (15 s)")
 
         try holder.query("COMMIT")
         try app.put("people", "p2", Self.person("p2")).expect(201)  // 201: the refused write was not kept

@@ -31,4 +31,14 @@ final class StorageRefusalTests: XCTestCase {
         }
         XCTAssertEqual(faults.current, .corrupt, "/readyz names it")
     }
+
+    /// A read the store cannot answer changed nothing to speak of: its `503` says the store
+    /// cannot be read now, not "nothing was changed".
+    func testARefusedReadSaysSo() {
+        let faults = StorageFaults()
+        let refused = faults.refusal(for: StoreError(.postgres(sqlState: "08006"), "lost"), write: false, log: Log(level: .error))
+        XCTAssertEqual(refused.status, .serviceUnavailable)
+        XCTAssertEqual(refused.detail, "The store cannot be read now (unreachable). Try again in 10 s.")
+        XCTAssertNil(faults.current, "a read puts no fault in force")
+    }
 }

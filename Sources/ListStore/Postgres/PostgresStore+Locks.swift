@@ -10,6 +10,10 @@ extension PostgresStore {
     /// turns to migrate, seed and index are not bounded (``takeAdvisoryLock(_:on:)``).
     static let lockTimeoutMilliseconds = 5_000
 
+    /// How long a write waits for a lock while the write before it waited out the lock timeout
+    /// in vain (``writing(_:)``), as ``SQLiteStore/heldDatabaseWait`` does.
+    static let heldLockWaitMilliseconds = 100
+
     /// What every session of the store's connections starts with.
     static let sessionSetup = "SET lock_timeout = \(lockTimeoutMilliseconds)"
 

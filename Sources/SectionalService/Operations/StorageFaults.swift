@@ -66,7 +66,9 @@ public final class StorageFaults: Sendable {
             }
         }
         let seconds = Self.retryAfterSeconds(fault)
-        let detail = error.mayHaveCommitted
+        let detail = !write
+            ? "The store cannot be read now (\(fault.rawValue)). Try again in \(seconds) s."
+            : error.mayHaveCommitted
             ? "The store lost its database while committing this (\(fault.rawValue)): it may have been made. Read it back before sending it again, in \(seconds) s or later."
             : fault == .cannotOpen || fault == .corrupt
             ? "The store cannot take this until the server is restarted (\(fault.rawValue)); nothing was changed."
