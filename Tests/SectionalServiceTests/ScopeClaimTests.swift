@@ -65,4 +65,23 @@ final class ScopeClaimTests: FolderTestCase {
         XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)?user=ann", headers: service).slug, "view-not-found")
         XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)", headers: user("ann", org: "other")).slug, "view-not-found")
     }
+
+    /// A string claim that reads like another type's canonical text (`"n:5"`, `"b:true"`) owns
+    /// views apart from that value's: the string `"n:5"` could read, change and delete the views
+    /// of the number `5`'s partition, though their records are apart (static review).
+    func testAStringClaimNeverOwnsTheViewsOfANumberOrBoolean() throws {
+        for (claim, lookalike) in [(5, "n:5"), (true, "b:true")] as [(Any, String)] {
+            let created = try app.request("POST", "/v1/lists/team/views", json: #"{"hidden":["open"]}"#, headers: user("u", org: claim))
+            let view: String = try created.expect(201...201).json.value("view")
+            let other = user("mallory", org: lookalike)
+            XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)", headers: other).slug, "view-not-found", lookalike)
+            XCTAssertEqual(try app.request("DELETE", "/v1/lists/team/views/\(view)", headers: other).slug, "view-not-found", lookalike)
+            XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)?user=\(lookalike)", headers: service).slug, "view-not-found")
+            XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)", headers: user("v", org: claim)).status, 200, "its own partition's")
+        }
+        // A plain string keeps its own views, as it always did.
+        let created = try app.request("POST", "/v1/lists/team/views", json: "{}", headers: user("ann", org: "acme"))
+        let view: String = try created.expect(201...201).json.value("view")
+        XCTAssertEqual(try app.request("GET", "/v1/lists/team/views/\(view)?user=acme", headers: service).status, 200)
+    }
 }

@@ -31,9 +31,14 @@ public struct PartitionKey: Hashable, Sendable {
 
     /// Whose views a read of this partition uses: a string value as it is (what views of a list
     /// split by `sub` were always bound to), another value by its canonical ``text``, so that a
-    /// number `5` and a string `"5"` are not one owner.
+    /// number `5` and a string `"5"` are not one owner. A string that begins as such a text does
+    /// (`"n:5"`, `"b:true"`, `"s:…"`), or is nobody's (`"-"`), is its canonical text too: the
+    /// string `"n:5"` was the owner of the number `5`'s views, and could read and change them.
     var owner: String {
-        if case .string(let string) = value { string } else { text }
+        guard case .string(let string) = value else { return text }
+        let bytes = string.utf8
+        let ambiguous = bytes.elementsEqual("-".utf8) || ["n:", "b:", "s:"].contains { bytes.starts(with: $0.utf8) }
+        return ambiguous ? text : string
     }
 
     /// 64 bits of FNV-1a over ``text``: the same in every process.
