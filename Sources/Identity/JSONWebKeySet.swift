@@ -54,6 +54,9 @@ public struct JSONWebKeySet: Sendable {
     }
 
     private static func entry(_ jwk: JWK, index: Int) throws(JSONWebKeySetError) -> Entry? {
+        // Private or secret material refuses the document whatever the entry is for (it was
+        // checked only on keys the set would use, so a leaked secret in another went unnoticed).
+        guard jwk.d == nil, jwk.p == nil, jwk.q == nil, jwk.k == nil else { throw .privateKeyMaterial(index: index) }
         let algorithm: JWSAlgorithm
         switch (jwk.kty, jwk.crv) {
         case ("RSA", _): algorithm = .rs256
@@ -63,7 +66,6 @@ public struct JSONWebKeySet: Sendable {
         if let use = jwk.use, use != "sig" { return nil }
         if let operations = jwk.key_ops, !operations.contains("verify") { return nil }
         if let alg = jwk.alg, alg != algorithm.rawValue { return nil }
-        guard jwk.d == nil, jwk.p == nil, jwk.q == nil else { throw .privateKeyMaterial(index: index) }
         let key: PublicKey?
         switch algorithm {
         case .rs256:
@@ -91,7 +93,7 @@ public struct JSONWebKeySet: Sendable {
     private struct JWK: Decodable {
         let kty: String?, kid: String?, use: String?, alg: String?, key_ops: [String]?
         let n: String?, e: String?, crv: String?, x: String?, y: String?
-        let d: String?, p: String?, q: String?
+        let d: String?, p: String?, q: String?, k: String?
     }
 }
 

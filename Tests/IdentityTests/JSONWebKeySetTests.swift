@@ -17,7 +17,6 @@ final class JSONWebKeySetTests: XCTestCase {
         let keys: [[String: Any]] = [
             TestKey.rsa.jwk(kid: "rsa-1"),
             jwk(TestKey.ec.jwk(kid: "ec-1"), ["alg": "ES256", "use": "sig", "key_ops": ["verify"]]),
-            ["kty": "oct", "kid": "shared", "k": "c2VjcmV0"],
             ["kty": "OKP", "crv": "Ed25519", "kid": "ed", "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"],
             ["kty": "EC", "crv": "P-384", "kid": "p384", "x": "AA", "y": "AA"],
             jwk(TestKey.otherRSA.jwk(kid: "enc"), ["use": "enc"]),
@@ -57,6 +56,14 @@ final class JSONWebKeySetTests: XCTestCase {
         XCTAssertThrowsError(try JSONWebKeySet(json: document([withD]))) { error in
             XCTAssertEqual(error as? JSONWebKeySetError, .privateKeyMaterial(index: 0))
         }
+        // In an entry the set would not use too (an encryption key, a symmetric secret): it was
+        // refused only on the keys that verify, so a leaked secret elsewhere went unnoticed.
+        let unused = [jwk(TestKey.rsa.jwk(kid: "enc"), ["use": "enc", "d": "AQAB"]), ["kty": "oct", "k": "c2VjcmV0"]]
+        for (index, entry) in unused.enumerated() {
+            XCTAssertThrowsError(try JSONWebKeySet(json: document([TestKey.ec.jwk(kid: "ec-1"), entry])), "\(index)") { error in
+                XCTAssertEqual(error as? JSONWebKeySetError, .privateKeyMaterial(index: 1))
+            }
+        }
     }
 
     func testDuplicateKidIsRefused() {
@@ -68,7 +75,7 @@ final class JSONWebKeySetTests: XCTestCase {
 
     func testDocumentsWithoutUsableKeysOrNotJWKSAreRefused() {
         for (json, expected) in [(document([]), JSONWebKeySetError.noUsableKeys),
-                                 (document([["kty": "oct", "k": "c2VjcmV0"]]), .noUsableKeys),
+                                 (document([["kty": "oct", "k": "c2VjcmV0"]]), .privateKeyMaterial(index: 0)),
                                  (Array(#"{"keys": {}}"#.utf8), .malformedJSON),
                                  (Array(#"[]"#.utf8), .malformedJSON),
                                  (Array(#"{"keys": [{"kty": 1}]}"#.utf8), .malformedJSON)] {

@@ -153,6 +153,10 @@ final class UserTokenEndpointTests: FolderTestCase {
              Tokens.token(encodedHeader: parts[0], encodedPayload: Base64URL.encode(Array("{\"sub\":".utf8)), sign: Tokens.macWithSecret)),
             ("two parts", parts[0] + "." + parts[1]),
             ("not a JWT", "just-some-words"),
+            // Foundation's decoder took the first of two `alg`s; RFC 7515 asks for refusal (or the last).
+            ("a header with alg twice",
+             Tokens.token(encodedHeader: Base64URL.encode(Array(#"{"alg":"HS256","alg":"none"}"#.utf8)), encodedPayload: parts[1],
+                          sign: Tokens.macWithSecret)),
         ]
     }
 

@@ -52,6 +52,13 @@ struct Authenticator: Sendable {
         } catch {
             throw HTTPError(HTTPStatus(code: error.status), error.slug, detail: error.detail, headers: ["WWW-Authenticate": error.wwwAuthenticate])
         }
+        // Header and payload read as every JSON body is (a repeated member, a lone surrogate, a
+        // byte-order mark refused): the header was read by Foundation's decoder, which took the
+        // first of two `alg` members where RFC 7515 asks for refusal (or the last).
+        let joseHeader = token.utf8.prefix { $0 != UInt8(ascii: ".") }
+        guard let headerJSON = Identity.Base64URL.decode(joseHeader), (try? JSONParser.parse(headerJSON)) != nil else {
+            throw Self.invalidToken("The token's header is not valid JSON (a repeated member, say).")
+        }
         let parsed: JSONValue
         do {
             parsed = try JSONParser.parse(claims.payload)
