@@ -251,6 +251,36 @@ final class WebhookTests: FolderTestCase {
 
     /// On PostgreSQL the outbox is in the shared database: a delivery refused by one instance is
     /// sent by another instance on the same database, per user, signed.
+    /// A receiver's 2xx the store could not record (the database away for a moment) is recorded
+    /// once it is back, not sent again: the row stayed claimed until its lease ran out (about a
+    /// minute here, three with the defaults), then went out a second time (exploratory pass).
+    func testOnPostgreSQLAnAnswerTheStoreCouldNotRecordIsNotSentAgain() throws {
+        let database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
+        defer { database.drop() }
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        receiver.hold()
+        receiver.answer(200)
+        let app = try TestApp(config: Self.config(receiver.url, lists: #"["all"]"#), postgres: database.url, webhookSecrets: Self.secrets)
+        let version = try order(app, "o", owner: "ann")
+        XCTAssertTrue(eventually(within: 10) { receiver.deliveries.contains { $0.version == version } }, "sent, and held")
+        // The database turns read-only (as a failover's standby), ending the server's sessions.
+        try database.query("ALTER DATABASE \(database.name) SET default_transaction_read_only = on")
+        try database.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        receiver.letGo()   // answered 200: the store cannot record it now
+        XCTAssertTrue(eventually(within: 10) { metric(app, "sectional_webhook_deliveries_succeeded_total") == 1 })
+        try database.query("BEGIN READ WRITE; ALTER DATABASE \(database.name) RESET default_transaction_read_only; COMMIT")
+        try database.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        XCTAssertTrue(eventually(within: 20) { metric(app, "sectional_webhook_outbox_pending") == 0 }, "recorded once the database is back")
+        XCTAssertEqual(receiver.deliveries.filter { $0.version == version }.count, 1, "\(receiver.deliveries.map(\.json))")
+    }
+
     func testOnPostgreSQLAnotherInstanceSendsWhatOneLeftPending() throws {
         let database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
         defer { database.drop() }

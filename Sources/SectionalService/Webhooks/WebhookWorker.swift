@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ListStore
+import Locking
 import Synchronization
 
 /// Sends one webhook's deliveries waiting in the store's outbox, on a thread of its own (see
@@ -32,6 +33,18 @@ final class WebhookWorker: Sendable {
     private let running = Atomic<Bool>(false)
     /// Whether the last look at the outbox failed (so a lasting store fault is logged once).
     private let storeFailing = Atomic<Bool>(false)
+    /// What the store could not be told when it failed (a delivery's outcome, the rows claimed
+    /// and not sent), told first at the next look: a receiver's 2xx not recorded was sent again
+    /// once the claim's lease ran out (a minute or three later), and the rows claimed with it
+    /// waited for that too.
+    private let unsettled = Locked<[(delivery: PendingDelivery, outcome: Outcome)]>([])
+
+    /// What becomes of a claimed row.
+    private enum Outcome {
+        case accepted
+        case failed(retryAt: Int64)
+        case released
+    }
 
     /// The lists the webhook follows.
     var lists: [String] { target.settings.lists }
@@ -86,6 +99,7 @@ final class WebhookWorker: Sendable {
     /// Sends every due row; returns the seconds until the next look.
     private func deliverDue() -> Double {
         do {
+            try settleUnsettled()
             var counted: ContinuousClock.Instant?
             while !stopping.load(ordering: .acquiring) {
                 let now = Self.now()
@@ -96,16 +110,26 @@ final class WebhookWorker: Sendable {
                 // The gauge follows the outbox while rows go out too (a receiver down, a backlog):
                 // counted with the first batch of each look, then at most once a second.
                 if counted.map({ ContinuousClock.now - $0 >= .seconds(1) }) ?? true {
-                    _ = try countPending()
+                    do throws(StoreError) {
+                        _ = try countPending()
+                    } catch {
+                        unsettled.withLock { $0 += claimed.map { ($0, Outcome.released) } }
+                        throw error
+                    }
                     counted = .now
                 }
-                for delivery in claimed {
-                    guard !stopping.load(ordering: .acquiring) else {
-                        // Released for the next start (or another instance), due at once: not tried, not failed.
-                        try store.deliveryReleased(delivery, owner: owner)
-                        continue
+                for (index, delivery) in claimed.enumerated() {
+                    do throws(StoreError) {
+                        guard !stopping.load(ordering: .acquiring) else {
+                            // Released for the next start (or another instance), due at once: not tried, not failed.
+                            try settle(delivery, .released)
+                            continue
+                        }
+                        try deliver(delivery)
+                    } catch {
+                        unsettled.withLock { $0 += claimed.dropFirst(index + 1).map { ($0, Outcome.released) } }
+                        throw error
                     }
-                    try deliver(delivery)
                 }
             }
             let status = try countPending()
@@ -142,18 +166,18 @@ final class WebhookWorker: Sendable {
         if case .failure = outcome, stopping.load(ordering: .acquiring) {
             // Given up for the stop: not an attempt (neither counted nor failed, the backoff
             // unchanged); released for the next start (or another instance), due at once.
-            try store.deliveryReleased(delivery, owner: owner)
+            try settle(delivery, .released)
             return
         }
         if signature != nil { metrics.recordWebhookSent() }
         if case .success(let status) = outcome, (200..<300).contains(status) {
             metrics.recordWebhookOutcome(succeeded: true)
-            try store.deliveryAccepted(delivery)
+            try settle(delivery, .accepted)
             return
         }
         metrics.recordWebhookOutcome(succeeded: false)
         let wait = Self.backoffMilliseconds(attempts: delivery.attempts, settings: settings)
-        try store.deliveryFailed(delivery, owner: owner, retryAt: Self.now() + wait)
+        try settle(delivery, .failed(retryAt: Self.now() + wait))
         let reason: String
         switch outcome {
         case .success(let status): reason = "answered \(status)"
@@ -163,6 +187,29 @@ final class WebhookWorker: Sendable {
             "url": .text(settings.url), "list": .text(delivery.list), "version": .number(Double(delivery.version)),
             "reason": .text(reason), "attempt": .number(Double(delivery.attempts + 1)), "retryInSeconds": .number(Double(wait) / 1000),
         ])
+    }
+
+    /// Tells the store what became of a claimed row; when it cannot take it, keeps it for
+    /// ``settleUnsettled()`` and throws.
+    private func settle(_ delivery: PendingDelivery, _ outcome: Outcome) throws(StoreError) {
+        do {
+            switch outcome {
+            case .accepted: try store.deliveryAccepted(delivery)
+            case .failed(let retryAt): try store.deliveryFailed(delivery, owner: owner, retryAt: retryAt)
+            case .released: try store.deliveryReleased(delivery, owner: owner)
+            }
+        } catch {
+            unsettled.withLock { $0.append((delivery, outcome)) }
+            throw error
+        }
+    }
+
+    /// Tells the store the outcomes it could not take before, oldest first; throws (keeping
+    /// the rest) while it still cannot.
+    private func settleUnsettled() throws(StoreError) {
+        while let (delivery, outcome) = unsettled.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            try settle(delivery, outcome)
+        }
     }
 
     /// The wait before the next attempt after `attempts` earlier failures and this one: the
