@@ -45,9 +45,11 @@ final class DefinitionEndpointTests: XCTestCase {
         XCTAssertEqual(try put.json.value("source", as: String.self), "runtime")
         let version = try XCTUnwrap(put.header("Sectional-Version").flatMap(Int.init))
         XCTAssertGreaterThan(version, before)
+        XCTAssertEqual(try put.json.value("version", as: Int.self), version, "in the body too, as every write's")
 
         let read = try app.get("/v1/lists/people/definition").json
         XCTAssertEqual(try read.value("revision", as: Int.self), revision)
+        XCTAssertNil(read["version"], "a read made no change")
         XCTAssertEqual(try read.value("definition", as: [String: Any].self).value("title", as: String.self), "Crew")
         let outline = try app.get("/v1/lists/people").json
         XCTAssertEqual(try outline.value("title", as: String.self), "Crew")

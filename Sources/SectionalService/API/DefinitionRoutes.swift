@@ -54,7 +54,7 @@ struct DefinitionRoutes {
         }
         return change(name, to: definition, if: DefinitionConditions.condition(request)) { change in
             var response = Self.answer(name: name, definition: definition, runtime: true, revision: change.stored.revision,
-                                       status: change.created ? .created : .ok)
+                                       version: change.stored.sequence, status: change.created ? .created : .ok)
             if change.created { response.headers.add("Location", "/v1/lists/\(name)") }
             response.headers.add("ETag", DefinitionConditions.tag(revision: change.stored.revision))
             return response
@@ -92,12 +92,15 @@ struct DefinitionRoutes {
         return .later(answer)
     }
 
-    /// `{"list","revision","source","definition"}`.
-    static func answer(name: String, definition: ListDefinition, runtime: Bool, revision: Int64, status: HTTPStatus = .ok) -> Response {
+    /// `{"list","revision","version"?,"source","definition"}`: `version`, the change number a
+    /// write made (as its `Sectional-Version`), in a write's answer only, as every write's body has.
+    static func answer(name: String, definition: ListDefinition, runtime: Bool, revision: Int64, version: Int64? = nil,
+                       status: HTTPStatus = .ok) -> Response {
         jsonAnswer(status: status) { w in
             w.beginObject()
             w.key("list"); w.string(name)
             w.key("revision"); w.int64(revision)
+            if let version { w.key("version"); w.int64(version) }
             w.key("source"); w.string(runtime ? "runtime" : "config")
             w.key("definition"); w.value(definition.source)
             w.endObject()
