@@ -83,6 +83,55 @@ final class MirrorViewSyncTests: XCTestCase {
         XCTAssertEqual(update.snapshot, fresh)
     }
 
+    /// A section hidden elsewhere through the mirror's view makes loading its rows stale: the
+    /// range came back empty and `loadNext()` answered `true` without storing a row, forever.
+    func testASectionHiddenElsewhereMakesLoadNextStaleNotLoop() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        let list = client.list("people")
+        _ = try await client.collection("people").batch(upsert: (0..<12).map { person("e\($0 + 10)", "E\($0)", "Eng") })
+        let view = try await list.createView().view
+        let mirror = list.mirror(view: view, pageSize: 5)
+        try await mirror.reload(rows: 5)
+        let loaded = await mirror.snapshot
+        let eng = try XCTUnwrap(loaded?.sections.firstIndex { $0.section.key == "Eng" })
+        _ = try await list.setHidden(true, section: eng, view: view)     // another device, same view
+        do {
+            _ = try await mirror.loadNext()
+            XCTFail("stored nothing, and said it loaded rows")
+        } catch is ListMirror.Stale {}
+        let update = try await mirror.sync()
+        XCTAssertTrue(update.changes.reload)
+        XCTAssertEqual(update.snapshot.sections[eng].section.hidden, true)
+        var loads = 0
+        while try await mirror.loadNext() { loads += 1; XCTAssertLessThan(loads, 20, "loadNext ends") }
+    }
+
+    /// A mirror whose view is gone (deleted elsewhere, expired) reads the list as it is for
+    /// everyone: every sync and reload threw `404 view-not-found`, for good.
+    func testAMirrorWhoseViewIsGoneReadsTheListAsItIsForEveryone() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        let list = client.list("people")
+        _ = try await client.collection("people").batch(upsert: [person("p1", "Ada", "Design"), person("p2", "Bob", "Eng")])
+        let mirror = list.mirror(pageSize: 10)
+        try await mirror.reload()
+        try await mirror.toggle(section: 1)                       // creates the mirror's view
+        let made = await mirror.view
+        let view = try XCTUnwrap(made)
+        try await list.deleteView(view)
+        let update = try await mirror.sync()
+        XCTAssertTrue(update.changes.reload)
+        let mirrorView = await mirror.view
+        XCTAssertNil(mirrorView)
+        let fresh = try await list.mirror(pageSize: 50).reload(rows: .max).snapshot
+        XCTAssertEqual(update.snapshot, fresh)
+        try await mirror.toggle(section: 1)                       // a toggle makes a new view
+        let again = await mirror.view
+        XCTAssertNotNil(again)
+        XCTAssertNotEqual(again, view)
+    }
+
     func testAViewTheMirrorMakesKeepsTheDefinitionsDefaultHiddenSectionsNotYetInTheList() async throws {
         let server = try LiveServer()
         let client = SectionalClient(baseURL: server.url)

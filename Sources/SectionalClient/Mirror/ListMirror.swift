@@ -193,7 +193,16 @@ public actor ListMirror {
         var attempt = 0
         while true {
             attempt += 1
-            let outline = try await list.outline(view: view)
+            let outline: Outline
+            do {
+                outline = try await list.outline(view: view)
+            } catch let problem as SectionalError where view != nil && problem.viewGone {
+                // The view is gone (deleted elsewhere, expired, or the server went back to a
+                // database without it): read the list as it is for everyone; a later toggle
+                // makes a new view.
+                view = nil
+                continue
+            }
             var next = ListSnapshot(list: outline.list, title: outline.title, version: outline.version, view: view,
                                     sections: outline.sections.map { .init(section: $0, slots: Array(repeating: .init(), count: $0.rowCount)) })
             var loaded = 0, consistent = true
@@ -232,6 +241,8 @@ public actor ListMirror {
                 // The mirror is ahead of the list: the server went back (a new database at its address,
                 // one put back by a file copy), so no diff leads from the mirror's version to its.
                 break
+            } catch let problem as SectionalError where view != nil && problem.viewGone {
+                break   // reload: without the view, as it is for everyone
             }
             if changes.reload { break }
             if changes.to == old.version {
@@ -254,7 +265,13 @@ public actor ListMirror {
     /// `true` when the view's hidden sections are not those `snapshot` shows hidden: a section was
     /// shown or hidden elsewhere through the view.
     private func hiddenChanged(in snapshot: ListSnapshot, view: String) async throws -> Bool {
-        let hidden = Set(try await list.view(view).hidden)
+        let state: ViewState
+        do {
+            state = try await list.view(view)
+        } catch let problem as SectionalError where problem.viewGone {
+            return true   // reload, without it
+        }
+        let hidden = Set(state.hidden)
         return snapshot.sections.contains { $0.section.hidden != hidden.contains($0.section.key) }
     }
 
@@ -321,6 +338,13 @@ public actor ListMirror {
             throw try await stale(after: problem, mirror: current.version)
         }
         guard range.version == current.version else { throw Stale(mirror: current.version, server: range.version) }
+        // The same version, but the section hidden or shown through the view elsewhere (which
+        // moves no version): its rows are not the mirror's to store (they came back empty, and a
+        // `loadNext` loop asked for them forever). Stale: a sync reloads.
+        guard range.section.section.key == current.sections[n].section.key,
+              range.section.section.hidden == current.sections[n].section.hidden else {
+            throw Stale(mirror: current.version, server: range.version)
+        }
         for (offset, row) in range.section.rows.enumerated() where current.sections[n].slots.indices.contains(start + offset) {
             current.sections[n].slots[start + offset] = .init(row: row, fetch: false)
         }
@@ -404,4 +428,6 @@ public actor ListMirror {
 private extension SectionalError {
     /// A `404 section-not-found`: the section index read names no section (now).
     var sectionGone: Bool { status == 404 && slug == "section-not-found" }
+    /// A `404 view-not-found`: the mirror's view no longer exists.
+    var viewGone: Bool { status == 404 && slug == "view-not-found" }
 }

@@ -200,7 +200,16 @@ export class ListMirror {
     const loadedBefore = old ? old.sections.reduce((a, s) => a + s.rows.filter((r) => r).length, 0) : 0;
     const target = wanted ?? Math.max(loadedBefore, this.pageSize);
     for (let attempt = 1; ; attempt++) {
-      const outline = await this.list.outline({ view: this.view, signal });
+      let outline;
+      try {
+        outline = await this.list.outline({ view: this.view, signal });
+      } catch (e) {
+        // The view is gone (deleted elsewhere, expired, or the server went back to a database
+        // without it): read the list as it is for everyone; a later toggle makes a new view.
+        if (!(this.view && viewGone(e))) throw e;
+        this.view = undefined;
+        continue;
+      }
       /** @type {Snapshot} */
       const next = { list: outline.list, title: outline.title, version: outline.version, view: this.view,
         sections: outline.sections.map((section) => ({ section, rows: new Array(section.rowCount).fill(null), pending: new Set() })) };
@@ -248,6 +257,7 @@ export class ListMirror {
         // The mirror is ahead of the list: the server went back (a new database at its address,
         // one put back by a file copy), so no diff leads from the mirror's version to its.
         if (e instanceof SectionalError && e.status === 400 && e.slug === 'invalid-version') break;
+        if (this.view && viewGone(e)) break;     // reload: without the view, as it is for everyone
         throw e;
       }
       if (changes.reload) break;
@@ -275,7 +285,14 @@ export class ListMirror {
    * @param {Snapshot} snapshot @param {string} view @param {AbortSignal} [signal] @returns {Promise<boolean>}
    */
   async hiddenChanged(snapshot, view, signal) {
-    const hidden = new Set((await this.list.view(view, { signal })).hidden);
+    let state;
+    try {
+      state = await this.list.view(view, { signal });
+    } catch (e) {
+      if (viewGone(e)) return true;            // reload, without it
+      throw e;
+    }
+    const hidden = new Set(state.hidden);
     return snapshot.sections.some((s) => s.section.hidden !== hidden.has(s.section.key));
   }
 
@@ -343,6 +360,12 @@ export class ListMirror {
       throw await this.staleAfter(e, s.version, signal);
     }
     if (range.version !== s.version) throw new StaleError(s.version, range.version);
+    // The same version, but the section hidden or shown through the view elsewhere (which moves
+    // no version): its rows are not the mirror's to store (they came back empty, and a
+    // `loadNext` loop asked for them forever). Stale: a sync reloads.
+    if (range.section.key !== own.section.key || Boolean(range.section.hidden) !== Boolean(own.section.hidden)) {
+      throw new StaleError(s.version, range.version);
+    }
     const copy = { section: own.section, rows: [...own.rows], pending: new Set(own.pending) };
     range.section.rows.forEach((row, k) => {
       if (start + k < copy.rows.length) { copy.rows[start + k] = row; copy.pending.delete(start + k); }
@@ -422,6 +445,14 @@ export class ListMirror {
     const server = (await this.list.outline({ view: this.view, signal })).version;
     return server === version ? e : new StaleError(version, server);
   }
+}
+
+/**
+ * Whether `e` says the mirror's view no longer exists.
+ * @param {unknown} e
+ */
+function viewGone(e) {
+  return e instanceof SectionalError && e.status === 404 && e.slug === 'view-not-found';
 }
 
 /**

@@ -154,6 +154,43 @@ test("a section shown or hidden elsewhere through the mirror's view is picked up
   assert.deepEqual(update.snapshot, fresh);
 });
 
+test("a section hidden elsewhere through the mirror's view makes loadNext stale, not loop", async () => {
+  await reset();
+  await crew.batch({ upsert: Array.from({ length: 12 }, (_, i) => member(`e${String(i).padStart(2, '0')}`, `E${i}`, 'Eng')) });
+  const view = (await list.createView()).view;
+  const mirror = list.mirror({ view, pageSize: 5 });
+  await mirror.reload({ rows: 5 });
+  const eng = mirror.snapshot.sections.findIndex((s) => s.section.key === 'Eng');
+  await list.setHidden(true, eng, view);                 // another device, same view: no version moves
+  // It answered `true` (rows loaded) without storing any, so a load-everything loop never ended.
+  await assert.rejects(mirror.loadNext(), (e) => e.name === 'StaleError');
+  const update = await mirror.sync();
+  assert.equal(update.changes.reload, true);
+  assert.equal(update.snapshot.sections[eng].section.hidden, true);
+  let loads = 0;
+  while (await mirror.loadNext()) assert.ok(++loads < 20, 'loadNext ends');
+  assert.deepEqual(mirror.snapshot, await fullFetch(view));
+});
+
+test("a mirror whose view is gone reads the list as it is for everyone", async () => {
+  await reset();
+  await crew.batch({ upsert: [member('p1', 'Ada', 'Design'), member('p2', 'Bob', 'Eng')] });
+  const mirror = list.mirror({ pageSize: 10 });
+  await mirror.reload();
+  await mirror.toggle(1);                                // creates the mirror's view
+  const view = /** @type {string} */ (mirror.view);
+  await list.deleteView(view);                           // deleted elsewhere (or expired)
+  // Every sync and reload threw 404 view-not-found, and updates() ended with it.
+  const update = await mirror.sync();
+  assert.equal(update.changes.reload, true);
+  assert.equal(mirror.view, undefined);
+  assert.deepEqual(update.snapshot, await fullFetch(undefined));
+  assert.equal((await mirror.reload()).snapshot.view, undefined);
+  await mirror.toggle(1);                                // a toggle makes a new view
+  assert.notEqual(mirror.view, undefined);
+  assert.notEqual(mirror.view, view);
+});
+
 test('a section without a footer leaves it out (the JSDoc types say so: types.check.mjs)', async () => {
   const [pinned] = (await list.outline()).sections;
   assert.equal(pinned.key, 'pinned');
