@@ -94,7 +94,8 @@ final class UserTokenConfigurationTests: FolderTestCase {
                            "auth.users.jwksFile: cannot read \(self.folder.appendingPathComponent("jwks.json").path)")
         }
         for (bytes, message) in [(Array("not json".utf8), "not a JWKS document"),
-                                 (Array(#"{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}"#.utf8), "no usable key"),
+                                 (Array(#"{"keys":[{"kty":"EC","crv":"P-384","x":"AA","y":"AA"}]}"#.utf8), "no usable key"),
+                                 (Array(#"{"keys":[{"kty":"oct","k":"c2VjcmV0"}]}"#.utf8), "keys[0] holds private key material"),
                                  (Tokens.jwks([(TestKey.rsa, "same"), (TestKey.ec, "same")]), "two keys share the kid 'same'"),
                                  (Array(#"{"keys":[{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA"}]}"#.utf8), "keys[0] has missing or bad components")] {
             try writeKeys(bytes)

@@ -88,7 +88,7 @@ extension Configuration {
         switch error {
         case .malformedJSON: "not a JWKS document (a JSON object with a \"keys\" array of JWKs)"
         case .invalidKey(let index): "keys[\(index)] has missing or bad components (RSA needs n and e, 2048 bits or more; EC P-256 needs x and y on the curve)"
-        case .privateKeyMaterial(let index): "keys[\(index)] holds private key material (d, p or q); publish public keys only"
+        case .privateKeyMaterial(let index): "keys[\(index)] holds private key material (d, p, q or a symmetric key's k); publish public keys only"
         case .duplicateKeyID(let kid): "two keys share the kid '\(kid)'"
         case .noUsableKeys: "no usable key (RS256 RSA or ES256 P-256 signing keys)"
         }
