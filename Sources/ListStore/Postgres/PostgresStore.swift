@@ -26,9 +26,8 @@ import Glibc
 public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
     private let writer: PostgresConnection
     private let reader: PostgresConnection
-    /// Held while the write connection is in use.
-    /// Held while writing; true while the last write found a lock held past the lock timeout
-    /// (see ``writing(_:)``).
+    /// Held while the write connection is in use; true while the last write found a lock held
+    /// past the lock timeout (see ``writing(_:)``).
     private let writeLock = Locked(false)
     /// Held while the read connection is in use.
     private let readLock = Locked(())
