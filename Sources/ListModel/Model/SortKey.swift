@@ -152,6 +152,15 @@ enum SortKey: Sendable, Equatable {
         }
     }
 
+    /// How many values (``values``' count, without making the array).
+    var count: Int {
+        switch self {
+        case .none: 0
+        case .one: 1
+        case .many(let vs): vs.count
+        }
+    }
+
     init(values: [SortValue]) {
         switch values.count {
         case 0: self = .none
@@ -170,8 +179,11 @@ struct RowOrder: Sendable {
     private let bits: UInt64
     /// Directions of fields 64 and later (almost always empty).
     private let overflow: [Bool]
+    /// How many sort fields (a literal spec's one: its rows' positions).
+    let fieldCount: Int
 
     init(descending: [Bool]) {
+        fieldCount = descending.count
         var b: UInt64 = 0
         for (k, d) in descending.prefix(64).enumerated() where d { b |= 1 << UInt64(k) }
         bits = b

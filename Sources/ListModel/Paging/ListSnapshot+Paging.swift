@@ -60,7 +60,7 @@ extension ListSnapshot {
         // A position has one sort value per `sortBy` field of its spec (a literal row: its
         // position): one with another count (a forged token; the definition changing changes the
         // binding) compares with the rows by a quick key and a full one that disagree.
-        if let t = decoded, t.sortKey.values.count != (definition.sections[t.spec].binding?.sortBy.count ?? 1) { throw .malformed }
+        if let t = decoded, t.sortKey.count != definition.orders.withUnsafeBufferPointer({ $0[t.spec].fieldCount }) { throw .malformed }
         if let t = decoded, t.cut != nil { decoded = resolveCut(t) }
         // Visible rows per section (0 when hidden), read once: no section node is copied, and
         // the view's hash set is asked once per section rather than in every loop below.

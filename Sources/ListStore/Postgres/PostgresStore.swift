@@ -224,7 +224,7 @@ public final class PostgresStore: RecordStore, ChangeLog, @unchecked Sendable {
             guard !otherForms.isEmpty else { return written }
             var byID: [String: StoredRecord] = [:]
             for record in written + otherForms { byID[record.id] = record }
-            return byID.values.sorted { Array($0.id.utf8).lexicographicallyPrecedes(Array($1.id.utf8)) }
+            return byID.values.sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }   // by code points, as COLLATE "C"
         }
     }
 

@@ -29,11 +29,15 @@ extension SQLiteStore {
     /// another definition (a `304` for it, or an `If-Match` taken for the one it saw).
     static let revisionFloorKey = "revisionFloor"
 
-    /// Raises ``revisionFloorKey`` to the clock (``ChangeNumbers/fromClock()``).
-    static func raiseRevisionFloor(_ connection: SQLiteConnection) throws(StoreError) {
+    /// Moves the store's change numbers and its definitions' next revisions past the clock
+    /// (``ChangeNumbers/fromClock()``), where the numbers an earlier store handed out may be lost:
+    /// a restored copy, a new database beside a rescued one.
+    static func continueFromTheClock(_ connection: SQLiteConnection) throws(StoreError) {
+        let now = ChangeNumbers.fromClock()
+        try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(now))
         try connection.run("""
             INSERT INTO state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)
-            """, .text(revisionFloorKey), .int(ChangeNumbers.fromClock()))
+            """, .text(revisionFloorKey), .int(now))
     }
 
     public func takeSequence() throws(StoreError) -> Int64 {

@@ -55,10 +55,7 @@ extension SQLiteStore {
             .sorted()
             .map { url.deletingLastPathComponent().appendingPathComponent($0).path }
         guard !copies.isEmpty else { return [] }
-        try connection.transaction { () throws(StoreError) in
-            try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
-            try raiseRevisionFloor(connection)
-        }
+        try connection.transaction { () throws(StoreError) in try continueFromTheClock(connection) }
         return copies
     }
 }

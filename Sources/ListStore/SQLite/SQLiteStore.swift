@@ -99,9 +99,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try connection.query("SELECT 1 FROM state WHERE key = ?", .text(restoredCopyKey)) { _ in marked = true }
         guard marked else { return }
         try connection.transaction { () throws(StoreError) in
-            try connection.run("UPDATE state SET value = max(value, ?) WHERE key = 'sequence'", .int(ChangeNumbers.fromClock()))
+            try continueFromTheClock(connection)
             try connection.run("UPDATE served SET fingerprint = ?", .int(Int64(bitPattern: ServedDefinition.removedFingerprint)))
-            try raiseRevisionFloor(connection)
             try connection.run("DELETE FROM state WHERE key = ?", .text(restoredCopyKey))
         }
     }

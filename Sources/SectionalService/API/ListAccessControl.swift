@@ -137,13 +137,8 @@ extension ServiceContext {
     /// when it names both; nil without one, or when one is not a whole number
     /// (``requireMinVersion(_:)`` refuses that).
     static func minVersion(askedBy request: Request) -> Int64? {
-        let (query, header) = minVersionTexts(request)
-        switch (query, header) {
-        case (nil, nil): return nil
-        case (let q?, nil): return version(q)
-        case (nil, let h?): return version(h)
-        case (let q?, let h?): return version(q).flatMap { a in version(h).map { max(a, $0) } }
-        }
+        let named = namedMinVersion(request)
+        return named.refused == nil ? named.version : nil
     }
 
     /// `text` as a version: digits only, within `Int64`.
@@ -151,11 +146,20 @@ extension ServiceContext {
         text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) ? Int64(text) : nil
     }
 
-    /// What a read says of the version it asks for: `minVersion`, and every
+    /// What a read says of the version it asks for — `minVersion`, and every
     /// `Sectional-Min-Version` line joined as one list (RFC 9110 §5.3), so that two lines are
-    /// refused as `5, 6` on one is, rather than the first one taken.
-    private static func minVersionTexts(_ request: Request) -> (query: String?, header: String?) {
-        (request.query("minVersion"), request.headers.list("Sectional-Min-Version"))
+    /// refused as `5, 6` on one is, rather than the first one taken: the larger version named,
+    /// or the text that is no version. Reads both without an array (it runs on every request).
+    private static func namedMinVersion(_ request: Request) -> (version: Int64?, refused: String?) {
+        var version: Int64?
+        func take(_ text: String?) -> String? {
+            guard let text else { return nil }
+            guard let named = Self.version(text) else { return text }
+            version = max(version ?? named, named)
+            return nil
+        }
+        let refused = take(request.query("minVersion")) ?? take(request.headers.list("Sectional-Min-Version"))
+        return (version, refused)
     }
 
     /// Read-your-writes: a read with `minVersion=V` (or `Sectional-Min-Version: V`) is answered
@@ -167,16 +171,11 @@ extension ServiceContext {
     /// is a write the client wants to see (the header set by a client library, the parameter by
     /// the app).
     func requireMinVersion(_ request: Request) throws(HTTPError) {
-        let (query, header) = Self.minVersionTexts(request)
-        guard query != nil || header != nil else { return }
-        var version: Int64 = 0
-        for text in [query, header] {
-            guard let text else { continue }
-            guard let named = Self.version(text) else {
-                throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(text))'.")
-            }
-            version = max(version, named)
+        let named = Self.namedMinVersion(request)
+        if let refused = named.refused {
+            throw Problem.invalidVersion("minVersion must be a whole number from 0, not '\(Problem.echo(refused))'.")
         }
+        guard let version = named.version else { return }
         let applied = lists.applied.current
         guard applied >= version else {
             throw Problem.notCaughtUp(version, applied: applied)

@@ -66,13 +66,16 @@ public final class StorageFaults: Sendable {
             }
         }
         let seconds = Self.retryAfterSeconds(fault)
-        let detail = !write
-            ? "The store cannot be read now (\(fault.rawValue)). Try again in \(seconds) s."
-            : error.mayHaveCommitted
-            ? "The store lost its database while committing this (\(fault.rawValue)): it may have been made. Read it back before sending it again, in \(seconds) s or later."
-            : fault == .cannotOpen || fault == .corrupt
-            ? "The store cannot take this until the server is restarted (\(fault.rawValue)); nothing was changed."
-            : "The store cannot take this now (\(fault.rawValue)); nothing was changed. Try again in \(seconds) s."
+        let detail: String
+        if !write {
+            detail = "The store cannot be read now (\(fault.rawValue)). Try again in \(seconds) s."
+        } else if error.mayHaveCommitted {
+            detail = "The store lost its database while committing this (\(fault.rawValue)): it may have been made. Read it back before sending it again, in \(seconds) s or later."
+        } else if fault == .cannotOpen || fault == .corrupt {
+            detail = "The store cannot take this until the server is restarted (\(fault.rawValue)); nothing was changed."
+        } else {
+            detail = "The store cannot take this now (\(fault.rawValue)); nothing was changed. Try again in \(seconds) s."
+        }
         return HTTPError(.serviceUnavailable, "storage-unavailable", title: "Storage unavailable", detail: detail,
                          headers: ["Retry-After": "\(seconds)"])
     }
