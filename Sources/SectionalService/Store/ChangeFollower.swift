@@ -12,11 +12,20 @@ import Synchronization
 /// `/readyz` 503), and the follower tries again after a back-off that doubles from 0.1 s to 5 s;
 /// once it reaches the database it catches up and reports the fault cleared. Reads keep serving
 /// the last applied state meanwhile.
+///
+/// Stalls: when the next version is not in the log yet (a commit not yet visible), it looks
+/// again after ``firstWait``; while it stays at the same version the wait doubles up to
+/// ``catchUpSeconds`` and notifications no longer wake it — a definition change this instance
+/// cannot follow (logged each time) holds it there until an operator acts, and reading the log's
+/// next 10,000 commits twenty times a second, or on every other instance's commit, would load
+/// the database and this instance for nothing.
 final class ChangeFollower: Sendable {
     /// The safety net's period: the log is read at least this often, notified or not.
     static let catchUpSeconds = 1.0
     static let firstBackOff = 0.1
     static let longestBackOff = 5.0
+    /// The first wait for a version not yet visible in the log.
+    static let firstWait = 0.05
     /// The longest single wait for a notification (how long stopping may take).
     static let slice = 0.2
 
@@ -59,6 +68,8 @@ final class ChangeFollower: Sendable {
     private func run() {
         var backOff = Self.firstBackOff
         var behindLogged = false
+        var stalledAt: Int64? = nil
+        var wait = Self.firstWait
         var nextRead = ContinuousClock.now
         while !stopping.load(ordering: .relaxed) {
             do throws(StoreError) {
@@ -67,13 +78,16 @@ final class ChangeFollower: Sendable {
                 let announced = try listener.wait(upTo: min(remaining, Self.slice))
                 // A notification of versions already applied (this instance's own commits) needs no read.
                 let news = announced.map { $0 > lists.applied.current } ?? false
-                guard news || ContinuousClock.now >= nextRead else { continue }
+                guard (news && wait == Self.firstWait) || ContinuousClock.now >= nextRead else { continue }
                 var period = Self.catchUpSeconds
                 switch try lists.catchUp() {
                 case .current:
-                    break
-                case .waiting:
-                    period = 0.05  // the next version is not visible yet: look again soon
+                    stalledAt = nil
+                    wait = Self.firstWait
+                case .waiting(let version):
+                    wait = stalledAt == version ? min(wait * 2, Self.catchUpSeconds) : Self.firstWait
+                    stalledAt = version
+                    period = wait
                 case .tooFarBehind(let version):
                     if !behindLogged {
                         log.error("this instance fell behind the change log's start: restart it to load the records afresh",
