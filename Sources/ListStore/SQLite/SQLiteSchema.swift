@@ -1,9 +1,9 @@
 /// The SQLite schema, versioned through `PRAGMA user_version` so later releases can migrate.
 ///
-/// The change log is the records themselves plus tombstones: every record carries the
-/// `sequence` of the commit that last wrote it, and `deletions` remembers deleted ids with theirs,
-/// so "everything since N" is `records WHERE sequence > N` plus `deletions WHERE sequence > N`
-/// (an index on `records.sequence` comes with the first reader that asks that question).
+/// Every record carries the `sequence` of the commit that last wrote it; `state` holds the last
+/// one. An SQLite store has one server (``SQLiteStoreLock``), so nothing reads a log of changes
+/// back: the `deletions` table of tombstones the first version kept for one was written on every
+/// delete and never read, and the last migration drops it.
 enum SQLiteSchema {
     /// Migrations in order; migration `i` moves a database from version `i` to `i + 1`.
     static let migrations: [String] = [
@@ -94,6 +94,8 @@ enum SQLiteSchema {
         ALTER TABLE outbox ADD COLUMN pending_since INTEGER NOT NULL DEFAULT 0;
         UPDATE outbox SET pending_since = version;
         """,
+        // Tombstones of deleted records, written and never read (see above).
+        "DROP TABLE deletions;",
     ]
 
     static var currentVersion: Int { migrations.count }

@@ -24,8 +24,6 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     let reader: Locked<SQLiteConnection>
     /// Checkpoints the log off the writer's thread.
     let checkpointer: SQLiteCheckpointer
-    /// How many commits' worth of deletion tombstones to keep.
-    private let changeLogLimit: Int64 = 100_000
     /// The database file's path, and the files it and its write-ahead log named when opened:
     /// every write checks they still do (``writing(_:)``). SQLite goes on writing to a file
     /// deleted (or replaced) under it, and those writes are gone at the next start, so
@@ -454,8 +452,6 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 existed.append(deleted)
                 guard deleted else { continue }
                 touched.insert(collection)
-                try connection.run("INSERT OR REPLACE INTO deletions (sequence, collection, id) VALUES (?, ?, ?)",
-                                   .int(sequence), .text(collection), .text(id))
             }
         }
         guard !touched.isEmpty else {
@@ -466,9 +462,6 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 INSERT INTO collections (name, sequence) VALUES (?, ?)
                 ON CONFLICT (name) DO UPDATE SET sequence = excluded.sequence
                 """, .text(collection), .int(sequence))
-        }
-        if sequence % 1_000 == 0 {
-            try connection.run("DELETE FROM deletions WHERE sequence <= ?", .int(sequence - changeLogLimit))
         }
         return CommitResult(sequence: sequence, existed: existed, changedAnything: true, previous: previous)
     }
