@@ -31,10 +31,10 @@ final class DefinitionTests: XCTestCase {
         XCTAssertEqual(d.defaultHidden, [CodePointKey("Archived")])
         XCTAssertEqual(d.sections.count, 2)
         let b = d.sections[1].binding!
-        XCTAssertEqual(b.rowTypes["bot"]?.tagLength, 1)
-        XCTAssertEqual(b.rowTypes["bot"]?.height, 56)       // merged over row
-        XCTAssertEqual(b.rowTypes["bot"]?.title.source, "{name} (bot)")
-        XCTAssertEqual(b.rowTypes["bot"]?.type, "bot")
+        XCTAssertEqual(b.rowTypes[CodePointKey("bot")]?.tagLength, 1)
+        XCTAssertEqual(b.rowTypes[CodePointKey("bot")]?.height, 56)       // merged over row
+        XCTAssertEqual(b.rowTypes[CodePointKey("bot")]?.title.source, "{name} (bot)")
+        XCTAssertEqual(b.rowTypes[CodePointKey("bot")]?.type, "bot")
     }
 
     func testFingerprintIsDeterministicAndChangesWithEdits() {

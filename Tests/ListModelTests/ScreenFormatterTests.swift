@@ -70,6 +70,23 @@ final class ScreenFormatterTests: XCTestCase {
         XCTAssertEqual(p.outline()["sections"]?.arrayValue?.first?["title"], "x")
     }
 
+    /// Keys compare by code points, as section keys do: `"é"` and `"e\u{301}"` (equal as Swift
+    /// strings) are two keys with a label each, and two row types with a template each.
+    func testLabelsAndRowTypesCompareByCodePoints() throws {
+        let d = definition(#"""
+        {"sections":[{"source":"c","groupBy":"g","keyLabels":{"caf\u00e9":"one character","cafe\u0301":"two characters"},
+          "title":"{$key|label}","typeField":"g","rowTypes":{"caf\u00e9":{"title":"one"},"cafe\u0301":{"title":"two"}},
+          "row":{"title":"{id}"}}]}
+        """#)
+        let l = ListSnapshot.build(definition: d, records: ["c": records(#"""
+        [{"id":"1","g":"caf\u00e9"},{"id":"2","g":"cafe\u0301"}]
+        """#)])
+        let sections = l.outline()["sections"]?.arrayValue ?? []
+        XCTAssertEqual(sections.map { $0["title"] }, ["two characters", "one character"], "each key its own label, in code-point order")
+        XCTAssertEqual(l.rowJSON(0, 0)["title"], "two")
+        XCTAssertEqual(l.rowJSON(1, 0)["title"], "one")
+    }
+
     func testLabelsMayBeLanguageMaps() {
         let d = definition(#"""
         {"languages":["en","de"],"sections":[{"source":"o","groupBy":"status",

@@ -61,14 +61,14 @@ extension DefinitionDecoder {
             error("\(path).row", "missing (required in a data-bound section)")
         }
         let typeField = fieldPath(obj, "typeField", path)
-        var rowTypes: [String: RowTemplate] = [:]
+        var rowTypes: [CodePointKey: RowTemplate] = [:]
         if let rt = obj["rowTypes"] {
             if obj["typeField"] == nil { error("\(path).rowTypes", "needs typeField") }
             if let o = object(rt, "\(path).rowTypes"), let base = row {
                 for m in o.members {
                     if var t = rowTemplate(m.value, "\(path).rowTypes.\(m.key)", base: base) {
                         t.type = m.key
-                        rowTypes[m.key] = t
+                        rowTypes[CodePointKey(m.key)] = t
                     }
                 }
             }

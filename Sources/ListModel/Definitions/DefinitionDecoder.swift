@@ -4,7 +4,7 @@ import JSONOutput
 struct DefinitionDecoder {
     var errors: [DefinitionError] = []
     /// The `keyLabels` of the section spec being decoded (for templates' `label`).
-    var keyLabels: [String: String] = [:]
+    var keyLabels: [CodePointKey: String] = [:]
     /// How `number`, `currency` and `date` formatters write (the language decoded for).
     var formats: LocaleFormats = .english
     /// Resolves a list's `timeZone` name (nil: unknown name).

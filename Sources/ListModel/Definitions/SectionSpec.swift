@@ -137,10 +137,10 @@ public final class DataBinding: Sendable {
     /// `typeField`: the record field choosing a `rowTypes` entry.
     public let typeField: FieldPath?
     /// `rowTypes` entries already merged over `row`.
-    public let rowTypes: [String: RowTemplate]
+    public let rowTypes: [CodePointKey: RowTemplate]
 
     init(source: String, filter: [(path: FieldPath, value: JSONValue)], groupBy: FieldPath?, sectionOrder: SectionOrder,
-         hiddenByDefault: [String], sortBy: [SortField], row: RowTemplate, typeField: FieldPath?, rowTypes: [String: RowTemplate]) {
+         hiddenByDefault: [String], sortBy: [SortField], row: RowTemplate, typeField: FieldPath?, rowTypes: [CodePointKey: RowTemplate]) {
         self.source = source
         self.filter = filter
         self.groupBy = groupBy
@@ -165,7 +165,7 @@ public final class DataBinding: Sendable {
     @inline(__always)
     func template(for record: JSONObject) -> (RowTemplate, String) {
         guard let tf = typeField, case .string(let t)? = tf.lookup(in: record) else { return (row, row.type) }
-        return (rowTypes[t] ?? row, t)
+        return (rowTypes[CodePointKey(t)] ?? row, t)
     }
 
     /// The record's `typeField` value when it is a string (`nil`: the default `row` type).

@@ -68,7 +68,7 @@ extension ListSnapshot {
         var expected: [String?: [FieldPath]] = [:]
         for record in taken {
             let (template, type) = binding.template(for: record)
-            let rowType: String? = binding.rowTypes[type] != nil ? type : nil
+            let rowType: String? = binding.rowTypes[CodePointKey(type)] != nil ? type : nil
             let used = expected[rowType] ?? template.expectedFields
             expected[rowType] = used
             for field in used {

@@ -86,7 +86,7 @@ struct RowFactory: ~Copyable {
         let type = binding.rowType(for: record)
         // The template is passed on, not bound to a local: a local copy retained and released
         // every member of `RowTemplate` per row.
-        if let type, !binding.rowTypes.isEmpty, let template = binding.rowTypes[type] {
+        if let type, !binding.rowTypes.isEmpty, let template = binding.rowTypes[CodePointKey(type)] {
             return dataRow(binding: binding, template: template, type: type, record: record, id: id)
         }
         return dataRow(binding: binding, template: binding.row, type: type, record: record, id: id)

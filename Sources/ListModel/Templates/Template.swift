@@ -58,7 +58,7 @@ public struct Template: Sendable, Equatable {
 
     /// Parses `text`; its `number`, `currency` and `date` formatters write as `formats` says,
     /// `date` in local time of `zone`, and `label` maps values through `labels` (a spec's `keyLabels`).
-    public init(parsing text: String, scope: Scope, formats: LocaleFormats, labels: [String: String] = [:],
+    public init(parsing text: String, scope: Scope, formats: LocaleFormats, labels: [CodePointKey: String] = [:],
                 zone: TimeZoneOffsets = .utc) throws(TemplateError) {
         source = text
         var segs: [Segment] = []
@@ -91,7 +91,7 @@ public struct Template: Sendable, Equatable {
         segments = segs
     }
 
-    private static func placeholder(_ inner: Substring, scope: Scope, formats: LocaleFormats, labels: [String: String],
+    private static func placeholder(_ inner: Substring, scope: Scope, formats: LocaleFormats, labels: [CodePointKey: String],
                                     zone: TimeZoneOffsets) throws(TemplateError) -> Segment {
         let pieces = inner.split(separator: "|", omittingEmptySubsequences: false)
         let head = pieces[0]

@@ -24,7 +24,7 @@ enum TemplateFormatter: Sendable, Equatable {
 
     /// Parses `name` or `name:argument`; `number`, `currency` and `date` write as `formats` says,
     /// `date` in local time of `zone`, and `labels` is the spec's `keyLabels` (for `label`).
-    static func parse(_ text: Substring, formats: LocaleFormats = .english, labels: [String: String] = [:],
+    static func parse(_ text: Substring, formats: LocaleFormats = .english, labels: [CodePointKey: String] = [:],
                       zone: TimeZoneOffsets = .utc) throws(TemplateError) -> TemplateFormatter {
         let name: Substring
         let arg: Substring?
@@ -62,7 +62,7 @@ enum TemplateFormatter: Sendable, Equatable {
         case "nonzero", "label":
             if arg != nil { throw TemplateError("formatter '\(name)' takes no argument") }
             guard name == "label" else { return .nonzero }
-            return .label(Dictionary(labels.map { (CodePointKey($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
+            return .label(labels)
         default:
             throw TemplateError("unknown formatter '\(name)'")
         }
