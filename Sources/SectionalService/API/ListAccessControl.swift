@@ -52,7 +52,13 @@ extension ServiceContext {
         if let state = listed, state.definition.access == .public {
             return ReadableList(state: state, viewOwner: nil)
         }
-        guard let found = lists.scope(of: name) else { throw Problem.listNotFound(name) }
+        guard let found = lists.access(of: name) else { throw Problem.listNotFound(name) }
+        if found.access == .public {
+            // Created (or made public) since the look-up above: served once its state is in
+            // place, as public only if its state still says so (else checked as for users below).
+            guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
+            if state.definition.access == .public { return ReadableList(state: state, viewOwner: nil) }
+        }
         let caller = try authenticator.caller(request)
         let named = request.query("user")
         switch caller {
@@ -60,7 +66,7 @@ extension ServiceContext {
         case .service: _ = try Self.namedUser(request)
         case .user: break
         }
-        guard let scope = found else {
+        guard let scope = found.scope else {
             // A list for users, the same for each: views are their caller's (the subject's).
             guard let state = listed else { throw Problem.listNotFound(name) }
             var owner = named

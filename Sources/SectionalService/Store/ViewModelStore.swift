@@ -114,13 +114,15 @@ public final class ViewModelStore: Sendable {
         catalog.withLock { $0.definition(name) }
     }
 
-    /// The scope of list `name` — `.some(nil)` for a list that is the same for everyone — or nil
-    /// when there is no such list: what a read needs to find the caller's partition, without
+    /// Who may read list `name` and its scope (nil for a list that is the same for everyone), or
+    /// nil when there is no such list: what a read needs to find the caller's partition, without
     /// copying the whole definition (and retaining each of its members) on every warm read.
-    func scope(of name: String) -> ListScope?? {
-        catalog.withLock { catalog -> ListScope?? in
+    func access(of name: String) -> (access: ListAccess, scope: ListScope?)? {
+        catalog.withLock { catalog -> (access: ListAccess, scope: ListScope?)? in
             let definitions = catalog.definitions
-            for index in definitions.indices where definitions[index].name == name { return .some(definitions[index].scope) }
+            for index in definitions.indices where definitions[index].name == name {
+                return (definitions[index].access, definitions[index].scope)
+            }
             return nil
         }
     }
