@@ -132,10 +132,31 @@ final class SQLiteReplacedFileTests: XCTestCase {
     }
 
     func testADeletedLogIsNoticedAndTheWritesItHeldAreKept() throws {
+        try checkADeletedLog(openedAs: nil)
+    }
+
+    /// The same through a symbolic link to the database file: SQLite names its log after the
+    /// file the link leads to, and the store looked for one named after the link (there was
+    /// none, so a deleted log went unnoticed and three writes acknowledged after it were lost
+    /// at `kill -9`).
+    func testADeletedLogIsNoticedThroughALinkToTheDatabaseFile() throws {
+        try checkADeletedLog(openedAs: "link.sqlite")
+    }
+
+    /// Opens `log.sqlite` (through a symbolic link named `link` to it, if given), deletes its
+    /// log, and checks the next writes are refused and the acknowledged one kept.
+    private func checkADeletedLog(openedAs link: String?) throws {
         let path = folder.appendingPathComponent("log.sqlite").path
-        let store = try SQLiteStore(path: path)
+        var opened = path
+        if let link {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            opened = folder.appendingPathComponent(link).path
+            try FileManager.default.createSymbolicLink(atPath: opened, withDestinationPath: "log.sqlite")
+        }
+        let store = try SQLiteStore(path: opened)
         defer { store.close() }
         _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + "-wal"), "SQLite's log is named after the file")
         try FileManager.default.removeItem(atPath: path + "-wal")
         XCTAssertThrowsError(try store.commit([.upsert(collection: "c", id: "b", json: Array("{}".utf8))])) { error in
             XCTAssertEqual((error as? StoreError)?.fault, .cannotOpen, "\(error)")

@@ -155,12 +155,16 @@ final class BackupTests: FolderTestCase {
             XCTAssertEqual(refused.status, 1, name)
             XCTAssertTrue(refused.errors.contains("would replace the database's own"), refused.errors)
         }
-        // Through a link to the store, its lock file is the store's own.
+        // Through a link to the store, its lock file and its log (named after the file the link
+        // leads to, as SQLite names it: the backup had replaced it, losing what it held) are the
+        // store's own.
         let alias = folder.appendingPathComponent("alias.sqlite")
         try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: database)
-        let throughLink = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", database.path + ".lock", "--data", alias.path])
-        XCTAssertEqual(throughLink.status, 1)
-        XCTAssertTrue(throughLink.errors.contains("own .lock file"), throughLink.errors)
+        for (name, file) in [(database.path + ".lock", ".lock"), (database.path + "-wal", "-wal"), (database.path + "-journal", "-journal")] {
+            let throughLink = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", name, "--data", alias.path])
+            XCTAssertEqual(throughLink.status, 1, name)
+            XCTAssertTrue(throughLink.errors.contains("own \(file) file"), throughLink.errors)
+        }
         let nowhere = try ChildProcess.run(ServerProcess.executable,
                                            ["backup", "--to", folder.path + "/missing/../copy.sqlite", "--data", database.path])
         XCTAssertEqual(nowhere.status, 1)

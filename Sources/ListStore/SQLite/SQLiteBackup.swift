@@ -31,20 +31,22 @@ public enum SQLiteBackup {
     public static func copy(from source: String, to destination: String) throws(StoreError) -> Summary {
         // The folder first: SQLite reads `..` in a path by its text, the kernel by the folders,
         // so a copy into a folder that does not exist was made in another and left there.
-        guard let target = canonicalPath(destination) else {
+        guard let target = SQLitePath.canonical(destination) else {
             throw StoreError(.fileSystem, "the folder of \(destination) does not exist")
         }
-        let store = canonicalPath(source)
+        let store = SQLitePath.canonical(SQLitePath.databaseFile(source))
         if let sourceID = FileIdentity(path: source), sourceID == FileIdentity(path: destination) {
             throw StoreError(.fileSystem, "the backup would replace the database itself (\(destination))")
         }
         // Nor one of the files kept beside it, by name as well (one not there now may be made
         // at any moment): replacing the live log loses what it holds, SQLite deletes a journal
         // it finds at the next start, and a replaced lock file lets a second server in.
-        // (SQLite names its files after the path as given; the lock file is the store's own.)
+        // (SQLite names its files after the database file, a link at `source` followed; the
+        // lock file is the store's own.)
         let lock = SQLiteStoreLock.path(ofDatabase: source)
         let companions: [(name: String, path: String, canonical: String?)] =
-            ["-wal", "-shm", "-journal"].map { suffix in (suffix, source + suffix, store.map { $0 + suffix }) } + [(".lock", lock, lock)]
+            ["-wal", "-shm", "-journal"].map { suffix in (suffix, (store ?? source) + suffix, store.map { $0 + suffix }) }
+            + [(".lock", lock, lock)]
         for companion in companions {
             let sameFile = FileIdentity(path: companion.path).map { $0 == FileIdentity(path: destination) } ?? false
             if sameFile || companion.canonical == target {
@@ -96,18 +98,6 @@ public enum SQLiteBackup {
         }
         try syncAndRename(partial, to: target)
         return summary
-    }
-
-    /// `path` with the symbolic links and `..` of its folder resolved (a link as the last
-    /// component is kept: it is what would be replaced), or nil when the folder does not exist.
-    static func canonicalPath(_ path: String) -> String? {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        guard !name.isEmpty, let resolved = realpath(folder, nil) else { return nil }
-        defer { free(resolved) }
-        let base = String(cString: resolved)
-        return (base == "/" ? "" : base) + "/" + name
     }
 
     /// Copies every page in one step; returns how many there were.

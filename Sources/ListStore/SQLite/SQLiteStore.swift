@@ -41,8 +41,12 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     /// Opens (creating if needed) the database at `path` and migrates its schema; throws
     /// `inUse` when another open store, in this process or another, holds it.
-    public init(path: String) throws(StoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
+    ///
+    /// The store works on the file a symbolic link at `path` leads to (``path`` names it): SQLite
+    /// names its write-ahead log after that file, and the checks that a write's files are still
+    /// the ones opened (``writing(_:)``) must look at those names.
+    public init(path given: String) throws(StoreError) {
+        let directory = (given as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -50,7 +54,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 throw StoreError(.fileSystem, "cannot create folder \(directory): \(error.localizedDescription)")
             }
         }
-        let lock = try SQLiteStoreLock(databasePath: path)
+        let path = SQLitePath.databaseFile(given)
+        let lock = try SQLiteStoreLock(databasePath: given)
         let writeConnection = try SQLiteConnection(path: path)
         var mode = ""
         try writeConnection.query("PRAGMA journal_mode=WAL") { row throws(StoreError) in mode = try row.text(0) }
