@@ -111,6 +111,8 @@ struct CommandLineOptions: Equatable {
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
+        // `--help` or `--version` anywhere answers that, whatever else the line holds.
+        if options.command == .help || options.command == .version { return options }
         if [options.memory, options.dataPath != nil, options.databaseURL != nil].filter({ $0 }).count > 1 {
             throw UsageError(message: "--data, --memory and --database-url exclude each other")
         }

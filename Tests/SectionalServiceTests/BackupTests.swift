@@ -137,6 +137,36 @@ final class BackupTests: FolderTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("none.sqlite").path), "no store was created")
     }
 
+    /// A backup to a FILE another backup is writing (its `FILE.partial` claimed, as a backup
+    /// holds it) is refused, and leaves that backup's partial copy and FILE alone; once the claim
+    /// is gone, a partial copy left behind is started over. Two overlapping backups to one FILE
+    /// deleted each other's partial copy, and one could exit 0 with the other's copy in place.
+    func testASecondBackupToTheSameFileIsRefusedWhileTheFirstWrites() throws {
+        let server = try ServerProcess(arguments: ["--config", config.path])
+        XCTAssertTrue(server.waitUntilReady())
+        let copy = folder.appendingPathComponent("copy.sqlite").path
+        let partial = copy + ".partial"
+        try Data("a killed backup's bytes".utf8).write(to: URL(fileURLWithPath: partial))
+        let claim = open(partial, O_RDWR | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(claim, 0)
+        XCTAssertEqual(flock(claim, LOCK_EX | LOCK_NB), 0)
+        let refused = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", copy, "--config", config.path])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.errors.contains("another backup to \(copy) is under way"), refused.errors)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: partial)), Data("a killed backup's bytes".utf8), "left alone")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: copy))
+        close(claim)
+        let made = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", copy, "--config", config.path])
+        XCTAssertEqual(made.status, 0, made.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: partial), "renamed into place")
+        let started = try ServerProcess(arguments: ["--config", config.path, "--data", copy])
+        XCTAssertTrue(started.waitUntilReady(), "the copy is a whole store")
+        started.signal(SIGTERM)
+        XCTAssertEqual(started.waitForExit(), 0)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+    }
+
     func testABackupNeverReplacesTheStoreItself() throws {
         let server = try ServerProcess(arguments: ["--config", config.path])
         XCTAssertTrue(server.waitUntilReady())

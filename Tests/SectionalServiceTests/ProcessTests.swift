@@ -216,6 +216,19 @@ final class ProcessTests: FolderTestCase {
         XCTAssertTrue(exposed.errors.contains("--allow-unauthenticated-writes"), exposed.errors)
     }
 
+    /// `--help` and `--version` answer with any other flags on the line, as other tools do (a
+    /// flag of another command after them was a usage error, exit 2).
+    func testHelpAndVersionWinOverOtherFlags() throws {
+        for arguments in [["backup", "--to", "x", "--help"], ["token", "--sub", "a", "--help"], ["--memory", "--data", "d", "-h"]] {
+            let answer = try run(arguments)
+            XCTAssertEqual(answer.status, 0, "\(arguments): \(answer.errors)")
+            XCTAssertTrue(answer.output.contains("Usage:"), "\(arguments)")
+        }
+        let version = try run(["token", "--sub", "a", "--version"])
+        XCTAssertEqual(version.status, 0, version.errors)
+        XCTAssertTrue(version.output.hasPrefix("sectional "), version.output)
+    }
+
     /// A switch given a value (`--allow-unauthenticated-writes=false`) is a usage error, never
     /// the switch turned on: `=false` must not lift the no-token guard on an exposed address.
     func testASwitchGivenAValueIsAUsageError() throws {

@@ -66,10 +66,27 @@ public enum SQLiteBackup {
 
     /// Copies what `from` (an open connection) sees to `target` (a path checked by the caller),
     /// replacing it: written beside it, synced, renamed over it.
+    ///
+    /// One backup at a time writes `target`'s partial copy: it holds an exclusive `flock` on it
+    /// until the copy is renamed, and a second backup to the same `target` (overlapping runs of
+    /// a scheduled job) is refused rather than mixed in — each deleted the other's partial copy,
+    /// and one could exit 0 printing the summary of a copy the other had renamed in place. A
+    /// partial copy left by a backup that was killed holds no lock, and is started over.
     static func copy(_ from: SQLiteConnection, toPath target: String) throws(StoreError) -> Summary {
         let partial = target + ".partial"
+        let claim = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard claim >= 0 else { throw StoreError(.fileSystem, "cannot open \(partial): \(String(cString: strerror(errno)))") }
+        defer { close(claim) }
+        guard flock(claim, LOCK_EX | LOCK_NB) == 0 else {
+            throw StoreError(.fileSystem, "another backup to \(target) is under way (it holds \(partial))")
+        }
+        // An empty file is an empty database to SQLite, whatever a killed backup left in it.
+        guard ftruncate(claim, 0) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(partial)
+            throw StoreError(.fileSystem, "cannot empty \(partial): \(reason)")
+        }
         let leftovers = ["-journal", "-wal", "-shm"].map { partial + $0 }
-        unlink(partial)
         leftovers.forEach { unlink($0) }
         defer { leftovers.forEach { unlink($0) } }
         let summary: Summary
