@@ -48,4 +48,34 @@ final class SQLiteStoreLockTests: XCTestCase {
         defer { reopened.close() }
         XCTAssertEqual(try reopened.allRecords(in: "c").map(\.id), ["a", "b"])
     }
+
+    /// A hard link is a second name the lock file (kept by name) does not see, and SQLite keeps
+    /// the log by name: a second server through it started beside the first, each blind to the
+    /// other's log, and a backup through it copied the file without the log's writes. A
+    /// database with more than one name is refused by both, the first server untouched.
+    func testADatabaseWithASecondNameIsRefusedByAStoreAndABackup() throws {
+        let path = folder.appendingPathComponent("held.sqlite").path
+        let store = try SQLiteStore(path: path)
+        _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
+        let link = folder.appendingPathComponent("hard.sqlite").path
+        XCTAssertEqual(Glibc.link(path, link), 0)
+        do {
+            let second = try SQLiteStore(path: link)
+            second.close()
+            XCTFail("a second store opened the database by its second name")
+        } catch {
+            XCTAssertEqual(error.cause, .fileSystem, error.description)
+            XCTAssertTrue(error.description.contains("\(link) has 2 names (hard links)"), error.description)
+        }
+        XCTAssertThrowsError(try SQLiteBackup.copy(from: link, to: folder.appendingPathComponent("copy.sqlite").path)) { error in
+            XCTAssertTrue("\(error)".contains("has 2 names"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("copy.sqlite").path))
+        _ = try store.commit([.upsert(collection: "c", id: "b", json: Array("{}".utf8))])
+        store.close()
+        try FileManager.default.removeItem(atPath: link)
+        let reopened = try SQLiteStore(path: path)
+        defer { reopened.close() }
+        XCTAssertEqual(try reopened.allRecords(in: "c").map(\.id), ["a", "b"], "one name again: it opens, nothing lost")
+    }
 }

@@ -35,6 +35,7 @@ public enum SQLiteBackup {
             throw StoreError(.fileSystem, "the folder of \(destination) does not exist")
         }
         let store = SQLitePath.canonical(SQLitePath.databaseFile(source))
+        try SQLitePath.checkSingleName(source)
         if let sourceID = FileIdentity(path: source), sourceID == FileIdentity(path: destination) {
             throw StoreError(.fileSystem, "the backup would replace the database itself (\(destination))")
         }

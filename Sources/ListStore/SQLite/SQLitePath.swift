@@ -17,6 +17,19 @@ enum SQLitePath {
         return (base == "/" ? "" : base) + "/" + name
     }
 
+    /// Refuses a database file with more than one name (hard links): SQLite keeps a database's
+    /// write-ahead log beside the name it is opened by, so a server or a backup opening the file
+    /// by another name sees it without the writes the first name's log holds, and the lock file
+    /// (kept by name too) lets a second server in — writes acknowledged by both were lost at the
+    /// next checkpoint. SQLite itself only logs a warning. A file not there yet has one name.
+    static func checkSingleName(_ path: String) throws(StoreError) {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_nlink > 1 else { return }
+        throw StoreError(.fileSystem, "the SQLite database \(path) has \(info.st_nlink) names (hard links): SQLite keeps "
+            + "its write-ahead log beside the name a file is opened by, so another name sees the file without the writes "
+            + "in this one's log. Remove the other names (find / -xdev -samefile \(path))")
+    }
+
     /// The database file SQLite opens at `path`: ``canonical(_:)``, then a symbolic link as the
     /// last component followed (SQLite follows it, and names the `-wal`, `-shm` and `-journal`
     /// files after the file it reaches, not after the link), as often as links lead on (at

@@ -56,6 +56,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
         let path = SQLitePath.databaseFile(given)
         let lock = try SQLiteStoreLock(databasePath: given)
+        try SQLitePath.checkSingleName(path)
         let writeConnection = try SQLiteConnection(path: path)
         var mode = ""
         try writeConnection.query("PRAGMA journal_mode=WAL") { row throws(StoreError) in mode = try row.text(0) }
