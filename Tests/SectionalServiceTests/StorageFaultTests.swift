@@ -98,6 +98,36 @@ final class StorageFaultTests: FolderTestCase {
               + "\(refused.count) refused 503, 0 lost (every acknowledged write read back live and after a restart)")
     }
 
+    /// The data folder deleted while no write comes, then a graceful stop: the store saves what it
+    /// still sees (every acknowledged write) beside where the file was and says where, as a write
+    /// would have. Closing lost it all without a trace.
+    func testADatabaseDeletedWhileIdleIsSavedAtAGracefulStop() throws {
+        let server = try ServerProcess(arguments: configArguments)
+        addTeardownBlock { server.signal(SIGKILL) }
+        XCTAssertTrue(server.waitUntilReady())
+        let client = try HTTPTestClient(port: server.port)
+        for id in ["kept-1", "kept-2"] {
+            let answer = try client.request("PUT", "/v1/collections/people/records/\(id)", headers: [("Content-Type", "application/json")],
+                                            body: Array(#"{"name":"\#(id)","team":"Design"}"#.utf8))
+            XCTAssertEqual(answer.status, 201)
+        }
+        let disk = folder.appendingPathComponent("disk")
+        try FileManager.default.removeItem(at: disk)
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: disk.path).filter { $0.hasPrefix("db.sqlite.rescued-") && !$0.contains(".stale") }
+        XCTAssertEqual(saved.count, 1, "\(saved)")
+        XCTAssertTrue(server.log.contains("the database file was deleted or replaced while the server had it open"), server.log)
+        let copy = try XCTUnwrap(saved.first.map { disk.appendingPathComponent($0).path })
+        XCTAssertTrue(server.log.contains(copy), "the log says where")
+        let restarted = try ServerProcess(arguments: Array(configArguments.dropLast(2)) + ["--data", copy])
+        addTeardownBlock { restarted.signal(SIGKILL) }
+        XCTAssertTrue(restarted.waitUntilReady())
+        try assertHolds(acknowledged: ["kept-1", "kept-2"], refused: [], port: restarted.port, when: "in the saved copy")
+        restarted.signal(SIGTERM)
+        XCTAssertEqual(restarted.waitForExit(), 0)
+    }
+
     /// Every acknowledged record is there with its content, no refused one is, and the list
     /// holds exactly the acknowledged records (plus its one fixed row).
     private func assertHolds(acknowledged: [String], refused: [String], port: Int, when: String,

@@ -472,6 +472,18 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         return CommitResult(sequence: sequence, existed: existed, changedAnything: true, previous: previous)
     }
 
+    /// Before a graceful close: when the database file was deleted or replaced and no write came
+    /// since to notice it, its contents (every acknowledged write) are saved as a write would
+    /// save them (``rescueOnce(_:)``) while the connections still see them — closing them lost
+    /// it all without a trace. Returns what to tell the operator; nil when the file is in place
+    /// (or was rescued already).
+    public func rescueIfGone() -> String? {
+        writeLock.withLock { _ in
+            guard let file, FileIdentity(path: path) != file else { return nil }
+            return rescueOnce(writer)
+        }
+    }
+
     public func close() {
         writeLock.withLock { _ in
             checkpointer.stop(on: writer)
