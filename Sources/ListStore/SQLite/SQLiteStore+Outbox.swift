@@ -13,6 +13,14 @@ extension SQLiteStore {
             request.user.map { .text($0) } ?? .null, .int(request.version), .int(request.version))
     }
 
+    /// At open, holding the store's lock: claims of webhook rows left by a server killed while it
+    /// delivered are released (due as they were, attempts unchanged). No other server can hold
+    /// one — one server at a time opens a SQLite store — so waiting out their lease (about 3
+    /// minutes by default) delayed those rows, and later versions of them, for nothing.
+    static func releaseClaims(on connection: SQLiteConnection) throws(StoreError) {
+        try connection.run("UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by IS NOT NULL")
+    }
+
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
         try writing { connection throws(StoreError) -> [PendingDelivery] in
             var claimed: [PendingDelivery] = []

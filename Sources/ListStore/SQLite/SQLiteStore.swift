@@ -68,6 +68,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try writeConnection.query("PRAGMA user_version") { row in schemaVersion = Int(row.int(0)) }
         try Self.migrate(writeConnection)
         try Self.continueRestoredCopy(writeConnection)
+        try Self.releaseClaims(on: writeConnection)
         rescuedCopiesBeside = schemaVersion == 0 ? try Self.continueAfterRescuedCopies(path: path, writeConnection) : []
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
