@@ -37,6 +37,22 @@ final class DefinitionTests: XCTestCase {
         XCTAssertEqual(b.rowTypes[CodePointKey("bot")]?.type, "bot")
     }
 
+    /// A `-0` height or line spacing is 0, served as `0` (it was served as `-0`).
+    func testANegativeZeroNumberIsServedAsZero() throws {
+        let d = definition(#"{"sections":[{"key":"k","lineSpacing":-0.0,"rows":[{"id":"x","title":"X","height":-0}]}]}"#)
+        let l = ListSnapshot.build(definition: d, records: [:])
+        var w = JSONWriter()
+        l.writeRow(try XCTUnwrap(l.location(section: 0, row: 0, view: ViewState())), into: &w)
+        let row = String(decoding: w.bytes, as: UTF8.self)
+        XCTAssertTrue(row.contains(#""height":0"#), row)
+        XCTAssertFalse(row.contains("-0"), row)
+        var o = JSONWriter()
+        o.value(l.outline())
+        let outline = String(decoding: o.bytes, as: UTF8.self)
+        XCTAssertTrue(outline.contains(#""lineSpacing":0"#), outline)
+        XCTAssertFalse(outline.contains("-0"), outline)
+    }
+
     func testFingerprintIsDeterministicAndChangesWithEdits() {
         let a = definition(DefinitionTests.contacts, name: "contacts")
         let b = definition(DefinitionTests.contacts, name: "contacts")

@@ -47,12 +47,12 @@ struct DefinitionDecoder {
         return b
     }
 
-    /// A finite number ≥ 0.
+    /// A finite number ≥ 0; `-0` is 0 (served as `0`, not `-0`).
     mutating func nonNegativeNumber(_ obj: JSONObject, _ key: String, _ path: String) -> Double? {
         guard let v = obj[key] else { return nil }
         guard let d = v.doubleValue, d.isFinite else { error("\(path).\(key)", "expected a number, got \(v.typeName)"); return nil }
         guard d >= 0 else { error("\(path).\(key)", "must not be negative"); return nil }
-        return d
+        return d + 0  // -0 + 0 is +0
     }
 
     /// An integer in 0…1,000,000.
