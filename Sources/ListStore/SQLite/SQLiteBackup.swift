@@ -29,6 +29,7 @@ public enum SQLiteBackup {
 
     /// Copies the store at `source` (which must exist) to `destination`, replacing it.
     public static func copy(from source: String, to destination: String) throws(StoreError) -> Summary {
+        try SQLitePath.checkNotAFolder(destination, role: "--to")
         // The folder first: SQLite reads `..` in a path by its text, the kernel by the folders,
         // so a copy into a folder that does not exist was made in another and left there.
         guard let target = SQLitePath.canonical(destination) else {

@@ -17,6 +17,16 @@ enum SQLitePath {
         return (base == "/" ? "" : base) + "/" + name
     }
 
+    /// Refuses a path that names a folder (one there, or any ending in `/`): SQLite's answer was
+    /// "unable to open database file", and a path ending in `/` not there yet made a database
+    /// file with the folder's name.
+    static func checkNotAFolder(_ path: String, role: String) throws(StoreError) {
+        var info = stat()
+        guard path.hasSuffix("/") || (stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR) else { return }
+        let folder = path.hasSuffix("/") ? String(path.dropLast()) : path
+        throw StoreError(.fileSystem, "\(path) is a folder: \(role) names a file (for example \(folder)/sectional.sqlite)")
+    }
+
     /// Refuses a database file with more than one name (hard links): SQLite keeps a database's
     /// write-ahead log beside the name it is opened by, so a server or a backup opening the file
     /// by another name sees it without the writes the first name's log holds, and the lock file

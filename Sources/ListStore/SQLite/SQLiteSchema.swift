@@ -99,4 +99,36 @@ enum SQLiteSchema {
     ]
 
     static var currentVersion: Int { migrations.count }
+
+    /// Sectional's mark in a database's header (`PRAGMA application_id`, the bytes "Sect"),
+    /// set at the first start of a release that knows it.
+    static let applicationID: Int64 = 0x5365_6374
+
+    /// Refuses a database another application made, before anything in it changes: a path
+    /// mistyped onto another program's SQLite file had it switched to write-ahead logging and
+    /// Sectional's tables added beside its own (or half of them, when its `user_version` was
+    /// taken for a schema version), the demo data seeded into it. A database is Sectional's when
+    /// it is new (no tables, no mark), carries the mark, or — made before the mark — has
+    /// Sectional's `records` and `state` tables.
+    static func checkOwnership(_ connection: SQLiteConnection, path: String) throws(StoreError) {
+        var application: Int64 = 0, version: Int64 = 0
+        var tables: [String] = []
+        try connection.query("PRAGMA application_id") { row in application = row.int(0) }
+        try connection.query("PRAGMA user_version") { row in version = row.int(0) }
+        try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name") {
+            row throws(StoreError) in tables.append(try row.text(0))
+        }
+        if application == applicationID || (application == 0 && version == 0 && tables.isEmpty) { return }
+        if application == 0, version > 0, tables.contains("records"), tables.contains("state") { return }
+        let shown = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
+        let what = application != 0 ? "its application id is \(application)" : "it holds the tables \(shown)"
+        throw StoreError(.incompatible, "\(path) is not a Sectional store (\(what)): name a new file, or a store Sectional made")
+    }
+
+    /// Marks a Sectional store (see ``applicationID``), once.
+    static func mark(_ connection: SQLiteConnection) throws(StoreError) {
+        var application: Int64 = 0
+        try connection.query("PRAGMA application_id") { row in application = row.int(0) }
+        if application != applicationID { try connection.execute("PRAGMA application_id = \(applicationID)") }
+    }
 }

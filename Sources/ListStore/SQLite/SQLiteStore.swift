@@ -46,6 +46,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// names its write-ahead log after that file, and the checks that a write's files are still
     /// the ones opened (``writing(_:)``) must look at those names.
     public init(path given: String) throws(StoreError) {
+        try SQLitePath.checkNotAFolder(given, role: "the SQLite store's path")
         let directory = (given as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
@@ -58,6 +59,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         let lock = try SQLiteStoreLock(databasePath: given)
         try SQLitePath.checkSingleName(path)
         let writeConnection = try SQLiteConnection(path: path)
+        try SQLiteSchema.checkOwnership(writeConnection, path: path)
         var mode = ""
         try writeConnection.query("PRAGMA journal_mode=WAL") { row throws(StoreError) in mode = try row.text(0) }
         guard mode.lowercased() == "wal" else {
@@ -67,6 +69,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         var schemaVersion = 0
         try writeConnection.query("PRAGMA user_version") { row in schemaVersion = Int(row.int(0)) }
         try Self.migrate(writeConnection)
+        try SQLiteSchema.mark(writeConnection)
         try Self.continueRestoredCopy(writeConnection)
         try Self.releaseClaims(on: writeConnection)
         rescuedCopiesBeside = schemaVersion == 0 ? try Self.continueAfterRescuedCopies(path: path, writeConnection) : []
