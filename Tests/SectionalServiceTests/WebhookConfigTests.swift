@@ -42,7 +42,9 @@ final class WebhookConfigTests: FolderTestCase {
               { "lists": [], "timeoutSeconds": 0 },
               { "url": "http://h/dup", "lists": ["all"], "secretEnv": "S" },
               { "url": "http://h/dup", "lists": ["all"], "secretEnv": "S" },
-              "not an object" ]
+              "not an object",
+              { "url": "HTTP://H:80/dup", "lists": ["all"], "secretEnv": "S" },
+              { "url": "http://h/Dup", "lists": ["all"], "secretEnv": "S" } ]
             """)
         let expected = [
             "webhooks[0].url: https is not supported (no TLS library is linked): point the webhook at a TLS-terminating proxy, or use http on a private network",
@@ -56,6 +58,9 @@ final class WebhookConfigTests: FolderTestCase {
             "webhooks[2].secretEnv: is required (the environment variable holding the signing secret)",
             "webhooks[4].url: is already used by another webhook (each URL once; list every list in its lists)",
             "webhooks[5]: must be an object",
+            // One receiver however its URL is spelled (scheme and host in any case, the default
+            // port named); a path is a path, case and all.
+            "webhooks[6].url: is already used by another webhook (each URL once; list every list in its lists)",
         ]
         XCTAssertEqual(found.sorted(), expected.sorted(), found.joined(separator: "\n"))
     }

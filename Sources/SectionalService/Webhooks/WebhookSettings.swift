@@ -45,7 +45,10 @@ extension WebhookSettings {
                 case .success(let parsed): target = parsed
                 case .failure(let error): reader.issue("url", error.message)
                 }
-                if !seen.insert(url).inserted { reader.issue("url", "is already used by another webhook (each URL once; list every list in its lists)") }
+                // By where it sends, not by its text: `HTTP://Host:80/x` and `http://host/x` are one receiver.
+                if !seen.insert(target.map { "\($0.host.lowercased()) \($0.port) \($0.target)" } ?? url).inserted {
+                    reader.issue("url", "is already used by another webhook (each URL once; list every list in its lists)")
+                }
             } else if item.objectValue != nil {
                 reader.issue("url", "is required (the receiver's http:// URL)")
             }
