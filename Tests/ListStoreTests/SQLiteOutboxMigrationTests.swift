@@ -1,14 +1,12 @@
 import Foundation
 @testable import ListStore
+import TestSupport
 import XCTest
 
 /// A database made before outbox rows kept the change number they wait since is migrated on
 /// open: its pending rows keep their versions and attempts and are claimed oldest version first.
-final class SQLiteOutboxMigrationTests: XCTestCase {
+final class SQLiteOutboxMigrationTests: FolderTestCase {
     func testPendingDeliveriesOfAnOlderSchemaAreClaimedByTheirVersion() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("old.sqlite").path
         let before = SQLiteSchema.migrations.firstIndex { $0.contains("pending_since") }
         let oldVersion = try XCTUnwrap(before)
@@ -33,9 +31,6 @@ final class SQLiteOutboxMigrationTests: XCTestCase {
     /// lease (one server at a time opens a SQLite store, so no one else holds the claim): the
     /// row and later versions of it waited about 3 minutes by default.
     func testClaimsLeftByAKilledServerAreReleasedAtTheNextOpen() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("killed.sqlite").path
         do {
             let store = try SQLiteStore(path: path)

@@ -1,23 +1,13 @@
 import Foundation
 @testable import ListStore
+import TestSupport
 import XCTest
 
 /// A store opens only a database Sectional made (or a new one): another application's file,
 /// named by mistake, is refused before anything in it changes — it was switched to write-ahead
 /// logging and given Sectional's tables (or half of them, its `user_version` taken for a schema
 /// version).
-final class SQLiteOwnershipTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
+final class SQLiteOwnershipTests: FolderTestCase {
     /// The pragmas and tables of the database at `path`, read by a connection of its own.
     private func describe(_ path: String) throws -> String {
         let connection = try SQLiteConnection(path: path)

@@ -1,23 +1,13 @@
 import Foundation
 @testable import ListStore
+import TestSupport
 import XCTest
 
 /// One open store per SQLite file: a second (a second server on the same file, which would never
 /// see the first one's commits) refuses to open, naming the file, until the first closes. A
 /// backup still reads the held store. (`flock` locks belong to an open file description, so two
 /// stores in one process conflict as two servers do.)
-final class SQLiteStoreLockTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
+final class SQLiteStoreLockTests: FolderTestCase {
     func testASecondStoreOnTheSameFileIsRefusedUntilTheFirstCloses() throws {
         let path = folder.appendingPathComponent("held.sqlite").path
         let store = try SQLiteStore(path: path)

@@ -1,15 +1,13 @@
 import Foundation
 @testable import ListStore
+import TestSupport
 import XCTest
 
 /// A database made while deletes still wrote tombstones (a `deletions` table nothing read) is
 /// migrated on open: the table is gone, its records and change number are kept, and deletes go
 /// on working without it.
-final class SQLiteTombstoneMigrationTests: XCTestCase {
+final class SQLiteTombstoneMigrationTests: FolderTestCase {
     func testTheTombstoneTableOfAnOlderSchemaIsDroppedAndItsRecordsKept() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("old.sqlite").path
         let oldVersion = try XCTUnwrap(SQLiteSchema.migrations.firstIndex { $0.contains("DROP TABLE deletions") })
         do {

@@ -1,6 +1,7 @@
 import Foundation
 import ListModel
 @testable import SectionalService
+import TestSupport
 import XCTest
 
 /// What `sectional check` warns of in the seed data, across a list's row types and languages.

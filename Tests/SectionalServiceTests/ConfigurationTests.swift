@@ -1,6 +1,7 @@
 import Foundation
 import ListModel
 import SectionalService
+import TestSupport
 import XCTest
 
 /// The configuration file, `SECTIONAL_*` variables and command-line flags: which wins, and what

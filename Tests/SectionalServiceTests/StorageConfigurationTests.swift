@@ -1,5 +1,6 @@
 import Foundation
 import SectionalService
+import TestSupport
 import XCTest
 
 /// `storage.kind: "postgres"`: its URL from the file, `SECTIONAL_DATABASE_URL` or `--database-url`.

@@ -96,21 +96,3 @@ final class TestApp {
     }
 }
 
-/// A new, unique folder path under the temporary directory (not yet created).
-func temporaryFolder() -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
-}
-
-/// A test case with a fresh, created folder per test (`folder`), removed after the test.
-class FolderTestCase: XCTestCase {
-    private(set) var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = temporaryFolder()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-    }
-}

@@ -3,6 +3,7 @@ import Identity
 import ListModel
 import SectionalService
 import TestKeys
+import TestSupport
 import XCTest
 
 /// `auth.users` and `scopes` in the config file: strict like the rest, paths resolved against the

@@ -2,6 +2,7 @@ import Foundation
 @testable import ListStore
 import Locking
 @testable import SectionalService
+import TestSupport
 import XCTest
 
 final class ViewRegistryTests: XCTestCase {
