@@ -33,6 +33,44 @@ final class PostgresStoreTests: RecordStoreContract {
 
     override func makeStore() throws -> RecordStore { try openStore() }
 
+    /// Two instances changing one view at once take the sequence row and the view's row in one
+    /// order, as a commit does: an update took the view's row first and the sequence row after,
+    /// a save the other way round, and PostgreSQL ended one as a deadlock (a `503`). Here a
+    /// session holds the sequence row while a save (queued first) and then an update wait, and
+    /// lets it go: on the old code the save got the sequence row and waited for the update's
+    /// view row, which waited for the sequence row.
+    func testTwoInstancesChangingOneViewDoNotDeadlock() throws {
+        let database = try XCTUnwrap(self.database)
+        let (a, b) = (try openStore(), try openStore())
+        try a.saveView(StoredView(id: "x", list: "l", hidden: [], lastUsed: 1))
+        let holder = try PostgresTestSession(url: database.url)
+        defer { holder.close() }
+        try holder.query("BEGIN")
+        try holder.query("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+        let waiting = { () -> Int in
+            let rows = try? database.query(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")
+            return rows?.first?.first.flatMap { $0.flatMap(Int.init) } ?? -1
+        }
+        let failures = Locked<[String]>([])
+        let done = DispatchGroup()
+        func run(_ name: String, _ body: @escaping @Sendable () throws -> Void) {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                do { try body() } catch { failures.withLock { $0.append("\(name): \(error)") } }
+            }.start()
+        }
+        run("save") { try a.saveView(StoredView(id: "x", list: "l", hidden: ["s"], lastUsed: 2)) }
+        XCTAssertTrue(eventually(within: 10) { waiting() == 1 }, "the save waits for the sequence row")
+        run("update") { _ = try b.updateView(StoredView(id: "x", list: "l", hidden: ["u"], lastUsed: 3), replacing: []) }
+        XCTAssertTrue(eventually(within: 10) { waiting() == 2 }, "the update waits too")
+        try holder.query("COMMIT")
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(failures.withLock { $0 }, [], "neither ended as a deadlock")
+        XCTAssertEqual(try a.view(id: "x")?.hidden, ["s"], "the save, then the update from a stale read, which stores nothing")
+    }
+
     func testCommitsTakeOneSequenceEachAndRememberTheCollection() throws { try checkCommitsTakeOneSequenceEachAndRememberTheCollection() }
     func testGroupsCommitTogetherEachWithItsOwnNumber() throws { try checkGroupsCommitTogetherEachWithItsOwnNumber() }
     func testDeletingAMissingRecordChangesNothing() throws { try checkDeletingAMissingRecordChangesNothing() }

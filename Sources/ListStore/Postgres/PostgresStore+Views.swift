@@ -4,6 +4,12 @@
 /// next version, as a change of collection ``PostgresSchema/viewsLog`` naming the view, in the
 /// same transaction: other instances follow it as they follow record writes, and read the view
 /// from this table.
+///
+/// Lock order, as a commit's: the sequence row (``lockSequence(on:)``) before any view row, and
+/// view rows in the order of their ids' bytes. A change that took a view's row first and the
+/// sequence row after it deadlocked with a save of the same view (which took them the other way
+/// round), and a touch and a delete of the same views in opposite orders with each other:
+/// PostgreSQL ended one of them, answered `503` as a passing fault.
 extension PostgresStore {
     public func saveView(_ view: StoredView) throws(StoreError) {
         try writing { connection throws(PostgresError) in try connection.transaction { () throws(PostgresError) in
@@ -19,6 +25,7 @@ extension PostgresStore {
 
     public func updateView(_ view: StoredView, replacing previous: [String]) throws(StoreError) -> Bool {
         try writing { connection throws(PostgresError) in try connection.transaction { () throws(PostgresError) -> Bool in
+            try Self.lockSequence(on: connection)
             let updated = try connection.execute(
                 "UPDATE views SET list = $1, owner = $2, hidden = $3, last_used = $4::bigint WHERE id = $5 AND hidden = $6 RETURNING id",
                 .text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
@@ -43,6 +50,7 @@ extension PostgresStore {
 
     public func deleteView(id: String) throws(StoreError) -> Bool {
         try writing { connection throws(PostgresError) in try connection.transaction { () throws(PostgresError) -> Bool in
+            try Self.lockSequence(on: connection)
             let deleted = try connection.execute("DELETE FROM views WHERE id = $1 RETURNING id", .text(id)).rowCount > 0
             if deleted { try Self.logViews([id], on: connection) }
             return deleted
@@ -53,7 +61,7 @@ extension PostgresStore {
         guard !ids.isEmpty else { return }
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) in
-                for id in ids {
+                for id in Self.lockOrder(ids) {
                     try connection.execute("UPDATE views SET last_used = $1::bigint WHERE id = $2", .int(time), .text(id))
                 }
             }
@@ -64,8 +72,9 @@ extension PostgresStore {
         guard !ids.isEmpty else { return 0 }
         return try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) -> Int in
+                try Self.lockSequence(on: connection)
                 var deleted: [String] = []
-                for id in ids where try connection.execute("DELETE FROM views WHERE id = $1 RETURNING id", .text(id)).rowCount > 0 {
+                for id in Self.lockOrder(ids) where try connection.execute("DELETE FROM views WHERE id = $1 RETURNING id", .text(id)).rowCount > 0 {
                     deleted.append(id)
                 }
                 if !deleted.isEmpty { try Self.logViews(deleted, on: connection) }
@@ -86,6 +95,17 @@ extension PostgresStore {
 
     /// Logs changes of the views `ids` under the next version (in the caller's transaction),
     /// taking the sequence row lock as a commit of records does, and notifies.
+    /// Takes the sequence row (held until the transaction ends), as a commit does first.
+    static func lockSequence(on connection: PostgresConnection) throws(PostgresError) {
+        try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+    }
+
+    /// View ids in the order their rows are locked: by their bytes (one order for every
+    /// transaction; Swift's `String` order holds two spellings of one text equal).
+    static func lockOrder(_ ids: [String]) -> [String] {
+        ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
     static func logViews(_ ids: [String], on connection: PostgresConnection) throws(PostgresError) {
         let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
         guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
