@@ -63,6 +63,13 @@ struct CommandLineOptions: Equatable {
     /// Parses the arguments after the program name.
     static func parse(_ arguments: [String]) throws(UsageError) -> CommandLineOptions {
         var options = CommandLineOptions()
+        // `--help` or `--version` anywhere answers that, whatever else the line holds (a flag
+        // `serve` does not know, a value missing or wrong, a flag of another command); as the
+        // value of a flag before it too (`--data --help`: no file of that name is made).
+        for argument in arguments {
+            if argument == "--help" || argument == "-h" { options.command = .help; return options }
+            if argument == "--version" { options.command = .version; return options }
+        }
         var rest = arguments[...]
         if let first = rest.first, !first.hasPrefix("-") {
             switch first {
@@ -86,8 +93,7 @@ struct CommandLineOptions: Equatable {
                 if inlineValue != nil { throw UsageError(message: "\(flag) takes no value") }
             }
             switch flag {
-            case "--help", "-h": try noValue(); options.command = .help
-            case "--version": try noValue(); options.command = .version
+            case "--help", "--version": try noValue()  // bare, they were answered above: here with a value
             case "--config": options.configPath = try value()
             case "--host": options.host = try value()
             case "--port":
@@ -111,8 +117,6 @@ struct CommandLineOptions: Equatable {
             default: throw UsageError(message: "unknown option '\(argument)'")
             }
         }
-        // `--help` or `--version` anywhere answers that, whatever else the line holds.
-        if options.command == .help || options.command == .version { return options }
         if [options.memory, options.dataPath != nil, options.databaseURL != nil].filter({ $0 }).count > 1 {
             throw UsageError(message: "--data, --memory and --database-url exclude each other")
         }

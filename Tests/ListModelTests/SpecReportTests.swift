@@ -47,6 +47,15 @@ final class SpecReportTests: XCTestCase {
         XCTAssertEqual(report(spec, recs)[0].warnings, ["template field \"f\" of row type \"bot\" is missing from 9 of 10 records"])
     }
 
+    /// Row types by code points, as rows take their templates: `"é"` and `"e\u{301}"` are two
+    /// types, each checked against its own records (they were counted as one, and `a` reported
+    /// missing from the other type's records).
+    func testRowTypesAreToldApartByCodePoints() {
+        let recs = #"[{"id":"1","t":"\u00e9","a":"x"},{"id":"2","t":"e\u0301","b":"y"},{"id":"3","t":"\u00e9","a":"x"},{"id":"4","t":"e\u0301","b":"y"}]"#
+        let spec = #"[{"source":"c","key":"k","typeField":"t","row":{"title":"-"},"rowTypes":{"\u00e9":{"title":"{a}"},"e\u0301":{"title":"{b}"}}}]"#
+        XCTAssertEqual(report(spec, recs)[0].warnings, [])
+    }
+
     func testAFieldMissingFromFewRecordsIsNotReported() {
         let recs = "[" + (0..<20).map { #"{"id":"r\#($0)","name":"N"\#($0 == 0 ? "" : #","email":"e""#)}"# }.joined(separator: ",") + "]"
         XCTAssertEqual(report(#"[{"source":"c","key":"k","row":{"title":"{name} {email}"}}]"#, recs)[0].warnings, [],

@@ -68,4 +68,20 @@ final class SQLiteStoreLockTests: FolderTestCase {
         defer { reopened.close() }
         XCTAssertEqual(try reopened.allRecords(in: "c").map(\.id), ["a", "b"], "one name again: it opens, nothing lost")
     }
+
+    /// A symbolic link to a file not there yet names the file it leads to (SQLite creates and
+    /// opens that one): a store opened by the link and one by the file share one lock. The
+    /// lock went by the link's own name, and two servers served one file.
+    func testAStoreOpenedByALinkToAFileNotThereYetHoldsThatFilesLock() throws {
+        let real = folder.appendingPathComponent("real.sqlite").path
+        let link = folder.appendingPathComponent("link.sqlite").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real.sqlite")
+        let store = try SQLiteStore(path: link)
+        defer { store.close() }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: real), "SQLite made the file the link leads to")
+        XCTAssertThrowsError(try SQLiteStore(path: real)) { error in
+            XCTAssertEqual((error as? StoreError)?.cause, .inUse, "\(error)")
+            XCTAssertTrue("\(error)".contains("holding \(real).lock"), "\(error)")
+        }
+    }
 }

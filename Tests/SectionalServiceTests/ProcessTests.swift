@@ -219,7 +219,8 @@ final class ProcessTests: FolderTestCase {
     /// `--help` and `--version` answer with any other flags on the line, as other tools do (a
     /// flag of another command after them was a usage error, exit 2).
     func testHelpAndVersionWinOverOtherFlags() throws {
-        for arguments in [["backup", "--to", "x", "--help"], ["token", "--sub", "a", "--help"], ["--memory", "--data", "d", "-h"]] {
+        for arguments in [["backup", "--to", "x", "--help"], ["token", "--sub", "a", "--help"], ["--memory", "--data", "d", "-h"],
+                          ["--help", "--bogus"], ["--port", "abc", "--help"], ["--help", "--port"], ["--data", "--help"]] {
             let answer = try run(arguments)
             XCTAssertEqual(answer.status, 0, "\(arguments): \(answer.errors)")
             XCTAssertTrue(answer.output.contains("Usage:"), "\(arguments)")

@@ -62,13 +62,14 @@ extension ListSnapshot {
         // Each record against the fields of the row template it is drawn with (its row type's),
         // counted per template: a field most records of one type lack is reported even when the
         // other templates' records have it. A type with no template of its own is drawn with `row`.
-        struct Use: Hashable { var rowType: String?; var field: FieldPath }
+        // Row types by code points, as rows take their templates.
+        struct Use: Hashable { var rowType: CodePointKey?; var field: FieldPath }
         var uses: [Use] = []
         var counts: [Use: (missing: Int, using: Int)] = [:]
-        var expected: [String?: [FieldPath]] = [:]
+        var expected: [CodePointKey?: [FieldPath]] = [:]
         for record in taken {
             let (template, type) = binding.template(for: record)
-            let rowType: String? = binding.rowTypes[CodePointKey(type)] != nil ? type : nil
+            let rowType: CodePointKey? = binding.rowTypes[CodePointKey(type)] != nil ? CodePointKey(type) : nil
             let used = expected[rowType] ?? template.expectedFields
             expected[rowType] = used
             for field in used {
@@ -82,7 +83,7 @@ extension ListSnapshot {
         for use in uses {
             guard let (missing, using) = counts[use] else { continue }
             if missing > 0, Double(missing) >= SpecReport.missingShare * Double(using) {
-                let of = use.rowType.map { " of row type \"\($0)\"" } ?? ""
+                let of = use.rowType.map { " of row type \"\($0.string)\"" } ?? ""
                 warnings.append("template field \"\(use.field)\"\(of) is missing from \(missing) of \(using) record\(using == 1 ? "" : "s")")
             }
         }

@@ -76,12 +76,8 @@ public enum SQLiteBackup {
     /// partial copy left by a backup that was killed holds no lock, and is started over.
     static func copy(_ from: SQLiteConnection, toPath target: String) throws(StoreError) -> Summary {
         let partial = target + ".partial"
-        let claim = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard claim >= 0 else { throw StoreError(.fileSystem, "cannot open \(partial): \(String(cString: strerror(errno)))") }
+        let claim = try claimPartial(partial, of: target)
         defer { close(claim) }
-        guard flock(claim, LOCK_EX | LOCK_NB) == 0 else {
-            throw StoreError(.fileSystem, "another backup to \(target) is under way (it holds \(partial))")
-        }
         // An empty file is an empty database to SQLite, whatever a killed backup left in it.
         guard ftruncate(claim, 0) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -117,6 +113,27 @@ public enum SQLiteBackup {
         }
         try syncAndRename(partial, to: target)
         return summary
+    }
+
+    /// Opens `partial` and takes its exclusive `flock`; returns the descriptor. A file opened by
+    /// name may be renamed before its lock is taken — a backup that just finished renames its
+    /// partial copy into place, then lets the lock go — so the lock counts only while the name
+    /// still leads to the file locked; else it is opened again (emptying the file it had, a
+    /// finished backup, would lose that copy).
+    private static func claimPartial(_ partial: String, of target: String) throws(StoreError) -> Int32 {
+        while true {
+            let claim = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard claim >= 0 else { throw StoreError(.fileSystem, "cannot open \(partial): \(String(cString: strerror(errno)))") }
+            guard flock(claim, LOCK_EX | LOCK_NB) == 0 else {
+                close(claim)
+                throw StoreError(.fileSystem, "another backup to \(target) is under way (it holds \(partial))")
+            }
+            var held = stat(), named = stat()
+            if fstat(claim, &held) == 0, stat(partial, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+                return claim
+            }
+            close(claim)
+        }
     }
 
     /// Copies every page in one step; returns how many there were.

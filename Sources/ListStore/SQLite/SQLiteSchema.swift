@@ -121,7 +121,8 @@ enum SQLiteSchema {
         if application == applicationID || (application == 0 && version == 0 && tables.isEmpty) { return }
         if application == 0, version > 0, tables.contains("records"), tables.contains("state") { return }
         let shown = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
-        let what = application != 0 ? "its application id is \(application)" : "it holds the tables \(shown)"
+        let what = application != 0 ? "its application id is \(application)"
+            : tables.isEmpty ? "its user_version is \(version), and it has no tables" : "it holds the tables \(shown)"
         throw StoreError(.incompatible, "\(path) is not a Sectional store (\(what)): name a new file, or a store Sectional made")
     }
 

@@ -45,10 +45,11 @@ final class SQLiteStoreLock: Sendable {
         descriptor = Locked(fd)
     }
 
-    /// The lock file of the database at `databasePath`: beside it, symbolic links resolved (so
-    /// two names of one file share a lock), as an absolute path.
+    /// The lock file of the database at `databasePath`: beside the file SQLite opens there
+    /// (``SQLitePath/databaseFile(_:)``: symbolic links followed, one to a file not there yet
+    /// included), so two names of one file share a lock, as an absolute path.
     static func path(ofDatabase databasePath: String) -> String {
-        URL(fileURLWithPath: databasePath).resolvingSymlinksInPath().path + ".lock"
+        SQLitePath.databaseFile(databasePath) + ".lock"
     }
 
     deinit { release() }

@@ -14,8 +14,9 @@ import Synchronization
 /// the last applied state meanwhile.
 ///
 /// Stalls: when the next version is not in the log yet (a commit not yet visible), it looks
-/// again after ``firstWait``; while it stays at the same version the wait doubles up to
-/// ``catchUpSeconds`` and notifications no longer wake it — a definition change this instance
+/// again after ``firstWait``; once it has stayed at the same version for ``catchUpSeconds`` (no
+/// commit takes that long to become visible) the wait doubles up to ``catchUpSeconds`` and
+/// notifications no longer wake it — a definition change this instance
 /// cannot follow (logged each time) holds it there until an operator acts, and reading the log's
 /// next 10,000 commits twenty times a second, or on every other instance's commit, would load
 /// the database and this instance for nothing.
@@ -69,6 +70,7 @@ final class ChangeFollower: Sendable {
         var backOff = Self.firstBackOff
         var behindLogged = false
         var stalledAt: Int64? = nil
+        var stalledSince = ContinuousClock.now
         var wait = Self.firstWait
         var nextRead = ContinuousClock.now
         while !stopping.load(ordering: .relaxed) {
@@ -85,8 +87,11 @@ final class ChangeFollower: Sendable {
                     stalledAt = nil
                     wait = Self.firstWait
                 case .waiting(let version):
-                    wait = stalledAt == version ? min(wait * 2, Self.catchUpSeconds) : Self.firstWait
-                    stalledAt = version
+                    if stalledAt != version {
+                        (stalledAt, stalledSince, wait) = (version, ContinuousClock.now, Self.firstWait)
+                    } else if ContinuousClock.now - stalledSince >= .seconds(Self.catchUpSeconds) {
+                        wait = min(wait * 2, Self.catchUpSeconds)
+                    }
                     period = wait
                 case .tooFarBehind(let version):
                     if !behindLogged {
