@@ -101,6 +101,21 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/lists/nothing/events").slug, "list-not-found")
     }
 
+    /// `?view=` on the event stream is checked as on every read: a view that is not there (a
+    /// deleted one, another list's) is `404 view-not-found`; one that is opens the stream. It
+    /// was ignored, and a client naming a deleted view was never told.
+    func testAViewNamedOnTheEventStreamIsChecked() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        XCTAssertEqual(try app.get("/v1/lists/people/events?view=nothing").slug, "view-not-found")
+        let view = try app.createView()
+        let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
+        try client.send("GET /v1/lists/people/events?view=\(view) HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(try client.readUntil("event: version").hasPrefix("HTTP/1.1 200"))
+        try app.request("DELETE", "/v1/lists/people/views/\(view)").expect(204)
+        XCTAssertEqual(try app.get("/v1/lists/people/events?view=\(view)").slug, "view-not-found")
+    }
+
     /// A `Last-Event-ID` past the list's version was never this server's (a memory store
     /// restarted, a store restored from a backup): the client hears the current version and the next.
     func testALastEventIDPastTheListsVersionIsTakenAsUnknown() throws {

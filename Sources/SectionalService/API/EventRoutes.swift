@@ -9,7 +9,12 @@ struct EventRoutes {
 
     func register(on router: inout Router) {
         router.get("/v1/lists/{list}/events") { request in
-            let state = try context.readableList(request).state
+            let readable = try context.readableList(request)
+            let state = readable.state
+            // A view named is checked as every read checks it (`404 view-not-found`), though the
+            // stream is of the list's versions whatever is hidden: a client naming a deleted view
+            // is told so.
+            if let viewID = request.query("view") { _ = try context.view(viewID, of: readable) }
             let name = MaterializationKey(list: state.name, partition: state.partition).streamName
             try EntityTag.checkUntagged(request)
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
