@@ -10,7 +10,8 @@ import Glibc
 /// Where log lines go: appended to a buffer of the calling thread's (a ``Striped`` stripe,
 /// under a lock no other request thread takes) and written to stderr in batches by a queue of
 /// its own, so a request never waits for stderr (a slow terminal or a full pipe stalls only the
-/// writer). At most ``maxBufferedBytes`` wait; past it lines are dropped and counted, and the
+/// writer). At most ``maxBufferedBytes`` wait, shared by the stripes (a thread past its stripe's
+/// share drops its lines though others have room); past it lines are dropped and counted, and the
 /// count is written as a line of its own once there is room.
 ///
 /// The writer runs ``batchDelay`` after the first line of a batch, not at once: waking a thread
@@ -74,6 +75,10 @@ final class LogSink: Sendable {
     /// Where the file's bytes not yet handed to writeback start, and how often the kernel took
     /// such a request. Used by the writer alone (on ``queue``); locked so the type stays `Sendable`.
     private let writeback: Locked<(from: Int64, starts: Int)>
+    /// The writer's own state (used on ``queue`` alone; locked so the type stays `Sendable`):
+    /// lines it could not write and has not told of yet, and whether the last write stopped
+    /// inside a line (ended before anything else is written, so it never runs into the next).
+    private let failed = Locked<(lost: Int, midLine: Bool)>((0, false))
 
     init(fd: Int32) {
         self.fd = fd
@@ -133,7 +138,9 @@ final class LogSink: Sendable {
             dropped += pending.dropped
             pending = Pending()
         }
-        for bytes in batches { write(bytes) }
+        var lost = failed.withLock { state in defer { state.lost = 0 }; return state.lost }
+        for bytes in batches { lost += write(bytes) }
+        dropped += lost
         if dropped > 0 {
             var line = JSONWriter(capacity: 96)
             line.beginObject()
@@ -143,7 +150,7 @@ final class LogSink: Sendable {
             line.key("count"); line.int(dropped)
             line.endObject()
             line.bytes.append(UInt8(ascii: "\n"))
-            write(line.bytes)
+            if write(line.bytes) > 0 { failed.withLock { $0.lost += dropped } }  // told of next time
         }
         startWriteback()
     }
@@ -163,15 +170,45 @@ final class LogSink: Sendable {
         }
     }
 
-    private func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return }
+    /// Writes `bytes` (whole lines); returns how many of its lines were lost. A short write goes
+    /// on from where it stopped, and a descriptor the other end made non-blocking (a full pipe
+    /// answers `EAGAIN`) is waited for with `poll`, as a blocking one would be. Any other failure
+    /// (a full disk, a reader gone) loses the rest, counted by its newlines; a line cut short is
+    /// ended before the next bytes go out. (A failure returned at once dropped the rest of the
+    /// batch uncounted, and the next batch went on inside the cut line: `{"time":"…","level"{"time":…`.)
+    private func write(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { buffer -> Int in
+            let newline = UInt8(ascii: "\n")
+            let lines = { (from: Int) in buffer[from...].reduce(0) { $0 + ($1 == newline ? 1 : 0) } }
+            if failed.withLock({ $0.midLine }) {
+                var end = newline
+                guard writeFully(&end, count: 1) == 1 else { return lines(0) }
+                failed.withLock { $0.midLine = false }
+            }
+            let written = writeFully(buffer.baseAddress!, count: buffer.count)
+            guard written < buffer.count else { return 0 }
+            if written > 0, buffer[written - 1] != newline { failed.withLock { $0.midLine = true } }
+            return lines(written)
+        }
+    }
+
+    /// Writes as much of `count` bytes at `start` as the descriptor takes (see ``write(_:)``);
+    /// returns how many it took.
+    private func writeFully(_ start: UnsafePointer<UInt8>, count: Int) -> Int {
+        var offset = 0
+        while offset < count {
+            let written = Glibc.write(fd, start + offset, count - offset)
+            if written > 0 {
                 offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                var wanted = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                if poll(&wanted, 1, -1) < 0 && errno != EINTR { return offset }
+            } else {
+                return offset
             }
         }
+        return offset
     }
 }
