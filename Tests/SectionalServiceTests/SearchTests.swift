@@ -84,6 +84,26 @@ final class SearchTests: XCTestCase {
         XCTAssertEqual(try outline.value("sectionCount", as: Int.self), 2, "\(outline)")
     }
 
+    /// A number in a search field is searched as its JSON text, folded as text is: one written
+    /// `1E+2` is found by `1e+2` and `1E+2` alike (the query is folded, the number's text was
+    /// not, and nothing found it).
+    func testANumbersTextIsFoldedAsTheQueryIs() throws {
+        let config = #"{"lists":{"n":{"search":{"fields":["n"]},"sections":[{"key":"all","source":"nums","row":{"title":"{id}"}}]}}}"#
+        let app = try TestApp(config: config, token: Self.serviceToken)
+        for (id, n) in [("up", "1E+2"), ("low", "1e3"), ("plain", "250")] {
+            try app.request("PUT", "/v1/collections/nums/records/\(id)", json: #"{"n":\#(n)}"#, headers: service).expect(201)
+        }
+        let found = { (q: String) throws -> [String] in
+            let page = try app.get("/v1/lists/n/rows?q=\(q)").json
+            let sections: [[String: Any]] = try page.value("sections")
+            return try sections.flatMap { try ($0.value("rows", as: [[String: Any]].self)).map { try $0.value("id", as: String.self) } }.sorted()
+        }
+        XCTAssertEqual(try found("1E%2B2"), ["up"])
+        XCTAssertEqual(try found("e%2B2"), ["up"])
+        XCTAssertEqual(try found("1E"), ["low", "up"])
+        XCTAssertEqual(try found("25"), ["plain"])
+    }
+
     func testFiltersAreFieldEqualityAndAllMustHold() throws {
         let app = try app()
         try person(app, "p1", "Ada", team: "Design", status: "active", level: 2)

@@ -174,9 +174,10 @@ struct ListQuery: Hashable, Sendable {
             case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
             case .int(let number): out.append(contentsOf: String(number).utf8)
             case .double, .number:
+                // Folded as text is (the query is): `1E+2` as written is found by `1e+2`.
                 var writer = JSONWriter(capacity: 32)
                 writer.value(value)
-                out.append(contentsOf: writer.bytes)
+                out.append(contentsOf: writer.bytes.map { $0 == UInt8(ascii: "E") ? UInt8(ascii: "e") : $0 })
             default: continue
             }
         }
