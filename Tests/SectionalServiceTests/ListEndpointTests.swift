@@ -116,7 +116,7 @@ final class ListEndpointTests: XCTestCase {
             let answer = try app.get(target)
             XCTAssertEqual(answer.status, 400, target)
             XCTAssertEqual(answer.text, #"{"type":"/problems/invalid-request","title":"Invalid request","status":400,"#
-                           + #""detail":"The request target is not UTF-8 once percent-decoded (as %FF is not); percent-encode UTF-8 bytes only."}"#, target)
+                           + #""detail":"The request target is not UTF-8 once percent-decoded (%FF, for one, is not); percent-encode UTF-8 bytes only."}"#, target)
         }
         XCTAssertEqual(try app.get("/v1/lists/people/rows?pageSize=%32").status, 200, "an escape of UTF-8 is read")
         XCTAssertEqual(try app.get("/healthz").status, 200, "and the server goes on")

@@ -77,7 +77,7 @@ public struct HTTPError: Error, Sendable, Equatable {
     /// rather than read with U+FFFD in its place, which would search, filter or name something
     /// the client did not send.
     public static let targetNotUTF8 = HTTPError(.badRequest, "invalid-request",
-                                                detail: "The request target is not UTF-8 once percent-decoded (as %FF is not); percent-encode UTF-8 bytes only.")
+                                                detail: "The request target is not UTF-8 once percent-decoded (%FF, for one, is not); percent-encode UTF-8 bytes only.")
 
     public static func bodyTooLarge(limit: Int) -> HTTPError {
         HTTPError(.contentTooLarge, "body-too-large", detail: "The request body is larger than \(limit) bytes.")

@@ -209,7 +209,7 @@ struct ListRoutes {
                                     extensions: [("reload", "true")])
                 }
                 throw Problem.invalidPageToken(error == .malformed ? "The pageToken is not one this server wrote."
-                                                                  : "The pageToken belongs to another list or view.")
+                                                                  : "The pageToken belongs to another list, view, language or search.")
             } catch {
                 throw Problem.invalidPageToken("The pageToken could not be read.")
             }
