@@ -56,4 +56,44 @@ final class MultiInstanceReloadTests: PostgresDatabaseTestCase {
         let pages = try ports.map { try MultiInstance.request($0, "GET", "/v1/lists/people/rows").expect(200).body }
         XCTAssertEqual(Set(pages).count, 1)
     }
+
+    /// A reload that changes a per-user list too takes a number of its own for every list (one
+    /// it cannot adopt makes it catch up to that number, which would move an adopted list's old
+    /// state past the read it was built from): with another instance writing all the while,
+    /// every record is still in the list on both instances once they meet at the next write.
+    func testAReloadThatCannotAdoptEveryListLosesNoWrite() throws {
+        let url = try XCTUnwrap(database).url
+        let apps = try (0..<2).map { _ in try TestApp(config: Self.config(title: "Settings"), postgres: url, token: MultiInstance.token) }
+        let (a, b) = (apps[0].port, apps[1].port)
+        let file = apps[0].folder.appendingPathComponent("edited.json")
+        try Data(Self.config(title: "Settings").replacingOccurrences(of: #""title": "Pinned""#, with: #""title": "Pinned, edited""#)
+            .replacingOccurrences(of: #""type": "order", "title": "{title}""#, with: #""type": "order", "title": "Order {title}""#)
+            .utf8).write(to: file)
+        reload(apps[0], file)
+        let stop = Locked(false)
+        let written = Locked(0)
+        let writer = Thread {
+            var n = 0
+            while !stop.withLock({ $0 }) {
+                n += 1
+                if (try? MultiInstance.request(a, "PUT", "/v1/collections/people/records/w\(n)", json: #"{"name":"W\#(n)","team":"Sales"}"#))?
+                    .status == 201 { written.withLock { $0 = n } }
+            }
+        }
+        writer.start()
+        XCTAssertTrue(eventually { written.withLock { $0 } >= 5 })
+        reload(apps[1], file)
+        XCTAssertTrue(eventually { written.withLock { $0 } >= 20 })
+        stop.withLock { $0 = true }
+        XCTAssertTrue(eventually { writer.isFinished })
+        let last = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/last",
+                                                                       json: #"{"name":"Last","team":"Sales"}"#).expect(201))
+        for port in [a, b] {
+            XCTAssertTrue(MultiInstance.catchUp(port, to: last))
+            let outline = try MultiInstance.request(port, "GET", "/v1/lists/people").expect(200).json
+            XCTAssertEqual(try outline.value("totalRowCount", as: Int.self), written.withLock { $0 } + 2, "port \(port): every record, and the pinned row")
+        }
+        XCTAssertEqual(try MultiInstance.request(a, "GET", "/v1/lists/people/rows?pageSize=500").body,
+                       try MultiInstance.request(b, "GET", "/v1/lists/people/rows?pageSize=500").body)
+    }
 }

@@ -127,74 +127,73 @@ extension ViewModelStore {
 
     func reloadConfig(_ lists: [ListDefinition]) throws(StoreError) -> ([String], [VersionEvent]) {
         try writer.withLock { _ throws(StoreError) -> ([String], [VersionEvent]) in
-            let before = catalog.withLock { $0 }
+            var before = catalog.withLock { $0 }
             var next = before
-            let all = next.setConfig(lists)
-            guard !all.isEmpty else {
+            var changed = next.setConfig(lists)
+            guard !changed.isEmpty else {
                 catalog.withLock { $0 = next }
                 return ([], [])
             }
-            let adopted = try adoptReloaded(all, of: next)
-            let changed = all.filter { adopted[$0] == nil }
+            if let adopted = try adoptReloaded(changed, of: next) {
+                for (name, build) in adopted { next.settle(name, before: before.definition(name), at: build.sequence) }
+                catalog.withLock { $0 = next }
+                let events = adopted.flatMap { name, build in put(name, build.snapshot, at: build.sequence, version: build.version) }
+                return (changed, events)
+            }
             var snapshots: [String: ListSnapshot] = [:]
-            var events: [VersionEvent] = []
-            // The lists no other instance moved yet: one new change number for them all.
-            var taken: (sequence: Int64, complete: Bool)?
-            if !changed.isEmpty {
+            for name in changed {
+                if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
+            }
+            let sequence = try store.takeSequence()
+            var (events, complete, moved) = catchUpBefore(sequence)
+            if moved {
+                // The catch-up may have followed a definition change (another instance's
+                // `PUT …/definition`): the reload goes on from the catalog as it left it.
+                before = catalog.withLock { $0 }
+                next = before
+                changed = Array(Set(changed).union(next.setConfig(lists))).sorted()
+                snapshots = [:]
                 for name in changed {
                     if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
                 }
-                let sequence = try store.takeSequence()
-                let (caught, complete, moved) = catchUpBefore(sequence)
-                events += caught
-                if moved {
-                    for name in changed {
-                        if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
-                    }
-                }
-                taken = (sequence, complete)
-                for name in changed { next.settle(name, before: before.definition(name), at: sequence) }
             }
-            for (name, build) in adopted { next.settle(name, before: before.definition(name), at: build.sequence) }
+            for name in changed { next.settle(name, before: before.definition(name), at: sequence) }
             catalog.withLock { $0 = next }
-            for (name, build) in adopted { events += put(name, build.snapshot, at: build.sequence, version: build.version) }
-            if let (sequence, complete) = taken {
-                for name in changed { events += put(name, snapshots[name], at: sequence) }
-                if complete { applied.advance(to: sequence) }
-                recordServed(changed.compactMap { next.definition($0) }, removed: changed.filter { next.definition($0) == nil }, at: sequence)
-            }
-            return (all, events)
+            for name in changed { events += put(name, snapshots[name], at: sequence) }
+            if complete { applied.advance(to: sequence) }
+            recordServed(changed.compactMap { next.definition($0) }, removed: changed.filter { next.definition($0) == nil }, at: sequence)
+            return (changed, events)
         }
     }
 
-    /// On a shared store, the lists among `changed` (by a config reload, to their definitions in
-    /// `next`) that another instance's reload of the same file already moved to this very
-    /// definition (the store records it as served from that reload's change number), each built
-    /// as a follower builds a logged definition change: from one committed state, at the later
-    /// of that number and the last commit to its collections — the version the other instance
-    /// serves it at — to be served from that number rather than from one of this instance's own.
-    /// Each instance reloading the same file moved the list to a version of its own, and a list
-    /// of literal rows stayed apart until a restart.
-    ///
-    /// Only lists that are the same for everyone, and only when that version is past the one
-    /// this instance serves the list at (a commit to its collections this instance applied under
-    /// the old definition would otherwise give one version two bodies): the others take a number
-    /// of their own, as before, and meet again at the list's next commit. Two reloads at the same
-    /// moment (neither recorded yet) both take their own. Under the writer's lock.
+    /// On a shared store, when another instance's reload of the same file already moved every
+    /// list among `changed` to its definition in `next` (the store records each as served from
+    /// that reload's change number): each built as a follower builds a logged definition change,
+    /// from one committed state, at the later of that number and the last commit to its
+    /// collections — the version the other instance serves it at — to be served from that
+    /// number rather than from one of this instance's own. Each instance reloading the same file
+    /// moved the list to a version of its own, and a list of literal rows stayed apart until a
+    /// restart. Nil (a number of its own for them all, as before) unless every list qualifies:
+    /// one that is the same for everyone, recorded with this definition at a number past the one
+    /// it changed at here, read at a version past the one this instance serves it at (else one
+    /// version would have two bodies here). All or none, so no catch-up to a number of its own
+    /// runs between a list's read and its publication (it moved the old state past the read).
+    /// Two reloads at the same moment (neither recorded yet) both take their own. Under the
+    /// writer's lock.
     private func adoptReloaded(_ changed: [String], of next: ListCatalog) throws(StoreError)
-        -> [String: (snapshot: ListSnapshot, sequence: Int64, version: Int64)] {
-        guard changeLog != nil else { return [:] }
+        -> [String: (snapshot: ListSnapshot, sequence: Int64, version: Int64)]? {
+        guard changeLog != nil else { return nil }
         let served = try store.servedDefinitions()
         var adopted: [String: (snapshot: ListSnapshot, sequence: Int64, version: Int64)] = [:]
         for name in changed {
             guard let definition = next.definition(name), definition.scope == nil, let was = served[name],
-                  was.fingerprint == definition.fingerprint, was.sequence > (next.changed[name] ?? 0) else { continue }
+                  was.fingerprint == definition.fingerprint, was.sequence > (next.changed[name] ?? 0) else { return nil }
             let base = Localization.base(definition)
             let (snapshot, version) = try store.readConsistently { () throws(StoreError) -> (ListSnapshot, Int64) in
                 let sequences = try store.collectionSequences()
                 return (try buildRows(base), max(base.sources.compactMap { sequences[$0] }.max() ?? 0, was.sequence))
             }
-            guard version > cache.peek(MaterializationKey(list: name, partition: nil))?.version ?? 0 else { continue }
+            guard version > cache.peek(MaterializationKey(list: name, partition: nil))?.version ?? 0 else { return nil }
             adopted[name] = (snapshot, was.sequence, version)
         }
         return adopted
