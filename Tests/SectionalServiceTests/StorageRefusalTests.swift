@@ -41,4 +41,20 @@ final class StorageRefusalTests: XCTestCase {
         XCTAssertEqual(refused.detail, "The store cannot be read now (unreachable). Try again in 10 s.")
         XCTAssertNil(faults.current, "a read puts no fault in force")
     }
+
+    /// A database the follower cannot reach is reported whatever a refused write put in force
+    /// (`/readyz` answers 503 on it): a write refused as `busy` hid it, and the instance said
+    /// it was ready while it could not follow.
+    func testAnUnreachableDatabaseIsReportedOverAWritesFault() {
+        let faults = StorageFaults()
+        let log = Log(level: .error)
+        _ = faults.refusal(for: StoreError(.postgres(sqlState: "55P03"), "lock timeout"), write: true, log: log)
+        XCTAssertEqual(faults.current, .locked)
+        faults.following(.unreachable, log: log)
+        XCTAssertEqual(faults.current, .unreachable)
+        XCTAssertTrue(faults.unreachable)
+        faults.following(nil, log: log)
+        XCTAssertEqual(faults.current, .locked, "the write's fault stays until a write succeeds")
+        XCTAssertFalse(faults.unreachable)
+    }
 }

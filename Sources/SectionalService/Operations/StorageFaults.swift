@@ -111,8 +111,11 @@ public final class StorageFaults: Sendable {
         if let cleared { log.info("storage fault cleared: following the change log again", ["fault": .text(cleared.rawValue)]) }
     }
 
-    /// The fault in force, if any.
-    var current: StoreError.Fault? { state.withLock { $0.current ?? $0.following } }
+    /// The fault in force, if any: the follower's `unreachable` first (a refused write's fault,
+    /// such as `busy`, hid it, and `/readyz` said ready while the instance could not follow).
+    var current: StoreError.Fault? {
+        state.withLock { $0.following == .unreachable ? .unreachable : $0.current ?? $0.following }
+    }
 
     /// Whether the database is unreachable (`/readyz` answers 503: reads still serve the last
     /// applied state, but a load balancer should prefer an instance that can write).
