@@ -93,8 +93,6 @@ extension PostgresStore {
         }
     }
 
-    /// Logs changes of the views `ids` under the next version (in the caller's transaction),
-    /// taking the sequence row lock as a commit of records does, and notifies.
     /// Takes the sequence row (held until the transaction ends), as a commit does first.
     static func lockSequence(on connection: PostgresConnection) throws(PostgresError) {
         try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
@@ -106,6 +104,8 @@ extension PostgresStore {
         ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
+    /// Logs changes of the views `ids` under the next version (in the caller's transaction),
+    /// taking the sequence row lock as a commit of records does, and notifies.
     static func logViews(_ ids: [String], on connection: PostgresConnection) throws(PostgresError) {
         let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
         guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
