@@ -36,6 +36,28 @@ final class ViewEndpointTests: XCTestCase {
         XCTAssertEqual(try app.request("DELETE", "/v1/lists/people/views/\(id)").slug, "view-not-found")
     }
 
+    /// Answers with no `ETag` take `If-Match: *` only (RFC 9110 §13.1.1): a view read, made,
+    /// changed or deleted, a batch, the list index and a record listing with a tag named are
+    /// `412` and change nothing. They were made, the condition ignored.
+    func testAnIfMatchNamingATagHoldsNowhereThereIsNoTag() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Design")])
+        let id = try app.createView(#"{"hidden":[]}"#)
+        let tagged = [("If-Match", #""nope""#)]
+        for (method, target, body) in [("GET", "/v1/lists/people/views/\(id)", nil), ("PUT", "/v1/lists/people/views/\(id)/sections/1", #"{"hidden":true}"#),
+                                        ("POST", "/v1/lists/people/views/\(id)/sections/1/toggle", nil), ("DELETE", "/v1/lists/people/views/\(id)", nil),
+                                        ("POST", "/v1/lists/people/views", nil), ("GET", "/v1/lists", nil), ("GET", "/v1/collections/people/records", nil),
+                                        ("POST", "/v1/collections/people/batch", #"{"delete":["p1"]}"#)] as [(String, String, String?)] {
+            let answer = try app.request(method, target, json: body, headers: tagged)
+            XCTAssertEqual(answer.status, 412, "\(method) \(target): \(answer.text)")
+            XCTAssertEqual(answer.slug, "precondition-failed", "\(method) \(target)")
+        }
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").json["hidden"] as? [String], [], "the view unchanged")
+        XCTAssertEqual(try app.get("/v1/collections/people/records/p1").status, 200, "the record still there")
+        XCTAssertEqual(try app.request("POST", "/v1/lists/people/views/\(id)/sections/1/toggle", headers: [("If-Match", "*")]).status, 200)
+        XCTAssertEqual(try app.request("DELETE", "/v1/lists/people/views/\(id)", headers: [("If-Match", "*")]).status, 204)
+    }
+
     /// A change that names the section's key is made only while the index is still that section:
     /// a client whose copy of the list is behind gets `412` and the list's version, and the view
     /// is left as it was (no wrong section hidden that it would have to show again).

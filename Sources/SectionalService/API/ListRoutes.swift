@@ -109,6 +109,7 @@ struct ListRoutes {
     private func index(_ request: Request) throws(HTTPError) -> Response {
         try context.requireMinVersion(request)
         let caller = try context.authenticator.caller(request)
+        try EntityTag.checkUntagged(request)
         let named = if case .service = caller { try ServiceContext.namedUser(request) } else { String?.none }
         var states: [ListState] = []
         for definition in lists.definitions where context.mayRead(definition, caller: caller) {

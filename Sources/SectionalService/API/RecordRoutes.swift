@@ -70,6 +70,7 @@ struct RecordRoutes {
     private func list(_ request: Request) throws(HTTPError) -> Response {
         let collection = try request.name("c", kind: "collection")
         if privateCollections.contains(collection) { try serviceOnly.check(request) }
+        try EntityTag.checkUntagged(request)
         try context.requireMinVersion(request)
         let size: Int
         do {
@@ -107,6 +108,7 @@ struct RecordRoutes {
 
     private func batch(_ request: Request) throws(HTTPError) -> Response {
         let collection = try request.name("c", kind: "collection")
+        try EntityTag.checkUntagged(request)  // records in a batch are conditioned by expectedVersions
         guard let body = try request.jsonObjectBody() else { throw Problem.invalidJSON("The body must be a JSON object.") }
         for member in body where !["upsert", "patch", "delete", "expectedVersions"].contains(member.key) {
             throw Problem.invalidRequest("Unknown member '\(Problem.echo(member.key))'; a batch is {\"upsert\": [records], \"patch\": [merge patches with \"id\"], \"delete\": [ids], \"expectedVersions\": {id: version}}.")

@@ -11,6 +11,7 @@ struct ViewRoutes {
     func register(on router: inout Router) {
         router.post("/v1/lists/{list}/views") { request in
             let readable = try context.readableList(request)
+            try EntityTag.checkUntagged(request)  // a view has no tag: only `If-Match: *` holds
             let state = readable.state
             var hidden = state.definition.defaultHidden.map(\.string).sorted()
             if let body = try request.jsonObjectBody(optional: true) {
@@ -34,6 +35,7 @@ struct ViewRoutes {
         }
         router.get("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
+            try EntityTag.checkUntagged(request)  // a view has no tag: only `If-Match: *` holds
             let id = request.parameter("view")
             let view = try context.view(id, of: readable)
             var response = Self.viewAnswer(view, status: .ok)
@@ -42,6 +44,7 @@ struct ViewRoutes {
         }
         router.delete("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
+            try EntityTag.checkUntagged(request)  // a view has no tag: only `If-Match: *` holds
             let id = request.parameter("view")
             let (name, owner, views) = (readable.state.name, readable.viewOwner, views)
             return context.viewChangeLater({ () throws(StoreError) in try views.delete(id, list: name, owner: owner) }) { deleted throws(HTTPError) in
@@ -69,6 +72,7 @@ struct ViewRoutes {
     private func setHidden(_ request: Request, expecting expected: String?,
                            _ change: @escaping @Sendable (Bool) -> Bool) throws(HTTPError) -> Response {
         let readable = try context.readableList(request)
+        try EntityTag.checkUntagged(request)
         let state = readable.state
         let id = request.parameter("view")
         let index = try request.integer("index", what: "The section index")
