@@ -76,6 +76,11 @@ final class FramingTests: XCTestCase {
     func testHTTP11NeedsExactlyOneHost() throws {
         XCTAssertEqual(onlyStatus(try answers("GET /healthz HTTP/1.1\r\n\r\n")), 400)
         XCTAssertEqual(onlyStatus(try answers("GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n")), 400)
+        XCTAssertEqual(onlyStatus(try answers("GET /healthz HTTP/1.1\r\nHost: a, b\r\n\r\n")), 400, "two hosts in one field")
+        XCTAssertEqual(onlyStatus(try answers("GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n")), 400)
+        let spaced = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
+        try spaced.send("GET /healthz HTTP/1.1\r\nHost:  example.com:80 \r\n\r\n")
+        XCTAssertEqual(try spaced.readAnswer().status, 200, "spaces around the value are no part of it")
         let old = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
         try old.send("GET /healthz HTTP/1.0\r\n\r\n")
         XCTAssertEqual(try old.readAnswer().status, 200, "HTTP/1.0 needs no Host")

@@ -40,6 +40,11 @@ enum RequestFraming {
             }
             if WeightedList.equalsIgnoringCase(name, name.indices, "Host") {
                 hosts += 1
+                // A host and port hold no whitespace inside (RFC 9112 §3.2: an invalid Host is 400).
+                let inner = String(decoding: value, as: UTF8.self).trimmingSpaces.utf8
+                if inner.contains(where: { $0 == 32 || $0 == 9 }) {
+                    malformed = invalid("The Host header field is not a host and port.")
+                }
             } else if WeightedList.equalsIgnoringCase(name, name.indices, "Content-Length") {
                 lengths.append(String(decoding: value, as: UTF8.self))
             } else if WeightedList.equalsIgnoringCase(name, name.indices, "Transfer-Encoding") {
