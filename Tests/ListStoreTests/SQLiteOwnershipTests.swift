@@ -76,4 +76,34 @@ final class SQLiteOwnershipTests: FolderTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path + "/new"), "no file named like the folder")
     }
+
+    /// A backup's scratch files are never the store's, nor followed through a link: a store
+    /// named `FILE.partial` was deleted by a backup to `FILE` (its log and index with it), and a
+    /// link at `FILE.partial` had the file it leads to emptied and written over. A folder as the
+    /// source is refused as one (it was told it had "2 names").
+    func testABackupsScratchFilesAreNeverTheStoresOrALinksTarget() throws {
+        let live = folder.appendingPathComponent("s.sqlite.partial").path
+        let store = try SQLiteStore(path: live)
+        defer { store.close() }
+        _ = try store.commit([.upsert(collection: "c", id: "a", json: Array("{}".utf8))])
+        XCTAssertThrowsError(try SQLiteBackup.copy(from: live, to: folder.appendingPathComponent("s.sqlite").path)) { error in
+            XCTAssertTrue("\(error)".contains("would be one of the database's own files"), "\(error)")
+        }
+        XCTAssertEqual(try store.allRecords(in: "c").map(\.id), ["a"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live + "-wal"), "the store's log is still there")
+        _ = try store.commit([.upsert(collection: "c", id: "b", json: Array("{}".utf8))])
+
+        let precious = folder.appendingPathComponent("precious.txt")
+        try Data("precious".utf8).write(to: precious)
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("copy.sqlite.partial").path,
+                                                   withDestinationPath: "precious.txt")
+        XCTAssertThrowsError(try SQLiteBackup.copy(from: live, to: folder.appendingPathComponent("copy.sqlite").path)) { error in
+            XCTAssertTrue("\(error)".contains("it is a symbolic link"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: precious), Data("precious".utf8), "the file behind the link untouched")
+
+        XCTAssertThrowsError(try SQLiteBackup.copy(from: folder.path, to: folder.appendingPathComponent("x.sqlite").path)) { error in
+            XCTAssertTrue("\(error)".contains("is a folder: --data names a file"), "\(error)")
+        }
+    }
 }

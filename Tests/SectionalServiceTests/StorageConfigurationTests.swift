@@ -27,6 +27,17 @@ final class StorageConfigurationTests: FolderTestCase {
                        "the variable alone chooses PostgreSQL")
     }
 
+    /// A relative `--data` ending in `/` keeps it once resolved, so the store refuses it as a
+    /// folder (the resolved URL dropped the `/`, and a file named like the folder was made).
+    func testARelativeDataPathEndingInASlashStaysAFolder() throws {
+        let path = try configFile(#"{ "lists": {} }"#)
+        let storage = try Configuration.load(path: path, environment: [:], overrides: ConfigurationOverrides(dataPath: "newdir/")).storage
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)  // a flag's path is the shell's
+        XCTAssertEqual(storage, .sqlite(path: here.appendingPathComponent("newdir").standardizedFileURL.path + "/"))
+        let file = try Configuration.load(path: path, environment: [:], overrides: ConfigurationOverrides(dataPath: "d/s.sqlite")).storage
+        XCTAssertEqual(file, .sqlite(path: here.appendingPathComponent("d/s.sqlite").standardizedFileURL.path))
+    }
+
     func testPostgresWithoutAURLIsAnErrorNamingTheKey() throws {
         let path = try configFile(#"{ "storage": { "kind": "postgres" }, "lists": {} }"#)
         XCTAssertThrowsError(try Configuration.load(path: path, environment: [:])) { error in

@@ -35,6 +35,7 @@ public enum SQLiteBackup {
         guard let target = SQLitePath.canonical(destination) else {
             throw StoreError(.fileSystem, "the folder of \(destination) does not exist")
         }
+        try SQLitePath.checkNotAFolder(source, role: "--data")
         let store = SQLitePath.canonical(SQLitePath.databaseFile(source))
         try SQLitePath.checkSingleName(source)
         if let sourceID = FileIdentity(path: source), sourceID == FileIdentity(path: destination) {
@@ -53,6 +54,16 @@ public enum SQLiteBackup {
             let sameFile = FileIdentity(path: companion.path).map { $0 == FileIdentity(path: destination) } ?? false
             if sameFile || companion.canonical == target {
                 throw StoreError(.fileSystem, "the backup would replace the database's own \(companion.name) file (\(destination))")
+            }
+        }
+        // Nor may the backup's own scratch files (`FILE.partial`, and SQLite's beside it), which
+        // it empties and deletes, be the store or one of its files: a store named `FILE.partial`
+        // was deleted by a backup to `FILE`.
+        let kept = [store ?? source] + companions.map { $0.canonical ?? $0.path }
+        for scratch in ["", "-journal", "-wal", "-shm"].map({ target + ".partial" + $0 }) {
+            let scratchID = FileIdentity(path: scratch)
+            if kept.contains(scratch) || (scratchID != nil && kept.contains { FileIdentity(path: $0) == scratchID }) {
+                throw StoreError(.fileSystem, "the backup's partial copy \(scratch) would be one of the database's own files: back up to another file")
             }
         }
         if access(destination + "-wal", F_OK) == 0 {
@@ -122,14 +133,18 @@ public enum SQLiteBackup {
     /// finished backup, would lose that copy).
     private static func claimPartial(_ partial: String, of target: String) throws(StoreError) -> Int32 {
         while true {
-            let claim = open(partial, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard claim >= 0 else { throw StoreError(.fileSystem, "cannot open \(partial): \(String(cString: strerror(errno)))") }
+            // Not through a link: the file it leads to would be emptied and written over.
+            let claim = open(partial, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            guard claim >= 0 else {
+                let reason = errno == ELOOP ? "it is a symbolic link; remove it" : String(cString: strerror(errno))
+                throw StoreError(.fileSystem, "cannot open \(partial): \(reason)")
+            }
             guard flock(claim, LOCK_EX | LOCK_NB) == 0 else {
                 close(claim)
                 throw StoreError(.fileSystem, "another backup to \(target) is under way (it holds \(partial))")
             }
             var held = stat(), named = stat()
-            if fstat(claim, &held) == 0, stat(partial, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+            if fstat(claim, &held) == 0, lstat(partial, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
                 return claim
             }
             close(claim)

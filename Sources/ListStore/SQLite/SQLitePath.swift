@@ -34,7 +34,7 @@ enum SQLitePath {
     /// next checkpoint. SQLite itself only logs a warning. A file not there yet has one name.
     static func checkSingleName(_ path: String) throws(StoreError) {
         var info = stat()
-        guard stat(path, &info) == 0, info.st_nlink > 1 else { return }
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink > 1 else { return }
         throw StoreError(.fileSystem, "the SQLite database \(path) has \(info.st_nlink) names (hard links): SQLite keeps "
             + "its write-ahead log beside the name a file is opened by, so another name sees the file without the writes "
             + "in this one's log. Remove the other names (find / -xdev -samefile \(path))")

@@ -210,6 +210,9 @@ extension Configuration {
     }
 
     static func resolve(_ path: String, against folder: String) -> String {
-        path.hasPrefix("/") ? path : URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+        guard !path.hasPrefix("/") else { return path }
+        let resolved = URL(fileURLWithPath: folder).appendingPathComponent(path).standardizedFileURL.path
+        // A path ending in `/` names a folder, which the store refuses as such: the URL drops the `/`.
+        return path.hasSuffix("/") && !resolved.hasSuffix("/") ? resolved + "/" : resolved
     }
 }
