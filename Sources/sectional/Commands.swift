@@ -25,7 +25,7 @@ func check(configPath: String) -> Int32 {
         for list in summaries {
             let sources = list.sources.isEmpty ? "no collections" : list.sources.joined(separator: ", ")
             let scope = list.scopeField.map { "; per user, by \($0)" } ?? ""
-            print("  \(list.name): \(list.sectionCount) sections, \(list.rowCount) rows with the seed data (reads \(sources)\(scope))")
+            print("  \(list.name): \(list.sectionCount) section\(list.sectionCount == 1 ? "" : "s"), \(list.rowCount) row\(list.rowCount == 1 ? "" : "s") with the seed data (reads \(sources)\(scope))")
             for spec in list.specs {
                 let from = spec.source.map { "from \($0)" } ?? "literal rows"
                 print("    sections[\(spec.index)] (\(from)): \(spec.sections) section\(spec.sections == 1 ? "" : "s"), \(spec.rows) row\(spec.rows == 1 ? "" : "s")")

@@ -94,7 +94,8 @@ extension PostgresStore {
     }
 
     /// Takes the sequence row (held until the transaction ends), as a commit does first.
-    static func lockSequence(on connection: PostgresConnection) throws(PostgresError) {
+    @discardableResult
+    static func lockSequence(on connection: PostgresConnection) throws(PostgresError) -> PostgresResult {
         try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
     }
 
@@ -107,7 +108,7 @@ extension PostgresStore {
     /// Logs changes of the views `ids` under the next version (in the caller's transaction),
     /// taking the sequence row lock as a commit of records does, and notifies.
     static func logViews(_ ids: [String], on connection: PostgresConnection) throws(PostgresError) {
-        let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+        let current = try lockSequence(on: connection)
         guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
         let sequence = try current.int(0, 0) + 1
         try connection.execute("""

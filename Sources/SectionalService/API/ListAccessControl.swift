@@ -55,9 +55,11 @@ extension ServiceContext {
         guard let found = lists.access(of: name) else { throw Problem.listNotFound(name) }
         if found.access == .public {
             // Created (or made public) since the look-up above: served once its state is in
-            // place, as public only if its state still says so (else checked as for users below).
+            // place, as public only if its state still says so (changed again meanwhile: looked
+            // up again, from the start).
             guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
-            if state.definition.access == .public { return ReadableList(state: state, viewOwner: nil) }
+            guard state.definition.access == .public else { return try resolved(request) }
+            return ReadableList(state: state, viewOwner: nil)
         }
         let caller = try authenticator.caller(request)
         let named = request.query("user")
