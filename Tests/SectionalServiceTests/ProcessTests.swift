@@ -177,7 +177,7 @@ final class ProcessTests: FolderTestCase {
     func testCheckReportsListsOrEveryErrorWithItsPath() throws {
         let good = try run(["check", "--config", folder.appendingPathComponent("sectional.json").path])
         XCTAssertEqual(good.status, 0)
-        XCTAssertTrue(good.output.contains("people: 1 sections, 1 rows"), good.output)
+        XCTAssertTrue(good.output.contains("people: 1 section, 1 row with the seed data"), good.output)
         XCTAssertTrue(good.output.contains("sections[0] (literal rows): 1 section, 1 row\n"), good.output)
         XCTAssertTrue(good.output.contains("sections[1] (from people): 0 sections, 0 rows\n"), good.output)
 
