@@ -90,14 +90,7 @@ final class DefinitionConditionTests: XCTestCase {
         let before = try XCTUnwrap(app.get("/v1/lists/people/definition").header("ETag"))
         let file = app.folder.appendingPathComponent("reloaded.json")
         try Data(TestApp.teamsConfig.replacingOccurrences(of: #""title": "People""#, with: #""title": "Everyone""#).utf8).write(to: file)
-        let reloaded = DispatchSemaphore(value: 0)
-        let served = Locked(false)
-        app.server.reloadLists(configPath: file.path) { done in
-            served.withLock { $0 = done }
-            reloaded.signal()
-        }
-        XCTAssertEqual(reloaded.wait(timeout: .now() + 30), .success)
-        XCTAssertTrue(served.withLock { $0 })
+        XCTAssertTrue(app.reload(file))
         let after = try XCTUnwrap(app.get("/v1/lists/people/definition").header("ETag"))
         XCTAssertNotEqual(after, before)
         XCTAssertEqual(try title(app, "people"), "Everyone")

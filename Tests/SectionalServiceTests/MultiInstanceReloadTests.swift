@@ -17,17 +17,6 @@ final class MultiInstanceReloadTests: PostgresDatabaseTestCase {
             """)
     }
 
-    private func reload(_ app: TestApp, _ file: URL) {
-        let reloaded = DispatchSemaphore(value: 0)
-        let served = Locked(false)
-        app.server.reloadLists(configPath: file.path) { done in
-            served.withLock { $0 = done }
-            reloaded.signal()
-        }
-        XCTAssertEqual(reloaded.wait(timeout: .now() + 30), .success)
-        XCTAssertTrue(served.withLock { $0 })
-    }
-
     func testOneFileReloadedOnEveryInstanceServesItsListsAtOneVersion() throws {
         let url = try XCTUnwrap(database).url
         let apps = try (0..<3).map { _ in try TestApp(config: Self.config(title: "Settings"), postgres: url, token: MultiInstance.token) }
@@ -36,7 +25,7 @@ final class MultiInstanceReloadTests: PostgresDatabaseTestCase {
         let file = apps[0].folder.appendingPathComponent("edited.json")
         try Data(Self.config(title: "Settings, edited").replacingOccurrences(of: #""title": "Pinned""#, with: #""title": "Pinned, edited""#)
             .utf8).write(to: file)
-        for app in apps { reload(app, file) }
+        for app in apps { XCTAssertTrue(app.reload(file)) }
 
         for list in ["settings", "people"] {
             let answers = try ports.map { try MultiInstance.request($0, "GET", "/v1/lists/\(list)").expect(200) }
@@ -69,7 +58,7 @@ final class MultiInstanceReloadTests: PostgresDatabaseTestCase {
         try Data(Self.config(title: "Settings").replacingOccurrences(of: #""title": "Pinned""#, with: #""title": "Pinned, edited""#)
             .replacingOccurrences(of: #""type": "order", "title": "{title}""#, with: #""type": "order", "title": "Order {title}""#)
             .utf8).write(to: file)
-        reload(apps[0], file)
+        XCTAssertTrue(apps[0].reload(file))
         let stop = Locked(false)
         let written = Locked(0)
         let writer = Thread {
@@ -82,7 +71,7 @@ final class MultiInstanceReloadTests: PostgresDatabaseTestCase {
         }
         writer.start()
         XCTAssertTrue(eventually { written.withLock { $0 } >= 5 })
-        reload(apps[1], file)
+        XCTAssertTrue(apps[1].reload(file))
         XCTAssertTrue(eventually { written.withLock { $0 } >= 20 })
         stop.withLock { $0 = true }
         XCTAssertTrue(eventually { writer.isFinished })

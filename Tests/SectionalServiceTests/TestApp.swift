@@ -1,5 +1,6 @@
 import Foundation
 import ListModel
+import Locking
 import SectionalService
 import TestSupport
 import XCTest
@@ -88,6 +89,18 @@ final class TestApp {
     /// The current version of a list, read from its outline.
     func version(of list: String = "people") throws -> Int {
         try get("/v1/lists/\(list)").json.value("version")
+    }
+
+    /// Re-reads the lists of the config file at `file`, as `SIGHUP` does, and waits for it (30 s
+    /// at most); returns whether its lists are served.
+    func reload(_ file: URL) -> Bool {
+        let reloaded = DispatchSemaphore(value: 0)
+        let served = Locked(false)
+        server.reloadLists(configPath: file.path) { done in
+            served.withLock { $0 = done }
+            reloaded.signal()
+        }
+        return reloaded.wait(timeout: .now() + 30) == .success && served.withLock { $0 }
     }
 
     /// Creates a view and returns its id.
