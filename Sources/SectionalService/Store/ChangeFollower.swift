@@ -80,7 +80,9 @@ final class ChangeFollower: Sendable {
                 let announced = try listener.wait(upTo: min(remaining, Self.slice))
                 // A notification of versions already applied (this instance's own commits) needs no read.
                 let news = announced.map { $0 > lists.applied.current } ?? false
-                guard (news && wait == Self.firstWait) || ContinuousClock.now >= nextRead else { continue }
+                // Backed off (stalled over a second at one version): notifications no longer wake it.
+                let backedOff = wait > Self.firstWait
+                guard (news && !backedOff) || ContinuousClock.now >= nextRead else { continue }
                 var period = Self.catchUpSeconds
                 switch try lists.catchUp() {
                 case .current:

@@ -177,7 +177,7 @@ struct ListQuery: Hashable, Sendable {
                 // Folded as text is (the query is): `1E+2` as written is found by `1e+2`.
                 var writer = JSONWriter(capacity: 32)
                 writer.value(value)
-                out.append(contentsOf: writer.bytes.map { $0 == UInt8(ascii: "E") ? UInt8(ascii: "e") : $0 })
+                out.append(contentsOf: writer.bytes.lazy.map { $0 == UInt8(ascii: "E") ? UInt8(ascii: "e") : $0 })
             default: continue
             }
         }

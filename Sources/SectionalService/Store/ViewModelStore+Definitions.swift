@@ -189,14 +189,22 @@ extension ViewModelStore {
             guard let definition = next.definition(name), definition.scope == nil, let was = served[name],
                   was.fingerprint == definition.fingerprint, was.sequence > (next.changed[name] ?? 0) else { return nil }
             let base = Localization.base(definition)
-            let (snapshot, version) = try store.readConsistently { () throws(StoreError) -> (ListSnapshot, Int64) in
-                let sequences = try store.collectionSequences()
-                return (try buildRows(base), max(base.sources.compactMap { sequences[$0] }.max() ?? 0, was.sequence))
+            let (snapshot, version) = try store.readConsistently { () throws(StoreError) in
+                try rowsAndVersion(base, changedAt: was.sequence)
             }
             guard version > cache.peek(MaterializationKey(list: name, partition: nil))?.version ?? 0 else { return nil }
             adopted[name] = (snapshot, was.sequence, version)
         }
         return adopted
+    }
+
+    /// The rows of list `definition` (in its first language, the same for everyone) as storage
+    /// holds them now, and the version they give: the later of `sequence` (its definition's
+    /// change number) and the last commit to its collections. Inside the caller's
+    /// ``RecordStore/readConsistently(_:)``, as a follower and an adopting reload build a list.
+    private func rowsAndVersion(_ definition: ListDefinition, changedAt sequence: Int64) throws(StoreError) -> (ListSnapshot, Int64) {
+        let sequences = try store.collectionSequences()
+        return (try buildRows(definition), max(definition.sources.compactMap { sequences[$0] }.max() ?? 0, sequence))
     }
 
     /// The list `definition` gives, built from storage; nil for a per-user list (its partitions
@@ -275,9 +283,8 @@ extension ViewModelStore {
             guard let served = (definition ?? configured).map(Localization.base), served.scope == nil else {
                 return (stored, definition, nil, stored.sequence)
             }
-            let sequences = try store.collectionSequences()
-            let version = max(served.sources.compactMap { sequences[$0] }.max() ?? 0, stored.sequence)
-            return (stored, definition, try buildRows(served), version)
+            let (snapshot, version) = try rowsAndVersion(served, changedAt: stored.sequence)
+            return (stored, definition, snapshot, version)
         }
         guard let read else { return [] }
         if let served = read.definition ?? configured, let scope = served.scope {
