@@ -5,6 +5,9 @@ import XCTest
 final class LongKeyPagingTests: XCTestCase {
     let binding = PageBinding(list: "l", view: "v")
     static let long = String(repeating: "é", count: 14_000)   // 28,000 bytes
+    /// With the "r" and a number before it, an id of 121–122 bytes: longer than the caps a
+    /// token with several long sort values falls to (its id is never cut, or the walk repeats rows).
+    static let longID = String(repeating: "x", count: 120)
 
     /// Walks all pages; `between` may change the list after each page. Returns delivered ids.
     func walk(_ list: ListSnapshot, size: Int, label: String, between: (inout ListSnapshot, [String]) -> Void = { _, _ in }) throws -> [String] {
@@ -44,7 +47,7 @@ final class LongKeyPagingTests: XCTestCase {
                 // Strings, and numbers whose 300-digit text is too long for a token (equal nearest doubles).
                 let k: JSONValue = i % 2 == 0 ? .string(LongKeyPagingTests.long + String(i % 3))
                     : parse("1." + String(repeating: "0", count: 300) + "\(i % 7)")
-                recs.append(.object(JSONObject([(key: "id", value: .string("r\(i)")), (key: "name", value: .string(name)),
+                recs.append(.object(JSONObject([(key: "id", value: .string("r\(i)" + LongKeyPagingTests.longID)), (key: "name", value: .string(name)),
                                                 (key: "g", value: .string(group)), (key: "k", value: k)])))
             }
             let list = ListSnapshot.build(definition: d, records: ["a": recs])

@@ -72,6 +72,20 @@ final class LookupTests: XCTestCase {
         XCTAssertEqual(text(w), #"{"list":"l","version":3,"sections":[0,2,3]}"#)
     }
 
+    /// Section and row types compare by code points, as everywhere else: "\u{e9}" (é) and
+    /// "e\u{301}" (e and a combining acute) are two types, though Swift's `==` finds them equal.
+    func testTypeLookupsCompareCodePoints() {
+        let d = definition(#"{"sections":[{"key":"a","type":"e\u0301","rows":[{"id":"r1","type":"e\u0301"},{"id":"r2","type":"\u00e9"}]},{"key":"b","type":"\u00e9","rows":[{"id":"r3","type":"e\u0301"},{"id":"r4","type":"\u00e9"}]}]}"#)
+        let l = ListSnapshot.build(definition: d, records: [:])
+        let v = ViewState()
+        XCTAssertEqual(l.sectionIndexes(ofType: "\u{e9}"), [1])
+        XCTAssertEqual(l.sectionIndexes(ofType: "e\u{301}"), [0])
+        XCTAssertEqual(l.locate(sectionType: "\u{e9}", rowType: "\u{e9}", view: v)?.rowID, "r4")
+        XCTAssertEqual(l.locate(sectionType: "\u{e9}", rowType: "e\u{301}", view: v)?.rowID, "r3")
+        XCTAssertEqual(l.locate(sectionType: "e\u{301}", rowType: "\u{e9}", view: v)?.rowID, "r2")
+        XCTAssertEqual(l.locate(sectionType: "e\u{301}", rowType: "e\u{301}", view: v)?.rowID, "r1")
+    }
+
     func testHiddenSectionsInOutline() {
         let l = list
         let o = l.outline(view: d.defaultView)

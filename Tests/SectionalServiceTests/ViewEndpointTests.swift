@@ -80,6 +80,20 @@ final class ViewEndpointTests: XCTestCase {
         XCTAssertEqual(try app.request("PUT", "/v1/lists/people/views/\(id)/sections/0", json: #"{"hidden":true,"key":7}"#).slug, "invalid-request")
     }
 
+    /// The key a change names is compared by code points, as section keys are told apart: "Café"
+    /// with a precomposed é is not the section "Cafe\u{301}" (e and a combining acute) at the index.
+    func testASectionChangeComparesTheKeyByCodePoints() throws {
+        let app = try TestApp()
+        try app.seed([("p1", "Ada", "Caf\u{e9}"), ("p2", "Bo", "Cafe\u{301}")])  // sections 1 and 2, e before \u{e9}
+        let id = try app.createView(#"{"hidden":[]}"#)
+        let wrong = try app.request("PUT", "/v1/lists/people/views/\(id)/sections/1", json: #"{"hidden":true,"key":"Caf\u00e9"}"#)
+        XCTAssertEqual(wrong.status, 412, wrong.text)
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").json["hidden"] as? [String], [], "nothing hidden")
+        let right = try app.request("PUT", "/v1/lists/people/views/\(id)/sections/2", json: #"{"hidden":true,"key":"Caf\u00e9"}"#)
+        XCTAssertEqual(right.status, 200, right.text)
+        XCTAssertEqual(try app.get("/v1/lists/people/views/\(id)").json["hidden"] as? [String], ["Caf\u{e9}"])
+    }
+
     func testViewErrors() throws {
         let app = try TestApp()
         let id = try app.createView(#"{"hidden":["pinned"]}"#)

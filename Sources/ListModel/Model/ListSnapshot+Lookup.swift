@@ -137,13 +137,13 @@ extension ListSnapshot {
     /// Indexes of all sections of `type`, ascending (an index set).
     public func sectionIndexes(ofType type: String) -> [Int] {
         var out: [Int] = []
-        for (i, s) in sections.enumerated() where definition.sections[s.spec].type == type { out.append(i) }
+        for (i, s) in sections.enumerated() where codePointEqual(definition.sections[s.spec].type, type) { out.append(i) }
         return out
     }
 
     /// The lowest index path whose section type is `sectionType` and row type is `rowType`.
     public func locate(sectionType: String, rowType: String, view: ViewState) -> RowLocation? {
-        for (i, s) in sections.enumerated() where definition.sections[s.spec].type == sectionType {
+        for (i, s) in sections.enumerated() where codePointEqual(definition.sections[s.spec].type, sectionType) {
             if let r = s.rows.firstIndex(ofType: rowType) { return location(section: i, row: r, view: view) }
         }
         return nil

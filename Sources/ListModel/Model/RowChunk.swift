@@ -82,7 +82,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
                     u._withUnsafeGuaranteedRef { r in
                         t += r.tagLength
                         if r.tagLength != stride { stride = -1 }
-                        if !types.contains(r.type) { types.append(r.type) }
+                        if !types.contains(where: { codePointEqual($0, r.type) }) { types.append(r.type) }
                     }
                 }
             }
@@ -287,7 +287,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
             h.pointee.tagStride = h.pointee.count == 0 || h.pointee.tagStride == row.tagLength ? row.tagLength : -1
             h.pointee.count += 1
             h.pointee.tagTotal += row.tagLength
-            if !h.pointee.types.contains(row.type) { h.pointee.types.append(row.type) }
+            if !h.pointee.types.contains(where: { codePointEqual($0, row.type) }) { h.pointee.types.append(row.type) }
         }
     }
 
@@ -305,7 +305,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
             }
             h.pointee.tagTotal += delta
             if h.pointee.count == 1 { h.pointee.tagStride = row.tagLength } else if delta != 0 { h.pointee.tagStride = -1 }
-            if !h.pointee.types.contains(row.type) { h.pointee.types.append(row.type) }
+            if !h.pointee.types.contains(where: { codePointEqual($0, row.type) }) { h.pointee.types.append(row.type) }
             return delta
         }
     }

@@ -218,8 +218,8 @@ struct RowSequence: @unchecked Sendable {
             var start = 0
             for k in 0..<v.chunkCount {
                 let (j, n) = v.withChunk(k) { c -> (Int?, Int) in
-                    guard c.types.contains(type) else { return (nil, c.count) }
-                    return (c.withUnretainedRows { rows in rows.firstIndex { $0._withUnsafeGuaranteedRef { $0.type == type } } }, c.count)
+                    guard c.types.contains(where: { codePointEqual($0, type) }) else { return (nil, c.count) }
+                    return (c.withUnretainedRows { rows in rows.firstIndex { $0._withUnsafeGuaranteedRef { codePointEqual($0.type, type) } } }, c.count)
                 }
                 if let j { return start + j }
                 start += n

@@ -94,9 +94,12 @@ public struct PageToken: Sendable, Equatable {
     /// forward). `guess` is the index in its section of the row after the position.
     static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
                        keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int) -> String {
-        // Each string gets at most `cap` bytes; a token still too long is redone with a smaller
-        // cap (only sort keys with many fields get there). With cap 4 a token holds at most
-        // 1 + 8 + 3 + 17 + 5 + 6 + 1 + 64 × 9 + 6 + 10 + 4 bytes: under `maxBytes`.
+        // Each string but the row id gets at most `cap` bytes; a token still too long is redone
+        // with a smaller cap (only sort keys with many fields get there). The row id is never
+        // cut: a cut token finds its row by id, and a cut id would find none (the page would
+        // then start at the cut position, before the row, and serve it again). Ids are names,
+        // at most 128 bytes, so with cap 4 a token holds at most
+        // 1 + 8 + 3 + 17 + 5 + 6 + 1 + 64 × 9 + 130 + 10 + 4 bytes: under `maxBytes`.
         for cap in [256, 96, 24, 4] {
             if let text = encode(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID, order: order,
                                  keyOrder: keyOrder, binding: binding, guess: guess, cap: cap) {
@@ -109,7 +112,7 @@ public struct PageToken: Sendable, Equatable {
     private static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
                                keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int, cap: Int) -> String? {
         let values = sortKey.values
-        var isCut = utf8Count(rawKey) > cap || utf8Count(rowID) > cap
+        var isCut = utf8Count(rawKey) > cap
         if !isCut {
             for v in values {
                 switch v {
@@ -159,7 +162,7 @@ public struct PageToken: Sendable, Equatable {
                 putVarint(UInt64(vs.count), &b)
                 for (k, v) in vs.enumerated() { put(v, descending: order.isDescending(k)) }
             }
-            putString(rowID, cap: cap, raise: false, &b)
+            putString(rowID, cap: .max, raise: false, &b)
             putVarint(UInt64(max(0, guess)), &b)
             let c = b.withBytes { checksum($0) }
             for k in 0..<4 { b.append(UInt8(truncatingIfNeeded: c >> (8 * UInt32(k)))) }

@@ -80,7 +80,7 @@ struct ViewRoutes {
         guard let section = state.snapshot.section(at: index) else {
             throw Problem.sectionNotFound(request.parameter("index"), count: state.snapshot.sectionCount)
         }
-        if let expected, section.key != expected {
+        if let expected, CodePointKey(section.key) != CodePointKey(expected) {
             throw Problem.sectionMoved(index, key: section.key, expected: expected, version: state.version)
         }
         let (key, owner, views) = (section.key, readable.viewOwner, views)
