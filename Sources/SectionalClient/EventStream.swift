@@ -18,12 +18,14 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// The answer's `Retry-After` field, if it had one (a 503's: when to try again).
     var retryAfter: String? { lock.withLock { retryAfterField } }
 
-    init(request: URLRequest) {
+    /// Opens `request` with a session of `base`'s configuration (the client's: its proxy, added
+    /// headers and protocol classes; a delegate of its own, not the client session's).
+    init(request: URLRequest, base: URLSession) {
         let (chunks, continuation) = AsyncThrowingStream.makeStream(of: Data.self)
         self.chunks = chunks
         self.continuation = continuation
         super.init()
-        let configuration = URLSessionConfiguration.default
+        let configuration = base.configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.timeoutIntervalForRequest = 60   // keep-alive comments come every 15 s
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
@@ -122,7 +124,7 @@ public struct VersionEvents: AsyncSequence, Sendable {
                     var request = try await list.client.request("GET", list.client.url(["v1", "lists", list.name, "events"], query: list.search.queryItems))
                     request.setValue("text/event-stream", forHTTPHeaderField: "Accept")
                     if let lastEventID { request.setValue(lastEventID, forHTTPHeaderField: "Last-Event-ID") }
-                    let opened = EventConnection(request: request)
+                    let opened = EventConnection(request: request, base: list.client.session)
                     connection = opened
                     var parser = EventParser()
                     for try await chunk in opened.chunks {

@@ -14,7 +14,7 @@ import FoundationNetworking
 /// version or later (`Sectional-Min-Version`): the instance that gets the read waits for it (up
 /// to a second, then `503 not-caught-up`).
 public struct SectionalClient: Sendable {
-    /// Gives the bearer token for the next request (`nil`: send none).
+    /// Gives the bearer token for the next request (`nil` or empty: send none).
     public typealias TokenProvider = @Sendable () async throws -> String?
 
     /// The server's base URL (`https://lists.example.com`).
@@ -62,16 +62,16 @@ public struct SectionalClient: Sendable {
 
     // MARK: Requests
 
-    /// A URL under `baseURL`: path segments (each percent-encoded) and a query.
+    /// A URL under `baseURL`: path segments and a query, each segment, name and value
+    /// percent-encoded (a filter's name is a field's, and a field may hold any character).
     func url(_ segments: [String], query: [(String, String)] = []) -> URL {
         var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) ?? URLComponents()
         let base = components.percentEncodedPath.hasSuffix("/") ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-        components.percentEncodedPath = base + segments.map { "/" + ($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0) }.joined()
+        func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text }
+        components.percentEncodedPath = base + segments.map { "/" + encoded($0) }.joined()
         if !query.isEmpty {
-            components.percentEncodedQuery = query.map { name, value in
-                "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)"
-            }.joined(separator: "&")
+            components.percentEncodedQuery = query.map { name, value in "\(encoded(name))=\(encoded(value))" }.joined(separator: "&")
         }
         return components.url ?? baseURL
     }
@@ -83,7 +83,7 @@ public struct SectionalClient: Sendable {
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         if method == "GET", let minVersion { request.setValue(String(minVersion), forHTTPHeaderField: "Sectional-Min-Version") }
-        if let token = try await tokenProvider() {
+        if let token = try await tokenProvider(), !token.isEmpty {
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }
         if let body {

@@ -17,15 +17,20 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
     /// The list's version the problem names (its `version`): where the list is now, for a `412
     /// precondition-failed` section change made after the list moved on.
     public let version: Int64?
+    /// The records the problem names (its `ids`): those whose expected version or existence did
+    /// not hold, for a `412 precondition-failed` record or batch write.
+    public let ids: [String]?
 
     /// A problem from its parts.
-    public init(slug: String, status: Int, title: String = "", detail: String, reload: Bool = false, version: Int64? = nil) {
+    public init(slug: String, status: Int, title: String = "", detail: String, reload: Bool = false, version: Int64? = nil,
+                ids: [String]? = nil) {
         self.slug = slug
         self.status = status
         self.title = title
         self.detail = detail
         self.reload = reload
         self.version = version
+        self.ids = ids
     }
 
     /// `status slug: detail`.
@@ -33,14 +38,14 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// The problem a non-2xx answer carries; a body that is no problem document still gives its status.
     static func from(status: Int, body: Data) -> SectionalError {
-        struct Problem: Decodable { let type: String?, title: String?, detail: String?, reload: Bool?, version: Int64? }
+        struct Problem: Decodable { let type: String?, title: String?, detail: String?, reload: Bool?, version: Int64?, ids: [String]? }
         guard let problem = try? JSONDecoder().decode(Problem.self, from: body), let type = problem.type else {
             let text = String(decoding: body.prefix(300), as: UTF8.self)
             return SectionalError(slug: "http-\(status)", status: status, detail: text)
         }
         let slug = type.split(separator: "/").last.map(String.init) ?? type
         return SectionalError(slug: slug, status: status, title: problem.title ?? "", detail: problem.detail ?? "",
-                              reload: problem.reload ?? false, version: problem.version)
+                              reload: problem.reload ?? false, version: problem.version, ids: problem.ids)
     }
 
     /// An answer that could not be decoded.

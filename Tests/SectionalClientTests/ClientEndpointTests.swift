@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import SectionalClient
 import XCTest
 
@@ -19,6 +22,26 @@ final class ClientEndpointTests: XCTestCase {
     override func tearDown() {
         client = nil
         server = nil
+    }
+
+    /// An empty token from the provider sends no `Authorization` (a `Bearer ` with nothing
+    /// after it is a malformed request, 400), as the JavaScript client does.
+    func testAnEmptyTokenSendsNoAuthorization() async throws {
+        let lists = try await SectionalClient(baseURL: server.url, token: "").lists()
+        XCTAssertEqual(lists.lists.map(\.name), ["people"])
+    }
+
+    /// The event stream is opened with the client session's configuration: a header the session
+    /// adds (here a version the server refuses) goes with the stream as with every read.
+    func testTheEventStreamUsesTheClientSessionsConfiguration() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["Sectional-Min-Version": "not-a-version"]
+        let refused = SectionalClient(baseURL: server.url, session: URLSession(configuration: configuration)).list("people")
+        await assertProblem("invalid-version", 400) { try await refused.outline() }
+        await assertProblem("invalid-version", 400) {
+            var events = refused.events().makeAsyncIterator()
+            return try await events.next()
+        }
     }
 
     func testListsOutlineAndPages() async throws {
@@ -131,6 +154,11 @@ final class ClientEndpointTests: XCTestCase {
         await assertProblem("precondition-failed", 412) {
             try await people.batch(upsert: [person("p11", "Eve", "Ops")], expectedVersions: ["p10": 1, "p11": 0])
         }
+        do {
+            _ = try await people.batch(upsert: [person("p11", "Eve", "Ops")], expectedVersions: ["p10": 1, "p11": 0])
+        } catch let error as SectionalError {
+            XCTAssertEqual(error.ids, ["p10"], "the problem names the record whose expectation failed")
+        }
         await assertProblem("record-not-found", 404) { try await people.get("p11") }
         let conditional = try await people.batch(upsert: [person("p11", "Eve", "Ops")],
                                                  expectedVersions: ["p10": JSON.number(Double(patchedInBatch.version)), "p11": 0, "p2": "*"])
@@ -149,6 +177,15 @@ final class ClientEndpointTests: XCTestCase {
         XCTAssertEqual(ids, ["me", "p3", "p4"])
         await assertProblem("invalid-request", 400) {
             _ = try await self.client.list("people", search: ListSearch(filters: ["name": "Ada"])).outline()
+        }
+        // A filter's name is encoded like its value (a field's name may hold any character):
+        // it reaches the server whole, and is refused there as undeclared.
+        do {
+            _ = try await client.list("people", search: ListSearch(filters: ["first name&x=y": "Eng"])).outline()
+            XCTFail("an undeclared filter is refused")
+        } catch let error as SectionalError {
+            XCTAssertEqual(error.slug, "invalid-request")
+            XCTAssertTrue(error.detail.contains("first name&x=y"), error.detail)
         }
         // The event stream takes the query too: an undeclared filter is refused there as well.
         var events = client.list("people", search: ListSearch(text: "bob")).events().makeAsyncIterator()

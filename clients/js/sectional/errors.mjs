@@ -15,8 +15,10 @@ export class SectionalError extends Error {
    * @param {boolean} [reload]
    * @param {number} [version] the list's version the problem names: where the list is now, for a
    *   `412 precondition-failed` section change made after the list moved on
+   * @param {string[]} [ids] the records the problem names: those whose expected version or
+   *   existence did not hold, for a `412 precondition-failed` record or batch write
    */
-  constructor(slug, status, title, detail, reload = false, version = undefined) {
+  constructor(slug, status, title, detail, reload = false, version = undefined, ids = undefined) {
     super(`${status} ${slug}: ${detail}`);
     this.name = 'SectionalError';
     this.slug = slug;
@@ -25,6 +27,7 @@ export class SectionalError extends Error {
     this.detail = detail;
     this.reload = reload;
     this.version = version;
+    this.ids = ids;
   }
 
   /**
@@ -37,7 +40,8 @@ export class SectionalError extends Error {
       const body = JSON.parse(text);
       if (body && typeof body.type === 'string') {
         return new SectionalError(body.type.split('/').pop() || body.type, status, body.title || '', body.detail || '',
-          body.reload === true, typeof body.version === 'number' ? body.version : undefined);
+          body.reload === true, typeof body.version === 'number' ? body.version : undefined,
+          Array.isArray(body.ids) && body.ids.every((/** @type {unknown} */ id) => typeof id === 'string') ? body.ids : undefined);
       }
     } catch (_) { /* not JSON */ }
     return new SectionalError(`http-${status}`, status, '', text.slice(0, 300));

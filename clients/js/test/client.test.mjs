@@ -202,7 +202,8 @@ test('a batch on expectedVersions is refused whole while one fails, and made whe
   await reset();
   const { version } = await people.put('p1', person('p1', 'Ada', 'Design'));
   await assert.rejects(() => people.batch({ upsert: [person('p2', 'Bo', 'Eng')], expectedVersions: { p1: version + 1, p2: 0 } }),
-    (e) => e instanceof SectionalError && e.slug === 'precondition-failed' && e.status === 412);
+    (e) => e instanceof SectionalError && e.slug === 'precondition-failed' && e.status === 412
+      && JSON.stringify(e.ids) === '["p1"]');
   await assert.rejects(() => people.get('p2'), (e) => e instanceof SectionalError && e.slug === 'record-not-found');
   const made = await people.batch({ upsert: [person('p2', 'Bo', 'Eng')], expectedVersions: { p1: version, p2: 0 } });
   assert.equal(made.upserted, 1);
