@@ -33,8 +33,9 @@ final class LiveServer: @unchecked Sendable {
     let ownsFolder: Bool
 
     /// Starts a server; `folder` and `port` given: a restart of an earlier one on the same data.
-    /// `maxEventStreams`: `server.maxEventStreams` (nil: the default).
-    init(token: String? = nil, folder: URL? = nil, port: Int = 0, maxEventStreams: Int? = nil) throws {
+    /// `maxEventStreams`: `server.maxEventStreams` (nil: the default). `postgres`: the database
+    /// URL to store in instead of SQLite (several servers on one database are instances).
+    init(token: String? = nil, folder: URL? = nil, port: Int = 0, maxEventStreams: Int? = nil, postgres: String? = nil) throws {
         self.folder = folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("sectional-client-\(UUID().uuidString)")
         ownsFolder = folder == nil
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
@@ -42,7 +43,7 @@ final class LiveServer: @unchecked Sendable {
         configuration.server.host = "127.0.0.1"
         configuration.server.port = port
         configuration.server.threads = 4
-        configuration.storage = .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path)
+        configuration.storage = postgres.map { .postgres(url: $0) } ?? .sqlite(path: self.folder.appendingPathComponent("test.sqlite").path)
         configuration.apiToken = token
         configuration.maxEventStreams = maxEventStreams
         server = SectionalServer(configuration: configuration, log: Log(level: .error))

@@ -15,6 +15,17 @@ public actor ListMirror {
     public private(set) var snapshot: ListSnapshot?
 
     private var tail: Task<Void, Never>?
+    /// The version the running sync reads at least, when an event started it: the event's.
+    /// Behind a load balancer the instance answering may not have applied the version another
+    /// instance announced, and would say the list has not moved (the mirror then stayed behind
+    /// until the next write); asked for the version, it waits for it, or answers `503`.
+    private var floor: Int64?
+
+    /// The list's API as the running operation reads it (at least at ``floor``).
+    private var reader: SectionalList {
+        guard let floor else { return list }
+        return SectionalList(client: list.client.reading(atLeast: Int(floor)), name: list.name, search: list.search)
+    }
 
     /// A change the mirror made: the batch update to animate and the snapshot after it.
     public struct Update: Sendable {
@@ -125,7 +136,7 @@ public actor ListMirror {
                 for try await event in list.events(reconnectDelay: reconnectDelay) {
                     defer { heard = event.version }
                     if let current = await snapshot?.version, Self.isTakenIn(event.version, after: heard, mirror: current) { continue }
-                    continuation.yield(try await syncRetrying(reconnectDelay: reconnectDelay))
+                    continuation.yield(try await syncRetrying(atLeast: event.version, reconnectDelay: reconnectDelay))
                 }
                 continuation.finish()
             } catch {
@@ -144,14 +155,14 @@ public actor ListMirror {
         version == current || (heard.map { $0 < version } ?? false) && version < current
     }
 
-    /// ``sync()``, tried again while the server is away (a network error, a 503) after the event
-    /// stream's reconnect delay for as many failures in a row (the server's `retry:` is 2 s).
-    /// Another problem, or cancellation, is thrown.
-    private nonisolated func syncRetrying(reconnectDelay: Double?) async throws -> Update {
+    /// ``sync()`` reading at least `version` (an event's), tried again while the server is away
+    /// or behind (a network error, a 503) after the event stream's reconnect delay for as many
+    /// failures in a row (the server's `retry:` is 2 s). Another problem, or cancellation, is thrown.
+    private nonisolated func syncRetrying(atLeast version: Int64, reconnectDelay: Double?) async throws -> Update {
         var failures = 0
         while true {
             do {
-                return try await sync()
+                return try await serially { mirror in try await mirror.syncNow(atLeast: version) }
             } catch let problem as SectionalError where problem.status != 503 && problem.status != 0 {
                 throw problem
             } catch {
@@ -195,7 +206,7 @@ public actor ListMirror {
             attempt += 1
             let outline: Outline
             do {
-                outline = try await list.outline(view: view)
+                outline = try await reader.outline(view: view)
             } catch let problem as SectionalError where view != nil && problem.viewGone {
                 // The view is gone (deleted elsewhere, expired, or the server went back to a
                 // database without it): read the list as it is for everyone; a later toggle
@@ -208,7 +219,7 @@ public actor ListMirror {
             var loaded = 0, consistent = true
             if target > 0 {
                 do {
-                    for try await page in list.pages(size: pageSize, view: view) {
+                    for try await page in reader.pages(size: pageSize, view: view) {
                         guard page.version == outline.version else { consistent = false; break }
                         for part in page.sections where next.sections.indices.contains(part.section.index) {
                             for (i, row) in part.rows.enumerated() where next.sections[part.section.index].slots.indices.contains(part.rowOffset + i) {
@@ -231,12 +242,18 @@ public actor ListMirror {
         }
     }
 
+    private func syncNow(atLeast version: Int64) async throws -> Update {
+        floor = version
+        defer { floor = nil }
+        return try await syncNow()
+    }
+
     private func syncNow() async throws -> Update {
         guard let old = snapshot else { return try await reloadNow(rows: nil) }
         for _ in 0..<3 {
             let changes: Changes
             do {
-                changes = try await list.changes(since: old.version, view: view)
+                changes = try await reader.changes(since: old.version, view: view)
             } catch let problem as SectionalError where problem.status == 400 && problem.slug == "invalid-version" {
                 // The mirror is ahead of the list: the server went back (a new database at its address,
                 // one put back by a file copy), so no diff leads from the mirror's version to its.
@@ -250,7 +267,7 @@ public actor ListMirror {
                 if let view, try await hiddenChanged(in: old, view: view) { break }
                 return Update(changes: changes, snapshot: old)
             }
-            let outline = try await list.outline(view: view)
+            let outline = try await reader.outline(view: view)
             guard outline.version == changes.to else { continue }
             guard let applied = try? SnapshotApplier(pageSize: pageSize).apply(changes, to: old, outline: outline) else { break }
             var next = applied.snapshot
@@ -267,7 +284,7 @@ public actor ListMirror {
     private func hiddenChanged(in snapshot: ListSnapshot, view: String) async throws -> Bool {
         let state: ViewState
         do {
-            state = try await list.view(view)
+            state = try await reader.view(view)
         } catch let problem as SectionalError where problem.viewGone {
             return true   // reload, without it
         }
@@ -302,7 +319,7 @@ public actor ListMirror {
                 let start = marked[i], count = marked[end] - start + 1
                 let range: SectionRange
                 do {
-                    range = try await list.rows(inSection: n, start: start, count: count, view: view)
+                    range = try await reader.rows(inSection: n, start: start, count: count, view: view)
                 } catch let problem as SectionalError where problem.sectionGone {
                     return nil
                 }
@@ -333,7 +350,7 @@ public actor ListMirror {
         guard var current = snapshot else { return }
         let range: SectionRange
         do {
-            range = try await list.rows(inSection: n, start: start, count: count, view: view)
+            range = try await reader.rows(inSection: n, start: start, count: count, view: view)
         } catch let problem as SectionalError where problem.sectionGone {
             throw try await stale(after: problem, mirror: current.version)
         }
@@ -397,7 +414,7 @@ public actor ListMirror {
                 // throws after storing that.
                 let range: SectionRange?
                 do {
-                    range = try await list.rows(inSection: index, start: 0, count: min(pageSize, slots.count), view: view)
+                    range = try await reader.rows(inSection: index, start: 0, count: min(pageSize, slots.count), view: view)
                 } catch is CancellationError {
                     snapshot = next
                     throw CancellationError()
@@ -419,7 +436,7 @@ public actor ListMirror {
     /// list has moved on and that section is gone. Reads the outline for the list's version (one
     /// request); throws `problem` itself when the list has not moved.
     private func stale(after problem: SectionalError, mirror version: Int64) async throws -> Stale {
-        let server = try await list.outline(view: view).version
+        let server = try await reader.outline(view: view).version
         guard server != version else { throw problem }
         return Stale(mirror: version, server: server)
     }

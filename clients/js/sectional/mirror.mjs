@@ -38,6 +38,20 @@ export class ListMirror {
     this.snapshot = null;
     /** @type {Promise<unknown>} */
     this.queue = Promise.resolve();
+    /**
+     * The version the running sync reads at least, when an event started it: the event's. Behind
+     * a load balancer the instance answering may not have applied the version another instance
+     * announced, and would say the list has not moved (the mirror then stayed behind until the
+     * next write); asked for the version, it waits for it, or answers `503`.
+     * @type {number|undefined}
+     */
+    this.floor = undefined;
+  }
+
+  /** The list's API as the running operation reads it (at least at `floor`). */
+  get reader() {
+    return this.floor === undefined ? this.list
+      : this.list.client.readingAtLeast(this.floor).list(this.list.name, { search: this.list.search });
   }
 
   /**
@@ -165,22 +179,26 @@ export class ListMirror {
       const before = heard;
       heard = event.version;
       if (this.snapshot && takenIn(event.version, before, this.snapshot.version)) continue;
-      const update = await this.syncRetrying(o);
+      const update = await this.syncRetrying(event.version, o);
       if (!update) return;
       yield update;
     }
   }
 
   /**
-   * `sync()`, tried again while the server is away (a network error, a 503), after the event
-   * stream's reconnect delay for as many failures in a row (the server's `retry:` is 2 s); `null`
-   * when `signal` aborts first. Another problem is thrown.
+   * `sync()` reading at least `version` (an event's), tried again while the server is away or
+   * behind (a network error, a 503), after the event stream's reconnect delay for as many failures
+   * in a row (the server's `retry:` is 2 s); `null` when `signal` aborts first. Another problem is thrown.
+   * @param {number} version
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} o @returns {Promise<MirrorUpdate|null>}
    */
-  async syncRetrying(o) {
+  async syncRetrying(version, o) {
     for (let failures = 1; ; failures++) {
       try {
-        return await this.sync({ signal: o.signal });
+        return await this.serially(async () => {
+          this.floor = version;
+          try { return await this.syncNow(o.signal); } finally { this.floor = undefined; }
+        }, o.signal);
       } catch (e) {
         if (e instanceof SectionalError && e.status !== 503) throw e;
         if (o.signal && o.signal.aborted) return null;
@@ -202,7 +220,7 @@ export class ListMirror {
     for (let attempt = 1; ; attempt++) {
       let outline;
       try {
-        outline = await this.list.outline({ view: this.view, signal });
+        outline = await this.reader.outline({ view: this.view, signal });
       } catch (e) {
         // The view is gone (deleted elsewhere, expired, or the server went back to a database
         // without it): read the list as it is for everyone; a later toggle makes a new view.
@@ -216,7 +234,7 @@ export class ListMirror {
       let loaded = 0, consistent = true;
       if (target > 0) {
         try {
-          for await (const page of this.list.pages({ size: this.pageSize, view: this.view, signal })) {
+          for await (const page of this.reader.pages({ size: this.pageSize, view: this.view, signal })) {
             if (page.version !== outline.version) { consistent = false; break; }
             for (const part of page.sections) {
               const own = next.sections[part.index];
@@ -252,7 +270,7 @@ export class ListMirror {
     for (let attempt = 0; attempt < 3; attempt++) {
       let changes;
       try {
-        changes = await this.list.changes(old.version, { view: this.view, signal });
+        changes = await this.reader.changes(old.version, { view: this.view, signal });
       } catch (e) {
         // The mirror is ahead of the list: the server went back (a new database at its address,
         // one put back by a file copy), so no diff leads from the mirror's version to its.
@@ -266,7 +284,7 @@ export class ListMirror {
         if (this.view && await this.hiddenChanged(old, this.view, signal)) break;
         return { changes, snapshot: old };
       }
-      const outline = await this.list.outline({ view: this.view, signal });
+      const outline = await this.reader.outline({ view: this.view, signal });
       if (outline.version !== changes.to) continue;
       let applied;
       try { applied = applyToSnapshot(changes, old, outline, this.pageSize); } catch (_) { break; }
@@ -287,7 +305,7 @@ export class ListMirror {
   async hiddenChanged(snapshot, view, signal) {
     let state;
     try {
-      state = await this.list.view(view, { signal });
+      state = await this.reader.view(view, { signal });
     } catch (e) {
       if (viewGone(e)) return true;            // reload, without it
       throw e;
@@ -312,7 +330,7 @@ export class ListMirror {
         const start = marked[i], count = marked[end] - start + 1;
         let range;
         try {
-          range = await this.list.rows(n, { start, count, view: this.view, signal });
+          range = await this.reader.rows(n, { start, count, view: this.view, signal });
         } catch (e) {
           if (sectionGone(e)) return null;
           throw e;
@@ -355,7 +373,7 @@ export class ListMirror {
     const own = s.sections[n];
     let range;
     try {
-      range = await this.list.rows(n, { start, count, view: this.view, signal });
+      range = await this.reader.rows(n, { start, count, view: this.view, signal });
     } catch (e) {
       throw await this.staleAfter(e, s.version, signal);
     }
@@ -421,7 +439,7 @@ export class ListMirror {
         // of these rows. Unread (the section gone, the list moved on, the request failed or was
         // cancelled), they stay placeholders, which `loadNext()` and `row()` read, as does the
         // next sync that moves the list (they are pending).
-        const range = await this.list.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal })
+        const range = await this.reader.rows(index, { start: 0, count: Math.min(this.pageSize, rows.length), view: this.view, signal })
           .catch((e) => {
             if (!signal?.aborted) return null;
             this.snapshot = s;
@@ -442,7 +460,7 @@ export class ListMirror {
    */
   async staleAfter(e, version, signal) {
     if (!sectionGone(e)) return e;
-    const server = (await this.list.outline({ view: this.view, signal })).version;
+    const server = (await this.reader.outline({ view: this.view, signal })).version;
     return server === version ? e : new StaleError(version, server);
   }
 }

@@ -291,6 +291,37 @@ test('updates() sees every version', async () => {
   }
 });
 
+test('a sync an event starts reads at least the version it announced', async () => {
+  // Behind a load balancer the instance that answers may not have applied the version another
+  // announced: asked for it, it waits for it (or answers 503, and the sync is tried again).
+  await reset();
+  /** @type {(string|null)[]} */
+  const asked = [];
+  const hooked = new SectionalClient(base, {
+    fetch: async (input, init) => {
+      if (String(input).includes('/changes')) asked.push(new Headers(init?.headers).get('Sectional-Min-Version'));
+      return fetch(input, init);
+    },
+  });
+  const mirror = hooked.list('people').mirror();
+  await mirror.reload();
+  const controller = new AbortController();
+  /** @type {number[]} */
+  const seen = [];
+  const reading = (async () => {
+    for await (const update of mirror.updates({ signal: controller.signal })) seen.push(update.changes.to);
+  })().catch((e) => { if (!controller.signal.aborted) throw e; });
+  try {
+    const { version } = await people.put('p1', person('p1', 'Ada', 'Eng'));
+    await until(() => seen.includes(version), () => `no update to version ${version}; saw ${seen}`);
+    assert.ok(asked.includes(String(version)), `the sync's changes request asked for version ${version}: ${asked}`);
+    assert.equal(await mirror.sync().then(() => asked.at(-1)), null, 'a sync of its own asks for no version');
+  } finally {
+    controller.abort();
+    await reading;
+  }
+});
+
 test('writes one sync took in start no more syncs', async () => {
   // Two writes land just before the first request of the sync a write started; their events
   // come after it. Before, each gave one more update, to the version the sync had reached.
