@@ -28,15 +28,25 @@ extension UITableView {
                         to: IndexPath(row: move.to.row, section: move.to.section))
             }
         }, completion: { [weak self] finished in
+            guard let self else {
+                completion?(finished)
+                return
+            }
             // Headers that changed get their new titles (reloading a section whose rows change too
             // is not allowed in one batch); moved rows whose content changed are redrawn in place.
-            if !changes.sections.updated.isEmpty, let self {
-                for s in 0..<numberOfSections {
-                    headerView(forSection: s)?.textLabel?.text = update.snapshot.sections[s].section.header?.title
+            // A later update may have been applied while this one animated: the data source holds
+            // its snapshot, and this update's index paths name rows of an older one, so titles
+            // come from what the table shows now, and the visible rows are redrawn instead.
+            let current = dataSource.snapshot ?? update.snapshot
+            if !changes.sections.updated.isEmpty {
+                for s in 0..<min(numberOfSections, current.sections.count) {
+                    headerView(forSection: s)?.textLabel?.text = current.sections[s].section.header?.title
                 }
             }
             let moved = changes.rows.moved.filter { $0.updated == true }.map(\.to)
-            if !moved.isEmpty { self?.reloadRows(at: paths(moved), with: .none) }
+            if !moved.isEmpty {
+                reloadRows(at: current == update.snapshot ? paths(moved) : indexPathsForVisibleRows ?? [], with: .none)
+            }
             completion?(finished)
         })
     }
