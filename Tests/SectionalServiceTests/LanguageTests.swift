@@ -37,6 +37,33 @@ final class LanguageTests: XCTestCase {
         return try XCTUnwrap(found, "no row p1 in \(language)")
     }
 
+    /// After a restart with the list's definition edited, a page token of any language is told to
+    /// reload, as after a change at run time: tokens are bound to the definition as served in its
+    /// first language (the one fingerprint a start knows of the definition before) and their language.
+    func testAPageTokenOfAnyLanguageReloadsAfterARestartWithAnEditedDefinition() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var tokens: [String: String] = [:]
+        do {
+            let app = try TestApp(config: Self.config, folder: folder, sqlite: true)
+            for n in 1...3 { try app.put("items", "p\(n)", #"{"name":"Item \#(n)","qty":1,"price":2,"when":"2026-01-01T00:00:00Z"}"#).expect(201) }
+            for language in ["en", "de"] {
+                let page = try app.request("GET", "/v1/lists/shop/rows?pageSize=2", headers: [("Accept-Language", language)]).expect(200)
+                tokens[language] = try page.json.value("nextPageToken", as: String.self)
+            }
+            app.server.stop()
+        }
+        let edited = Self.config.replacingOccurrences(of: #""title": "Items""#, with: #""title": "All items""#)
+        XCTAssertNotEqual(edited, Self.config)
+        let app = try TestApp(config: edited, folder: folder, sqlite: true)
+        for language in ["en", "de"] {
+            let token = try XCTUnwrap(tokens[language])
+            let answer = try app.request("GET", "/v1/lists/shop/rows?pageSize=2&pageToken=\(token)", headers: [("Accept-Language", language)])
+            XCTAssertEqual(answer.slug, "invalid-page-token", "\(language): \(answer.text)")
+            XCTAssertEqual(try answer.problem.value("reload", as: Bool.self), true, "\(language): \(answer.text)")
+        }
+    }
+
     func testCurrenciesWrittenWithoutDecimalsHaveTheirSymbolInEveryLanguage() throws {
         let app = try TestApp(config: """
         { "lists": { "prices": { "languages": ["en", "de", "ja"],

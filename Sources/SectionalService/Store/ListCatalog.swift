@@ -33,6 +33,7 @@ struct ListCatalog: Sendable {
     /// Collections some list with `access: users` reads (their records are private).
     private(set) var privateCollections: Set<String> = []
 
+    /// Definitions a list served before that page tokens are told to reload under (the oldest dropped).
     static let retiredKept = 8
 
     init(config: [ListDefinition]) {
@@ -78,17 +79,13 @@ struct ListCatalog: Sendable {
     }
 
     /// Counts `definition` (as served: in its first language) among those list `name` served
-    /// before, in every language (tokens are bound to the language's definition), unless it is
-    /// the one in force or counted already: a page token minted under it is told to reload.
+    /// before, unless it is the one in force or counted already: a page token minted under it,
+    /// in any language (tokens are bound to this fingerprint and their language), is told to reload.
     mutating func retire(_ name: String, _ definition: ListDefinition) {
         guard definition.fingerprint != self.definition(name)?.fingerprint else { return }
-        var fingerprints = [definition.fingerprint]
-        for language in definition.languages where language != definition.language {
-            fingerprints.append(definition.localized(language, formats: Localization.formats(for: language)).fingerprint)
-        }
         var list = retired[name] ?? []
-        list += fingerprints.filter { !list.contains($0) }
-        if list.count > Self.retiredKept * 4 { list.removeFirst(list.count - Self.retiredKept * 4) }
+        if !list.contains(definition.fingerprint) { list.append(definition.fingerprint) }
+        if list.count > Self.retiredKept { list.removeFirst(list.count - Self.retiredKept) }
         retired[name] = list
     }
 

@@ -29,6 +29,11 @@ public final class ListState: Sendable {
     /// view's fingerprint sorts its hidden keys).
     let defaultViewFingerprint: UInt64
     let defaultViewEntityTag: String
+    /// The fingerprint of the definition as served in its first language, which this state's
+    /// is in another language: page tokens are bound to it and the language, so a token of any
+    /// language is recognised by the first language's fingerprint once the definition changed
+    /// (``ListCatalog/retire(_:_:)`` keeps those only, and a start knows only that one).
+    let servedFingerprint: UInt64
     /// What this state's page tokens are bound to but for the view (``pageBindingList(definition:)``
     /// for its definition), made once per state rather than on every page rendered.
     let pageBindingList: String
@@ -36,7 +41,10 @@ public final class ListState: Sendable {
     /// keyed by (and holding) the resident state it was made from (see ``serving(_:)``).
     private let searchResults = Locked<[ObjectIdentifier: (resident: ListState, served: ListState)]>([:])
 
-    init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil, query: ListQuery? = nil) {
+    /// `served`: the fingerprint of the definition in its first language, when `snapshot` is in
+    /// another (``servedFingerprint``).
+    init(snapshot: ListSnapshot, version: Int64, partition: PartitionKey? = nil, language: String? = nil, query: ListQuery? = nil,
+         served: UInt64? = nil) {
         self.name = snapshot.definition.name
         self.snapshot = snapshot
         self.version = version
@@ -48,17 +56,20 @@ public final class ListState: Sendable {
         defaultViewFingerprint = snapshot.definition.defaultViewFingerprint
         defaultViewEntityTag = EntityTag.of(version: version, definition: snapshot.definition.fingerprint, view: defaultViewFingerprint,
                                             partition: partition?.fingerprint, query: queryFingerprint)
-        pageBindingList = Self.pageBindingList(name: name, definition: snapshot.definition.fingerprint, partition: partition, query: query)
+        servedFingerprint = served ?? snapshot.definition.fingerprint
+        pageBindingList = Self.pageBindingList(name: name, definition: servedFingerprint, language: language, partition: partition, query: query)
     }
 
-    /// What a page token of this list (its partition, its search) was bound to, but for the view,
-    /// under the definition `fingerprint`.
+    /// What a page token of this list (its language, partition and search) was bound to, but for
+    /// the view, under the definition whose first language's fingerprint is `fingerprint`.
     func pageBindingList(definition fingerprint: UInt64) -> String {
-        Self.pageBindingList(name: name, definition: fingerprint, partition: partition, query: query)
+        Self.pageBindingList(name: name, definition: fingerprint, language: language, partition: partition, query: query)
     }
 
-    private static func pageBindingList(name: String, definition fingerprint: UInt64, partition: PartitionKey?, query: ListQuery?) -> String {
+    private static func pageBindingList(name: String, definition fingerprint: UInt64, language: String?, partition: PartitionKey?,
+                                        query: ListQuery?) -> String {
         var list = "\(name)\u{1F}\(String(fingerprint, radix: 16))"
+        if let language { list += "\u{1F}@\(language)" }
         if let partition { list += "\u{1F}\(partition.text)" }
         if let query { list += "\u{1F}?\(query.canonical)" }
         return list
@@ -89,7 +100,8 @@ public final class ListState: Sendable {
     /// The same list at the next version, its answers counted where this state's are (a
     /// resident partition's in the budget's ``AnswerTally``).
     func next(_ snapshot: ListSnapshot, version: Int64) -> ListState {
-        let state = ListState(snapshot: snapshot, version: version, partition: partition, language: language, query: query)
+        let state = ListState(snapshot: snapshot, version: version, partition: partition, language: language, query: query,
+                              served: servedFingerprint)
         if let tally = answers.tally { state.answers.count(in: tally) }
         return state
     }

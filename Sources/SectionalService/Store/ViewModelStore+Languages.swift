@@ -86,7 +86,8 @@ extension ViewModelStore {
             }
             let localized = definition.localized(language, formats: Localization.formats(for: language))
             let snapshot = ListSnapshot.build(definition: localized, records: records, parallelism: .cores)
-            let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: language)
+            let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: language,
+                                  served: definition.fingerprint)
             if let installed = cache.install(key, state: state, epoch: epoch) {
                 metrics.recordLanguageBuild(language: language)
                 return installed

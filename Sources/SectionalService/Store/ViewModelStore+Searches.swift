@@ -46,7 +46,7 @@ extension ViewModelStore {
             }
             guard query.isOf(definition) else { return nil }
             let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
-                                  language: base.language, query: query)
+                                  language: base.language, query: query, served: definition.fingerprint)
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
         }
     }
