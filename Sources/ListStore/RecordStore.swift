@@ -115,9 +115,10 @@ public protocol RecordStore: AnyObject, Sendable {
     /// keep the others waiting, and a retried row is not put behind newer ones. Several workers
     /// (instances) never hold the same row at once.
     func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery]
-    /// The receiver took `delivery`: its row goes, unless a later version was recorded meanwhile
-    /// (then that one is due at once).
-    func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError)
+    /// The receiver took `delivery`, sent by `owner`: its row goes, unless a later version was
+    /// recorded meanwhile; then that one is due at once, if `owner` still holds the row (another
+    /// worker that took it when `owner`'s claim ran out keeps its claim, or its retry time).
+    func deliveryAccepted(_ delivery: PendingDelivery, owner: String) throws(StoreError)
     /// An attempt of `owner`'s failed: the row is released, due again at `retryAt`, with one
     /// more failed attempt counted.
     func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError)

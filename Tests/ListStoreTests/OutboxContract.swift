@@ -72,14 +72,33 @@ extension RecordStoreContract {
         _ = try write(store, ["b"], deliveries: { _, results in
             [DeliveryRequest(webhook: "h", list: "l", version: results[0].sequence)]
         })
-        for delivery in claimed { try store.deliveryAccepted(delivery) }
+        for delivery in claimed { try store.deliveryAccepted(delivery, owner: "a") }
         XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 1, nextDue: 0),
                        "the version written while the first was on its way is due at once")
         let next = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "b", limit: 10)
         XCTAssertEqual(next.map(\.version), [2])
         XCTAssertEqual(next.map(\.list), ["l"])
-        try store.deliveryAccepted(try XCTUnwrap(next.first))
+        try store.deliveryAccepted(try XCTUnwrap(next.first), owner: "b")
         XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 0, nextDue: nil))
+    }
+
+    /// An acceptance that comes after the worker's claim ran out (its database was away for
+    /// longer than the lease) while a later version waits: the row stays as the worker that took
+    /// it meanwhile left it — its claim, or its retry time after a failure.
+    func checkAnAcceptanceFromAWorkerThatLostTheClaimLeavesTheRowToItsHolder() throws {
+        let store = try makeStore()
+        let toL: DeliveryPlanner = { _, results in [DeliveryRequest(webhook: "h", list: "l", version: results[0].sequence)] }
+        _ = try write(store, ["a"], deliveries: toL)
+        let late = try XCTUnwrap(try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 2_000, owner: "a", limit: 10).first)
+        _ = try write(store, ["b"], deliveries: toL)
+        let taken = try XCTUnwrap(try store.claimDeliveries(webhooks: ["h"], now: 2_000, claimUntil: 9_000, owner: "b", limit: 10).first)
+        XCTAssertEqual(taken.version, 2)
+        try store.deliveryAccepted(late, owner: "a")
+        XCTAssertEqual(try store.claimDeliveries(webhooks: ["h"], now: 2_000, claimUntil: 9_000, owner: "c", limit: 10), [],
+                       "b's claim still holds")
+        try store.deliveryFailed(taken, owner: "b", retryAt: 5_000)
+        try store.deliveryAccepted(late, owner: "a")
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 1, nextDue: 5_000), "b's retry time stands")
     }
 
     func checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws {
@@ -114,11 +133,13 @@ extension RecordStoreContract {
         let first = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 16)
         XCTAssertEqual(Set(first.map(\.partition)), Set(users.prefix(16).map { "s:" + $0 }))
         _ = try write(store, ["b"], deliveries: planFor(users.prefix(16)))
-        for delivery in first { try store.deliveryAccepted(delivery) }
+        for delivery in first { try store.deliveryAccepted(delivery, owner: "a") }
         _ = try write(store, ["c"], deliveries: planFor(users.suffix(4)))
         let second = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 16)
         XCTAssertTrue(Set(second.map(\.partition)).isSuperset(of: users.suffix(8).map { "s:" + $0 }),
                       "the users waiting since the first commit go before the ones written again meanwhile: \(second.map(\.partition))")
+        XCTAssertEqual(Array(second.prefix(8).map(\.partition)), users.suffix(8).map { "s:" + $0 },
+                       "a claim comes in its order, longest waiting first")
 
         _ = try write(store, ["d"], deliveries: { _, results in [DeliveryRequest(webhook: "r", list: "l", version: results[0].sequence)] })
         let failing = try XCTUnwrap(try store.claimDeliveries(webhooks: ["r"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 1).first)

@@ -93,6 +93,7 @@ final class PostgresStoreTests: RecordStoreContract {
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
+    func testAnAcceptanceFromAWorkerThatLostTheClaimLeavesTheRowToItsHolder() throws { try checkAnAcceptanceFromAWorkerThatLostTheClaimLeavesTheRowToItsHolder() }
     func testFailedDeliveriesWaitForTheirRetryAndCountAttempts() throws { try checkFailedDeliveriesWaitForTheirRetryAndCountAttempts() }
     func testDeliveriesOfRemovedWebhooksAreDropped() throws { try checkDeliveriesOfRemovedWebhooksAreDropped() }
     func testAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() throws { try checkAReleasedDeliveryKeepsItsAttemptsAndIsDueAsItWas() }

@@ -71,7 +71,7 @@ final class FullDiskStore: RecordStore, @unchecked Sendable {
     func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
         try base.claimDeliveries(webhooks: webhooks, now: now, claimUntil: claimUntil, owner: owner, limit: limit)
     }
-    func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) { try base.deliveryAccepted(delivery) }
+    func deliveryAccepted(_ delivery: PendingDelivery, owner: String) throws(StoreError) { try base.deliveryAccepted(delivery, owner: owner) }
     func deliveryFailed(_ delivery: PendingDelivery, owner: String, retryAt: Int64) throws(StoreError) {
         try base.deliveryFailed(delivery, owner: owner, retryAt: retryAt)
     }

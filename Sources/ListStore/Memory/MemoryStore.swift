@@ -108,13 +108,13 @@ public final class MemoryStore: RecordStore, Sendable {
         }
     }
 
-    public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
+    public func deliveryAccepted(_ delivery: PendingDelivery, owner: String) throws(StoreError) {
         state.withLock { state in
             let key = OutboxKey(webhook: delivery.webhook, list: delivery.list, partition: delivery.partition)
             guard let row = state.outbox[key] else { return }
             if row.request.version <= delivery.version {
                 state.outbox[key] = nil
-            } else {
+            } else if row.claimedBy == owner {
                 state.outbox[key] = OutboxRow(request: row.request, pendingSince: row.request.version)
             }
         }

@@ -24,19 +24,27 @@ extension PostgresStore {
                     WHERE webhook = ANY ($1::text[]) AND due_at <= $2::bigint AND coalesce(claimed_until, 0) <= $2::bigint
                     ORDER BY pending_since, webhook, list, partition_key LIMIT $5::bigint
                     FOR UPDATE SKIP LOCKED)
-                RETURNING webhook, list, partition_key, user_json, version, attempts
+                RETURNING webhook, list, partition_key, user_json, version, attempts, pending_since
                 """, PostgresArray.text(webhooks), .int(now), .text(owner), .int(claimUntil), .int(Int64(limit)))
-            var claimed: [PendingDelivery] = []
+            var claimed: [(since: Int64, delivery: PendingDelivery)] = []
             for row in 0..<result.rowCount {
-                claimed.append(PendingDelivery(webhook: result.string(row, 0), list: result.string(row, 1), partition: result.string(row, 2),
-                                               user: result.optionalString(row, 3), version: try result.int(row, 4),
-                                               attempts: Int(try result.int(row, 5))))
+                claimed.append((try result.int(row, 6),
+                                PendingDelivery(webhook: result.string(row, 0), list: result.string(row, 1), partition: result.string(row, 2),
+                                                user: result.optionalString(row, 3), version: try result.int(row, 4),
+                                                attempts: Int(try result.int(row, 5)))))
             }
-            return claimed
+            // `RETURNING` gives the updated rows in no set order (the subquery's order is its
+            // own): sent longest waiting first, as claimed, ties by bytes as the "C" collation has them.
+            return claimed.sorted { a, b in
+                guard a.since == b.since else { return a.since < b.since }
+                let x = [a.delivery.webhook, a.delivery.list, a.delivery.partition]
+                let y = [b.delivery.webhook, b.delivery.list, b.delivery.partition]
+                return x.lexicographicallyPrecedes(y) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            }.map(\.delivery)
         }
     }
 
-    public func deliveryAccepted(_ delivery: PendingDelivery) throws(StoreError) {
+    public func deliveryAccepted(_ delivery: PendingDelivery, owner: String) throws(StoreError) {
         try writing { connection throws(PostgresError) -> Void in
             let deleted = try connection.execute("""
                 DELETE FROM outbox WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND version <= $4::bigint RETURNING version
@@ -46,8 +54,8 @@ extension PostgresStore {
             // rows already waiting (it waits since that version).
             _ = try connection.execute("""
                 UPDATE outbox SET attempts = 0, due_at = 0, pending_since = version, claimed_by = NULL, claimed_until = NULL
-                WHERE webhook = $1 AND list = $2 AND partition_key = $3
-                """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition))
+                WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND claimed_by = $4
+                """, .text(delivery.webhook), .text(delivery.list), .text(delivery.partition), .text(owner))
         }
     }
 

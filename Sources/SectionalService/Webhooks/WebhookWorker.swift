@@ -194,7 +194,7 @@ final class WebhookWorker: Sendable {
     private func settle(_ delivery: PendingDelivery, _ outcome: Outcome) throws(StoreError) {
         do {
             switch outcome {
-            case .accepted: try store.deliveryAccepted(delivery)
+            case .accepted: try store.deliveryAccepted(delivery, owner: owner)
             case .failed(let retryAt): try store.deliveryFailed(delivery, owner: owner, retryAt: retryAt)
             case .released: try store.deliveryReleased(delivery, owner: owner)
             }
