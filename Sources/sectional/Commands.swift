@@ -52,10 +52,10 @@ func printCannotStart(_ configPath: String, _ problems: [String]) {
 /// `sectional serve`: runs until SIGINT or SIGTERM, then stops gracefully and exits 0.
 func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthenticatedWrites: Bool) -> Int32 {
     // Caught before the config is read (a large one takes a second): a SIGTERM or SIGINT then
-    // stops the start gracefully once it is done, and a SIGHUP (whose default would end the
-    // process) is ignored until the lists are served.
+    // stops the start gracefully once it is done, and a SIGHUP re-reads the file once the
+    // server is ready (the file may have been edited after it was read).
     let signals = TerminationSignals()
-    signal(SIGHUP, SIG_IGN)
+    let reload = ReloadSignal()
     let configuration: Configuration
     do {
         configuration = try Configuration.load(path: configPath, overrides: overrides)
@@ -68,8 +68,8 @@ func serve(configPath: String, overrides: ConfigurationOverrides, allowUnauthent
     }
     let log = Log(level: configuration.logLevel)
     let app = SectionalServer(configuration: configuration, log: log)
-    // Reloads from now on; ignored until ready.
-    let reload = ReloadSignal { [app] in
+    // Reloads from now on (a reload waits until the server is ready).
+    reload.start { [app] in
         app.reloadLists(configPath: configPath, overrides: overrides)
     }
     do {

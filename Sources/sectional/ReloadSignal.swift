@@ -1,15 +1,38 @@
 import Dispatch
 import Foundation
 
-/// `SIGHUP`: calls `reload` each time the signal arrives (the config file's lists are re-read).
-final class ReloadSignal {
+/// `SIGHUP`, caught from the moment this is made (before the config is read): each signal runs
+/// the reload given to ``start(_:)`` (the config file's lists are re-read). Signals that come
+/// before it — while the config loads, which takes a second for a large one — are remembered and
+/// run it once then: the file may have been edited after it was read.
+final class ReloadSignal: @unchecked Sendable {
     private let source: DispatchSourceSignal
+    private let lock = NSLock()
+    /// Guarded by `lock`.
+    private var reload: (@Sendable () -> Void)?
+    private var missed = false
 
-    init(_ reload: @escaping @Sendable () -> Void) {
-        signal(SIGHUP, SIG_IGN)
+    init() {
+        signal(SIGHUP, SIG_IGN)  // the default action would end the process
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler(handler: reload)
+        source.setEventHandler { [unowned self] in
+            let action = lock.withLock { () -> (@Sendable () -> Void)? in
+                if reload == nil { missed = true }
+                return reload
+            }
+            action?()
+        }
         source.resume()
+    }
+
+    /// Runs `reload` on every signal from now on, and now when one came before.
+    func start(_ reload: @escaping @Sendable () -> Void) {
+        let missed = lock.withLock { () -> Bool in
+            self.reload = reload
+            defer { self.missed = false }
+            return self.missed
+        }
+        if missed { reload() }
     }
 
     deinit { source.cancel() }
