@@ -102,6 +102,19 @@ final class ScreenFormatterTests: XCTestCase {
         XCTAssertEqual(errors.map(\.path), ["lists.l.sections[0].keyLabels.a"], "a map without the fallback language")
     }
 
+    /// Every language's broken translation is reported at once, each naming its language; a
+    /// problem of the first language's text (which every language falls back to) only once.
+    func testEachLanguagesBrokenTranslationIsReported() {
+        let errors = definitionErrors(#"""
+        {"l":{"languages":["en","de","fr"],"sections":[{"key":"k","title":{"en":"A","de":"{$bad}","fr":"{$worse}"},
+          "rows":[]},{"key":"k2","title":"{$nope}","rows":[]}]}}
+        """#)
+        let title = errors.filter { $0.path == "lists.l.sections[0].title" }.map(\.message)
+        XCTAssertEqual(title.count, 2, "\(errors)")
+        XCTAssertTrue(title.contains { $0.hasPrefix("in de: ") } && title.contains { $0.hasPrefix("in fr: ") }, "\(title)")
+        XCTAssertEqual(errors.filter { $0.path == "lists.l.sections[1].title" }.count, 1, "\(errors)")
+    }
+
     func testBadUsesAreDefinitionErrorsWithTheirPaths() {
         let errors = definitionErrors(#"""
         {"l":{"sections":[{"source":"c","groupBy":"g","keyLabels":{"a":1},"keyLabel":{},

@@ -111,16 +111,18 @@ extension DefinitionDecoder {
 extension DefinitionDecoder {
     /// Decodes definition `json` of list `name` in each of its other languages too, so a
     /// translated template that does not parse is an error now, not a surprise when someone
-    /// reads the list in that language. Problems at paths already reported are not repeated.
+    /// reads the list in that language. Problems at paths the first language reported are not
+    /// repeated (a text every language shares); each other language's are, all of them.
     mutating func checkTranslations(name: String, _ json: JSONValue, path: String) {
         guard case .object(let written) = json else { return }
         var scratch = DefinitionDecoder()
         let languages = scratch.languages(written, path)
+        let reported = Set(errors.map(\.path))
         for language in languages.dropFirst() {
             var d = DefinitionDecoder()
             d.zones = zones
             _ = d.list(name: name, json, path: path, language: language)
-            for problem in d.errors where !errors.contains(where: { $0.path == problem.path }) {
+            for problem in d.errors where !reported.contains(problem.path) {
                 error(problem.path, "in \(language): \(problem.message)")
             }
         }
