@@ -64,6 +64,23 @@ final class LanguageTests: XCTestCase {
         }
     }
 
+    /// Month names are the Gregorian months' in every language, also where the locale's own
+    /// calendar is another (Persian for `fa`, Islamic for `ar-SA`): March is March.
+    func testMonthNamesAreGregorianInEveryLanguage() throws {
+        let config = """
+        {"lists":{"days":{"languages":["en","fa","ar-SA"],"sections":[{"key":"all","source":"days",
+          "row":{"title":"{when|date:MMMM}"}}]}}}
+        """
+        let app = try TestApp(config: config)
+        try app.put("days", "d1", #"{"when":"2026-03-15T12:00:00Z"}"#).expect(201)
+        for (language, march) in [("en", "March"), ("fa", "\u{645}\u{627}\u{631}\u{633}"), ("ar-SA", "\u{645}\u{627}\u{631}\u{633}")] {
+            let page = try app.request("GET", "/v1/lists/days/rows", headers: [("Accept-Language", language)]).expect(200)
+            let sections: [[String: Any]] = try page.json.value("sections")
+            let rows = try sections.flatMap { try $0.value("rows", as: [[String: Any]].self) }
+            XCTAssertEqual(rows.first?["title"] as? String, march, language)
+        }
+    }
+
     func testCurrenciesWrittenWithoutDecimalsHaveTheirSymbolInEveryLanguage() throws {
         let app = try TestApp(config: """
         { "lists": { "prices": { "languages": ["en", "de", "ja"],

@@ -60,6 +60,9 @@ enum Localization {
         }
         let dates = DateFormatter()
         dates.locale = locale
+        // The names of the Gregorian months, which the `date` formatter writes: a locale's own
+        // calendar may be another (Persian for `fa`, Islamic for `ar-SA`), whose first month is not January.
+        dates.calendar = Calendar(identifier: .gregorian)
         return LocaleFormats(decimalSeparator: decimalMark, groupingSeparator: groupingMark, minimumGroupingDigits: grouped ? 1 : 2,
                              currencies: currencies, codeBeforeAmount: codeBefore, months: dates.monthSymbols,
                              shortMonths: dates.shortMonthSymbols, weekdays: dates.weekdaySymbols, shortWeekdays: dates.shortWeekdaySymbols,
