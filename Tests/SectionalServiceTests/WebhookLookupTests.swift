@@ -64,10 +64,66 @@ final class WebhookLookupTests: XCTestCase {
         XCTAssertEqual(lookups.load(ordering: .relaxed), 2, "a delivery after the lookup ended looked again")
     }
 
+    /// Of a host's addresses, one that does not answer (a route that drops packets) takes only
+    /// its share of the timeout: the next is tried in time. Here the first is a listener whose
+    /// queue of connections is full, which the kernel answers by dropping further ones.
+    func testAnAddressThatDoesNotAnswerLeavesTimeForTheNext() throws {
+        let full = try FullListener()
+        defer { full.close() }
+        let receiver = try WebhookReceiver(secret: "s")
+        defer { receiver.stop() }
+        let addresses = [full.port, receiver.port].map(Self.loopback)
+        let lookup = HostLookup { _, _ in .success(addresses) }
+        let outcome = HTTPPoster.post(Array("{}".utf8), to: url, headers: [], timeoutSeconds: 3, lookup: lookup)
+        guard case .success(let status) = outcome else { return XCTFail("the second address was not tried in time: \(outcome)") }
+        XCTAssertEqual(status, 204)
+    }
+
+    /// 127.0.0.1 at `port`, as a lookup gives it.
+    private static func loopback(_ port: Int) -> HostAddress {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bytes = withUnsafeBytes(of: &address) { Array($0) }
+        return HostAddress(family: AF_INET, socketType: Int32(SOCK_STREAM.rawValue), socketProtocol: 0, bytes: bytes)
+    }
+
     func testTheSystemLookupStillFindsAnAddress() {
         let outcome = HTTPPoster.post(Array("{}".utf8), to: try! WebhookURL.parse("http://localhost:1/").get(), headers: [],
                                       timeoutSeconds: 5)
         guard case .failure(let failure) = outcome else { return XCTFail("nothing listens on port 1: \(outcome)") }
         XCTAssertTrue(failure.description.hasPrefix("cannot connect to localhost:1:"), failure.description)
     }
+}
+
+/// A loopback listener that never accepts, its queue filled (a backlog of 0 holds one connection,
+/// and two are made): a further connection to it gets no answer.
+private final class FullListener {
+    let port: Int
+    private var descriptors: [Int32] = []
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptors.append(fd)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound, listen(fd, 0) == 0 else { throw HTTPPoster.Failure(description: "cannot listen: errno \(errno)") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        for _ in 0..<2 {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            descriptors.append(client)
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            _ = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+    }
+
+    func close() { for fd in descriptors { _ = Glibc.close(fd) } }
 }

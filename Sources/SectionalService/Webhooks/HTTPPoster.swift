@@ -96,7 +96,10 @@ enum HTTPPoster {
         return code
     }
 
-    /// A non-blocking socket connected to one of `url`'s host's addresses, tried in order.
+    /// A non-blocking socket connected to one of `url`'s host's addresses, tried in order, each
+    /// for a share of the time left (the time left over the addresses left, at least
+    /// ``connectShareMilliseconds``): an address that does not answer (an IPv6 route that drops
+    /// packets, listed first) no longer takes the whole timeout from the ones after it.
     private static func connect(to url: WebhookURL, deadline: Deadline, lookup: HostLookup) -> Result<Int32, Failure> {
         let addresses: [HostAddress]
         switch lookup.addresses(of: url.host, port: url.port, until: deadline) {
@@ -104,7 +107,9 @@ enum HTTPPoster {
         case .failure(let failure): return .failure(failure)
         }
         var lastError = "no address"
-        for address in addresses {
+        for (index, address) in addresses.enumerated() {
+            let share = max(deadline.millisecondsLeft / Int64(addresses.count - index), connectShareMilliseconds)
+            let attempt = deadline.earlier(than: .now + .milliseconds(share))
             let fd = socket(address.family, address.socketType, address.socketProtocol)
             guard fd >= 0 else {
                 lastError = describe(errno)
@@ -115,13 +120,13 @@ enum HTTPPoster {
                 Glibc.connect(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t($0.count))
             }
             if connected == 0 { return .success(fd) }
-            if errno == EINPROGRESS, wait(fd, for: Int16(POLLOUT), until: deadline) {
+            if errno == EINPROGRESS, wait(fd, for: Int16(POLLOUT), until: attempt) {
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 if getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 { return .success(fd) }
                 lastError = describe(error)
             } else {
-                lastError = errno == EINPROGRESS ? deadline.failure("timed out connecting").description : describe(errno)
+                lastError = errno == EINPROGRESS ? attempt.failure("timed out connecting").description : describe(errno)
             }
             close(fd)
         }
@@ -130,6 +135,8 @@ enum HTTPPoster {
 
     /// How often a wait asks whether the server is stopping.
     static let stopCheckMilliseconds: Int64 = 100
+    /// The least time a connection attempt to one of several addresses is given.
+    static let connectShareMilliseconds: Int64 = 250
 
     /// When an exchange ends: its timeout, or earlier when the server stops.
     struct Deadline {
@@ -138,6 +145,9 @@ enum HTTPPoster {
 
         /// Why a wait ended without the socket ready: `timeout`, or the stop.
         func failure(_ timeout: String) -> Failure { Failure(description: stopping() ? "given up: the server is stopping" : timeout) }
+
+        /// This deadline, or `instant` when that comes first.
+        func earlier(than instant: ContinuousClock.Instant) -> Deadline { Deadline(at: min(at, instant), stopping: stopping) }
 
         /// Whole milliseconds until ``at`` (0 or less once it has passed).
         var millisecondsLeft: Int64 {
