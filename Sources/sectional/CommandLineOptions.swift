@@ -10,9 +10,10 @@ struct CommandLineOptions: Equatable {
     var memory = false
     var databaseURL: String?
     var allowUnauthenticatedWrites = false
-    /// `token`: the subject (`--sub`) and lifetime in seconds (`--ttl`) of the token to mint.
+    /// `token`: the subject (`--sub`) and lifetime in seconds (`--ttl`; nil: not given, 3600) of
+    /// the token to mint.
     var subject: String?
-    var ttlSeconds = 3600
+    var ttlSeconds: Int?
     /// `backup --to FILE`.
     var backupPath: String?
 
@@ -23,7 +24,7 @@ struct CommandLineOptions: Equatable {
       sectional check [--config PATH]
       sectional token --sub SUB [--ttl SECONDS] [--config PATH]
       sectional backup --to FILE [--config PATH | --data PATH]
-      sectional --version | --help
+      sectional --version | --help | -h
 
     Serves sectioned, paged list view-models over HTTP JSON.
 
@@ -48,7 +49,7 @@ struct CommandLineOptions: Equatable {
       --allow-unauthenticated-writes  listen on a non-loopback address without an API token
       --sub SUB                       token: the user (the token's sub claim)
       --ttl SECONDS                   token: seconds until it expires (default 3600)
-      --help                          show this text
+      --help, -h                      show this text
       --version                       print the version
 
     Environment: SECTIONAL_API_TOKEN, or the variable auth.tokenEnv names instead (the service
@@ -122,7 +123,7 @@ struct CommandLineOptions: Equatable {
         }
         let serveFlags = options.host != nil || options.port != nil || options.memory || options.dataPath != nil
             || options.databaseURL != nil || options.allowUnauthenticatedWrites
-        let tokenFlags = options.subject != nil || options.ttlSeconds != 3600
+        let tokenFlags = options.subject != nil || options.ttlSeconds != nil
         if options.command == .check && (serveFlags || tokenFlags) {
             throw UsageError(message: "check takes only --config")
         }

@@ -28,7 +28,7 @@ case .version:
 case .check:
     exit(check(configPath: configPath))
 case .token:
-    exit(mintToken(configPath: configPath, subject: options.subject ?? "", ttlSeconds: options.ttlSeconds))
+    exit(mintToken(configPath: configPath, subject: options.subject ?? "", ttlSeconds: options.ttlSeconds ?? 3600))
 case .backup:
     // Without --config, SECTIONAL_DATA names the store as --data does (with one, it overrides the
     // config's store, as for serve).

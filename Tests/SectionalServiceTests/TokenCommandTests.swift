@@ -53,6 +53,10 @@ final class TokenCommandTests: FolderTestCase {
         let usage = try run(["token", "--config", path])
         XCTAssertEqual(usage.status, 2)
         XCTAssertTrue(usage.errors.contains("token needs --sub"), usage.errors)
+        // Its default value given by hand is a token flag all the same: refused with another command.
+        let misplaced = try run(["serve", "--ttl", "3600", "--memory", "--config", path])
+        XCTAssertEqual(misplaced.status, 2)
+        XCTAssertTrue(misplaced.errors.contains("--sub and --ttl go with the token command"), misplaced.errors)
     }
 
     func testCheckAndServeRefuseUnusableKeysAndSecrets() throws {
