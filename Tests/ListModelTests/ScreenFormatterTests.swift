@@ -30,6 +30,13 @@ final class ScreenFormatterTests: XCTestCase {
 
     func testNonzeroHidesZeroNumbersOnly() {
         XCTAssertEqual(r("{unread|nonzero}", #"{"unread":0}"#), "")
+        // After `number` or `currency`, the number they wrote is tested, not their text (which
+        // reads as a number in English only, and never with a currency's symbol).
+        XCTAssertEqual(r("{p|currency:EUR|nonzero}", #"{"p":0}"#), "")
+        XCTAssertEqual(r("{p|currency:EUR|nonzero}", #"{"p":"0.00"}"#), "")
+        XCTAssertEqual(r("{p|currency:EUR|nonzero}", #"{"p":2}"#), "€2.00")
+        XCTAssertEqual(r("{n|number:2|nonzero}", #"{"n":0}"#), "")
+        XCTAssertEqual(r("{n|number:2|prefix:x|nonzero}", #"{"n":0}"#), "x0.00", "not right after: the text")
         XCTAssertEqual(r("{unread|nonzero}", #"{"unread":0.0}"#), "")
         XCTAssertEqual(r("{unread|nonzero}", #"{"unread":-0}"#), "")
         XCTAssertEqual(r("{unread|nonzero}", #"{"unread":3}"#), "3")
@@ -107,12 +114,15 @@ final class ScreenFormatterTests: XCTestCase {
     func testEachLanguagesBrokenTranslationIsReported() {
         let errors = definitionErrors(#"""
         {"l":{"languages":["en","de","fr"],"sections":[{"key":"k","title":{"en":"A","de":"{$bad}","fr":"{$worse}"},
-          "rows":[]},{"key":"k2","title":"{$nope}","rows":[]}]}}
+          "rows":[]},{"key":"k2","title":"{$nope}","rows":[]},{"key":"k3","title":{"en":"{$bad}","de":"{$worse}"},"rows":[]}]}}
         """#)
         let title = errors.filter { $0.path == "lists.l.sections[0].title" }.map(\.message)
         XCTAssertEqual(title.count, 2, "\(errors)")
         XCTAssertTrue(title.contains { $0.hasPrefix("in de: ") } && title.contains { $0.hasPrefix("in fr: ") }, "\(title)")
         XCTAssertEqual(errors.filter { $0.path == "lists.l.sections[1].title" }.count, 1, "\(errors)")
+        // The first language's own problem does not hide another's at the same path (French falls back to it).
+        XCTAssertEqual(errors.filter { $0.path == "lists.l.sections[2].title" }.map { $0.message.hasPrefix("in de: ") }.sorted { !$0 && $1 },
+                       [false, true], "\(errors)")
     }
 
     func testBadUsesAreDefinitionErrorsWithTheirPaths() {

@@ -111,18 +111,18 @@ extension DefinitionDecoder {
 extension DefinitionDecoder {
     /// Decodes definition `json` of list `name` in each of its other languages too, so a
     /// translated template that does not parse is an error now, not a surprise when someone
-    /// reads the list in that language. Problems at paths the first language reported are not
-    /// repeated (a text every language shares); each other language's are, all of them.
+    /// reads the list in that language. A problem the first language reported (at the same path,
+    /// the same message: a text every language shares) is not repeated; every other is.
     mutating func checkTranslations(name: String, _ json: JSONValue, path: String) {
         guard case .object(let written) = json else { return }
         var scratch = DefinitionDecoder()
         let languages = scratch.languages(written, path)
-        let reported = Set(errors.map(\.path))
+        let reported = Set(errors.map { $0.path + "\u{0}" + $0.message })
         for language in languages.dropFirst() {
             var d = DefinitionDecoder()
             d.zones = zones
             _ = d.list(name: name, json, path: path, language: language)
-            for problem in d.errors where !reported.contains(problem.path) {
+            for problem in d.errors where !reported.contains(problem.path + "\u{0}" + problem.message) {
                 error(problem.path, "in \(language): \(problem.message)")
             }
         }

@@ -32,7 +32,7 @@ public enum PageTokenError: Error, Equatable, Sendable {
 /// deleted meanwhile.
 ///
 /// **Size**: at most ``maxTextLength`` characters whatever the data. Strings (section key,
-/// string sort values, row id) longer than a budget are cut to a prefix on a character
+/// string sort values; never the row id, a name of at most 128 bytes) longer than a budget are cut to a prefix on a character
 /// boundary, and a number kept as long text is replaced by a double just before it in the
 /// field's direction; the token is then marked *cut* and carries hashes of the full section key
 /// and of the full position. Reading a cut token first finds the row by id: when it is still

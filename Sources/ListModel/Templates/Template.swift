@@ -164,8 +164,17 @@ public struct Template: Sendable, Equatable {
         if fs.count == 1, fs[0].appendDirect(value: v, to: &out) { return }
         var text = plainText(v)
         var value = v
+        // The number a `number` or `currency` step just wrote: a `nonzero` right after it tests
+        // that, not the text, which reads as a number in English only ("0.00"; not "0,00", "0,00 €").
+        var written: JSONValue?
         for f in fs {
-            text = f.apply(value: value, text: text)
+            let formatted: String
+            if case .nonzero = f, let written { formatted = f.apply(value: written, text: text) } else { formatted = f.apply(value: value, text: text) }
+            switch f {
+            case .number, .currency: written = TemplateFormatter.number(value, text)
+            default: written = nil
+            }
+            text = formatted
             value = nil
         }
         out.append(utf8: text)

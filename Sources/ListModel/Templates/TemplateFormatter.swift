@@ -135,9 +135,14 @@ enum TemplateFormatter: Sendable, Equatable {
 
     /// The decimal form of a number value, or of text that is a JSON number.
     private static func decimal(_ value: JSONValue?, _ text: String) -> DecimalText? {
-        if let v = value, v.isNumber { return DecimalText(v) }
+        number(value, text).flatMap(DecimalText.init)
+    }
+
+    /// A number value, or text that is a JSON number, as a number value.
+    static func number(_ value: JSONValue?, _ text: String) -> JSONValue? {
+        if let v = value, v.isNumber { return v }
         guard !text.isEmpty, let parsed = try? JSONParser.parse(text), parsed.isNumber else { return nil }
-        return DecimalText(parsed)
+        return parsed
     }
 
     private static func numericText(_ text: String) -> Double? {
