@@ -96,8 +96,9 @@ public struct JWTVerifier: Sendable {
         guard let expiry = claims.expiry else { throw .missingExpiry }
         guard now < expiry + leeway else { throw .expired }
         if let notBefore = claims.notBefore, now + leeway < notBefore { throw .notYetValid }
-        if let issuer, claims.issuer != issuer { throw .issuerMismatch }
-        if let audience, !(claims.audience ?? []).contains(audience) { throw .audienceMismatch }
+        // By code points: Swift's `==` takes "Kitchen" and "\u{212A}itchen" (a Kelvin sign) as one.
+        if let issuer, !(claims.issuer.map { $0.utf8.elementsEqual(issuer.utf8) } ?? false) { throw .issuerMismatch }
+        if let audience, !(claims.audience ?? []).contains(where: { $0.utf8.elementsEqual(audience.utf8) }) { throw .audienceMismatch }
         guard let subject = claims.subject, !subject.isEmpty else { throw .missingSubject }
         return VerifiedClaims(subject: subject, issuer: claims.issuer, audience: claims.audience ?? [],
                               expiresAt: Date(timeIntervalSince1970: expiry),

@@ -27,6 +27,7 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
         super.init()
         let configuration = base.configuration.copy() as? URLSessionConfiguration ?? .default
         configuration.timeoutIntervalForRequest = 60   // keep-alive comments come every 15 s
+        configuration.timeoutIntervalForResource = 7 * 24 * 3600   // a stream lasts: not the session's bound on a request
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
         self.session = session

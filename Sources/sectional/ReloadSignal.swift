@@ -15,7 +15,9 @@ final class ReloadSignal: @unchecked Sendable {
     init() {
         signal(SIGHUP, SIG_IGN)  // the default action would end the process
         source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler { [unowned self] in
+        // Strongly: a signal handled while this goes away (the server stopping) must not find it
+        // freed; it is one object for the life of the process.
+        source.setEventHandler { [self] in
             let action = lock.withLock { () -> (@Sendable () -> Void)? in
                 if reload == nil { missed = true }
                 return reload

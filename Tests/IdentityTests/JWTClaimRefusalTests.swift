@@ -52,6 +52,20 @@ final class JWTClaimRefusalTests: XCTestCase {
         XCTAssertRefused(verifier, Tokens.hs256(claims: Tokens.claims(removing: ["aud"])), .audienceMismatch)
     }
 
+    /// The issuer and audience compare by code points: a Kelvin sign is not a K, though Swift's
+    /// `==` takes the two as one.
+    func testIssuerAndAudienceCompareByCodePoints() throws {
+        let verifier = try JWTVerifier(hs256Secret: Tokens.secret, keySet: nil, issuer: "https://id.example.com/Kitchen",
+                                       audience: "Kitchen", leewaySeconds: 60)
+        let kelvin = "\u{212A}itchen"
+        XCTAssertRefused(verifier, Tokens.hs256(claims: Tokens.claims(["iss": "https://id.example.com/" + kelvin, "aud": "Kitchen"])),
+                         .issuerMismatch)
+        XCTAssertRefused(verifier, Tokens.hs256(claims: Tokens.claims(["iss": "https://id.example.com/Kitchen", "aud": kelvin])),
+                         .audienceMismatch)
+        XCTAssertNoThrow(try verifier.verify(Tokens.hs256(claims: Tokens.claims(["iss": "https://id.example.com/Kitchen", "aud": "Kitchen"])),
+                                             now: Tokens.now))
+    }
+
     func testSubjectThatIsNotAStringIsRefused() throws {
         let verifier = try Tokens.verifier()
         XCTAssertRefused(verifier, Tokens.hs256(claims: Tokens.claims(removing: ["sub"])), .missingSubject)

@@ -156,6 +156,7 @@ final class ClientEndpointTests: XCTestCase {
         }
         do {
             _ = try await people.batch(upsert: [person("p11", "Eve", "Ops")], expectedVersions: ["p10": 1, "p11": 0])
+            XCTFail("a batch whose expectation fails is refused")
         } catch let error as SectionalError {
             XCTAssertEqual(error.ids, ["p10"], "the problem names the record whose expectation failed")
         }

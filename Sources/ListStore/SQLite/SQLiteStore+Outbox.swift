@@ -21,21 +21,21 @@ extension SQLiteStore {
         try connection.run("UPDATE outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by IS NOT NULL")
     }
 
-    /// Below this many due rows a claim sorts them all; from it on it reads rows in claim order.
-    /// With 100,000 rows (`Benchmarks/outbox-claims.py`): 1,000 due, either took 1.2–1.4 ms; 100
-    /// due, sorting 0.14 ms and reading in order 10.8; 4,000 due, 4.7 and 0.45; counting them at
-    /// most 0.15. Before the indexes every claim took 6.2–13.3 ms.
-    static let fewDue = 1_000
+    /// Below this many due rows a claim reads those alone; from it on, every row of the webhook
+    /// (as before `outbox_due`). With 100,000 rows of the webhook and as many of another
+    /// (`Benchmarks/outbox-claims.py`, milliseconds): counting at most 0.31; a claim with 100 due
+    /// 0.08, with 1,000 0.55 (every row read: 5.9), with 4,000 2.2 (5.9), with all 57 (20);
+    /// before `outbox_due` every claim took 5.4–15.2, also with none due.
+    static let fewDue = 4_000
 
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
         try writing { connection throws(StoreError) -> [PendingDelivery] in
             var claimed: [PendingDelivery] = []
             let names = ViewKeys.encode(webhooks)
-            // The due rows, counted up to `fewDue` from `outbox_due` alone; then the claim: with
-            // few due, they are read and sorted (by `outbox_due`); with many, the rows are read in
-            // claim order (by `outbox_claim_order`) until the limit is met, about one in
-            // rows ÷ due. Neither reads all the rows waiting for a retry, however many a
-            // receiver that is down has left.
+            // The due rows, counted up to `fewDue` from `outbox_due` alone (none: no claim); then
+            // the claim: with few due, those alone are read and sorted (by `outbox_due`); with
+            // many, every row of the webhook is, by its primary key (`+due_at` keeps SQLite off
+            // `outbox_due`, which would look each of them up in the table: 4× slower), as before.
             var due = 0
             try connection.query("""
                 SELECT count(*) FROM (SELECT 1 FROM outbox INDEXED BY outbox_due
@@ -44,8 +44,9 @@ extension SQLiteStore {
             guard due > 0 else { return [] }
             try connection.query("""
                 SELECT webhook, list, partition_key, user_json, version, attempts FROM outbox
-                INDEXED BY \(due < Self.fewDue ? "outbox_due" : "outbox_claim_order")
-                WHERE webhook IN (SELECT value FROM json_each(?)) AND due_at <= ? AND coalesce(claimed_until, 0) <= ?
+                \(due < Self.fewDue ? "INDEXED BY outbox_due" : "")
+                WHERE webhook IN (SELECT value FROM json_each(?)) AND \(due < Self.fewDue ? "" : "+")due_at <= ?
+                      AND coalesce(claimed_until, 0) <= ?
                 ORDER BY pending_since, webhook, list, partition_key LIMIT ?
                 """, .text(names), .int(now), .int(now), .int(Int64(limit))) { row throws(StoreError) in
                 claimed.append(PendingDelivery(webhook: try row.text(0), list: try row.text(1), partition: try row.text(2),
