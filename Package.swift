@@ -91,7 +91,7 @@ let package = Package(
         // less time than with glibc's malloc, whose consolidation of freed chunks was 8% of it
         // (`perf`); page reads and imports did not move. Debug builds, and the sanitizers' (which
         // bring their own allocator), keep glibc's. See `FreedMemory`.
-        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListStore", "Identity"],
+        .executableTarget(name: "sectional", dependencies: ["SectionalService", "HTTPServer", "ListModel", "ListStore", "Identity"],
                           linkerSettings: [.linkedLibrary("jemalloc", .when(configuration: .release))]),
         .executableTarget(name: "sectional-bench", dependencies: ["ListModel", "SectionalService"]),
 

@@ -1,4 +1,5 @@
 import Foundation
+import ListModel
 import SectionalService
 
 func printError(_ text: String) {
@@ -18,23 +19,23 @@ func check(configPath: String) -> Int32 {
         }
         _ = try configuration.userTokenVerifier(requireSecret: false)
         let (summaries, seeds) = try configuration.summarize()
-        print("\(configPath): OK, \(summaries.count) list\(summaries.count == 1 ? "" : "s")")
+        print("\(configPath): OK, \(counted(summaries.count, "list"))")
         for seed in seeds {
             if let warning = seed.warning { print("  seed \(seed.collection): warning: \(warning)") }
         }
         for list in summaries {
             let sources = list.sources.isEmpty ? "no collections" : list.sources.joined(separator: ", ")
             let scope = list.scopeField.map { "; per user, by \($0)" } ?? ""
-            print("  \(list.name): \(list.sectionCount) section\(list.sectionCount == 1 ? "" : "s"), \(list.rowCount) row\(list.rowCount == 1 ? "" : "s") with the seed data (reads \(sources)\(scope))")
+            print("  \(list.name): \(counted(list.sectionCount, "section")), \(counted(list.rowCount, "row")) with the seed data (reads \(sources)\(scope))")
             for spec in list.specs {
                 let from = spec.source.map { "from \($0)" } ?? "literal rows"
-                print("    sections[\(spec.index)] (\(from)): \(spec.sections) section\(spec.sections == 1 ? "" : "s"), \(spec.rows) row\(spec.rows == 1 ? "" : "s")")
+                print("    sections[\(spec.index)] (\(from)): \(counted(spec.sections, "section")), \(counted(spec.rows, "row"))")
                 for warning in spec.warnings { print("      warning: \(warning)") }
             }
         }
         return 0
     } catch {
-        printError("\(configPath): \(error.issues.count) error\(error.issues.count == 1 ? "" : "s")")
+        printError("\(configPath): \(counted(error.issues.count, "error"))")
         for issue in error.issues { printError("  \(issue)") }
         return 1
     }

@@ -54,7 +54,7 @@ extension ListSnapshot {
         }
         guard !taken.isEmpty else { return [] }
         var warnings: [String] = []
-        let of = "of \(taken.count) record\(taken.count == 1 ? "" : "s")"
+        let of = "of \(counted(taken.count, "record"))"
         if let group = binding.groupBy {
             let empty = taken.count { plainText(group.lookup(in: $0)).isEmpty }
             if empty > 0 { warnings.append("\(empty) \(of) have an empty group key (groupBy \"\(group)\")") }
@@ -84,7 +84,7 @@ extension ListSnapshot {
             guard let (missing, using) = counts[use] else { continue }
             if missing > 0, Double(missing) >= SpecReport.missingShare * Double(using) {
                 let of = use.rowType.map { " of row type \"\($0.string)\"" } ?? ""
-                warnings.append("template field \"\(use.field)\"\(of) is missing from \(missing) of \(using) record\(using == 1 ? "" : "s")")
+                warnings.append("template field \"\(use.field)\"\(of) is missing from \(missing) of \(counted(using, "record"))")
             }
         }
         for sort in binding.sortBy {

@@ -17,30 +17,27 @@ extension PostgresStore {
 
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
         try writing { connection throws(PostgresError) in
+            // `RETURNING` gives the updated rows in no set order (the subquery's is its own): they
+            // are ordered again, to be sent longest waiting first, as claimed.
             let result = try connection.execute("""
-                UPDATE outbox SET claimed_by = $3, claimed_until = $4::bigint
-                WHERE (webhook, list, partition_key) IN (
-                    SELECT webhook, list, partition_key FROM outbox
-                    WHERE webhook = ANY ($1::text[]) AND due_at <= $2::bigint AND coalesce(claimed_until, 0) <= $2::bigint
-                    ORDER BY pending_since, webhook, list, partition_key LIMIT $5::bigint
-                    FOR UPDATE SKIP LOCKED)
-                RETURNING webhook, list, partition_key, user_json, version, attempts, pending_since
+                WITH claimed AS (
+                    UPDATE outbox SET claimed_by = $3, claimed_until = $4::bigint
+                    WHERE (webhook, list, partition_key) IN (
+                        SELECT webhook, list, partition_key FROM outbox
+                        WHERE webhook = ANY ($1::text[]) AND due_at <= $2::bigint AND coalesce(claimed_until, 0) <= $2::bigint
+                        ORDER BY pending_since, webhook, list, partition_key LIMIT $5::bigint
+                        FOR UPDATE SKIP LOCKED)
+                    RETURNING webhook, list, partition_key, user_json, version, attempts, pending_since)
+                SELECT webhook, list, partition_key, user_json, version, attempts FROM claimed
+                ORDER BY pending_since, webhook, list, partition_key
                 """, PostgresArray.text(webhooks), .int(now), .text(owner), .int(claimUntil), .int(Int64(limit)))
-            var claimed: [(since: Int64, delivery: PendingDelivery)] = []
+            var claimed: [PendingDelivery] = []
             for row in 0..<result.rowCount {
-                claimed.append((try result.int(row, 6),
-                                PendingDelivery(webhook: result.string(row, 0), list: result.string(row, 1), partition: result.string(row, 2),
-                                                user: result.optionalString(row, 3), version: try result.int(row, 4),
-                                                attempts: Int(try result.int(row, 5)))))
+                claimed.append(PendingDelivery(webhook: result.string(row, 0), list: result.string(row, 1), partition: result.string(row, 2),
+                                               user: result.optionalString(row, 3), version: try result.int(row, 4),
+                                               attempts: Int(try result.int(row, 5))))
             }
-            // `RETURNING` gives the updated rows in no set order (the subquery's order is its
-            // own): sent longest waiting first, as claimed, ties by bytes as the "C" collation has them.
-            return claimed.sorted { a, b in
-                guard a.since == b.since else { return a.since < b.since }
-                let x = [a.delivery.webhook, a.delivery.list, a.delivery.partition]
-                let y = [b.delivery.webhook, b.delivery.list, b.delivery.partition]
-                return x.lexicographicallyPrecedes(y) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            }.map(\.delivery)
+            return claimed
         }
     }
 

@@ -60,9 +60,9 @@ public enum SQLiteBackup {
         // it empties and deletes, be the store or one of its files: a store named `FILE.partial`
         // was deleted by a backup to `FILE`.
         let kept = [store ?? source] + companions.map { $0.canonical ?? $0.path }
+        let keptIDs = kept.compactMap { FileIdentity(path: $0) }
         for scratch in ["", "-journal", "-wal", "-shm"].map({ target + ".partial" + $0 }) {
-            let scratchID = FileIdentity(path: scratch)
-            if kept.contains(scratch) || (scratchID != nil && kept.contains { FileIdentity(path: $0) == scratchID }) {
+            if kept.contains(scratch) || FileIdentity(path: scratch).map(keptIDs.contains) == true {
                 throw StoreError(.fileSystem, "the backup's partial copy \(scratch) would be one of the database's own files: back up to another file")
             }
         }

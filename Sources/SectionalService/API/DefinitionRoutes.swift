@@ -120,7 +120,7 @@ struct DefinitionRoutes {
         w.endArray()
         let count = errors.errors.count
         return HTTPError(.badRequest, "invalid-definition", title: "Invalid definition",
-                         detail: "The definition has \(count) problem\(count == 1 ? "" : "s"); see errors.",
+                         detail: "The definition has \(counted(count, "problem")); see errors.",
                          extensions: [("errors", String(decoding: w.bytes, as: UTF8.self))])
     }
 }

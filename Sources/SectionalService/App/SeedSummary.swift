@@ -1,3 +1,5 @@
+import ListModel
+
 /// What a seed file put into its collection: the records stored, and the ids the file holds
 /// more than once (each such id is one record, its last in the file, as in a batch).
 public struct SeedSummary: Sendable, Equatable {
@@ -14,7 +16,7 @@ public struct SeedSummary: Sendable, Equatable {
     public var warning: String? {
         guard let first = repeatedIDs.first else { return nil }
         let others = repeatedIDs.count - 1
-        let more = others == 0 ? "" : " and \(others) other id\(others == 1 ? "" : "s")"
+        let more = others == 0 ? "" : " and \(counted(others, "other id"))"
         return "\(path) repeats record id \"\(first)\"\(more); the last record of each id is kept"
     }
 }

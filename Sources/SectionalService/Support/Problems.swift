@@ -1,4 +1,5 @@
 import HTTPServer
+import ListModel
 
 /// The problem answers, one constructor per slug, so every handler says the same thing
 /// the same way.
@@ -55,7 +56,7 @@ enum Problem {
     /// `index` as the request gave it (a number past `Int`'s range is read as `Int.max`, and
     /// quoted as sent).
     static func sectionNotFound(_ index: String, count: Int) -> HTTPError {
-        HTTPError(.notFound, "section-not-found", detail: "Section \(echo(index)) does not exist; the list has \(count) section\(count == 1 ? "" : "s").")
+        HTTPError(.notFound, "section-not-found", detail: "Section \(echo(index)) does not exist; the list has \(counted(count, "section")).")
     }
     /// A section change that names the section's key, made after the list moved on so far that
     /// `index` is another section: `412`, with the list's `version`.
