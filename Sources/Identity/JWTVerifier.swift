@@ -21,6 +21,9 @@ public struct JWTVerifier: Sendable {
     private let audience: String?
     private let leeway: Double
 
+    /// How far past `exp` (or before `nbf`) a token is still accepted, in seconds.
+    public var leewaySeconds: Double { leeway }
+
     /// A verifier with an `HS256` secret, a set of public keys, or both.
     ///
     /// - Parameters:

@@ -3,7 +3,8 @@ import HTTPServer
 /// `GET /v1/lists/{list}/events`: Server-Sent Events of the list's versions (a per-user list's:
 /// the caller's partition's); `503
 /// too-many-event-streams` when `server.maxEventStreams` are open, `503 draining` once the
-/// server is stopping.
+/// server is stopping. A stream opened with a user token ends once that token's `exp` (plus the
+/// leeway) has passed.
 struct EventRoutes {
     let context: ServiceContext
 
@@ -27,6 +28,12 @@ struct EventRoutes {
                 case .full: throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
                 case .closed: throw Problem.draining()
                 }
+            }
+            // A stream read with a user token ends when the token is no longer accepted: what it
+            // follows is decided when it opens, so a user whose token ran out would otherwise go
+            // on hearing a private list's versions. The client opens it again with a new token.
+            if state.definition.access != .public, let end = context.authenticator.acceptedUntil(try context.authenticator.caller(request)) {
+                context.events.end(stream, at: end)
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")

@@ -112,17 +112,26 @@ struct ListRoutes {
         try EntityTag.checkUntagged(request)
         let named = if case .service = caller { try ServiceContext.namedUser(request) } else { String?.none }
         var states: [ListState] = []
-        for definition in lists.definitions where context.mayRead(definition, caller: caller) {
-            if let scope = definition.scope {
-                let value: JSONValue? = switch caller {
-                case .service: named.map { .string($0) }
-                default: caller.claim(scope.claim)
+        // Listed again from the start when a per-user list's definition changed how it is split
+        // while it was read (its partition was then built by the new scope, from a value of the
+        // old claim).
+        listing: while true {
+            states = []
+            for definition in lists.definitions where context.mayRead(definition, caller: caller) {
+                if let scope = definition.scope {
+                    let value: JSONValue? = switch caller {
+                    case .service: named.map { .string($0) }
+                    default: caller.claim(scope.claim)
+                    }
+                    let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
+                    let state = try context.reading { () throws(StoreError) in try lists.partition(partition, of: definition) }
+                    guard state.definition.scope == scope else { continue listing }
+                    states.append(state)
+                } else if let state = lists.list(definition.name) {
+                    states.append(state)
                 }
-                let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
-                states.append(try context.reading { () throws(StoreError) in try lists.partition(partition, of: definition) })
-            } else if let state = lists.list(definition.name) {
-                states.append(state)
             }
+            break
         }
         var answer = jsonAnswer { w in
             w.beginObject()

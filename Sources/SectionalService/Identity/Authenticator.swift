@@ -71,6 +71,13 @@ struct Authenticator: Sendable {
         return caller
     }
 
+    /// The last moment `caller`'s token is accepted (its `exp` plus the leeway), for a user;
+    /// nil for the service token and for anonymous callers, whose access does not run out.
+    func acceptedUntil(_ caller: Caller) -> Date? {
+        guard case .user = caller, let verifier, let expiry = caller.claim("exp")?.doubleValue else { return nil }
+        return Date(timeIntervalSince1970: expiry + verifier.leewaySeconds)
+    }
+
     /// Whether `utf8` starts with `Bearer ` in any case (at least 7 bytes), compared over its
     /// contiguous bytes (a `zip` of two `UTF8View`s walked them through iterators).
     private static func startsWithBearer(_ utf8: String.UTF8View) -> Bool {
