@@ -77,6 +77,34 @@ final class MaterializationCacheTests: XCTestCase {
         XCTAssertEqual(cache.statistics.evictions, 1)
     }
 
+    /// The writer edits a partition's history; before it publishes, the partition is evicted and
+    /// a reader's build from before the commit is installed again. Publishing the writer's state
+    /// over that entry paired it with a history without the commit: `changes` from the version
+    /// before said nothing changed, and the next write edited from that history and lost the
+    /// commit. The entry is dropped instead, to be built again at the published version.
+    func testAPublishDropsAPartitionThatLeftAndCameBackWhileTheWriterMovedIt() throws {
+        // Room for one partition of one row.
+        let cache = MaterializationCache(maxResidentRows: 1 + MaterializationCache.rowsPerEntry)
+        XCTAssertNotNil(cache.install(key("u"), state: try state(version: 9, partition: "u")))
+        let edited = try XCTUnwrap(cache.historyToEdit(key("u")), "the writer takes u's history")
+        XCTAssertNotNil(cache.install(key("v"), state: try state(version: 9, partition: "v")))
+        XCTAssertNil(cache.read(key("u")), "u is evicted for v")
+        XCTAssertNotNil(cache.install(key("u"), state: try state(version: 9, partition: "u")), "a reader's build from before the commit")
+        XCTAssertFalse(cache.history(key("u")) === edited)
+
+        cache.publish([key("u"): try state(version: 10, partition: "u")], partitionVersions: [key("u"): 10])
+        XCTAssertNil(cache.read(key("u")), "not the entry the writer moved: dropped, not given version 10")
+        XCTAssertNil(cache.install(key("u"), state: try state(version: 9, partition: "u")), "built again, from version 10 on")
+        XCTAssertEqual(cache.statistics.partitions, 0)
+        XCTAssertEqual(cache.statistics.rows, 0)
+
+        // The entry the writer edited is moved as before.
+        XCTAssertNotNil(cache.install(key("w"), state: try state(version: 10, partition: "w")))
+        _ = cache.historyToEdit(key("w"))
+        cache.publish([key("w"): try state(version: 11, partition: "w")], partitionVersions: [key("w"): 11])
+        XCTAssertEqual(cache.read(key("w"))?.version, 11)
+    }
+
     func testAReadAfterAPublishSeesIt() throws {
         let cache = MaterializationCache(maxResidentRows: 100)
         cache.pin(key(nil), state: try state(version: 1))

@@ -59,6 +59,45 @@ final class SearchRaceTests: XCTestCase {
                         "a result of the definition in force is kept")
     }
 
+    /// Searches that come together before the list's corpus is made make it once: the others
+    /// wait for the one being made, instead of each reading every record under the writer's lock
+    /// and holding a copy of them (eight first searches on a list of a million records held eight
+    /// copies).
+    func testSearchesThatComeTogetherBeforeTheCorpusIsMadeMakeItOnce() throws {
+        let store = try peopleSearchingNamesAndEmails()
+        let name = try XCTUnwrap(FieldPath("name")), email = try XCTUnwrap(FieldPath("email"))
+        let writes = (0..<20_000).map { n -> ViewModelStore.Write in
+            var object = JSONObject()
+            object["name"] = .string("Person \(n)")
+            object["email"] = .string("p\(n)@example.com")
+            return .upsert(collection: "people", record: IncomingRecord(id: "p\(n)", object: object))
+        }
+        let committed = DispatchSemaphore(value: 0)
+        store.commitLater(writes) { _ in committed.signal() }
+        XCTAssertEqual(committed.wait(timeout: .now() + 60), .success)
+        let base = try XCTUnwrap(store.list("people"))
+        XCTAssertEqual(base.snapshot.totalRowCount, 20_000)
+
+        let searches = 4
+        let go = DispatchSemaphore(value: 0), done = DispatchGroup()
+        let found = Locked<[Int: Bool]>([:])
+        for n in 0..<searches {
+            done.enter()
+            Thread {
+                go.wait()
+                let query = ListQuery(text: "p\(n * 1000 + 7)@", filters: [], searchFields: [name, email])
+                let result = try? store.searched(base, query: query)
+                found.withLock { $0[n] = result?.snapshot.contains(rowID: "p\(n * 1000 + 7)") == true && result?.snapshot.totalRowCount == 1 }
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<searches { go.signal() }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "every search answered")
+        XCTAssertEqual(found.withLock { $0 }, Dictionary(uniqueKeysWithValues: (0..<searches).map { ($0, true) }), "each found its record")
+        XCTAssertEqual(store.corpora.withLock { $0.begun }, 1, "one corpus made for the four searches")
+        XCTAssertEqual(store.searchCorpusRecords.first?.records, 20_000)
+    }
+
     /// A store serving `people`, searched by name and email.
     private func peopleSearchingNamesAndEmails() throws -> ViewModelStore {
         let definitions = try ListDefinitions.decode(JSONParser.parse(#"""

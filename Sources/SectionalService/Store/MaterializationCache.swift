@@ -59,6 +59,10 @@ final class MaterializationCache: Sendable {
         /// looked at its search results (``MaterializationCache/queries(of:)``) since it last
         /// published: a result installed after that was not moved by the writer.
         var queriesLooked: [MaterializationKey: UInt64] = [:]
+        /// Per partition, language or search result: the history the writer took to edit it
+        /// (``MaterializationCache/historyToEdit(_:)``) since it last published; `publish` moves only
+        /// the entry that holds that history.
+        var historiesLent: [MaterializationKey: LentHistory] = [:]
         var residentRows = 0
         var residentPartitions = 0
         /// The entries, rows and evictions above, by kind (indexed by ``ResidentKind/rawValue``).
@@ -96,6 +100,18 @@ final class MaterializationCache: Sendable {
             table = ResidentTable(generation: MaterializationCache.nextGeneration(), shards: shards, wholeLists: wholeLists)
             _ = published.exchange(table.generation, ordering: .acquiringAndReleasing)
         }
+    }
+
+    /// Which history of an entry the writer took since it last published.
+    enum LentHistory: Equatable {
+        /// This one, every time.
+        case history(ObjectIdentifier)
+        /// None: the entry was not there.
+        case absent
+        /// Different ones (the entry left and came back between two commits of the batch).
+        case several
+
+        init(_ history: ListHistory?) { self = history.map { .history(ObjectIdentifier($0)) } ?? .absent }
     }
 
     /// A resident search result as ``Contents/queries`` holds it.
@@ -229,7 +245,29 @@ final class MaterializationCache: Sendable {
     /// The current state without marking a read (the writer's look).
     func peek(_ key: MaterializationKey) -> ListState? { table().entry(key)?.state }
 
+    /// The history of `key`'s entry (a reader's look).
     func history(_ key: MaterializationKey) -> ListHistory? { table().entry(key)?.history }
+
+    /// The history of `key`'s entry, for the writer to edit. For a partition, language or search
+    /// result it is remembered until the next ``publish(_:partitionVersions:)``: an entry evicted
+    /// meanwhile and installed again by a reader (built before the writer's commits, with a
+    /// history of its own) is not the one the writer moved, and `publish` drops it rather than
+    /// pair the writer's state with a history that lacks its versions (the next write would edit
+    /// from that history and lose them). A list that is the same for everyone is pinned: never
+    /// evicted, nothing to remember.
+    func historyToEdit(_ key: MaterializationKey) -> ListHistory? {
+        guard !key.isWholeList else { return history(key) }
+        return contents.withLock { contents in
+            let history = contents[key]?.history
+            let lent = LentHistory(history)
+            if let earlier = contents.historiesLent[key], earlier != lent {
+                contents.historiesLent[key] = .several
+            } else {
+                contents.historiesLent[key] = lent
+            }
+            return history
+        }
+    }
 
     /// Pins a list that is the same for everyone (at start).
     func pin(_ key: MaterializationKey, state: ListState) {
@@ -339,8 +377,9 @@ final class MaterializationCache: Sendable {
 
     /// Publishes the writer's new states and partition versions in one step. A partition (or
     /// search result) the writer found absent but a reader installed meanwhile (built at an
-    /// earlier version) is dropped, to be rebuilt; a state for a partition evicted meanwhile is
-    /// not brought back.
+    /// earlier version) is dropped, to be rebuilt, and so is one the writer edited that was
+    /// evicted and installed again meanwhile (``historyToEdit(_:)``); a state for a partition evicted
+    /// meanwhile is not brought back.
     func publish(_ states: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) {
         var victims: [Entry] = []
         change { contents in
@@ -366,6 +405,12 @@ final class MaterializationCache: Sendable {
             }
             for (key, next) in states {
                 guard let entry = contents[key] else { continue }
+                if let lent = contents.historiesLent[key], lent != LentHistory(entry.history) {
+                    // Not the entry the writer edited (it left and a reader's build came back):
+                    // dropped, to be built again at the version published here.
+                    if let stale = Self.remove(key, from: &contents) { victims.append(stale) }
+                    continue
+                }
                 if !entry.pinned {
                     let grown = next.snapshot.totalRowCount - entry.state.snapshot.totalRowCount
                     contents.residentRows += grown
@@ -379,6 +424,7 @@ final class MaterializationCache: Sendable {
                 if key.query != nil { contents.queries[key.base]?[key]?.state = next }
             }
             contents.queriesLooked = [:]
+            contents.historiesLent = [:]
         }
         var dropped: [Entry] = []
         swap(&dropped, &victims)   // `victims` is captured by `dropStale`, so it cannot be consumed

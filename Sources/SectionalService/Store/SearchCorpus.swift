@@ -1,3 +1,4 @@
+import Dispatch
 import ListModel
 
 /// The records of a list that is the same for everyone as its searches read them: per source
@@ -140,9 +141,12 @@ struct SearchCorpora: Sendable {
     typealias Write = (collection: String, id: String, record: IncomingRecord?)
 
     private var held: [String: SearchCorpus] = [:]
-    /// Per corpus being made (by number): its list, and the writes of it since its records were read.
-    private var making: [Int: (list: String, missed: [Write])] = [:]
+    /// Per corpus being made (by number): its list, the fingerprint of the definition it is made
+    /// for, the writes of it since its records were read, and a group left when its maker is done.
+    private var making: [Int: (list: String, fingerprint: UInt64, missed: [Write], done: DispatchGroup)] = [:]
     private var lastNumber = 0
+    /// Corpora begun since start (``start(_:fingerprint:)``), kept or not.
+    private(set) var begun = 0
 
     /// The corpus held for `list`, if any.
     subscript(list: String) -> SearchCorpus? { held[list] }
@@ -153,11 +157,20 @@ struct SearchCorpora: Sendable {
     }
 
     /// Starts recording the writes of `list` for a corpus whose records were just read; returns
-    /// the making's number, for ``finish(_:)``.
-    mutating func start(_ list: String) -> Int {
+    /// the making's number, for ``finish(_:)``, and the group its maker leaves when done (entered here).
+    mutating func start(_ list: String, fingerprint: UInt64) -> (number: Int, done: DispatchGroup) {
         lastNumber += 1
-        making[lastNumber] = (list, [])
-        return lastNumber
+        begun += 1
+        let done = DispatchGroup()
+        done.enter()
+        making[lastNumber] = (list, fingerprint, [], done)
+        return (lastNumber, done)
+    }
+
+    /// The group of a corpus being made for `list` under the definition `fingerprint` names, if
+    /// one is: a search that finds none held waits for it rather than make another.
+    func beingMade(_ list: String, fingerprint: UInt64) -> DispatchGroup? {
+        making.values.first { $0.list == list && $0.fingerprint == fingerprint }?.done
     }
 
     /// Stops recording for making `number`: the writes it missed, in order, or nil when the

@@ -113,7 +113,7 @@ extension ViewModelStore {
     /// which shows the same rows.
     func apply(_ writes: [AppliedWrite], to state: ListState, key: MaterializationKey, sequence: Int64,
                parallelism: Parallelism = .serial, ahead: EditsAhead? = nil) -> ListSnapshot {
-        guard !writes.isEmpty, let history = cache.history(key) else { return state.snapshot }
+        guard !writes.isEmpty, let history = cache.historyToEdit(key) else { return state.snapshot }
         let edit = ahead?.take(key, from: history) ?? Self.edit(history, by: writes, parallelism: parallelism)
         history.append(version: sequence, edit)
         return edit.snapshot

@@ -104,10 +104,11 @@ extension ViewModelStore {
         for language in definition.languages where language != definition.language {
             let key = MaterializationKey(list: definition.name, partition: partition, language: language)
             let state = stateToMove(key, next: next, partitionVersions: partitionVersions)
+            // Its search results move by themselves: they may be behind it (see ``advancePartitions``).
+            advanceQueries(of: key, by: writes, sequence: sequence, next: &next)
             // Read from a later committed state than this instance had applied: it holds this commit.
             if let state, state.version >= sequence { continue }
             partitionVersions[key] = sequence
-            advanceQueries(of: key, by: writes, sequence: sequence, next: &next)
             guard let state else { continue }
             next[key] = state.next(apply(writes, to: state, key: key, sequence: sequence), version: sequence)
         }

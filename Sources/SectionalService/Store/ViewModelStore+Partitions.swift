@@ -129,12 +129,15 @@ extension ViewModelStore {
         for partition in order {
             let key = MaterializationKey(list: definition.name, partition: partition)
             let state = stateToMove(key, next: next, partitionVersions: partitionVersions)
-            // Built from a later committed state than this instance had applied: it holds this commit.
-            if let state, state.version >= sequence { continue }
-            partitionVersions[key] = sequence
+            // Its search results and languages move by themselves (each skips what holds this
+            // commit): they may be behind the partition, kept while it was evicted and built
+            // again from a later committed state.
             advanceQueries(of: key, by: routed[partition]!, sequence: sequence, next: &next)
             advanceLanguages(of: definition, partition: partition, by: routed[partition]!, sequence: sequence, next: &next,
                              partitionVersions: &partitionVersions)
+            // Built from a later committed state than this instance had applied: it holds this commit.
+            if let state, state.version >= sequence { continue }
+            partitionVersions[key] = sequence
             guard let state = next[key] ?? state else { continue }
             next[key] = state.next(apply(routed[partition]!, to: state, key: key, sequence: sequence), version: sequence)
         }

@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPServer
 import ListModel
 import ListStore
@@ -107,9 +108,9 @@ extension ViewModelStore {
     /// list's epoch and its definition.
     ///
     /// The corpus is made in the background after start (``prepareCorporaLater(_:)``); a search
-    /// that comes before it is ready makes one itself (``prepareCorpus(of:)``; the first kept is
-    /// held, the other dropped) rather than wait for the background's, which may be busy with
-    /// another list.
+    /// that comes before it is ready waits for one being made for the list (its records read
+    /// already), and otherwise makes one itself (``prepareCorpus(of:)``) rather than wait for the
+    /// background, which may be busy with another list.
     ///
     /// The corpus says which records match; their rows are taken from the list's snapshot at the
     /// same version (``ListSnapshot/restricted(to:)``: no record parsed, no row rendered). Only a
@@ -174,8 +175,9 @@ extension ViewModelStore {
     /// Cost: every record of the list's sources read under the writer's lock (writes wait), then
     /// parsed (a page at a time, on every core) and folded outside it (100,000 people: about half
     /// a second), then the writes that came meanwhile applied under the lock (``SearchCorpora``).
-    /// Logs one info line when a corpus is kept (list, records, milliseconds). Throws what the
-    /// store throws.
+    /// While one is being made for the same definition, waits for it instead (one copy of the
+    /// records at a time, however many searches come first). Logs one info line when a corpus is
+    /// kept (list, records, milliseconds). Throws what the store throws.
     @discardableResult
     func prepareCorpus(of definition: ListDefinition) throws(StoreError) -> Bool {
         let started = ContinuousClock.now
@@ -184,17 +186,25 @@ extension ViewModelStore {
             // A definition no longer in force is not made (a removed list's, for its last searches, is).
             if let current = catalog.withLock({ $0.definition(name) }), current.fingerprint != definition.fingerprint { return .stale }
             guard corpora.withLock({ $0[name] })?.fingerprint != definition.fingerprint else { return .held }
+            // One being made already (the background's, or another search's): wait for it, not
+            // read every record again and hold a second copy of them.
+            if let making = corpora.withLock({ $0.beingMade(name, fingerprint: definition.fingerprint) }) { return .beingMade(making) }
             var stored: [String: [StoredRecord]] = [:]
             for source in definition.sources { stored[source] = try store.allRecords(in: source) }
-            return .read(number: corpora.withLock { $0.start(name) }, stored: stored)
+            let (number, done) = corpora.withLock { $0.start(name, fingerprint: definition.fingerprint) }
+            return .read(number: number, done: done, stored: stored)
         }
-        let number: Int
+        let number: Int, done: DispatchGroup
         var stored: [String: [StoredRecord]]
         switch read {
         case .held: return true
         case .stale: return false
-        case .read(let made, let records): (number, stored) = (made, records)
+        case .beingMade(let making):
+            making.wait()
+            return try prepareCorpus(of: definition)
+        case .read(let made, let group, let records): (number, done, stored) = (made, group, records)
         }
+        defer { done.leave() }
         var corpus = SearchCorpus(definition: definition)
         do throws(StoreError) {
             for (source, list) in stored {
@@ -239,7 +249,9 @@ extension ViewModelStore {
     /// longer in force, or the records read (and the making's number).
     private enum CorpusRead {
         case held, stale
-        case read(number: Int, stored: [String: [StoredRecord]])
+        /// Another caller is making it: wait on the group, then look again.
+        case beingMade(DispatchGroup)
+        case read(number: Int, done: DispatchGroup, stored: [String: [StoredRecord]])
     }
 
     /// Makes, in the background, the ``SearchCorpus`` of each list named in `names` (nil: every
