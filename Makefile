@@ -7,7 +7,6 @@ PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev 
 TEST_PKGS  := postgresql nginx
 BENCH_PKGS := wrk gcc golang-go
 JS_PKGS    := nodejs node-typescript
-CONFIG     ?= config/sectional.json
 # The demo's per-user list (`orders`) verifies user tokens with the HS256 secret in this variable,
 # and the server refuses to start without it: every target here uses a development secret unless
 # one is set. Mint a token for it with `SECTIONAL_JWT_SECRET=… .build/debug/sectional token --sub alice`.

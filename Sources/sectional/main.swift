@@ -33,6 +33,12 @@ case .backup:
     // Without --config, SECTIONAL_DATA names the store as --data does (with one, it overrides the
     // config's store, as for serve).
     let data = options.dataPath ?? (options.configPath == nil ? environment["SECTIONAL_DATA"].flatMap { $0.isEmpty ? nil : $0 } : nil)
+    if options.dataPath == nil, data != nil, environment["SECTIONAL_DATABASE_URL"].map({ !$0.isEmpty }) == true {
+        // serve would use PostgreSQL (the URL wins over SECTIONAL_DATA): a copy of the SQLite
+        // file would be of a store nobody writes.
+        printError("sectional: SECTIONAL_DATABASE_URL is set, so serve keeps records in PostgreSQL; back it up with pg_dump, or name the SQLite store with --data")
+        exit(1)
+    }
     exit(backup(to: options.backupPath ?? "", configPath: configPath, dataPath: data))
 case .serve:
     exit(serve(configPath: configPath, overrides: overrides, allowUnauthenticatedWrites: options.allowUnauthenticatedWrites))

@@ -64,6 +64,15 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(smuggled.value, 0)
     }
 
+    /// HTTP/1.0 has no transfer codings (RFC 9112 §6.1): such a request is refused and closed,
+    /// though it asks to be kept alive, and what follows its head is never a request.
+    func testAnHTTP10RequestWithTransferEncodingIs400AndTheRestIsNeverARequest() throws {
+        let text = try answers("POST /echo HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + hidden)
+        XCTAssertEqual(onlyStatus(text), 400)
+        XCTAssertTrue(text.lowercased().contains("connection: close"), text)
+        XCTAssertEqual(smuggled.value, 0)
+    }
+
     func testUnknownTransferCodingsAreAnsweredAtOnce() throws {
         for (coding, status) in [("xchunked", 400), ("identity", 400), ("chunked, chunked", 400), ("gzip, chunked", 501)] {
             let text = try answers("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \(coding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + hidden)

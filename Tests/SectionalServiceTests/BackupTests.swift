@@ -123,6 +123,33 @@ final class BackupTests: FolderTestCase {
                                                         "SECTIONAL_CONFIG": folder.appendingPathComponent("none.json").path])
         XCTAssertEqual(result.status, 0, result.errors)
         XCTAssertTrue(result.output.contains("\(database.path) backed up to \(copy.path)"), result.output)
+        // With SECTIONAL_DATABASE_URL set too, serve would use PostgreSQL: no copy of the file.
+        let other = folder.appendingPathComponent("env-copy-2.sqlite")
+        let both = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", other.path],
+                                        environment: ["SECTIONAL_DATA": database.path, "SECTIONAL_DATABASE_URL": "postgresql://localhost/x",
+                                                      "SECTIONAL_CONFIG": folder.appendingPathComponent("none.json").path])
+        XCTAssertEqual(both.status, 1)
+        XCTAssertTrue(both.errors.contains("SECTIONAL_DATABASE_URL is set"), both.errors)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: other.path))
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+    }
+
+    /// The copy is written in rollback mode, so a `FILE-journal` left beside the destination (an
+    /// earlier copy's interrupted write) would be played back into the new copy on its first
+    /// open: refused, as a `FILE-wal` is, and the old copy left as it was.
+    func testABackupBesideALeftoverJournalIsRefused() throws {
+        let server = try ServerProcess(arguments: ["--config", config.path])
+        XCTAssertTrue(server.waitUntilReady())
+        let copy = folder.appendingPathComponent("copy.sqlite").path
+        try Data("an earlier copy".utf8).write(to: URL(fileURLWithPath: copy))
+        try Data("a hot journal".utf8).write(to: URL(fileURLWithPath: copy + "-journal"))
+        let refused = try ChildProcess.run(ServerProcess.executable, ["backup", "--to", copy, "--config", config.path])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.errors.contains("\(copy)-journal exists"), refused.errors)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: copy)), Data("an earlier copy".utf8), "left alone")
+        try FileManager.default.removeItem(atPath: copy + "-journal")
+        XCTAssertEqual(try ChildProcess.run(ServerProcess.executable, ["backup", "--to", copy, "--config", config.path]).status, 0)
         server.signal(SIGTERM)
         XCTAssertEqual(server.waitForExit(), 0)
     }

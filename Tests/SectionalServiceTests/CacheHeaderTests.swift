@@ -75,6 +75,11 @@ final class CacheHeaderTests: XCTestCase {
         }
         let refused = try p.app.get("/v1/lists/orders")
         XCTAssertEqual(refused.header("Cache-Control"), "no-store")
+        for target in ["/v1/lists/orders", "/v1/lists/orders/definition"] {
+            let failed = try p.get(target, as: "alice", headers: [("If-Match", "\"x\"")])
+            XCTAssertEqual(failed.status, 412, target)
+            XCTAssertEqual(failed.header("Cache-Control"), "no-store", "\(target): a problem is never stored")
+        }
         XCTAssertEqual(try p.app.get("/v1/lists/all").header("Cache-Control"), "no-cache", "a public list stays shareable")
         let index = try p.app.get("/v1/lists")
         XCTAssertEqual(index.header("Cache-Control"), "no-cache", "the anonymous index is shareable")

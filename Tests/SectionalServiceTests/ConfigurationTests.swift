@@ -50,6 +50,23 @@ final class ConfigurationTests: FolderTestCase {
         XCTAssertEqual(flags.logLevel, .debug, "no flag for it: the environment stays")
         let memory = try Configuration.load(path: path, environment: environment, overrides: ConfigurationOverrides(memory: true))
         XCTAssertEqual(memory.storage, .memory, "--memory wins over SECTIONAL_DATA")
+        // A flag wins over a variable that is not even valid.
+        let broken = ["SECTIONAL_HOST": "not a host", "SECTIONAL_PORT": "abc"]
+        let winning = try Configuration.load(path: path, environment: broken, overrides: ConfigurationOverrides(host: "127.0.0.4", port: 3333))
+        XCTAssertEqual(winning.server.port, 3333)
+        XCTAssertEqual(winning.server.host, "127.0.0.4")
+        XCTAssertThrowsError(try Configuration.load(path: path, environment: broken), "without the flags the variables are read")
+    }
+
+    /// Settings that would silently do nothing are errors: a service token in a variable with no
+    /// name, a seed with no file.
+    func testAnEmptyTokenVariableAndANullSeedAreErrors() throws {
+        XCTAssertThrowsError(try Configuration.load(path: configFile(#"{ "auth": { "tokenEnv": "" }, "lists": {} }"#), environment: [:])) {
+            XCTAssertTrue("\($0)".contains("auth.tokenEnv"), "\($0)")
+        }
+        XCTAssertThrowsError(try Configuration.load(path: configFile(#"{ "seed": { "people": null }, "lists": {} }"#), environment: [:])) {
+            XCTAssertTrue("\($0)".contains("seed.people"), "\($0)")
+        }
     }
 
     /// Worker threads are pinned to cores unless the file says not to.

@@ -160,6 +160,37 @@ final class WebhookTests: FolderTestCase {
         XCTAssertTrue(receiver.deliveries.allSatisfy(\.signatureValid))
     }
 
+    /// A receiver that is down, with many users' rows waiting: every failed attempt is counted,
+    /// but the log has one line for them (at most one per webhook every 10 s), not one per row
+    /// and attempt.
+    func testAReceiverThatIsDownIsLoggedOncePerIntervalNotPerRow() throws {
+        let reserved = try WebhookReceiver(secret: Self.secret)
+        let port = reserved.port
+        reserved.stop()
+        let config = folder.appendingPathComponent("sectional.json")
+        try Self.config("http://127.0.0.1:\(port)/hooks", lists: #"["orders"]"#).write(to: config, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(arguments: ["--config", config.path, "--data", folder.appendingPathComponent("db.sqlite").path],
+                                       environment: Self.secrets.merging(["SECTIONAL_LOG_LEVEL": "info"]) { $1 })
+        XCTAssertTrue(server.waitUntilReady())
+        let client = try HTTPTestClient(port: server.port)
+        for n in 0..<30 {
+            let answer = try client.request("PUT", "/v1/collections/orders/records/o\(n)", headers: [("Content-Type", "application/json")],
+                                            body: Array(#"{"title":"t","status":"open","owner":"user\#(n)"}"#.utf8))
+            XCTAssertEqual(answer.status, 201)
+        }
+        func failed() -> Double {
+            let metrics = (try? HTTPTestClient(port: server.port).request("GET", "/metrics").text) ?? ""
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix("sectional_webhook_deliveries_failed_total ") }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
+        }
+        XCTAssertTrue(eventually(within: 8) { failed() >= 60 }, "every row tried and failed at least twice: \(failed())")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        let lines = server.log.split(separator: "\n").filter { $0.contains("\"msg\":\"webhook delivery failed; will retry\"") }
+        XCTAssertEqual(lines.count, 1, "one line within 10 s, not one per attempt: \(lines.count) lines")
+        XCTAssertTrue(lines.first?.contains("\"failedAttempts\":1") == true, "\(lines.prefix(2))")
+    }
+
     func testAPendingDeliverySurvivesARestart() throws {
         let receiver = try WebhookReceiver(secret: Self.secret)
         defer { receiver.stop() }

@@ -68,6 +68,9 @@ enum RequestFraming {
                 return invalid("An HTTP/1.1 request needs exactly one Host header field.")
             }
             if encodingFields > 0 {
+                // HTTP/1.0 has no transfer codings: its framing is faulty (RFC 9112 §6.1), and a
+                // proxy that closes after it would read what follows the head otherwise.
+                if isHTTP10 { return invalid("An HTTP/1.0 request may not carry Transfer-Encoding.") }
                 if !lengths.isEmpty {
                     return invalid("A request may not carry both Content-Length and Transfer-Encoding.")
                 }

@@ -72,6 +72,14 @@ public enum SQLiteBackup {
                 Stop it, or back up to another file
                 """)
         }
+        // The copy is in rollback mode: SQLite would play a journal left beside it (an earlier
+        // copy's interrupted write) back into it on its first open.
+        if access(destination + "-journal", F_OK) == 0 {
+            throw StoreError(.fileSystem, """
+                \(destination)-journal exists: a program may be writing \(destination), or one stopped in a write. \
+                Back up to another file, or remove it once nothing uses \(destination)
+                """)
+        }
         let from = try SQLiteConnection(path: source, readOnly: true)
         defer { from.close() }
         return try copy(from, toPath: target)

@@ -36,8 +36,9 @@ struct DefinitionRoutes {
             Self.answer(name: name, definition: found.definition, runtime: found.runtime, revision: found.revision)
         }
         if found.definition.access == .users {
-            // Read with a token: only the client's own cache may keep it.
-            answer.headers.set("Cache-Control", "private, no-cache")
+            // Read with a token: only the client's own cache may keep it (a problem — a `412` —
+            // keeps its `no-store`).
+            if !answer.status.isError { answer.headers.set("Cache-Control", "private, no-cache") }
             answer.headers.add("Vary", "Authorization")
         }
         return answer

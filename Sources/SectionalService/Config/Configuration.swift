@@ -132,7 +132,10 @@ extension Configuration {
         issues += storage.finish()
 
         var auth = root.object("auth")
-        if let name = auth.string("tokenEnv") { configuration.tokenEnvironmentVariable = name }
+        if let name = auth.string("tokenEnv") {
+            // No variable has an empty name: writes would be open with no token, silently.
+            if name.isEmpty { auth.issue("tokenEnv", "must name an environment variable") } else { configuration.tokenEnvironmentVariable = name }
+        }
         let usersGiven = auth.object["users"] != nil
         var users = auth.object("users")
         if usersGiven { configuration.users = UserTokenSettings.parse(&users, folder: folder) }
@@ -150,6 +153,7 @@ extension Configuration {
 
         var seed = root.object("seed")
         for member in seed.object {
+            if member.value.isNull { seed.issue(member.key, "must be a file name (a JSON array of records)") }
             if let file = seed.string(member.key) {
                 if !Names.isValid(member.key) { seed.issue(member.key, "is not a valid collection name") }
                 configuration.seeds.append((member.key, resolve(file, against: folder)))
@@ -172,11 +176,12 @@ extension Configuration {
     /// Applies `SECTIONAL_*` variables, then command-line flags.
     mutating func apply(environment: [String: String], overrides: ConfigurationOverrides, folder: String) throws(ConfigError) {
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        if let host = value("SECTIONAL_HOST") {
+        // A variable a flag overrides is not read (a bad one does not stop the flag that wins).
+        if overrides.host == nil, let host = value("SECTIONAL_HOST") {
             if let problem = ListenHost.problem(host) { throw ConfigError(path: "SECTIONAL_HOST", problem) }
             server.host = host
         }
-        if let text = value("SECTIONAL_PORT") {
+        if overrides.port == nil, let text = value("SECTIONAL_PORT") {
             guard let port = Int(text), (0...65535).contains(port) else {
                 throw ConfigError(path: "SECTIONAL_PORT", "must be a port number, not '\(text)'")
             }

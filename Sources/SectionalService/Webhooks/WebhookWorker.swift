@@ -39,6 +39,13 @@ final class WebhookWorker: Sendable {
     /// waited for that too.
     private let unsettled = Locked<[(delivery: PendingDelivery, outcome: Outcome)]>([])
 
+    /// Failed attempts not logged yet, and when the last line was: a receiver that is down logs
+    /// one line per ``failureLogSeconds`` (naming the attempts it stands for), not one per row and
+    /// attempt — hundreds a second with many users' rows waiting. Metrics count every attempt.
+    private let failureLog = Locked<(unlogged: Int, loggedAt: ContinuousClock.Instant?)>((0, nil))
+    /// Least time between two "delivery failed" lines of one webhook.
+    static let failureLogSeconds = 10
+
     /// What becomes of a claimed row.
     private enum Outcome {
         case accepted
@@ -178,6 +185,13 @@ final class WebhookWorker: Sendable {
         metrics.recordWebhookOutcome(succeeded: false)
         let wait = Self.backoffMilliseconds(attempts: delivery.attempts, settings: settings)
         try settle(delivery, .failed(retryAt: Self.now() + wait))
+        let attempts = failureLog.withLock { log -> Int? in
+            log.unlogged += 1
+            if let at = log.loggedAt, ContinuousClock.now - at < .seconds(Self.failureLogSeconds) { return nil }
+            defer { log = (0, .now) }
+            return log.unlogged
+        }
+        guard let attempts else { return }
         let reason: String
         switch outcome {
         case .success(let status): reason = "answered \(status)"
@@ -186,6 +200,7 @@ final class WebhookWorker: Sendable {
         log.warn("webhook delivery failed; will retry", [
             "url": .text(settings.url), "list": .text(delivery.list), "version": .number(Double(delivery.version)),
             "reason": .text(reason), "attempt": .number(Double(delivery.attempts + 1)), "retryInSeconds": .number(Double(wait) / 1000),
+            "failedAttempts": .number(Double(attempts)),
         ])
     }
 
