@@ -4,7 +4,7 @@ import HTTPServer
 /// the caller's partition's); `503
 /// too-many-event-streams` when `server.maxEventStreams` are open, `503 draining` once the
 /// server is stopping. A stream opened with a user token ends once that token's `exp` (plus the
-/// leeway) has passed.
+/// leeway) has passed, at the next keep-alive (within 15 s).
 struct EventRoutes {
     let context: ServiceContext
 
@@ -20,20 +20,19 @@ struct EventRoutes {
             try EntityTag.checkUntagged(request)
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
             let current = { (try? context.readableList(request).state.version) ?? state.version }
+            // A stream read with a user token ends when the token is no longer accepted: what it
+            // follows is decided when it opens, so a user whose token ran out would otherwise go
+            // on hearing a private list's versions. The client opens it again with a new token.
+            // (Found before the stream is registered: nothing may throw after that.)
+            let until = state.definition.access == .public ? nil : context.authenticator.acceptedUntil(try context.authenticator.caller(request))
             let stream: StreamBody
             do throws(EventHub.Refusal) {
-                stream = try context.events.subscribe(stream: name, list: state.name, lastEventID: lastEventID, current: current)
+                stream = try context.events.subscribe(stream: name, list: state.name, lastEventID: lastEventID, until: until, current: current)
             } catch {
                 switch error {
                 case .full: throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
                 case .closed: throw Problem.draining()
                 }
-            }
-            // A stream read with a user token ends when the token is no longer accepted: what it
-            // follows is decided when it opens, so a user whose token ran out would otherwise go
-            // on hearing a private list's versions. The client opens it again with a new token.
-            if state.definition.access != .public, let end = context.authenticator.acceptedUntil(try context.authenticator.caller(request)) {
-                context.events.end(stream, at: end)
             }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")

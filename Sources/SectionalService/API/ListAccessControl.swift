@@ -30,7 +30,7 @@ extension ServiceContext {
     func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
         try requireMinVersion(request)
         while true {
-            let found = try resolved(request)
+            guard let found = try resolved(request) else { continue }
             if let state = try served(found.state, request) { return ReadableList(state: state, viewOwner: found.viewOwner) }
         }
     }
@@ -43,8 +43,9 @@ extension ServiceContext {
         return named
     }
 
-    /// The list, or the caller's partition of it, before the request's language and search.
-    private func resolved(_ request: Request) throws(HTTPError) -> ReadableList {
+    /// The list, or the caller's partition of it, before the request's language and search; nil
+    /// when its definition changed while it was looked up (look again).
+    private func resolved(_ request: Request) throws(HTTPError) -> ReadableList? {
         let name = try request.name("list", kind: "list")
         // A public list is read at once from its state (which carries its definition); a per-user
         // list has no state of its own, and is found in the catalog below.
@@ -58,7 +59,7 @@ extension ServiceContext {
             // place, as public only if its state still says so (changed again meanwhile: looked
             // up again, from the start).
             guard let state = lists.list(name) else { throw Problem.listNotFound(name) }
-            guard state.definition.access == .public else { return try resolved(request) }
+            guard state.definition.access == .public else { return nil }
             return ReadableList(state: state, viewOwner: nil)
         }
         let caller = try authenticator.caller(request)
@@ -98,11 +99,11 @@ extension ServiceContext {
         // The partition chosen by the claim the list was split by when looked up above. The
         // definition may have changed since (deleted, made public, split by another claim): the
         // state built carries the definition in force, and when that is not split the same way
-        // the request is looked up again — never a partition keyed by one claim's value served
-        // as another's.
+        // the request is looked up again (until the change is in place) — never a partition keyed
+        // by one claim's value served as another's.
         guard let state = try reading({ () throws(StoreError) in try lists.partition(partition, ofList: name) }),
               state.definition.scope == scope else {
-            return try resolved(request)
+            return nil
         }
         return ReadableList(state: state, viewOwner: partition.owner)
     }

@@ -15,8 +15,9 @@ final class EventHub: @unchecked Sendable {
 
     private struct Streams {
         /// Streams by name (a list's, or a list and user partition's), each with the last
-        /// version it was told, so no stream hears a version twice or out of order.
-        var byList: [CodePointKey: [ObjectIdentifier: (stream: StreamBody, told: Int64)]] = [:]
+        /// version it was told, so no stream hears a version twice or out of order, and when it
+        /// ends (seconds since 1970: its user token's last accepted moment), if it does.
+        var byList: [CodePointKey: [ObjectIdentifier: (stream: StreamBody, told: Int64, until: Double?)]] = [:]
         var count = 0
         var refused: UInt64 = 0
         /// Set by ``closeAll()``: no stream opens after it.
@@ -42,8 +43,16 @@ final class EventHub: @unchecked Sendable {
         timer.schedule(deadline: .now() + .seconds(Self.keepAliveSeconds), repeating: .seconds(Self.keepAliveSeconds))
         timer.setEventHandler { [weak self] in
             guard let self else { return }
+            let (open, expired) = streamsAndExpired(now: Date().timeIntervalSince1970)
             let comment = Array(": keep-alive\n\n".utf8)
-            for stream in allStreams() { stream.send(comment) }
+            for stream in open { stream.send(comment) }
+            // The comment also wakes the suspended connection: a close alone, on a stream with
+            // nothing pending, did not end it within 20 s under libmicrohttpd 0.9.75 (measured).
+            let last = Array(": token expired\n\n".utf8)
+            for stream in expired {
+                stream.send(last)
+                stream.close()
+            }
         }
         timer.resume()
     }
@@ -57,11 +66,15 @@ final class EventHub: @unchecked Sendable {
     /// its last read and the stream opening — unless its `Last-Event-ID` says it already has
     /// that version.
     ///
+    /// `until`: when the stream ends (its user token's last accepted moment), at the keep-alive
+    /// tick after it, with a last comment `: token expired`; nil: it does not run out.
+    ///
     /// `current` reads the list's version, and is called once the stream is registered: a write
     /// published before that read is in what it returns, and one published after it finds the
     /// stream. (Read before, by the route, a write published in between reached neither: the
     /// stream waited for the next write, seen as a test waiting 20 s under `make test`.)
-    func subscribe(stream name: String, list: String, lastEventID: Int64?, current: () -> Int64) throws(Refusal) -> StreamBody {
+    func subscribe(stream name: String, list: String, lastEventID: Int64?, until: Date? = nil,
+                   current: () -> Int64) throws(Refusal) -> StreamBody {
         let key = Locked<ObjectIdentifier?>(nil)
         let stream = StreamBody(maxBufferedBytes: 64 << 10, onEnd: { [weak self] in
             guard let self, let id = key.withLock({ $0 }) else { return }
@@ -79,24 +92,13 @@ final class EventHub: @unchecked Sendable {
                 return .full
             }
             stream.send(Array("retry: \(Self.retryMilliseconds)\n: connected\n\n".utf8))
-            all.byList[CodePointKey(name), default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min)
+            all.byList[CodePointKey(name), default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min, until?.timeIntervalSince1970)
             all.count += 1
             return nil
         }
         if let refusal { throw refusal }
         tell(stream, stream: name, list: list, version: current(), clientAhead: lastEventID)
         return stream
-    }
-
-    /// Ends `stream` at wall-clock time `end` (at once when it has passed), after what is pending
-    /// has been sent, with a last comment saying why; a stream that ended before is left alone.
-    /// (The comment also wakes the suspended connection: a close alone, on a stream with nothing
-    /// pending, did not end it within 20 s under libmicrohttpd 0.9.75 in the test.)
-    func end(_ stream: StreamBody, at end: Date) {
-        queue.asyncAfter(wallDeadline: .now() + max(0, end.timeIntervalSinceNow)) { [weak stream] in
-            stream?.send(Array(": token expired\n\n".utf8))
-            stream?.close()
-        }
     }
 
     /// Tells `stream` (filed under `name`) of `version` unless it has been told it or a later
@@ -197,8 +199,25 @@ final class EventHub: @unchecked Sendable {
         open.forEach { $0.close() }
     }
 
-    private func allStreams() -> [StreamBody] {
-        streams.withLock { $0.byList.values.flatMap { $0.values.map(\.stream) } }
+    /// The open streams, and those whose end (`until`) has passed at `now`, taken out of the
+    /// count (they are closed next).
+    private func streamsAndExpired(now: Double) -> (open: [StreamBody], expired: [StreamBody]) {
+        streams.withLock { all in
+            var open: [StreamBody] = [], expired: [StreamBody] = []
+            for (name, streams) in all.byList {
+                for (id, entry) in streams {
+                    guard let until = entry.until, until < now else {
+                        open.append(entry.stream)
+                        continue
+                    }
+                    expired.append(entry.stream)
+                    all.byList[name]![id] = nil
+                    all.count -= 1
+                }
+                if all.byList[name]!.isEmpty { all.byList[name] = nil }
+            }
+            return (open, expired)
+        }
     }
 
     static func event(list: String, version: Int64) -> String {

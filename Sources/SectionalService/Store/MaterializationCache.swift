@@ -102,16 +102,26 @@ final class MaterializationCache: Sendable {
         }
     }
 
-    /// Which history of an entry the writer took since it last published.
-    enum LentHistory: Equatable {
+    /// Which history of an entry the writer took since it last published. The history itself is
+    /// held (until the publish), so it cannot be freed and another made at its address.
+    enum LentHistory {
         /// This one, every time.
-        case history(ObjectIdentifier)
+        case history(ListHistory)
         /// None: the entry was not there.
         case absent
         /// Different ones (the entry left and came back between two commits of the batch).
         case several
 
-        init(_ history: ListHistory?) { self = history.map { .history(ObjectIdentifier($0)) } ?? .absent }
+        init(_ history: ListHistory?) { self = history.map { .history($0) } ?? .absent }
+
+        /// Whether the entry holding `history` (nil: none) is the one the writer took every time.
+        func isEntry(holding history: ListHistory?) -> Bool {
+            switch (self, history) {
+            case (.history(let lent), let history?): lent === history
+            case (.absent, nil): true
+            default: false
+            }
+        }
     }
 
     /// A resident search result as ``Contents/queries`` holds it.
@@ -259,11 +269,10 @@ final class MaterializationCache: Sendable {
         guard !key.isWholeList else { return history(key) }
         return contents.withLock { contents in
             let history = contents[key]?.history
-            let lent = LentHistory(history)
-            if let earlier = contents.historiesLent[key], earlier != lent {
-                contents.historiesLent[key] = .several
+            if let earlier = contents.historiesLent[key] {
+                if !earlier.isEntry(holding: history) { contents.historiesLent[key] = .several }
             } else {
-                contents.historiesLent[key] = lent
+                contents.historiesLent[key] = LentHistory(history)
             }
             return history
         }
@@ -405,7 +414,7 @@ final class MaterializationCache: Sendable {
             }
             for (key, next) in states {
                 guard let entry = contents[key] else { continue }
-                if let lent = contents.historiesLent[key], lent != LentHistory(entry.history) {
+                if let lent = contents.historiesLent[key], !lent.isEntry(holding: entry.history) {
                     // Not the entry the writer edited (it left and a reader's build came back):
                     // dropped, to be built again at the version published here.
                     if let stale = Self.remove(key, from: &contents) { victims.append(stale) }

@@ -113,7 +113,8 @@ extension ViewModelStore {
     /// which shows the same rows.
     func apply(_ writes: [AppliedWrite], to state: ListState, key: MaterializationKey, sequence: Int64,
                parallelism: Parallelism = .serial, ahead: EditsAhead? = nil) -> ListSnapshot {
-        guard !writes.isEmpty, let history = cache.historyToEdit(key) else { return state.snapshot }
+        // Taken also when no write changes it: `publish` then knows the entry the state is for.
+        guard let history = cache.historyToEdit(key), !writes.isEmpty else { return state.snapshot }
         let edit = ahead?.take(key, from: history) ?? Self.edit(history, by: writes, parallelism: parallelism)
         history.append(version: sequence, edit)
         return edit.snapshot

@@ -41,7 +41,8 @@ final class WebhookWorker: Sendable {
 
     /// Failed attempts not logged yet, and when the last line was: a receiver that is down logs
     /// one line per ``failureLogSeconds`` (naming the attempts it stands for), not one per row and
-    /// attempt — hundreds a second with many users' rows waiting. Metrics count every attempt.
+    /// attempt — hundreds a second with many users' rows waiting. Metrics count every attempt. A
+    /// delivery that goes through starts it over.
     private let failureLog = Locked<(unlogged: Int, loggedAt: ContinuousClock.Instant?)>((0, nil))
     /// Least time between two "delivery failed" lines of one webhook.
     static let failureLogSeconds = 10
@@ -179,6 +180,8 @@ final class WebhookWorker: Sendable {
         if signature != nil { metrics.recordWebhookSent() }
         if case .success(let status) = outcome, (200..<300).contains(status) {
             metrics.recordWebhookOutcome(succeeded: true)
+            // The receiver answers: a failure after this is a new one, logged at once.
+            failureLog.withLock { $0 = (0, nil) }
             try settle(delivery, .accepted)
             return
         }
