@@ -21,9 +21,6 @@ public struct JWTVerifier: Sendable {
     private let audience: String?
     private let leeway: Double
 
-    /// How far past `exp` (or before `nbf`) a token is still accepted, in seconds.
-    public var leewaySeconds: Double { leeway }
-
     /// A verifier with an `HS256` secret, a set of public keys, or both.
     ///
     /// - Parameters:
@@ -41,6 +38,10 @@ public struct JWTVerifier: Sendable {
         self.audience = audience
         leeway = Double(leewaySeconds)
     }
+
+    /// The last moment a token whose `exp` is `expiry` (seconds since 1970) is accepted: `exp`
+    /// plus the leeway.
+    public func acceptedUntil(expiry: Double) -> Double { expiry + leeway }
 
     /// The verified claims of `token` at time `now`, or why it is refused.
     public func verify(_ token: some StringProtocol, now: Date) throws(JWTError) -> VerifiedClaims {
@@ -97,7 +98,7 @@ public struct JWTVerifier: Sendable {
         }
         if let claim = claims.invalidTimeClaim { throw .invalidTimeClaim(claim) }
         guard let expiry = claims.expiry else { throw .missingExpiry }
-        guard now < expiry + leeway else { throw .expired }
+        guard now < acceptedUntil(expiry: expiry) else { throw .expired }
         if let notBefore = claims.notBefore, now + leeway < notBefore { throw .notYetValid }
         // By code points: Swift's `==` takes "Kitchen" and "\u{212A}itchen" (a Kelvin sign) as one.
         if let issuer, !(claims.issuer.map { $0.utf8.elementsEqual(issuer.utf8) } ?? false) { throw .issuerMismatch }

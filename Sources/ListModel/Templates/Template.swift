@@ -166,13 +166,17 @@ public struct Template: Sendable, Equatable {
         var value = v
         // The number a `number` or `currency` step just wrote: a `nonzero` right after it tests
         // that, not the text, which reads as a number in English only ("0.00"; not "0,00", "0,00 €").
+        // Found only when a `nonzero` follows (a row's render pays for no second parse otherwise).
         var written: JSONValue?
-        for f in fs {
+        for (index, f) in fs.enumerated() {
             let formatted: String
             if case .nonzero = f, let written { formatted = f.apply(value: written, text: text) } else { formatted = f.apply(value: value, text: text) }
-            switch f {
-            case .number, .currency: written = TemplateFormatter.number(value, text)
-            default: written = nil
+            written = nil
+            if index + 1 < fs.count, case .nonzero = fs[index + 1] {
+                switch f {
+                case .number, .currency: written = TemplateFormatter.number(value, text)
+                default: break
+                }
             }
             text = formatted
             value = nil

@@ -35,12 +35,7 @@ struct DefinitionRoutes {
         var answer = EntityTag.answer(request, tag: tag) {
             Self.answer(name: name, definition: found.definition, runtime: found.runtime, revision: found.revision)
         }
-        if found.definition.access == .users {
-            // Read with a token: only the client's own cache may keep it (a problem — a `412` —
-            // keeps its `no-store`).
-            if !answer.status.isError { answer.headers.set("Cache-Control", "private, no-cache") }
-            answer.headers.add("Vary", "Authorization")
-        }
+        if found.definition.access == .users { CachePolicy.markPrivate(&answer) }
         return answer
     }
 

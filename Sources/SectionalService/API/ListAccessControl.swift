@@ -96,13 +96,9 @@ extension ServiceContext {
         }
         // A user names only their own partition: the claim's value, as text.
         if case .user = caller, let named, !Self.names(named, partition.valueText) { throw Self.notYours }
-        // The partition chosen by the claim the list was split by when looked up above. The
-        // definition may have changed since (deleted, made public, split by another claim): the
-        // state built carries the definition in force, and when that is not split the same way
-        // the request is looked up again (until the change is in place) — never a partition keyed
-        // by one claim's value served as another's.
-        guard let state = try reading({ () throws(StoreError) in try lists.partition(partition, ofList: name) }),
-              state.definition.scope == scope else {
+        // Chosen by the claim the list was split by when looked up above; its definition may have
+        // changed since (deleted, made public, split by another claim): then looked up again.
+        guard let state = try reading({ () throws(StoreError) in try lists.partition(partition, ofList: name, splitBy: scope) }) else {
             return nil
         }
         return ReadableList(state: state, viewOwner: partition.owner)

@@ -112,9 +112,8 @@ struct ListRoutes {
         try EntityTag.checkUntagged(request)
         let named = if case .service = caller { try ServiceContext.namedUser(request) } else { String?.none }
         var states: [ListState] = []
-        // Listed again from the start when a per-user list's definition changed how it is split
-        // while it was read (its partition was then built by the new scope, from a value of the
-        // old claim).
+        // Listed again from the start when a per-user list's definition changed (how it is split,
+        // or whether it is there) while it was read.
         listing: while true {
             states = []
             for definition in lists.definitions where context.mayRead(definition, caller: caller) {
@@ -124,8 +123,10 @@ struct ListRoutes {
                     default: caller.claim(scope.claim)
                     }
                     let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
-                    let state = try context.reading { () throws(StoreError) in try lists.partition(partition, of: definition) }
-                    guard state.definition.scope == scope else { continue listing }
+                    let state = try context.reading { () throws(StoreError) in
+                        try lists.partition(partition, ofList: definition.name, splitBy: scope)
+                    }
+                    guard let state else { continue listing }
                     states.append(state)
                 } else if let state = lists.list(definition.name) {
                     states.append(state)

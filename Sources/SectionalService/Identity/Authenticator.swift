@@ -75,7 +75,7 @@ struct Authenticator: Sendable {
     /// nil for the service token and for anonymous callers, whose access does not run out.
     func acceptedUntil(_ caller: Caller) -> Date? {
         guard case .user = caller, let verifier, let expiry = caller.claim("exp")?.doubleValue else { return nil }
-        return Date(timeIntervalSince1970: expiry + verifier.leewaySeconds)
+        return Date(timeIntervalSince1970: verifier.acceptedUntil(expiry: expiry))
     }
 
     /// Whether `utf8` starts with `Bearer ` in any case (at least 7 bytes), compared over its

@@ -91,12 +91,20 @@ extension ViewModelStore {
     }
 
     /// The current state of one user's partition of per-user list `name`: from memory, else
-    /// built as ``partition(_:of:)`` builds it; nil when there is no such per-user list. A warm
-    /// read copies no definition.
-    public func partition(_ partition: PartitionKey, ofList name: String) throws(StoreError) -> ListState? {
-        if let state = cache.read(MaterializationKey(list: name, partition: partition)) { return state }
-        guard let definition = definition(name), definition.scope != nil else { return nil }
-        return try self.partition(partition, of: definition)
+    /// built as ``partition(_:of:)`` builds it; nil when there is no such per-user list, or — when
+    /// `scope` is given, the split the caller chose `partition` by — when the list is not split
+    /// that way (any more: its definition changed since the caller looked). A partition keyed by
+    /// one claim's value is never served as another's. A warm read copies no definition.
+    public func partition(_ partition: PartitionKey, ofList name: String, splitBy scope: ListScope? = nil) throws(StoreError) -> ListState? {
+        let state: ListState
+        if let resident = cache.read(MaterializationKey(list: name, partition: partition)) {
+            state = resident
+        } else {
+            guard let definition = definition(name), definition.scope != nil else { return nil }
+            state = try self.partition(partition, of: definition)
+        }
+        if let scope, state.definition.scope != scope { return nil }
+        return state
     }
 
     /// The partition a record belongs to: its scope field's value, when that is a scalar.

@@ -16,6 +16,13 @@ enum CachePolicy {
         let read = request.method.isRead
         response.headers.add("Cache-Control", read && !response.status.isError ? "no-cache" : "no-store")
     }
+
+    /// Marks a read that needed a token as one only the client's own cache may keep, which
+    /// differs by `Authorization`; a problem keeps `no-store` (set by ``apply(to:for:)``).
+    static func markPrivate(_ response: inout Response) {
+        if !response.status.isError { response.headers.set("Cache-Control", "private, no-cache") }
+        response.headers.add("Vary", "Authorization")
+    }
 }
 
 extension ListState {
@@ -26,8 +33,7 @@ extension ListState {
     func restrict(_ response: inout Response) {
         markLanguage(&response)
         guard definition.access == .users else { return }
-        if !response.status.isError { response.headers.set("Cache-Control", "private, no-cache") }
-        response.headers.add("Vary", "Authorization")
+        CachePolicy.markPrivate(&response)
     }
 
     /// Marks an answer holding the list's texts with their language (`Content-Language`; `Vary:
