@@ -39,8 +39,8 @@ public struct JWTVerifier: Sendable {
         leeway = Double(leewaySeconds)
     }
 
-    /// The last moment a token whose `exp` is `expiry` (seconds since 1970) is accepted: `exp`
-    /// plus the leeway.
+    /// When a token whose `exp` is `expiry` (seconds since 1970) stops being accepted: `exp`
+    /// plus the leeway (accepted before that moment, refused from it on).
     public func acceptedUntil(expiry: Double) -> Double { expiry + leeway }
 
     /// The verified claims of `token` at time `now`, or why it is refused.

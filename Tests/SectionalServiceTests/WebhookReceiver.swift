@@ -29,6 +29,9 @@ final class WebhookReceiver: @unchecked Sendable {
     private struct State {
         var deliveries: [Delivery] = []
         var status = 204
+        /// When not empty, answers in turn (cycling), instead of `status`.
+        var turns: [Int] = []
+        var answered = 0
         var holding = false
     }
 
@@ -63,6 +66,9 @@ final class WebhookReceiver: @unchecked Sendable {
 
     /// Answers later requests with `status`.
     func answer(_ status: Int) { state.withLock { $0.status = status } }
+
+    /// Answers later requests with `statuses` in turn, over and over.
+    func answerInTurn(_ statuses: [Int]) { state.withLock { $0.turns = statuses } }
 
     /// Holds later requests unanswered (after recording them) until ``letGo()``.
     func hold() { state.withLock { $0.holding = true } }
@@ -112,7 +118,8 @@ final class WebhookReceiver: @unchecked Sendable {
         let delivery = Delivery(target: requestLine.count > 1 ? String(requestLine[1]) : "", headers: headers, body: body, signatureValid: valid)
         let (status, holding) = state.withLock { state -> (Int, Bool) in
             state.deliveries.append(delivery)
-            return (state.status, state.holding)
+            defer { state.answered += 1 }
+            return (state.turns.isEmpty ? state.status : state.turns[state.answered % state.turns.count], state.holding)
         }
         if holding { release.wait() }
         let answer = Array("HTTP/1.1 \(status) Answer\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)

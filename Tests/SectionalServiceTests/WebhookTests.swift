@@ -191,6 +191,36 @@ final class WebhookTests: FolderTestCase {
         XCTAssertTrue(lines.first?.contains("\"failedAttempts\":1") == true, "\(lines.prefix(2))")
     }
 
+    /// A receiver that fails every other delivery (one bad backend of two) is not logged once
+    /// per failure either: a delivery that goes through starts the count over, not the 10 s.
+    func testAReceiverThatFailsHalfTheTimeIsLoggedOncePerInterval() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        defer { receiver.stop() }
+        receiver.answerInTurn([503, 204])
+        let config = folder.appendingPathComponent("sectional.json")
+        try Self.config(receiver.url, lists: #"["orders"]"#).write(to: config, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(arguments: ["--config", config.path, "--data", folder.appendingPathComponent("db.sqlite").path],
+                                       environment: Self.secrets.merging(["SECTIONAL_LOG_LEVEL": "info"]) { $1 })
+        XCTAssertTrue(server.waitUntilReady())
+        let client = try HTTPTestClient(port: server.port)
+        for n in 0..<30 {
+            let answer = try client.request("PUT", "/v1/collections/orders/records/o\(n)", headers: [("Content-Type", "application/json")],
+                                            body: Array(#"{"title":"t","status":"open","owner":"user\#(n)"}"#.utf8))
+            XCTAssertEqual(answer.status, 201)
+        }
+        func metric(_ name: String) -> Double {
+            let metrics = (try? HTTPTestClient(port: server.port).request("GET", "/metrics").text) ?? ""
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
+        }
+        XCTAssertTrue(eventually(within: 8) { metric("sectional_webhook_deliveries_failed_total") >= 10 && metric("sectional_webhook_deliveries_succeeded_total") >= 10 },
+                      "failures and successes in turn: \(metric("sectional_webhook_deliveries_failed_total")), \(metric("sectional_webhook_deliveries_succeeded_total"))")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        let lines = server.log.split(separator: "\n").filter { $0.contains("\"msg\":\"webhook delivery failed; will retry\"") }
+        XCTAssertEqual(lines.count, 1, "one line within 10 s, not one per failure after a success: \(lines.count) lines")
+    }
+
     func testAPendingDeliverySurvivesARestart() throws {
         let receiver = try WebhookReceiver(secret: Self.secret)
         defer { receiver.stop() }

@@ -71,7 +71,7 @@ struct Authenticator: Sendable {
         return caller
     }
 
-    /// The last moment `caller`'s token is accepted (its `exp` plus the leeway), for a user;
+    /// When `caller`'s token stops being accepted (its `exp` plus the leeway), for a user;
     /// nil for the service token and for anonymous callers, whose access does not run out.
     func acceptedUntil(_ caller: Caller) -> Date? {
         guard case .user = caller, let verifier, let expiry = caller.claim("exp")?.doubleValue else { return nil }

@@ -321,7 +321,8 @@ public final class ViewModelStore: Sendable {
 
     /// Publishes the writer's new states and partition versions, and returns the events they make.
     func publish(_ next: [MaterializationKey: ListState], partitionVersions: [MaterializationKey: Int64]) -> [VersionEvent] {
-        guard !next.isEmpty || !partitionVersions.isEmpty else { return [] }
+        // Also with nothing to publish: the cache forgets what the writer looked at and took, so
+        // that the next batch does not take a search result installed since for one it saw.
         cache.publish(next, partitionVersions: partitionVersions)
         // A language's rows and a search's result move with the list (or partition) they are
         // taken from: no events of their own.

@@ -180,8 +180,9 @@ final class WebhookWorker: Sendable {
         if signature != nil { metrics.recordWebhookSent() }
         if case .success(let status) = outcome, (200..<300).contains(status) {
             metrics.recordWebhookOutcome(succeeded: true)
-            // The receiver answers: a failure after this is a new one, logged at once.
-            failureLog.withLock { $0 = (0, nil) }
+            // The receiver answers: the failures counted so far are over, but the next line
+            // still waits out the 10 s (one that fails every other delivery logs no more).
+            failureLog.withLock { $0.unlogged = 0 }
             try settle(delivery, .accepted)
             return
         }
