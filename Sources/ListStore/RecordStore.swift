@@ -74,7 +74,8 @@ public protocol RecordStore: AnyObject, Sendable {
     func view(id: String) throws(StoreError) -> StoredView?
     /// Deletes a view; false when there was none.
     func deleteView(id: String) throws(StoreError) -> Bool
-    /// Records that the views were used at `time` (seconds since 1970), in one transaction.
+    /// Records that the views were used at `time` (seconds since 1970), in one transaction; a
+    /// view's time never goes back (an instance's flush may come after a later one's).
     func touchViews(_ ids: [String], at time: Int64) throws(StoreError)
     /// Deletes the views with these ids, in one transaction; returns how many existed.
     func deleteViews(ids: [String]) throws(StoreError) -> Int

@@ -49,7 +49,7 @@ final class EventConnection: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         if let error { continuation.finish(throwing: error) }
-        else if status != 200 { continuation.finish(throwing: SectionalError.from(status: status, body: problemBody)) }
+        else if status != 200 { continuation.finish(throwing: SectionalError.from(status: status, body: problemBody, retryAfter: retryAfter)) }
         else { continuation.finish() }
         session.finishTasksAndInvalidate()
     }
@@ -138,7 +138,7 @@ public struct VersionEvents: AsyncSequence, Sendable {
                         failures = 0
                         if let ms = parser.retryMilliseconds { retry = Double(ms) / 1000 }
                     }
-                } catch let problem as SectionalError where problem.status != 503 && problem.status != 0 {
+                } catch let problem as SectionalError where !problem.serverAway {
                     continuation.finish(throwing: problem)
                     return
                 } catch {

@@ -99,7 +99,9 @@ public struct SectionalClient: Sendable {
         let request = try await request(method, url(segments, query: query), body: body)
         let (data, response) = try await session.answer(to: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard (200..<300).contains(status) else { throw SectionalError.from(status: status, body: data) }
+        guard (200..<300).contains(status) else {
+            throw SectionalError.from(status: status, body: data, retryAfter: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After"))
+        }
         return (data, status)
     }
 

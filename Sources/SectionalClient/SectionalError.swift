@@ -20,10 +20,13 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
     /// The records the problem names (its `ids`): those whose expected version or existence did
     /// not hold, for a `412 precondition-failed` record or batch write.
     public let ids: [String]?
+    /// The answer's `Retry-After` (seconds or an HTTP date), when it had one: how long the server
+    /// asks a client to wait before trying again (a `503`).
+    public let retryAfter: String?
 
     /// A problem from its parts.
     public init(slug: String, status: Int, title: String = "", detail: String, reload: Bool = false, version: Int64? = nil,
-                ids: [String]? = nil) {
+                ids: [String]? = nil, retryAfter: String? = nil) {
         self.slug = slug
         self.status = status
         self.title = title
@@ -31,21 +34,27 @@ public struct SectionalError: Error, Hashable, Sendable, CustomStringConvertible
         self.reload = reload
         self.version = version
         self.ids = ids
+        self.retryAfter = retryAfter
     }
+
+    /// The server is away rather than refusing: no answer (a network error, status 0), or `502`,
+    /// `503` or `504` — the server's own `503`, or a proxy in front of it (the nginx of a
+    /// deployment answers `502` while every instance restarts). Worth trying again later.
+    public var serverAway: Bool { [0, 502, 503, 504].contains(status) }
 
     /// `status slug: detail`.
     public var description: String { "\(status) \(slug): \(detail)" }
 
     /// The problem a non-2xx answer carries; a body that is no problem document still gives its status.
-    static func from(status: Int, body: Data) -> SectionalError {
+    static func from(status: Int, body: Data, retryAfter: String? = nil) -> SectionalError {
         struct Problem: Decodable { let type: String?, title: String?, detail: String?, reload: Bool?, version: Int64?, ids: [String]? }
         guard let problem = try? JSONDecoder().decode(Problem.self, from: body), let type = problem.type else {
             let text = String(decoding: body.prefix(300), as: UTF8.self)
-            return SectionalError(slug: "http-\(status)", status: status, detail: text)
+            return SectionalError(slug: "http-\(status)", status: status, detail: text, retryAfter: retryAfter)
         }
         let slug = type.split(separator: "/").last.map(String.init) ?? type
         return SectionalError(slug: slug, status: status, title: problem.title ?? "", detail: problem.detail ?? "",
-                              reload: problem.reload ?? false, version: problem.version, ids: problem.ids)
+                              reload: problem.reload ?? false, version: problem.version, ids: problem.ids, retryAfter: retryAfter)
     }
 
     /// An answer that could not be decoded.

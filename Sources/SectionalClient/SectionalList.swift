@@ -76,7 +76,8 @@ public struct SectionalList: Sendable {
     /// The list's versions as they happen, from its event stream; reconnects (with `Last-Event-ID`)
     /// when the stream drops, waiting what the server's `retry:` says (or `reconnectDelay` seconds
     /// when given), or what a 503's `Retry-After` says (at most 5 minutes). Ends with an error only
-    /// for a problem answer other than 503, or when cancelled.
+    /// for a problem answer other than 502, 503 or 504 (``SectionalError/serverAway``), or when
+    /// cancelled.
     public func events(reconnectDelay: Double? = nil) -> VersionEvents {
         VersionEvents(list: self, reconnectDelay: reconnectDelay)
     }

@@ -164,6 +164,51 @@ final class PostgresStoreTests: RecordStoreContract {
         XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a", "b"])
     }
 
+    /// A connection gives up on a database gone silent in seconds, not in libpq's kernel-bound
+    /// minutes (a request thread, and every write behind it, waited while `/readyz` said ready);
+    /// the URL's own settings win over these.
+    func testAConnectionGivesUpOnASilentDatabaseUnlessItsURLSaysOtherwise() throws {
+        let database = try XCTUnwrap(self.database)
+        let plain = try PostgresConnection(url: database.url)
+        XCTAssertEqual(plain.option("connect_timeout"), "10")
+        XCTAssertEqual(plain.option("keepalives_idle"), "10")
+        XCTAssertEqual(plain.option("tcp_user_timeout"), "30000")
+        var components = try XCTUnwrap(URLComponents(string: database.url))
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "connect_timeout", value: "3")]
+        let own = try PostgresConnection(url: try XCTUnwrap(components.string))
+        XCTAssertEqual(own.option("connect_timeout"), "3", "the URL's own")
+        XCTAssertEqual(own.option("tcp_user_timeout"), "30000")
+        XCTAssertEqual(try own.execute("SELECT current_database()").string(0, 0), try plain.execute("SELECT current_database()").string(0, 0),
+                       "the same database through either")
+    }
+
+    /// A listener whose session the server ended while it waited (`pg_terminate_backend`, an
+    /// `idle_session_timeout`) listens again in the session its connection resets to: it heard
+    /// nothing more after the reset, as its `LISTEN` was sent once, in the first session.
+    func testAListenerWhoseSessionWasEndedHearsTheNextCommit() throws {
+        let database = try XCTUnwrap(self.database)
+        let store = try openStore()
+        let listener = PostgresChangeListener(url: database.url)
+        defer { listener.close() }
+        XCTAssertNil(try listener.wait(upTo: 0), "listening, nothing announced yet")
+        let cut = try database.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        XCTAssertEqual(cut.count, 3, "the store's two connections and the listener's")
+        XCTAssertTrue(eventually(within: 10) {
+            (try? database.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").count) == 0
+        }, "the cut sessions ended")
+        // The listener meets its session's end (its farewell read, then a reset) while it waits.
+        for _ in 0..<3 { _ = try? listener.wait(upTo: 0.05) }
+        let version = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))]).sequence
+        var heard: Int64?
+        XCTAssertTrue(eventually(within: 5) {
+            heard = try? listener.wait(upTo: 0.2)
+            return heard != nil
+        }, "the commit after the session ended was announced")
+        XCTAssertEqual(heard, version)
+    }
+
     /// Every write of every commit is in the log, in version order; reads come in whole commits.
     func testTheChangeLogHoldsEveryWriteInWholeCommits() throws {
         let store = try openStore()

@@ -21,6 +21,34 @@ final class EventReconnectTests: XCTestCase {
                        "the server's wait wins over a fixed delay")
     }
 
+    /// What an event stream and a mirror's sync try again after (the server away), and what ends
+    /// them: a proxy's 502 or 504 (the deployment's nginx while every instance restarts) ended
+    /// `updates()` for good. (End to end through a proxy: the JavaScript client's edges test.)
+    func testAProxysBadGatewayIsTheServerAway() {
+        for status in [0, 502, 503, 504] {
+            XCTAssertTrue(SectionalError(slug: "http-\(status)", status: status, detail: "").serverAway, "\(status)")
+        }
+        for status in [400, 401, 404, 410, 412, 500, 501] {
+            XCTAssertFalse(SectionalError(slug: "http-\(status)", status: status, detail: "").serverAway, "\(status)")
+        }
+    }
+
+    /// A problem keeps its answer's `Retry-After`, which a mirror's sync waits (it waited its own
+    /// backoff, 4 s then 8, whatever the server asked: 1 s for `not-caught-up`, 10 for a full disk).
+    func testAProblemKeepsItsRetryAfter() async throws {
+        let server = try LiveServer()
+        let ahead = SectionalClient(baseURL: server.url).reading(atLeast: 1_000_000_000).list("people")
+        do {
+            _ = try await ahead.outline()
+            XCTFail("a version no instance has applied")
+        } catch let problem as SectionalError {
+            XCTAssertEqual(problem.status, 503, "\(problem)")
+            XCTAssertEqual(problem.slug, "not-caught-up")
+            XCTAssertEqual(problem.retryAfter, "1")
+            XCTAssertEqual(VersionEvents.reconnectDelay(retryAfter: problem.retryAfter, fixed: nil, retry: 2, failures: 1), 1)
+        }
+    }
+
     func testReconnectDelays() {
         let delay = VersionEvents.reconnectDelay
         // Without a Retry-After: the server's retry, doubled per failure in a row (to 30 s), or the fixed delay.

@@ -63,6 +63,15 @@ final class StorageFaultTests: FolderTestCase {
         let ready = try client.request("GET", "/readyz")
         XCTAssertEqual(ready.status, 200)
         XCTAssertEqual(try ready.json["storageFault"] as? String, "disk-full", ready.text)
+        // A write that fails its condition, or deletes what is not there, wrote nothing: the
+        // fault stays in force (each cleared it, and the next refusal logged it again).
+        let conditional = try client.request("PUT", "/v1/collections/people/records/\(full.acknowledged[0])",
+                                             headers: [("Content-Type", "application/json"), ("If-Match", "\"999999999\"")],
+                                             body: Array(WriteStream.body(full.acknowledged[0]).utf8))
+        XCTAssertEqual(conditional.status, 412, conditional.text)
+        XCTAssertEqual(try client.request("DELETE", "/v1/collections/people/records/never-written").status, 404)
+        XCTAssertEqual(try client.request("GET", "/readyz").json["storageFault"] as? String, "disk-full")
+        XCTAssertFalse(server.log.contains("storage fault cleared"), "cleared by writes that wrote nothing")
         let metrics = try client.request("GET", "/metrics").text
         XCTAssertEqual(refusedWrites(in: metrics, cause: "disk-full"), full.refused.count + 1, metrics)
         XCTAssertEqual(refusedWrites(in: metrics, cause: "internal"), 0)
@@ -117,13 +126,51 @@ final class StorageFaultTests: FolderTestCase {
         XCTAssertEqual(server.waitForExit(), 0)
         let saved = try FileManager.default.contentsOfDirectory(atPath: disk.path).filter { $0.hasPrefix("db.sqlite.rescued-") && !$0.contains(".stale") }
         XCTAssertEqual(saved.count, 1, "\(saved)")
-        XCTAssertTrue(server.log.contains("the database file was deleted or replaced while the server had it open"), server.log)
+        XCTAssertTrue(server.log.contains("the database file or its write-ahead log was deleted or replaced while the server had it open"), server.log)
         let copy = try XCTUnwrap(saved.first.map { disk.appendingPathComponent($0).path })
         XCTAssertTrue(server.log.contains(copy), "the log says where")
         let restarted = try ServerProcess(arguments: Array(configArguments.dropLast(2)) + ["--data", copy])
         addTeardownBlock { restarted.signal(SIGKILL) }
         XCTAssertTrue(restarted.waitUntilReady())
         try assertHolds(acknowledged: ["kept-1", "kept-2"], refused: [], port: restarted.port, when: "in the saved copy")
+        restarted.signal(SIGTERM)
+        XCTAssertEqual(restarted.waitForExit(), 0)
+    }
+
+    /// The database file deleted on a full disk: the copy a refused write makes of it fails for
+    /// want of room (the deleted file's blocks stay taken while the server holds it open), and
+    /// the log says to make room and stop gracefully; once there is room, the graceful stop makes
+    /// the copy. The failed copy was never tried again, and every acknowledged write was lost.
+    func testADatabaseDeletedOnAFullDiskIsSavedByAGracefulStopOnceThereIsRoom() throws {
+        let disk = try SmallDisk(at: folder.appendingPathComponent("disk"), size: "2m", for: self)
+        let server = try ServerProcess(arguments: configArguments)
+        addTeardownBlock { [weak server] in server?.signal(SIGKILL) }  // runs before the unmount
+        XCTAssertTrue(server.waitUntilReady())
+        let filling = WriteStream(port: server.port, prefix: "fill")
+        filling.start(threads: 4)
+        let filled = eventually(within: 90) { filling.answers.refused.count >= 40 || !filling.answers.unexpected.isEmpty }
+        XCTAssertTrue(filling.stop(), "the writers stopped")
+        XCTAssertTrue(filled, "the disk never filled")
+        let acknowledged = filling.answers.acknowledged
+        XCTAssertGreaterThan(acknowledged.count, 0)
+
+        try FileManager.default.removeItem(at: disk.path.appendingPathComponent("db.sqlite"))
+        let client = try HTTPTestClient(port: server.port)
+        let refused = try client.request("PUT", "/v1/collections/people/records/after-delete", headers: [("Content-Type", "application/json")],
+                                         body: Array(WriteStream.body("after-delete").utf8))
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertTrue(eventually(within: 10) { server.log.contains("make room, then stop the server gracefully") }, server.log)
+
+        try disk.resize("64m")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: disk.path.path).filter { $0.hasPrefix("db.sqlite.rescued-") && !$0.contains(".stale") }
+        XCTAssertEqual(saved.count, 1, "the stop made the copy: \(saved)")
+        let copy = try XCTUnwrap(saved.first.map { disk.path.appendingPathComponent($0).path })
+        let restarted = try ServerProcess(arguments: Array(configArguments.dropLast(2)) + ["--data", copy])
+        addTeardownBlock { [weak restarted] in restarted?.signal(SIGKILL) }
+        XCTAssertTrue(restarted.waitUntilReady())
+        try assertHolds(acknowledged: acknowledged, refused: filling.answers.refused + ["after-delete"], port: restarted.port, when: "in the saved copy")
         restarted.signal(SIGTERM)
         XCTAssertEqual(restarted.waitForExit(), 0)
     }

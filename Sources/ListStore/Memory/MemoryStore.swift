@@ -254,7 +254,7 @@ public final class MemoryStore: RecordStore, Sendable {
 
     public func touchViews(_ ids: [String], at time: Int64) throws(StoreError) {
         state.withLock { state in
-            for id in ids { state.views[id]?.lastUsed = time }
+            for id in ids { if let used = state.views[id]?.lastUsed { state.views[id]?.lastUsed = max(used, time) } }
         }
     }
 

@@ -4,8 +4,11 @@
 ///
 /// Notifications are a hint, not the record: one missed while the connection was down is made
 /// up for by the follower's periodic read of the change log. A connection found broken is closed;
-/// the next ``wait(upTo:)`` connects afresh and listens again (libpq's reset would forget the
-/// `LISTEN`). Used by one thread at a time.
+/// the next ``wait(upTo:)`` connects afresh and listens again. The `LISTEN` is the connection's
+/// session set-up, so a session the server ended while it idled (`pg_terminate_backend`,
+/// `idle_session_timeout`), which the connection resets on its own, listens again too: it
+/// listened to nothing after that, and the instance heard of other instances' commits only by
+/// its once-a-second read. Used by one thread at a time.
 public final class PostgresChangeListener: @unchecked Sendable {
     /// The channel commits notify on.
     static let channel = "sectional_changes"
@@ -37,8 +40,7 @@ public final class PostgresChangeListener: @unchecked Sendable {
     /// The listening connection, made (and `LISTEN` sent) when there is none.
     private func listening() throws(PostgresError) -> PostgresConnection {
         if let connection { return connection }
-        let fresh = try PostgresConnection(url: url)
-        try fresh.executeScript("LISTEN \(Self.channel)")
+        let fresh = try PostgresConnection(url: url, sessionSetup: "LISTEN \(Self.channel)")
         connection = fresh
         return fresh
     }

@@ -27,10 +27,22 @@ final class PostgresConnection {
     /// The session must be replaced before the next statement (it was found read-only).
     private var stale = false
 
-    /// Connects with a `postgresql://` URL or a `key=value` connection string, then runs
-    /// `sessionSetup` (e.g. `SET lock_timeout = …`), as it does again after every reset.
+    /// What a connection does unless its URL says otherwise: give up connecting after 10 s, and
+    /// find a database that went silent (a host gone without a reset, a black-holed failover
+    /// address) within about 30 s — keep-alives while idle, and `tcp_user_timeout` for data sent
+    /// and never acknowledged. libpq's own defaults wait for the kernel: some 2 minutes to
+    /// connect, some 15 to give up on a statement in flight, while a request thread (and every
+    /// write queued behind its lock) waited and `/readyz` said ready.
+    static let defaults: [(String, String)] = [
+        ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"),
+        ("keepalives_count", "4"), ("tcp_user_timeout", "30000"),
+    ]
+
+    /// Connects with a `postgresql://` URL or a `key=value` connection string (over
+    /// ``defaults``), then runs `sessionSetup` (e.g. `SET lock_timeout = …`), as it does again
+    /// after every reset.
     init(url: String, sessionSetup: String? = nil) throws(PostgresError) {
-        guard let connection = PQconnectdb(url) else {
+        guard let connection = Self.connect(url) else {
             throw PostgresError(sqlState: "53200", message: "cannot connect: out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -49,6 +61,35 @@ final class PostgresConnection {
             throw error
         }
         handle = connection
+    }
+
+    /// `PQconnectdbParams` with ``defaults`` first and the URL last, expanded (`expand_dbname`):
+    /// libpq takes later settings over earlier ones, so the URL's own win.
+    private static func connect(_ url: String) -> OpaquePointer? {
+        let pairs = defaults + [("dbname", url)]
+        var keys = pairs.map { strdup($0.0) }, values = pairs.map { strdup($0.1) }
+        defer { (keys + values).forEach { free($0) } }
+        keys.append(nil)
+        values.append(nil)
+        return keys.withUnsafeBufferPointer { k in
+            values.withUnsafeBufferPointer { v in
+                k.withMemoryRebound(to: UnsafePointer<CChar>?.self) { k in
+                    v.withMemoryRebound(to: UnsafePointer<CChar>?.self) { v in PQconnectdbParams(k.baseAddress, v.baseAddress, 1) }
+                }
+            }
+        }
+    }
+
+    /// The value of connection option `keyword` in use (`PQconninfo`), nil when unset.
+    func option(_ keyword: String) -> String? {
+        guard let handle, let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
     }
 
     /// Runs ``sessionSetup`` on a new session.

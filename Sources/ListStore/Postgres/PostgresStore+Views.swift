@@ -62,7 +62,7 @@ extension PostgresStore {
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) in
                 for id in Self.lockOrder(ids) {
-                    try connection.execute("UPDATE views SET last_used = $1::bigint WHERE id = $2", .int(time), .text(id))
+                    try connection.execute("UPDATE views SET last_used = GREATEST(last_used, $1::bigint) WHERE id = $2", .int(time), .text(id))
                 }
             }
         }

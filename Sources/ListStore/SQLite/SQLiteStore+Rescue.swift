@@ -12,21 +12,39 @@ extension SQLiteStore {
     /// `….stale-shm`): left at `PATH-wal`, the next start would apply it to whatever file is then
     /// at `PATH` (a file moved there lost its contents to it). Returns what to tell the operator
     /// the first time; nil after.
-    func rescueOnce(_ connection: SQLiteConnection) -> String? {
-        guard rescued.withLock({ done in defer { done = true }; return !done }) else { return nil }
+    ///
+    /// A copy that fails (most often for room: the deleted file's blocks stay taken while the
+    /// store holds it open, so a copy needs as much again) is not tried on every refused write,
+    /// but again at a graceful stop (`again`): once room is made, the stop saves what a failed
+    /// first try would have lost for good.
+    func rescue(_ connection: SQLiteConnection, again: Bool = false) -> String? {
+        let go = rescued.withLock { state -> Bool in
+            guard state == .notYet || (again && state == .failed) else { return false }
+            state = .trying
+            return true
+        }
+        guard go else { return nil }
         let target = "\(path).rescued-\(time(nil))"
         do {
             let folder = (target as NSString).deletingLastPathComponent
             if !folder.isEmpty { try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
             let saved = try SQLiteBackup.copy(connection, toPath: target)
+            rescued.withLock { $0 = .done }
             let setAside = setAsideLog(beside: target)
             return """
                 every write up to change \(saved.sequence) was saved to \(target)\(setAside): stop the server, put that \
                 file at \(path) and start it again
                 """
         } catch {
-            return "saving its contents to \(target) failed (\(error)): they are lost when the server stops"
+            rescued.withLock { $0 = .failed }
+            let next = again ? "they are lost when the server stops" : "make room, then stop the server gracefully (SIGTERM), which tries again; they are lost if it is killed"
+            return "saving its contents to \(target) failed (\(error)): \(next)"
         }
+    }
+
+    /// How far the saving of a database file deleted under the store has come (``rescue(_:again:)``).
+    enum RescueState: Sendable {
+        case notYet, trying, failed, done
     }
 
     /// Moves this store's write-ahead log and its index from beside `path` to beside `target`

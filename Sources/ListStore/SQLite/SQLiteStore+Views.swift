@@ -43,7 +43,7 @@ extension SQLiteStore {
         guard !ids.isEmpty else { return }
         try writing { connection throws(StoreError) in
             for id in ids {
-                try connection.run("UPDATE views SET last_used = ? WHERE id = ?", .int(time), .text(id))
+                try connection.run("UPDATE views SET last_used = MAX(last_used, ?) WHERE id = ?", .int(time), .text(id))
             }
         }
     }

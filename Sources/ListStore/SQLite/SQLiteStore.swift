@@ -17,8 +17,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// connection (see ``writing(_:)``).
     private let writeLock = Locked(false)
     /// Whether the database file was found deleted or replaced and its contents saved
-    /// (``rescueOnce(_:)``).
-    let rescued = Locked(false)
+    /// (``rescue(_:again:)``).
+    let rescued = Locked(RescueState.notYet)
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Locked<[String: [FieldPath]]>([:])
     let reader: Locked<SQLiteConnection>
@@ -35,7 +35,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// server) on the same file refuses to open.
     private let lock: SQLiteStoreLock
     /// Copies an earlier store at this path left when its file was deleted or replaced under it
-    /// (``rescueOnce(_:)``), found beside this store when it was made new: the server warns of
+    /// (``rescue(_:again:)``), found beside this store when it was made new: the server warns of
     /// them at start (``continueAfterRescuedCopies(path:_:)``).
     public let rescuedCopiesBeside: [String]
 
@@ -376,17 +376,40 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                     held = true
                     try? connection.setBusyTimeout(milliseconds: Self.heldDatabaseWait)
                 }
-                if let logFile, FileIdentity(path: path + "-wal") != logFile {
-                    _ = try? connection.withHandle { handle throws(StoreError) in
-                        sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, nil, nil)
-                    }
-                }
-                if let file, FileIdentity(path: path) != file, let saved = rescueOnce(connection) {
-                    throw StoreError(error.cause, "\(error.message); \(saved)")
-                }
+                if let told = saveWhatIsGone(connection, stopping: false) { throw StoreError(error.cause, "\(error.message); \(told)") }
                 throw error
             }
         }
+    }
+
+    /// When the database file was deleted or replaced: its contents saved (``rescue(_:again:)``,
+    /// which holds the log's commits too). Else when the log was: its commits copied into the
+    /// database file (``copyDeletedLog(_:stopping:)``). Returns what the operator must hear; nil
+    /// when nothing is gone (or was saved already).
+    private func saveWhatIsGone(_ connection: SQLiteConnection, stopping: Bool) -> String? {
+        if let file, FileIdentity(path: path) != file { return rescue(connection, again: stopping) }
+        if let logFile, FileIdentity(path: path + "-wal") != logFile { return copyDeletedLog(connection, stopping: stopping) }
+        return nil
+    }
+
+    /// Copies the commits of a log deleted under the store into the database file (a full
+    /// checkpoint; the connections still see the deleted log); nil when every one of them is
+    /// there, else what the operator must know: they are only in the deleted log (the copy
+    /// failed for room, most often: the database file must grow), and a stop that cannot copy
+    /// them either, or a kill, loses them. The store's last connection copies them as it closes
+    /// (SQLite checkpoints then), so room made before a graceful stop saves them.
+    private func copyDeletedLog(_ connection: SQLiteConnection, stopping: Bool) -> String? {
+        var frames: Int32 = 0, copied: Int32 = 0
+        let code = (try? connection.withHandle { handle throws(StoreError) in
+            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, &frames, &copied)
+        }) ?? SQLITE_ERROR
+        guard code != SQLITE_OK || copied < frames else { return nil }
+        let next = stopping ? "they are lost"
+            : "make room (or mend the disk), then stop the server gracefully (SIGTERM), which copies them as it closes the database; a restart before that, or a kill, loses them"
+        return """
+            the writes acknowledged since the last checkpoint are only in the deleted log, and copying them into \(path) \
+            failed (\(String(cString: sqlite3_errstr(code))), \(max(0, copied)) of \(max(0, frames)) pages): \(next)
+            """
     }
 
     /// How long a write waits, in milliseconds, while the write before it found the database
@@ -478,14 +501,13 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
 
     /// Before a graceful close: when the database file was deleted or replaced and no write came
     /// since to notice it, its contents (every acknowledged write) are saved as a write would
-    /// save them (``rescueOnce(_:)``) while the connections still see them — closing them lost
-    /// it all without a trace. Returns what to tell the operator; nil when the file is in place
-    /// (or was rescued already).
+    /// save them (``rescue(_:again:)``) while the connections still see them — closing them lost
+    /// it all without a trace (a copy a write tried and failed is tried again). Likewise a log
+    /// deleted under the store: its commits are copied into the database file, or the answer
+    /// says they could not be (``saveWhatIsGone(_:stopping:)``). Returns what to tell the
+    /// operator; nil when the files are in place (or were rescued already).
     public func rescueIfGone() -> String? {
-        writeLock.withLock { _ in
-            guard let file, FileIdentity(path: path) != file else { return nil }
-            return rescueOnce(writer)
-        }
+        writeLock.withLock { _ in saveWhatIsGone(writer, stopping: true) }
     }
 
     public func close() {

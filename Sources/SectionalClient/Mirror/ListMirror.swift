@@ -126,7 +126,7 @@ public actor ListMirror {
     /// behind. The stream reconnects (with
     /// `Last-Event-ID`) when it drops, after `reconnectDelay` seconds when given (see
     /// ``SectionalList/events(reconnectDelay:)``); a sync that fails while the server is away (a
-    /// network error, a 503) is tried again after the same delay, backing off, until it gets
+    /// network error, a 502, 503 or 504) is tried again after the same delay, backing off, until it gets
     /// through. Another problem ends the sequence with it.
     public nonisolated func updates(reconnectDelay: Double? = nil) -> AsyncThrowingStream<Update, Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self)
@@ -156,19 +156,21 @@ public actor ListMirror {
     }
 
     /// ``sync()`` reading at least `version` (an event's), tried again while the server is away
-    /// or behind (a network error, a 503) after the event stream's reconnect delay for as many
+    /// or behind (a network error, a 502, 503 or 504) after the event stream's reconnect delay for as many
     /// failures in a row (the server's `retry:` is 2 s). Another problem, or cancellation, is thrown.
     private nonisolated func syncRetrying(atLeast version: Int64, reconnectDelay: Double?) async throws -> Update {
         var failures = 0
         while true {
             do {
                 return try await serially { mirror in try await mirror.syncNow(atLeast: version) }
-            } catch let problem as SectionalError where problem.status != 503 && problem.status != 0 {
+            } catch let problem as SectionalError where !problem.serverAway {
                 throw problem
             } catch {
                 try Task.checkCancellation()
                 failures += 1
-                let delay = VersionEvents.reconnectDelay(retryAfter: nil, fixed: reconnectDelay, retry: 2, failures: failures)
+                // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up` 1 s).
+                let delay = VersionEvents.reconnectDelay(retryAfter: (error as? SectionalError)?.retryAfter, fixed: reconnectDelay,
+                                                         retry: 2, failures: failures)
                 try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             }
         }
@@ -229,9 +231,12 @@ public actor ListMirror {
                         }
                         if loaded >= target { break }
                     }
-                } catch let problem as SectionalError where problem.reload {
-                    // The list's definition changed under the walk (`400 invalid-page-token` with
-                    // `reload: true`): start again from the outline.
+                } catch let problem as SectionalError where problem.slug == "invalid-page-token" || (view != nil && problem.viewGone) {
+                    // The list's definition changed under the walk (`400 invalid-page-token`, with
+                    // `reload: true`, or without it from an instance of an earlier release behind
+                    // the same load balancer), or the view went: start again from the outline
+                    // (without the view, as the outline read does).
+                    if problem.viewGone { view = nil }
                     consistent = false
                 }
             }
@@ -267,6 +272,13 @@ public actor ListMirror {
                 if let view, try await hiddenChanged(in: old, view: view) { break }
                 return Update(changes: changes, snapshot: old)
             }
+            // The reads that follow, at least at the diff's version: behind a load balancer, an
+            // instance that has not applied it yet waits for it, rather than answer older (each
+            // such answer sent the sync round again, then to a whole reload that could take the
+            // mirror back).
+            let floorBefore = floor
+            floor = max(floor ?? changes.to, changes.to)
+            defer { floor = floorBefore }
             let outline = try await reader.outline(view: view)
             guard outline.version == changes.to else { continue }
             guard let applied = try? SnapshotApplier(pageSize: pageSize).apply(changes, to: old, outline: outline) else { break }

@@ -24,7 +24,8 @@ public struct ListSection: Codable, Hashable, Sendable {
     public var totalRowCount: Int
     /// The tag location of the section's first row (or where it would be).
     public var firstTag: Int
-    /// How the section's rows build their accessibility identifiers, when the server says so.
+    /// How the section's rows build their accessibility identifiers, when the server says so (this
+    /// server does not: a moved row whose identifier names its index path is fetched again).
     public var accessibility: Accessibility?
 
     /// A row accessibility identifier template: `identifier` plus the index path parts named in `options`.

@@ -31,7 +31,8 @@ final class ServiceContext: Sendable {
                respond: @escaping @Sendable (CommitResult) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
         lists.commitLater(writes, conditions: conditions) { [self] outcome in
-            complete(answer, with: outcome) { result throws(HTTPError) in
+            // A write whose condition failed, or that changed nothing, proved nothing of the store.
+            complete(answer, with: outcome, wrote: { $0.conflicts.isEmpty && $0.changedAnything }) { result throws(HTTPError) in
                 var response = try respond(result)
                 // Read-your-writes: a read elsewhere with minVersion=this sees the write.
                 response.headers.add("Sectional-Version", String(result.sequence))
@@ -44,12 +45,14 @@ final class ServiceContext: Sendable {
     /// Runs a store operation that writes on the writer thread, as record writes and definition
     /// changes run, and answers with `respond(result)` when it is done: a store that keeps a
     /// write waiting (busy or locked, up to its time-out) holds no server thread meanwhile. A
-    /// store failure is answered as in ``write(_:respond:)``.
-    func storeLater<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T,
+    /// store failure is answered as in ``write(_:respond:)``. `wrote(result)` says whether the
+    /// store was written (which clears a storage fault in force; an answer that wrote nothing,
+    /// such as a view not found, proves nothing of the store).
+    func storeLater<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T, wrote: @escaping @Sendable (T) -> Bool,
                                  respond: @escaping @Sendable (T) throws(HTTPError) -> Response) -> Response {
         let answer = DeferredResponse()
         lists.onWriter { [self] in
-            complete(answer, with: Result { () throws(StoreError) in try body() }, respond: respond)
+            complete(answer, with: Result { () throws(StoreError) in try body() }, wrote: wrote, respond: respond)
         }
         return .later(answer)
     }
@@ -59,12 +62,12 @@ final class ServiceContext: Sendable {
     /// change is in (the view change's own number or later), so a read with `minVersion` on
     /// another instance sees the view as changed. Without it (a store that logs no view changes,
     /// or a database that cannot say just then) there is none.
-    func viewChangeLater<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T,
+    func viewChangeLater<T: Sendable>(_ body: @escaping @Sendable () throws(StoreError) -> T, wrote: @escaping @Sendable (T) -> Bool,
                                       respond: @escaping @Sendable (T) throws(HTTPError) -> Response) -> Response {
         let store = lists.store, shared = store is ChangeLog
         return storeLater({ () throws(StoreError) -> (T, Int64?) in
             (try body(), shared ? try? store.lastSequence() : nil)
-        }) { changed throws(HTTPError) in
+        }, wrote: { wrote($0.0) }) { changed throws(HTTPError) in
             var response = try respond(changed.0)
             if let version = changed.1 { response.headers.add("Sectional-Version", String(version)) }
             return response
@@ -74,7 +77,7 @@ final class ServiceContext: Sendable {
     /// Completes `answer` with what a write on the writer thread came to: `respond(result)` after
     /// a success (which clears a storage fault, when `wrote(result)` says the store was written;
     /// an `HTTPError` it throws is the answer), or a store failure as ``StorageFaults`` answers it.
-    func complete<T>(_ answer: DeferredResponse, with outcome: Result<T, StoreError>, wrote: (T) -> Bool = { _ in true },
+    func complete<T>(_ answer: DeferredResponse, with outcome: Result<T, StoreError>, wrote: (T) -> Bool,
                      respond: (T) throws(HTTPError) -> Response) {
         switch outcome {
         case .success(let result):

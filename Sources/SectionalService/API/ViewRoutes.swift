@@ -26,7 +26,8 @@ struct ViewRoutes {
                 }
             }
             let (name, owner, views, keys) = (state.name, readable.viewOwner, views, hidden)
-            return context.viewChangeLater({ () throws(StoreError) in try views.create(list: name, owner: owner, hidden: keys) }) { view throws(HTTPError) in
+            return context.viewChangeLater({ () throws(StoreError) in try views.create(list: name, owner: owner, hidden: keys) },
+                                           wrote: { $0 != nil }) { view throws(HTTPError) in
                 guard let view else { throw Problem.tooManyHiddenKeys(bytes: views.hiddenBytesLimit) }
                 var response = Self.viewAnswer(view, status: .created)
                 response.headers.add("Location", "/v1/lists/\(name)/views/\(view.id)")
@@ -47,7 +48,8 @@ struct ViewRoutes {
             try EntityTag.checkUntagged(request)  // a view has no tag: only `If-Match: *` holds
             let id = request.parameter("view")
             let (name, owner, views) = (readable.state.name, readable.viewOwner, views)
-            return context.viewChangeLater({ () throws(StoreError) in try views.delete(id, list: name, owner: owner) }) { deleted throws(HTTPError) in
+            return context.viewChangeLater({ () throws(StoreError) in try views.delete(id, list: name, owner: owner) },
+                                           wrote: { $0 }) { deleted throws(HTTPError) in
                 guard deleted else { throw Problem.viewNotFound(id) }
                 return .empty()
             }
@@ -86,7 +88,7 @@ struct ViewRoutes {
         let (key, owner, views) = (section.key, readable.viewOwner, views)
         return context.viewChangeLater({ () throws(StoreError) in
             try views.setHidden(key, in: id, list: state.name, owner: owner, change: change)
-        }) { outcome throws(HTTPError) in
+        }, wrote: { if case .changed = $0 { true } else { false } }) { outcome throws(HTTPError) in
             let view: ViewRegistry.View
             switch outcome {
             case .changed(let changed): view = changed

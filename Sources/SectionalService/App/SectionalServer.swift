@@ -364,7 +364,7 @@ public final class SectionalServer: @unchecked Sendable {
             log.error("could not save view uses", ["error": .text("\(error)")])
         }
         if let told = (recordStore as? SQLiteStore)?.rescueIfGone() {
-            log.error("the database file was deleted or replaced while the server had it open", ["rescue": .text(told)])
+            log.error("the database file or its write-ahead log was deleted or replaced while the server had it open", ["rescue": .text(told)])
         }
         recordStore?.close()
         recordStore = nil

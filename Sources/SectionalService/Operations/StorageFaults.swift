@@ -58,7 +58,7 @@ public final class StorageFaults: Sendable {
             if began {
                 // A database file or log deleted under the server is the one fault that stays.
                 let until = switch fault {
-                case .cannotOpen: "writes refused until the server is restarted"
+                case .cannotOpen: "writes refused until the server is restarted (the error says what to do before)"
                 case .corrupt: "the database file is damaged: stop the server and restore it from a backup"
                 default: "writes refused until it clears"
                 }

@@ -111,7 +111,14 @@ extension ViewModelStore {
             var (events, complete, moved) = catchUpBefore(stored.sequence)
             let wasSkipped = catalog.withLock { $0.skipped.contains(name) }
             if moved {
-                events += try followDefinition(name, at: stored.sequence)
+                do {
+                    events += try followDefinition(name, at: stored.sequence)
+                } catch {
+                    // Stored, but the store could not be read to build it here just now: the
+                    // follower applies it from the log, as another instance's change. Not
+                    // answered 503 "nothing was changed" (sent again with its If-Match: 412).
+                    complete = false
+                }
             } else {
                 // The catalog first: a reader holding a page token of the old definition finds it retired.
                 catalog.withLock { $0.setRuntime(name, definition, revision: stored.revision, at: stored.sequence) }

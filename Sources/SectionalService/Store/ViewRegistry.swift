@@ -145,7 +145,7 @@ public final class ViewRegistry: Sendable {
                 state.entries[view.id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
                 return Self.evict(&state, toFit: maxViews, keeping: view.id)
             }
-            _ = try store.deleteViews(ids: victims)
+            Self.forget(victims, in: store)
             return view
         }
     }
@@ -239,7 +239,7 @@ public final class ViewRegistry: Sendable {
                         state.entries[id] = Entry(view: view, lastUsed: now, tick: state.nextTick(), dirty: false)
                         return Self.evict(&state, toFit: maxViews, keeping: id)
                     }
-                    _ = try store.deleteViews(ids: victims)
+                    Self.forget(victims, in: store)
                     return .changed(view)
                 }
                 // Deleted, or changed by another instance since it was read here: read it again.
@@ -251,6 +251,14 @@ public final class ViewRegistry: Sendable {
                 view = View(id: stored.id, list: stored.list, owner: stored.owner, hidden: stored.hidden)
             }
         }
+    }
+
+    /// Deletes views evicted by a change already saved: a store that refuses now (a storage
+    /// fault) keeps them until the next start evicts them again — the change must not be
+    /// answered `503` "nothing was changed" (a client sending it again made a second view).
+    private static func forget(_ victims: [String], in store: RecordStore) {
+        guard !victims.isEmpty else { return }
+        _ = try? store.deleteViews(ids: victims)
     }
 
     /// Deletes a view; false when there was none for this list and owner.
@@ -276,7 +284,14 @@ public final class ViewRegistry: Sendable {
             return used
         }
         guard let latest = used.map(\.1).max() else { return }
-        try store.touchViews(used.map(\.0), at: latest)
+        do {
+            try store.touchViews(used.map(\.0), at: latest)
+        } catch {
+            // Not written: kept for the next flush (a use lost here let an expiry after a restart
+            // delete a view used within its time to live).
+            state.withLock { state in used.forEach { state.entries[$0.0]?.dirty = true } }
+            throw error
+        }
     }
 
     /// Deletes views idle for longer than the TTL; returns how many.
@@ -285,16 +300,23 @@ public final class ViewRegistry: Sendable {
         try changes.withLock { _ throws(StoreError) -> Int in
             try flush()
             let cutoff = clock() - ttlSeconds
-            var old = state.withLock { state -> [String] in
-                let old = state.entries.byID.filter { $0.value.lastUsed < cutoff }.map(\.key)
-                old.forEach { state.entries.removeValue(forKey: $0) }
-                return old
-            }
+            var old = state.withLock { state in state.entries.byID.filter { $0.value.lastUsed < cutoff }.map(\.key) }
             if shared {
-                // Another instance may have used them since (its uses are in the store).
-                let used = old.compactMap { id in (try? store.view(id: id)).flatMap { $0 }.flatMap { $0.lastUsed >= cutoff ? $0 : nil } }
+                // Another instance may have used them since (its uses are in the store). A look-up
+                // the store cannot answer ends the sweep, every view kept: taken for "not used",
+                // it deleted views another instance was using.
+                var used: [StoredView] = []
+                for id in old {
+                    if let stored = try store.view(id: id), stored.lastUsed >= cutoff { used.append(stored) }
+                }
                 used.forEach(remember)
                 old.removeAll { id in used.contains { $0.id == id } }
+            }
+            old = state.withLock { state in
+                // Not one used here meanwhile.
+                let idle = old.filter { state.entries[$0].map { $0.lastUsed < cutoff } ?? false }
+                idle.forEach { state.entries.removeValue(forKey: $0) }
+                return idle
             }
             _ = try store.deleteViews(ids: old)
             return old.count

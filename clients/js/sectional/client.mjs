@@ -133,7 +133,7 @@ export class SectionalClient {
     }
     const response = await this.fetch(this.url(segments, options.query), init);
     const text = await response.text();
-    if (!response.ok) throw SectionalError.from(response.status, text);
+    if (!response.ok) throw SectionalError.from(response.status, text, response.headers.get('Retry-After'));
     if (response.status === 204 || text === '') return null;
     try {
       return JSON.parse(text);

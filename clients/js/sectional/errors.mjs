@@ -17,8 +17,10 @@ export class SectionalError extends Error {
    *   `412 precondition-failed` section change made after the list moved on
    * @param {string[]} [ids] the records the problem names: those whose expected version or
    *   existence did not hold, for a `412 precondition-failed` record or batch write
+   * @param {string|null} [retryAfter] the answer's `Retry-After` (seconds or an HTTP date): how
+   *   long the server asks a client to wait before trying again (a `503`)
    */
-  constructor(slug, status, title, detail, reload = false, version = undefined, ids = undefined) {
+  constructor(slug, status, title, detail, reload = false, version = undefined, ids = undefined, retryAfter = null) {
     super(`${status} ${slug}: ${detail}`);
     this.name = 'SectionalError';
     this.slug = slug;
@@ -28,23 +30,34 @@ export class SectionalError extends Error {
     this.reload = reload;
     this.version = version;
     this.ids = ids;
+    this.retryAfter = retryAfter;
   }
+
+  /**
+   * The server is away rather than refusing: `502`, `503` or `504` — the server's own `503`, or a
+   * proxy in front of it (the nginx of a deployment answers `502` while every instance restarts).
+   * Worth trying again later.
+   * @returns {boolean}
+   */
+  get serverAway() { return this.status === 502 || this.status === 503 || this.status === 504; }
 
   /**
    * The problem a non-2xx answer carries (a body that is no problem still gives its status).
    * @param {number} status
    * @param {string} text
+   * @param {string|null} [retryAfter]
    */
-  static from(status, text) {
+  static from(status, text, retryAfter = null) {
     try {
       const body = JSON.parse(text);
       if (body && typeof body.type === 'string') {
         return new SectionalError(body.type.split('/').pop() || body.type, status, body.title || '', body.detail || '',
           body.reload === true, typeof body.version === 'number' ? body.version : undefined,
-          Array.isArray(body.ids) && body.ids.every((/** @type {unknown} */ id) => typeof id === 'string') ? body.ids : undefined);
+          Array.isArray(body.ids) && body.ids.every((/** @type {unknown} */ id) => typeof id === 'string') ? body.ids : undefined,
+          retryAfter);
       }
     } catch (_) { /* not JSON */ }
-    return new SectionalError(`http-${status}`, status, '', text.slice(0, 300));
+    return new SectionalError(`http-${status}`, status, '', text.slice(0, 300), false, undefined, undefined, retryAfter);
   }
 }
 

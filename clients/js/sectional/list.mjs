@@ -194,8 +194,8 @@ export class SectionalList {
    * The list's versions as they happen, from its event stream (read with fetch, so the token is
    * sent). Reconnects with `Last-Event-ID` when the stream drops, after the server's `retry:`
    * (or `reconnectDelay` ms), or what a 503's `Retry-After` says (see `reconnectDelay`); ends when
-   * `signal` aborts, or throws a problem other than 503. A connection on which nothing arrives for
-   * `idleTimeout` ms (default 60000; the server sends a keep-alive comment every 15 s) is taken as
+   * `signal` aborts, or throws a problem other than 502, 503 or 504 (the server away: see
+   * `SectionalError.serverAway`). A connection on which nothing arrives for `idleTimeout` ms (default 60000; the server sends a keep-alive comment every 15 s) is taken as
    * dead, as one that dropped: a peer that vanished without closing it (a lost network, a
    * proxy that holds it) would otherwise leave the stream waiting for good. (The Swift client's
    * stream gives up after the same 60 s.) Leaving a `for await` over it (break, return, throw)
@@ -236,7 +236,7 @@ export class SectionalList {
           heard();
           if (!response.ok) {
             const problem = SectionalError.from(response.status, await response.text());
-            if (problem.status !== 503) throw problem;
+            if (!problem.serverAway) throw problem;
             retryAfter = response.headers.get('Retry-After');
             failures++;
           } else if (response.body) {

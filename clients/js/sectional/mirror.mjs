@@ -165,7 +165,7 @@ export class ListMirror {
    * back by a file copy; the sync then reloads). Versions a sync took in before they were
    * announced start none (see `takenIn`): a burst of writes costs a sync, not one a version, so
    * writes coming faster than syncs do not leave the mirror ever further behind. A sync that fails while the server is away (a network
-   * error, a 503) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
+   * error, a 502, 503 or 504) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
    * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
    * `signal` closes it too, and cancels a sync under way (then nothing is stored); `idleTimeout` is
    * the stream's (see `SectionalList.events`).
@@ -187,7 +187,7 @@ export class ListMirror {
 
   /**
    * `sync()` reading at least `version` (an event's), tried again while the server is away or
-   * behind (a network error, a 503), after the event stream's reconnect delay for as many failures
+   * behind (a network error, a 502, 503 or 504), after the event stream's reconnect delay for as many failures
    * in a row (the server's `retry:` is 2 s); `null` when `signal` aborts first. Another problem is thrown.
    * @param {number} version
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} o @returns {Promise<MirrorUpdate|null>}
@@ -200,9 +200,11 @@ export class ListMirror {
           try { return await this.syncNow(o.signal); } finally { this.floor = undefined; }
         }, o.signal);
       } catch (e) {
-        if (e instanceof SectionalError && e.status !== 503) throw e;
+        if (e instanceof SectionalError && !e.serverAway) throw e;
         if (o.signal && o.signal.aborted) return null;
-        await sleep(reconnectDelay({ fixed: o.reconnectDelay, retry: 2000, failures }), o.signal);
+        // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up` 1 s).
+        await sleep(reconnectDelay({ fixed: o.reconnectDelay, retry: 2000, failures,
+          retryAfter: e instanceof SectionalError ? e.retryAfter : null }), o.signal);
         if (o.signal && o.signal.aborted) return null;
       }
     }
@@ -247,9 +249,13 @@ export class ListMirror {
             if (loaded >= target) break;
           }
         } catch (e) {
-          // The list's definition changed under the walk (`400 invalid-page-token` with
-          // `reload: true`): start again from the outline.
-          if (!(e instanceof SectionalError && e.reload)) throw e;
+          // The list's definition changed under the walk (`400 invalid-page-token`, with
+          // `reload: true`, or without it from an instance of an earlier release behind the same
+          // load balancer), or the view went: start again from the outline (without the view, as
+          // the outline read does).
+          const gone = Boolean(this.view) && viewGone(e);
+          if (!(e instanceof SectionalError && (e.slug === 'invalid-page-token' || gone))) throw e;
+          if (gone) this.view = undefined;
           consistent = false;
         }
       }
@@ -284,15 +290,24 @@ export class ListMirror {
         if (this.view && await this.hiddenChanged(old, this.view, signal)) break;
         return { changes, snapshot: old };
       }
-      const outline = await this.reader.outline({ view: this.view, signal });
-      if (outline.version !== changes.to) continue;
-      let applied;
-      try { applied = applyToSnapshot(changes, old, outline, this.pageSize); } catch (_) { break; }
-      const fresh = await this.fetchPending(applied.snapshot, signal);
-      if (!fresh) continue;
-      reposition(applied.snapshot, fresh);
-      this.snapshot = applied.snapshot;
-      return { changes: announce(changes, applied.waiting), snapshot: applied.snapshot };
+      // The reads that follow, at least at the diff's version: behind a load balancer, an instance
+      // that has not applied it yet waits for it, rather than answer older (each such answer
+      // sent the sync round again, then to a whole reload that could take the mirror back).
+      const floor = this.floor;
+      this.floor = Math.max(floor ?? changes.to, changes.to);
+      try {
+        const outline = await this.reader.outline({ view: this.view, signal });
+        if (outline.version !== changes.to) continue;
+        let applied;
+        try { applied = applyToSnapshot(changes, old, outline, this.pageSize); } catch (_) { break; }
+        const fresh = await this.fetchPending(applied.snapshot, signal);
+        if (!fresh) continue;
+        reposition(applied.snapshot, fresh);
+        this.snapshot = applied.snapshot;
+        return { changes: announce(changes, applied.waiting), snapshot: applied.snapshot };
+      } finally {
+        this.floor = floor;
+      }
     }
     return this.reloadNow(undefined, signal);
   }

@@ -5,6 +5,7 @@
 // file next to client.test.mjs, which resets `people`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { SectionalClient, reconnectDelay } from '../sectional.mjs';
 import { random } from './random.mjs';
 
@@ -196,6 +197,43 @@ test('a section without a footer leaves it out (the JSDoc types say so: types.ch
   assert.equal(pinned.key, 'pinned');
   assert.deepEqual(pinned.header, { title: 'Pinned', height: 28 });
   assert.equal('footer' in pinned, false, 'absent, never null');
+});
+
+test('an event stream through a proxy that answers 502 and 504 (every instance restarting) reconnects, not ends', async () => {
+  // A forwarding proxy in front of the server, as the deployment's nginx: its first answers are
+  // its own 502 and 504 (no upstream up), then it passes requests and answers through.
+  const own = [502, 504];
+  const gateway = http.createServer((request, response) => {
+    const status = own.shift();
+    if (status) { response.writeHead(status, { 'Content-Type': 'text/html' }); response.end(`<html>${status}</html>`); return; }
+    const forward = http.request(new URL(request.url ?? '/', base), { method: request.method, headers: request.headers }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    forward.on('error', () => response.destroy());
+    response.on('close', () => forward.destroy());
+    request.pipe(forward);
+  });
+  await new Promise((resolve) => gateway.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (gateway.address());
+  try {
+    const through = new SectionalClient(`http://127.0.0.1:${address.port}`).list('crew');
+    for await (const event of through.events({ reconnectDelay: 20 })) { assert.ok(event.version >= 0); break; }
+    assert.deepEqual(own, [], 'the stream met both answers of the proxy and went on');
+  } finally {
+    gateway.closeAllConnections();
+    await new Promise((resolve) => gateway.close(() => resolve(undefined)));
+  }
+});
+
+test("a problem keeps its answer's Retry-After, which a mirror's sync waits", async () => {
+  await assert.rejects(client.readingAtLeast(Number.MAX_SAFE_INTEGER).list('crew').outline(), (e) => {
+    assert.equal(e.status, 503);
+    assert.equal(e.slug, 'not-caught-up');
+    assert.equal(e.retryAfter, '1');
+    assert.equal(reconnectDelay({ retryAfter: e.retryAfter, retry: 2000, failures: 1 }), 1000);
+    return true;
+  });
 });
 
 test("an event stream's reconnect delay: a 503's Retry-After, else the backoff", () => {
