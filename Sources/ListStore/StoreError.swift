@@ -50,11 +50,16 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// PostgreSQL connection lost during `COMMIT`): the client should read it back before
     /// sending it again. False for every other failure, which kept nothing.
     public let mayHaveCommitted: Bool
+    /// The message tells the operator something to do (where a deleted database file was saved,
+    /// that a deleted log's commits could not be copied): logged even while its fault is already
+    /// in force, when a refused write's error is otherwise not logged again.
+    public let mustBeTold: Bool
 
-    public init(_ cause: Cause, _ message: String, mayHaveCommitted: Bool = false) {
+    public init(_ cause: Cause, _ message: String, mayHaveCommitted: Bool = false, mustBeTold: Bool = false) {
         self.cause = cause
         self.message = message
         self.mayHaveCommitted = mayHaveCommitted
+        self.mustBeTold = mustBeTold
     }
 
     public var description: String {

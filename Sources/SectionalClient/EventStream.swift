@@ -128,10 +128,13 @@ public struct VersionEvents: AsyncSequence, Sendable {
                     let opened = EventConnection(request: request, base: list.client.session)
                     connection = opened
                     var parser = EventParser()
+                    var first = true
                     for try await chunk in opened.chunks {
                         for event in parser.feed(chunk) where event.name == "version" {
                             if let id = event.id { lastEventID = id }
-                            if let version = try? JSONDecoder().decode(VersionEvent.self, from: Data(event.data.utf8)) {
+                            if var version = try? JSONDecoder().decode(VersionEvent.self, from: Data(event.data.utf8)) {
+                                version.isFirstOnConnection = first
+                                first = false
                                 continuation.yield(version)
                             }
                         }

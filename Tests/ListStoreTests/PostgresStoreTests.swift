@@ -180,6 +180,11 @@ final class PostgresStoreTests: RecordStoreContract {
         XCTAssertEqual(own.option("tcp_user_timeout"), "30000")
         XCTAssertEqual(try own.execute("SELECT current_database()").string(0, 0), try plain.execute("SELECT current_database()").string(0, 0),
                        "the same database through either")
+        // The operator's other ways libpq reads win too: PGCONNECT_TIMEOUT (a default given as a
+        // parameter went over it).
+        setenv("PGCONNECT_TIMEOUT", "7", 1)
+        defer { unsetenv("PGCONNECT_TIMEOUT") }
+        XCTAssertEqual(try PostgresConnection(url: database.url).option("connect_timeout"), "7")
     }
 
     /// A listener whose session the server ended while it waited (`pg_terminate_backend`, an

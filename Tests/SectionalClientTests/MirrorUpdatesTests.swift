@@ -54,6 +54,10 @@ final class MirrorUpdatesTests: XCTestCase {
         // Each once and in order: the reconnection sent Last-Event-ID, so the server did not repeat
         // the version the client had already seen.
         XCTAssertEqual(versions, Set(versions).sorted(), "versions arrive once each, in order")
+        // Each connection's first event says so (a mirror forgets what it heard before: the
+        // server may have gone back below it in between): the greeting, and the first after the
+        // restart (the write's: the reconnection's Last-Event-ID was the list's version).
+        XCTAssertEqual(events.all.filter(\.isFirstOnConnection).map(\.version), [versions[0], seen[3]], "\(events.all)")
     }
 
     /// A write between the mirror's load and its update stream's opening is not lost: a new

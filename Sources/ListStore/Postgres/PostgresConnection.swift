@@ -1,5 +1,6 @@
 import CPostgres
 #if canImport(Glibc)
+import Foundation
 import Glibc
 #endif
 
@@ -64,9 +65,15 @@ final class PostgresConnection {
     }
 
     /// `PQconnectdbParams` with ``defaults`` first and the URL last, expanded (`expand_dbname`):
-    /// libpq takes later settings over earlier ones, so the URL's own win.
+    /// libpq takes later settings over earlier ones, so the URL's own win. A default is also left
+    /// out where the operator set it another way libpq reads (it takes a parameter given here
+    /// over both): `PGCONNECT_TIMEOUT`, and a service file (`service=` in the URL, `PGSERVICE`),
+    /// which may set any of them.
     private static func connect(_ url: String) -> OpaquePointer? {
-        let pairs = defaults + [("dbname", url)]
+        let environment = ProcessInfo.processInfo.environment
+        let service = environment["PGSERVICE"] != nil || Self.names(url).contains("service")
+        let chosen = service ? [] : defaults.filter { $0.0 != "connect_timeout" || environment["PGCONNECT_TIMEOUT"] == nil }
+        let pairs = chosen + [("dbname", url)]
         var keys = pairs.map { strdup($0.0) }, values = pairs.map { strdup($0.1) }
         defer { (keys + values).forEach { free($0) } }
         keys.append(nil)
@@ -78,6 +85,19 @@ final class PostgresConnection {
                 }
             }
         }
+    }
+
+    /// The options a URL or connection string sets (`PQconninfoParse`); none when it cannot be read.
+    private static func names(_ url: String) -> Set<String> {
+        guard let options = PQconninfoParse(url, nil) else { return [] }
+        defer { PQconninfoFree(options) }
+        var names: Set<String> = []
+        var option = options
+        while let name = option.pointee.keyword {
+            if option.pointee.val != nil { names.insert(String(cString: name)) }
+            option += 1
+        }
+        return names
     }
 
     /// The value of connection option `keyword` in use (`PQconninfo`), nil when unset.

@@ -19,6 +19,8 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// Whether the database file was found deleted or replaced and its contents saved
     /// (``rescue(_:again:)``).
     let rescued = Locked(RescueState.notYet)
+    /// Whether the operator was told that a deleted log's commits could not be copied.
+    private let toldOfDeletedLog = Locked(false)
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Locked<[String: [FieldPath]]>([:])
     let reader: Locked<SQLiteConnection>
@@ -376,7 +378,9 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                     held = true
                     try? connection.setBusyTimeout(milliseconds: Self.heldDatabaseWait)
                 }
-                if let told = saveWhatIsGone(connection, stopping: false) { throw StoreError(error.cause, "\(error.message); \(told)") }
+                if let told = saveWhatIsGone(connection, stopping: false) {
+                    throw StoreError(error.cause, "\(error.message); \(told.text)", mustBeTold: told.first)
+                }
                 throw error
             }
         }
@@ -385,10 +389,13 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// When the database file was deleted or replaced: its contents saved (``rescue(_:again:)``,
     /// which holds the log's commits too). Else when the log was: its commits copied into the
     /// database file (``copyDeletedLog(_:stopping:)``). Returns what the operator must hear; nil
-    /// when nothing is gone (or was saved already).
-    private func saveWhatIsGone(_ connection: SQLiteConnection, stopping: Bool) -> String? {
-        if let file, FileIdentity(path: path) != file { return rescue(connection, again: stopping) }
-        if let logFile, FileIdentity(path: path + "-wal") != logFile { return copyDeletedLog(connection, stopping: stopping) }
+    /// when nothing is gone (or was saved already), and whether it is the first time it is said
+    /// (a copy of the log that keeps failing is tried at every write, and is told of once).
+    private func saveWhatIsGone(_ connection: SQLiteConnection, stopping: Bool) -> (text: String, first: Bool)? {
+        if let file, FileIdentity(path: path) != file { return rescue(connection, again: stopping).map { ($0, true) } }
+        if let logFile, FileIdentity(path: path + "-wal") != logFile, let failed = copyDeletedLog(connection, stopping: stopping) {
+            return (failed, toldOfDeletedLog.withLock { told in defer { told = true }; return !told })
+        }
         return nil
     }
 
@@ -405,7 +412,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }) ?? SQLITE_ERROR
         guard code != SQLITE_OK || copied < frames else { return nil }
         let next = stopping ? "they are lost"
-            : "make room (or mend the disk), then stop the server gracefully (SIGTERM), which copies them as it closes the database; a restart before that, or a kill, loses them"
+            : """
+            make room if the disk is full (or mend it); the copy is tried again at each write and at a graceful stop (SIGTERM), \
+            which copies them as it closes the database; a restart before that, or a kill, loses them
+            """
         return """
             the writes acknowledged since the last checkpoint are only in the deleted log, and copying them into \(path) \
             failed (\(String(cString: sqlite3_errstr(code))), \(max(0, copied)) of \(max(0, frames)) pages): \(next)
@@ -507,7 +517,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// says they could not be (``saveWhatIsGone(_:stopping:)``). Returns what to tell the
     /// operator; nil when the files are in place (or were rescued already).
     public func rescueIfGone() -> String? {
-        writeLock.withLock { _ in saveWhatIsGone(writer, stopping: true) }
+        writeLock.withLock { _ in saveWhatIsGone(writer, stopping: true)?.text }
     }
 
     public func close() {

@@ -126,8 +126,9 @@ public actor ListMirror {
     /// behind. The stream reconnects (with
     /// `Last-Event-ID`) when it drops, after `reconnectDelay` seconds when given (see
     /// ``SectionalList/events(reconnectDelay:)``); a sync that fails while the server is away (a
-    /// network error, a 502, 503 or 504) is tried again after the same delay, backing off, until it gets
-    /// through. Another problem ends the sequence with it.
+    /// network error, a 502, 503 or 504) is tried again after the server's `Retry-After` (at least
+    /// a second), else after the same delay, backing off, until it gets through. Another problem
+    /// ends the sequence with it.
     public nonisolated func updates(reconnectDelay: Double? = nil) -> AsyncThrowingStream<Update, Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self)
         let task = Task {
@@ -135,7 +136,10 @@ public actor ListMirror {
                 var heard: Int64?  // the version the stream announced before
                 for try await event in list.events(reconnectDelay: reconnectDelay) {
                     defer { heard = event.version }
-                    if let current = await snapshot?.version, Self.isTakenIn(event.version, after: heard, mirror: current) { continue }
+                    // After a reconnect the stream says where the list is now; what was heard before
+                    // says nothing of it (the server may have gone back below the mirror in between).
+                    let before = event.isFirstOnConnection ? nil : heard
+                    if let current = await snapshot?.version, Self.isTakenIn(event.version, after: before, mirror: current) { continue }
                     continuation.yield(try await syncRetrying(atLeast: event.version, reconnectDelay: reconnectDelay))
                 }
                 continuation.finish()
@@ -168,9 +172,11 @@ public actor ListMirror {
             } catch {
                 try Task.checkCancellation()
                 failures += 1
-                // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up` 1 s).
-                let delay = VersionEvents.reconnectDelay(retryAfter: (error as? SectionalError)?.retryAfter, fixed: reconnectDelay,
-                                                         retry: 2, failures: failures)
+                // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up`
+                // 1 s), but at least a second (a proxy's `Retry-After: 0` made syncs back to back).
+                let retryAfter = (error as? SectionalError)?.retryAfter
+                var delay = VersionEvents.reconnectDelay(retryAfter: retryAfter, fixed: reconnectDelay, retry: 2, failures: failures)
+                if retryAfter != nil { delay = max(delay, 1) }
                 try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             }
         }
@@ -236,6 +242,8 @@ public actor ListMirror {
                     // `reload: true`, or without it from an instance of an earlier release behind
                     // the same load balancer), or the view went: start again from the outline
                     // (without the view, as the outline read does).
+                    // One never told to reload, met on every try, is no change under the walk.
+                    if attempt >= 5 && !problem.reload && !problem.viewGone { throw problem }
                     if problem.viewGone { view = nil }
                     consistent = false
                 }

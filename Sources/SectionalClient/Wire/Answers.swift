@@ -83,4 +83,10 @@ public struct ViewSection: Decodable, Sendable {
 public struct VersionEvent: Decodable, Hashable, Sendable {
     /// The list and its new version.
     public var list: String, version: Int64
+    /// The first event of its connection (the stream's first, or the first after a reconnect),
+    /// which says where the list is now whatever was heard before: a server that went back (a
+    /// database put back) shows it only this way.
+    public var isFirstOnConnection = false
+
+    private enum CodingKeys: String, CodingKey { case list, version }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// storage-unavailable` with `Retry-After`, any other failure `500 internal`), refused writes
 /// counted by cause for `/metrics`, and the fault in force for `/readyz`.
 ///
-/// A fault is in force from a write it refused until the next write that succeeds. The log
+/// A fault is in force from a write it refused until the next write that succeeds and changes
+/// something (one that wrote nothing proves nothing of the store). The log
 /// hears of a fault when it begins and when it clears, not of every write it refuses.
 public final class StorageFaults: Sendable {
     /// The `cause` label of failures that are not passing faults (answered 500).
@@ -55,7 +56,7 @@ public final class StorageFaults: Sendable {
                 }
                 return state.current != fault
             }
-            if began {
+            if began || error.mustBeTold {
                 // A database file or log deleted under the server is the one fault that stays.
                 let until = switch fault {
                 case .cannotOpen: "writes refused until the server is restarted (the error says what to do before)"

@@ -241,6 +241,7 @@ export class SectionalList {
             failures++;
           } else if (response.body) {
             const reader = response.body.getReader();
+            let first = true;
             const decoder = new TextDecoder();
             let buffer = '', id = /** @type {string|undefined} */ (undefined), name = '', data = /** @type {string[]} */ ([]);
             for (;;) {
@@ -257,7 +258,9 @@ export class SectionalList {
                   if (data.length && (name || 'message') === 'version') {
                     if (id !== undefined) lastEventID = id;
                     clearTimeout(idle);   // the caller's time with the event is not the connection's silence
-                    yield /** @type {VersionEvent} */ (JSON.parse(data.join('\n')));
+                    const event = JSON.parse(data.join('\n'));
+                    yield /** @type {VersionEvent} */ ({ list: event.list, version: event.version, firstOnConnection: first });
+                    first = false;
                     heard();
                   }
                   name = '';

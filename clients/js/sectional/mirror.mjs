@@ -165,8 +165,8 @@ export class ListMirror {
    * back by a file copy; the sync then reloads). Versions a sync took in before they were
    * announced start none (see `takenIn`): a burst of writes costs a sync, not one a version, so
    * writes coming faster than syncs do not leave the mirror ever further behind. A sync that fails while the server is away (a network
-   * error, a 502, 503 or 504) is tried again after the stream's reconnect delay (`reconnectDelay`, backing off),
-   * until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
+   * error, a 502, 503 or 504) is tried again after the server's `Retry-After` (at least a second),
+   * else after the stream's reconnect delay (`reconnectDelay`, backing off), until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
    * `signal` closes it too, and cancels a sync under way (then nothing is stored); `idleTimeout` is
    * the stream's (see `SectionalList.events`).
    * @param {{signal?: AbortSignal, reconnectDelay?: number, idleTimeout?: number}} [o]
@@ -176,7 +176,9 @@ export class ListMirror {
     /** @type {number|undefined} the version the stream announced before */
     let heard;
     for await (const event of this.list.events(o)) {
-      const before = heard;
+      // After a reconnect the stream says where the list is now; what was heard before says
+      // nothing of it (the server may have gone back below the mirror in between).
+      const before = event.firstOnConnection ? undefined : heard;
       heard = event.version;
       if (this.snapshot && takenIn(event.version, before, this.snapshot.version)) continue;
       const update = await this.syncRetrying(event.version, o);
@@ -202,9 +204,11 @@ export class ListMirror {
       } catch (e) {
         if (e instanceof SectionalError && !e.serverAway) throw e;
         if (o.signal && o.signal.aborted) return null;
-        // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up` 1 s).
-        await sleep(reconnectDelay({ fixed: o.reconnectDelay, retry: 2000, failures,
-          retryAfter: e instanceof SectionalError ? e.retryAfter : null }), o.signal);
+        // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up` 1 s),
+        // but at least a second (a proxy's `Retry-After: 0` made syncs back to back).
+        const retryAfter = e instanceof SectionalError ? e.retryAfter : null;
+        const delay = reconnectDelay({ fixed: o.reconnectDelay, retry: 2000, failures, retryAfter });
+        await sleep(retryAfter ? Math.max(delay, 1000) : delay, o.signal);
         if (o.signal && o.signal.aborted) return null;
       }
     }
@@ -255,6 +259,8 @@ export class ListMirror {
           // the outline read does).
           const gone = Boolean(this.view) && viewGone(e);
           if (!(e instanceof SectionalError && (e.slug === 'invalid-page-token' || gone))) throw e;
+          // One never told to reload, met on every try, is no change under the walk.
+          if (attempt >= 5 && !e.reload && !gone) throw e;
           if (gone) this.view = undefined;
           consistent = false;
         }

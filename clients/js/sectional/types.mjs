@@ -34,7 +34,12 @@
 /** @typedef {{list: string, version: number, tag?: number, indexPath: IndexPath, hidden: boolean, row: Row}} RowLookUp */
 /** @typedef {{view: string, list: string, hidden: string[]}} ViewState */
 /** @typedef {{list: string, version: number, view: string, section: Section}} ViewSection */
-/** @typedef {{list: string, version: number}} VersionEvent */
+/**
+ * A list version from the event stream. `firstOnConnection`: the first event of its connection (the
+ * stream's first, or the first after a reconnect), which says where the list is now whatever was
+ * heard before — a server that went back (a database put back) shows it only this way.
+ * @typedef {{list: string, version: number, firstOnConnection: boolean}} VersionEvent
+ */
 /** @typedef {{from: number, to: number}} SectionMove */
 /** @typedef {{from: IndexPath, to: IndexPath, updated?: boolean}} RowMove */
 /**
