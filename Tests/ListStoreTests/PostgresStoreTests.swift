@@ -150,15 +150,7 @@ final class PostgresStoreTests: RecordStoreContract {
     func testAStoreReconnectsAfterItsConnectionsAreCut() throws {
         let store = try openStore()
         _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
-        let database = try XCTUnwrap(self.database)
-        let cut = try database.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """)
-        XCTAssertEqual(cut.count, 2, "the store's two connections")
-        // pg_terminate_backend only signals: the sessions end moments later.
-        XCTAssertTrue(eventually(within: 10) {
-            (try? database.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").count) == 0
-        }, "the cut sessions ended")
+        XCTAssertEqual(try cutSessions(), 2, "the store's two connections")
         XCTAssertEqual(try store.commit([.upsert(collection: "people", id: "b", json: bytes("{}"))]).sequence, 2)
         XCTAssertEqual(try store.lastSequence(), 2)
         XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a", "b"])
@@ -196,13 +188,7 @@ final class PostgresStoreTests: RecordStoreContract {
         let listener = PostgresChangeListener(url: database.url)
         defer { listener.close() }
         XCTAssertNil(try listener.wait(upTo: 0), "listening, nothing announced yet")
-        let cut = try database.query("""
-            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-            """)
-        XCTAssertEqual(cut.count, 3, "the store's two connections and the listener's")
-        XCTAssertTrue(eventually(within: 10) {
-            (try? database.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").count) == 0
-        }, "the cut sessions ended")
+        XCTAssertEqual(try cutSessions(), 3, "the store's two connections and the listener's")
         // The listener meets its session's end (its farewell read, then a reset) while it waits.
         for _ in 0..<3 { _ = try? listener.wait(upTo: 0.05) }
         let version = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))]).sequence
@@ -212,6 +198,20 @@ final class PostgresStoreTests: RecordStoreContract {
             return heard != nil
         }, "the commit after the session ended was announced")
         XCTAssertEqual(heard, version)
+    }
+
+    /// Ends every other session on the test's database (`pg_terminate_backend`, as an
+    /// administrator or a database restart would) and waits until they are gone (it only
+    /// signals: they end moments later); returns how many there were.
+    private func cutSessions(file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+        let database = try XCTUnwrap(self.database)
+        let cut = try database.query("""
+            SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+            """)
+        XCTAssertTrue(eventually(within: 10) {
+            (try? database.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").count) == 0
+        }, "the cut sessions ended", file: file, line: line)
+        return cut.count
     }
 
     /// Every write of every commit is in the log, in version order; reads come in whole commits.

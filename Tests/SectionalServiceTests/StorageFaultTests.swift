@@ -23,15 +23,7 @@ final class StorageFaultTests: FolderTestCase {
         addTeardownBlock { [weak server] in server?.signal(SIGKILL) }  // runs before the unmount
         XCTAssertTrue(server.waitUntilReady())
 
-        // Fill the disk: write until writes are refused.
-        let filling = WriteStream(port: server.port, prefix: "fill")
-        filling.start(threads: 4)
-        let filled = eventually(within: 90) { filling.answers.refused.count >= 40 || !filling.answers.unexpected.isEmpty }
-        XCTAssertTrue(filling.stop(), "the writers stopped")
-        let full = filling.answers
-        XCTAssertTrue(filled, "the disk never filled: \(full.acknowledged.count) writes acknowledged")
-        XCTAssertEqual(full.unexpected, [], "every write was acknowledged or refused 503")
-        XCTAssertGreaterThan(full.acknowledged.count, 0)
+        let full = try fill(server)
 
         // While full: reads go on.
         let client = try HTTPTestClient(port: server.port)
@@ -146,13 +138,8 @@ final class StorageFaultTests: FolderTestCase {
         let server = try ServerProcess(arguments: configArguments)
         addTeardownBlock { [weak server] in server?.signal(SIGKILL) }  // runs before the unmount
         XCTAssertTrue(server.waitUntilReady())
-        let filling = WriteStream(port: server.port, prefix: "fill")
-        filling.start(threads: 4)
-        let filled = eventually(within: 90) { filling.answers.refused.count >= 40 || !filling.answers.unexpected.isEmpty }
-        XCTAssertTrue(filling.stop(), "the writers stopped")
-        XCTAssertTrue(filled, "the disk never filled")
-        let acknowledged = filling.answers.acknowledged
-        XCTAssertGreaterThan(acknowledged.count, 0)
+        let full = try fill(server)
+        let acknowledged = full.acknowledged
 
         try FileManager.default.removeItem(at: disk.path.appendingPathComponent("db.sqlite"))
         let client = try HTTPTestClient(port: server.port)
@@ -170,9 +157,23 @@ final class StorageFaultTests: FolderTestCase {
         let restarted = try ServerProcess(arguments: Array(configArguments.dropLast(2)) + ["--data", copy])
         addTeardownBlock { [weak restarted] in restarted?.signal(SIGKILL) }
         XCTAssertTrue(restarted.waitUntilReady())
-        try assertHolds(acknowledged: acknowledged, refused: filling.answers.refused + ["after-delete"], port: restarted.port, when: "in the saved copy")
+        try assertHolds(acknowledged: acknowledged, refused: full.refused + ["after-delete"], port: restarted.port, when: "in the saved copy")
         restarted.signal(SIGTERM)
         XCTAssertEqual(restarted.waitForExit(), 0)
+    }
+
+    /// Fills the disk under `server`: writes (four threads) until 40 are refused; every write is
+    /// acknowledged or refused `503`, and some are acknowledged.
+    private func fill(_ server: ServerProcess, file: StaticString = #filePath, line: UInt = #line) throws -> WriteStream.Ledger {
+        let filling = WriteStream(port: server.port, prefix: "fill")
+        filling.start(threads: 4)
+        let filled = eventually(within: 90) { filling.answers.refused.count >= 40 || !filling.answers.unexpected.isEmpty }
+        XCTAssertTrue(filling.stop(), "the writers stopped", file: file, line: line)
+        let full = filling.answers
+        XCTAssertTrue(filled, "the disk never filled: \(full.acknowledged.count) writes acknowledged", file: file, line: line)
+        XCTAssertEqual(full.unexpected, [], "every write was acknowledged or refused 503", file: file, line: line)
+        XCTAssertGreaterThan(full.acknowledged.count, 0, file: file, line: line)
+        return full
     }
 
     /// Every acknowledged record is there with its content, no refused one is, and the list

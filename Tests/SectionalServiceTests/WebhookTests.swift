@@ -167,22 +167,8 @@ final class WebhookTests: FolderTestCase {
         let reserved = try WebhookReceiver(secret: Self.secret)
         let port = reserved.port
         reserved.stop()
-        let config = folder.appendingPathComponent("sectional.json")
-        try Self.config("http://127.0.0.1:\(port)/hooks", lists: #"["orders"]"#).write(to: config, atomically: true, encoding: .utf8)
-        let server = try ServerProcess(arguments: ["--config", config.path, "--data", folder.appendingPathComponent("db.sqlite").path],
-                                       environment: Self.secrets.merging(["SECTIONAL_LOG_LEVEL": "info"]) { $1 })
-        XCTAssertTrue(server.waitUntilReady())
-        let client = try HTTPTestClient(port: server.port)
-        for n in 0..<30 {
-            let answer = try client.request("PUT", "/v1/collections/orders/records/o\(n)", headers: [("Content-Type", "application/json")],
-                                            body: Array(#"{"title":"t","status":"open","owner":"user\#(n)"}"#.utf8))
-            XCTAssertEqual(answer.status, 201)
-        }
-        func failed() -> Double {
-            let metrics = (try? HTTPTestClient(port: server.port).request("GET", "/metrics").text) ?? ""
-            let line = metrics.split(separator: "\n").first { $0.hasPrefix("sectional_webhook_deliveries_failed_total ") }
-            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
-        }
+        let server = try serverWithThirtyOrders(deliveringTo: "http://127.0.0.1:\(port)/hooks")
+        func failed() -> Double { Self.metric(server, "sectional_webhook_deliveries_failed_total") }
         XCTAssertTrue(eventually(within: 8) { failed() >= 60 }, "every row tried and failed at least twice: \(failed())")
         server.signal(SIGTERM)
         XCTAssertEqual(server.waitForExit(), 0)
@@ -197,8 +183,21 @@ final class WebhookTests: FolderTestCase {
         let receiver = try WebhookReceiver(secret: Self.secret)
         defer { receiver.stop() }
         receiver.answerInTurn([503, 204])
+        let server = try serverWithThirtyOrders(deliveringTo: receiver.url)
+        func metric(_ name: String) -> Double { Self.metric(server, name) }
+        XCTAssertTrue(eventually(within: 8) { metric("sectional_webhook_deliveries_failed_total") >= 10 && metric("sectional_webhook_deliveries_succeeded_total") >= 10 },
+                      "failures and successes in turn: \(metric("sectional_webhook_deliveries_failed_total")), \(metric("sectional_webhook_deliveries_succeeded_total"))")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+        let lines = server.log.split(separator: "\n").filter { $0.contains("\"msg\":\"webhook delivery failed; will retry\"") }
+        XCTAssertEqual(lines.count, 1, "one line within 10 s, not one per failure after a success: \(lines.count) lines")
+    }
+
+    /// A server of its own (SQLite, request logs at info, its log kept) whose one webhook sends
+    /// `orders` to `url`, with 30 orders written, one for each of 30 users.
+    private func serverWithThirtyOrders(deliveringTo url: String) throws -> ServerProcess {
         let config = folder.appendingPathComponent("sectional.json")
-        try Self.config(receiver.url, lists: #"["orders"]"#).write(to: config, atomically: true, encoding: .utf8)
+        try Self.config(url, lists: #"["orders"]"#).write(to: config, atomically: true, encoding: .utf8)
         let server = try ServerProcess(arguments: ["--config", config.path, "--data", folder.appendingPathComponent("db.sqlite").path],
                                        environment: Self.secrets.merging(["SECTIONAL_LOG_LEVEL": "info"]) { $1 })
         XCTAssertTrue(server.waitUntilReady())
@@ -208,17 +207,14 @@ final class WebhookTests: FolderTestCase {
                                             body: Array(#"{"title":"t","status":"open","owner":"user\#(n)"}"#.utf8))
             XCTAssertEqual(answer.status, 201)
         }
-        func metric(_ name: String) -> Double {
-            let metrics = (try? HTTPTestClient(port: server.port).request("GET", "/metrics").text) ?? ""
-            let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-            return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
-        }
-        XCTAssertTrue(eventually(within: 8) { metric("sectional_webhook_deliveries_failed_total") >= 10 && metric("sectional_webhook_deliveries_succeeded_total") >= 10 },
-                      "failures and successes in turn: \(metric("sectional_webhook_deliveries_failed_total")), \(metric("sectional_webhook_deliveries_succeeded_total"))")
-        server.signal(SIGTERM)
-        XCTAssertEqual(server.waitForExit(), 0)
-        let lines = server.log.split(separator: "\n").filter { $0.contains("\"msg\":\"webhook delivery failed; will retry\"") }
-        XCTAssertEqual(lines.count, 1, "one line within 10 s, not one per failure after a success: \(lines.count) lines")
+        return server
+    }
+
+    /// The value of metric `name` (unlabelled) in `server`'s `/metrics`; -1 when absent.
+    private static func metric(_ server: ServerProcess, _ name: String) -> Double {
+        let metrics = (try? HTTPTestClient(port: server.port).request("GET", "/metrics").text) ?? ""
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? -1
     }
 
     func testAPendingDeliverySurvivesARestart() throws {
