@@ -69,4 +69,31 @@ final class SQLiteCheckpointTests: XCTestCase {
         XCTAssertEqual(try store.allRecords(in: "c").count, 151)
         store.close()
     }
+
+    /// A log grown while a reader held an old snapshot (a backup, say) shrinks back once it is
+    /// checkpointed and starts over: it kept its largest size until the server stopped.
+    func testALogGrownWhileAReaderHeldItShrinksBack() throws {
+        let path = folder.appendingPathComponent("spike.sqlite").path
+        let store = try SQLiteStore(path: path)
+        defer { store.close() }
+        try write(store, 0..<1)
+        let reader = try SQLiteConnection(path: path)
+        try reader.run("BEGIN")
+        try reader.query("SELECT count(*) FROM records") { _ in }
+        // 80 MiB of commits the reader's snapshot keeps in the log.
+        let big = Array("{\"text\":\"\(String(repeating: "x", count: 1 << 20))\"}".utf8)
+        for n in 0..<80 { _ = try store.commit([.upsert(collection: "c", id: "big\(n)", json: big)]) }
+        let spike = size(path + "-wal")
+        XCTAssertGreaterThan(spike, SQLiteStore.logSizeLimit, "the log grew past the limit")
+        try reader.run("COMMIT")
+        reader.close()
+        // Once a checkpoint copies it all, the next commit starts the log over, cut to the limit.
+        var n = 0
+        XCTAssertTrue(eventually(within: 20) {
+            n += 1
+            _ = try? store.commit([.upsert(collection: "c", id: "after\(n)", json: json)])
+            return size(path + "-wal") <= SQLiteStore.logSizeLimit
+        }, "the log stayed at \(size(path + "-wal")) bytes (\(spike) at its largest)")
+        XCTAssertEqual(try store.allRecords(in: "c").count, 1 + 80 + n)
+    }
 }

@@ -67,7 +67,11 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         guard mode.lowercased() == "wal" else {
             throw StoreError(.incompatible, "SQLite database \(path) cannot use write-ahead logging (journal mode is '\(mode)')")
         }
-        try writeConnection.execute("PRAGMA synchronous=FULL; PRAGMA cache_size=-32768;")
+        // The log starts over in place once checkpointed; with a limit it also shrinks back then.
+        // Without one it kept the size of its largest spike (a reader holding an old snapshot, a
+        // backup say, or checkpoints failing on a full disk) until the server stopped: room
+        // taken on the disk least likely to have it.
+        try writeConnection.execute("PRAGMA synchronous=FULL; PRAGMA cache_size=-32768; PRAGMA journal_size_limit=\(Self.logSizeLimit);")
         var schemaVersion = 0
         try writeConnection.query("PRAGMA user_version") { row in schemaVersion = Int(row.int(0)) }
         try Self.migrate(writeConnection)
@@ -421,6 +425,10 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
             failed (\(String(cString: sqlite3_errstr(code))), \(max(0, copied)) of \(max(0, frames)) pages): \(next)
             """
     }
+
+    /// Bytes the write-ahead log is cut back to when it starts over (`journal_size_limit`): 64 MiB,
+    /// far above what the checkpoints let it reach in use (a few MiB), so only a spike is cut.
+    static let logSizeLimit = 64 << 20
 
     /// How long a write waits, in milliseconds, while the write before it found the database
     /// held and waited out the busy timeout in vain (``writing(_:)``).

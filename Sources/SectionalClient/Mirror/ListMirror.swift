@@ -160,8 +160,9 @@ public actor ListMirror {
     }
 
     /// ``sync()`` reading at least `version` (an event's), tried again while the server is away
-    /// or behind (a network error, a 502, 503 or 504) after the event stream's reconnect delay for as many
-    /// failures in a row (the server's `retry:` is 2 s). Another problem, or cancellation, is thrown.
+    /// or behind (a network error, a 502, 503 or 504) after the server's `Retry-After` (at least a
+    /// second), else the event stream's reconnect delay for as many failures in a row (the
+    /// server's `retry:` is 2 s). Another problem, or cancellation, is thrown.
     private nonisolated func syncRetrying(atLeast version: Int64, reconnectDelay: Double?) async throws -> Update {
         var failures = 0
         while true {

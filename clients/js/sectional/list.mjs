@@ -195,8 +195,9 @@ export class SectionalList {
    * sent). Reconnects with `Last-Event-ID` when the stream drops, after the server's `retry:`
    * (or `reconnectDelay` ms), or what a 503's `Retry-After` says (see `reconnectDelay`); ends when
    * `signal` aborts, or throws a problem other than 502, 503 or 504 (the server away: see
-   * `SectionalError.serverAway`). A connection on which nothing arrives for `idleTimeout` ms (default 60000; the server sends a keep-alive comment every 15 s) is taken as
-   * dead, as one that dropped: a peer that vanished without closing it (a lost network, a
+   * `SectionalError.serverAway`). A connection on which nothing arrives for `idleTimeout` ms
+   * (default 60000; the server sends a keep-alive comment every 15 s) is taken as dead, as one
+   * that dropped: a peer that vanished without closing it (a lost network, a
    * proxy that holds it) would otherwise leave the stream waiting for good. (The Swift client's
    * stream gives up after the same 60 s.) Leaving a `for await` over it (break, return, throw)
    * closes the stream.

@@ -164,9 +164,12 @@ export class ListMirror {
    * newer one, or an older one (the server went back: a new database at its address, one put
    * back by a file copy; the sync then reloads). Versions a sync took in before they were
    * announced start none (see `takenIn`): a burst of writes costs a sync, not one a version, so
-   * writes coming faster than syncs do not leave the mirror ever further behind. A sync that fails while the server is away (a network
-   * error, a 502, 503 or 504) is tried again after the server's `Retry-After` (at least a second),
-   * else after the stream's reconnect delay (`reconnectDelay`, backing off), until it gets through; another problem ends it. Leaving a `for await` over it closes the stream;
+   * writes coming faster than syncs do not leave the mirror ever further behind. A sync that
+   * fails while the server is away (a network error, a 502, 503 or 504) is tried again after the
+   * server's `Retry-After` (at least a second), else after the stream's reconnect delay
+   * (`reconnectDelay`, backing off), until it gets through; another problem ends it. Each
+   * connection's first event is taken as where the list is now (`firstOnConnection`). Leaving a
+   * `for await` over it closes the stream;
    * `signal` closes it too, and cancels a sync under way (then nothing is stored); `idleTimeout` is
    * the stream's (see `SectionalList.events`).
    * @param {{signal?: AbortSignal, reconnectDelay?: number, idleTimeout?: number}} [o]
@@ -189,8 +192,9 @@ export class ListMirror {
 
   /**
    * `sync()` reading at least `version` (an event's), tried again while the server is away or
-   * behind (a network error, a 502, 503 or 504), after the event stream's reconnect delay for as many failures
-   * in a row (the server's `retry:` is 2 s); `null` when `signal` aborts first. Another problem is thrown.
+   * behind (a network error, a 502, 503 or 504), after the server's `Retry-After` (at least a
+   * second), else the event stream's reconnect delay for as many failures in a row (the server's
+   * `retry:` is 2 s); `null` when `signal` aborts first. Another problem is thrown.
    * @param {number} version
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} o @returns {Promise<MirrorUpdate|null>}
    */
