@@ -56,14 +56,15 @@ final class StorageFaultTests: FolderTestCase {
         XCTAssertEqual(ready.status, 200)
         XCTAssertEqual(try ready.json["storageFault"] as? String, "disk-full", ready.text)
         // A write that fails its condition, or deletes what is not there, wrote nothing: the
-        // fault stays in force (each cleared it, and the next refusal logged it again).
+        // fault stays in force (each cleared it, and the next refusal logged it again). (Not
+        // checked in the log: a small write the stream got through while the disk filled may
+        // have cleared it there, rightly.)
         let conditional = try client.request("PUT", "/v1/collections/people/records/\(full.acknowledged[0])",
                                              headers: [("Content-Type", "application/json"), ("If-Match", "\"999999999\"")],
                                              body: Array(WriteStream.body(full.acknowledged[0]).utf8))
         XCTAssertEqual(conditional.status, 412, conditional.text)
         XCTAssertEqual(try client.request("DELETE", "/v1/collections/people/records/never-written").status, 404)
-        XCTAssertEqual(try client.request("GET", "/readyz").json["storageFault"] as? String, "disk-full")
-        XCTAssertFalse(server.log.contains("storage fault cleared"), "cleared by writes that wrote nothing")
+        XCTAssertEqual(try client.request("GET", "/readyz").json["storageFault"] as? String, "disk-full", "cleared by writes that wrote nothing")
         let metrics = try client.request("GET", "/metrics").text
         XCTAssertEqual(refusedWrites(in: metrics, cause: "disk-full"), full.refused.count + 1, metrics)
         XCTAssertEqual(refusedWrites(in: metrics, cause: "internal"), 0)

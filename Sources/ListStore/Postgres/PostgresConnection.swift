@@ -89,27 +89,25 @@ final class PostgresConnection {
 
     /// The options a URL or connection string sets (`PQconninfoParse`); none when it cannot be read.
     private static func names(_ url: String) -> Set<String> {
-        guard let options = PQconninfoParse(url, nil) else { return [] }
-        defer { PQconninfoFree(options) }
-        var names: Set<String> = []
-        var option = options
-        while let name = option.pointee.keyword {
-            if option.pointee.val != nil { names.insert(String(cString: name)) }
-            option += 1
-        }
-        return names
+        Set(Self.values(of: PQconninfoParse(url, nil)).keys)
     }
 
     /// The value of connection option `keyword` in use (`PQconninfo`), nil when unset.
     func option(_ keyword: String) -> String? {
-        guard let handle, let options = PQconninfo(handle) else { return nil }
+        handle.flatMap { Self.values(of: PQconninfo($0))[keyword] }
+    }
+
+    /// The options set in a libpq option array (its keywords and values), which it frees.
+    private static func values(of options: UnsafeMutablePointer<PQconninfoOption>?) -> [String: String] {
+        guard let options else { return [:] }
         defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
         var option = options
         while let name = option.pointee.keyword {
-            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            if let value = option.pointee.val { values[String(cString: name)] = String(cString: value) }
             option += 1
         }
-        return nil
+        return values
     }
 
     /// Runs ``sessionSetup`` on a new session.

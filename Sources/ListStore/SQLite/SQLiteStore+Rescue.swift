@@ -18,12 +18,9 @@ extension SQLiteStore {
     /// but again at a graceful stop (`again`): once room is made, the stop saves what a failed
     /// first try would have lost for good.
     func rescue(_ connection: SQLiteConnection, again: Bool = false) -> String? {
-        let go = rescued.withLock { state -> Bool in
-            guard state == .notYet || (again && state == .failed) else { return false }
-            state = .trying
-            return true
-        }
-        guard go else { return nil }
+        // Callers hold the write lock, so no two tries overlap.
+        let state = rescued.withLock { $0 }
+        guard state == .notYet || (again && state == .failed) else { return nil }
         let target = "\(path).rescued-\(time(nil))"
         do {
             let folder = (target as NSString).deletingLastPathComponent
@@ -44,7 +41,43 @@ extension SQLiteStore {
 
     /// How far the saving of a database file deleted under the store has come (``rescue(_:again:)``).
     enum RescueState: Sendable {
-        case notYet, trying, failed, done
+        case notYet, failed, done
+    }
+
+    /// When the database file was deleted or replaced: its contents saved (``rescue(_:again:)``,
+    /// which holds the log's commits too). Else when the log was: its commits copied into the
+    /// database file (``copyDeletedLog(_:stopping:)``). Returns what the operator must hear; nil
+    /// when nothing is gone (or was saved already), and whether it is the first time it is said
+    /// (a copy of the log that keeps failing is tried at every write, and is told of once).
+    func saveWhatIsGone(_ connection: SQLiteConnection, stopping: Bool) -> (text: String, first: Bool)? {
+        if let file, FileIdentity(path: path) != file { return rescue(connection, again: stopping).map { ($0, true) } }
+        if let logFile, FileIdentity(path: path + "-wal") != logFile, let failed = copyDeletedLog(connection, stopping: stopping) {
+            return (failed, toldOfDeletedLog.withLock { told in defer { told = true }; return !told })
+        }
+        return nil
+    }
+
+    /// Copies the commits of a log deleted under the store into the database file (a full
+    /// checkpoint; the connections still see the deleted log); nil when every one of them is
+    /// there, else what the operator must know: they are only in the deleted log (the copy
+    /// failed for room, most often: the database file must grow), and a stop that cannot copy
+    /// them either, or a kill, loses them. The store's last connection copies them as it closes
+    /// (SQLite checkpoints then), so room made before a graceful stop saves them.
+    private func copyDeletedLog(_ connection: SQLiteConnection, stopping: Bool) -> String? {
+        var frames: Int32 = 0, copied: Int32 = 0
+        let code = (try? connection.withHandle { handle throws(StoreError) in
+            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, &frames, &copied)
+        }) ?? SQLITE_ERROR
+        guard code != SQLITE_OK || copied < frames else { return nil }
+        let next = stopping ? "they are lost"
+            : """
+            make room if the disk is full (or mend it); the copy is tried again at each write and at a graceful stop (SIGTERM), \
+            which copies them as it closes the database; a restart before that, or a kill, loses them
+            """
+        return """
+            the writes acknowledged since the last checkpoint are only in the deleted log, and copying them into \(path) \
+            failed (\(String(cString: sqlite3_errstr(code))), \(max(0, copied)) of \(max(0, frames)) pages): \(next)
+            """
     }
 
     /// Moves this store's write-ahead log and its index from beside `path` to beside `target`

@@ -20,7 +20,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// (``rescue(_:again:)``).
     let rescued = Locked(RescueState.notYet)
     /// Whether the operator was told that a deleted log's commits could not be copied.
-    private let toldOfDeletedLog = Locked(false)
+    let toldOfDeletedLog = Locked(false)
     /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
     private let fields = Locked<[String: [FieldPath]]>([:])
     let reader: Locked<SQLiteConnection>
@@ -31,7 +31,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     /// deleted (or replaced) under it, and those writes are gone at the next start, so
     /// acknowledging them would be a lie.
     let path: String
-    private let file: FileIdentity?
+    let file: FileIdentity?
     let logFile: FileIdentity?
     /// This store's claim on the database, held until ``close()``: a second store (a second
     /// server) on the same file refuses to open.
@@ -291,36 +291,6 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         }
     }
 
-    /// The SQL expression for a record's value at `field` (the JSON is stored as a BLOB, which
-    /// `json_extract` reads as text), or nil when a member name cannot be quoted in a JSON path.
-    /// The name of the expression index on `field` over every collection (earlier versions made
-    /// it; ``prepareField(_:in:)`` drops it).
-    static func indexName(_ field: FieldPath) -> String {
-        var hash = FNV1a()
-        hash.combine(field.description)
-        return "records_field_\(String(hash.value, radix: 16))"
-    }
-
-    /// The name of the partial expression index on `field` over the records of `collection`.
-    static func indexName(_ field: FieldPath, in collection: String) -> String {
-        var hash = FNV1a()
-        hash.combine(collection)
-        hash.combine("\u{0}")
-        hash.combine(field.description)
-        return "records_field_in_\(String(hash.value, radix: 16))"
-    }
-
-    /// `text` as an SQL string literal.
-    static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-    }
-
-    static func fieldExpression(_ field: FieldPath) -> String? {
-        guard field.components.allSatisfy({ !$0.contains("\"") && !$0.contains("'") && !$0.contains("\\") }) else { return nil }
-        let path = "$" + field.components.map { ".\"\($0)\"" }.joined()
-        return "json_extract(CAST(json AS TEXT), '\(path)')"
-    }
-
     public func commit(groups: [[RecordWrite]], previousIn: Set<String>, deliveries: DeliveryPlanner) throws(StoreError) -> [CommitResult] {
         let fields = self.fields.withLock { $0 }
         let previousIn = previousIn.union(fields.keys)
@@ -388,42 +358,6 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 throw error
             }
         }
-    }
-
-    /// When the database file was deleted or replaced: its contents saved (``rescue(_:again:)``,
-    /// which holds the log's commits too). Else when the log was: its commits copied into the
-    /// database file (``copyDeletedLog(_:stopping:)``). Returns what the operator must hear; nil
-    /// when nothing is gone (or was saved already), and whether it is the first time it is said
-    /// (a copy of the log that keeps failing is tried at every write, and is told of once).
-    private func saveWhatIsGone(_ connection: SQLiteConnection, stopping: Bool) -> (text: String, first: Bool)? {
-        if let file, FileIdentity(path: path) != file { return rescue(connection, again: stopping).map { ($0, true) } }
-        if let logFile, FileIdentity(path: path + "-wal") != logFile, let failed = copyDeletedLog(connection, stopping: stopping) {
-            return (failed, toldOfDeletedLog.withLock { told in defer { told = true }; return !told })
-        }
-        return nil
-    }
-
-    /// Copies the commits of a log deleted under the store into the database file (a full
-    /// checkpoint; the connections still see the deleted log); nil when every one of them is
-    /// there, else what the operator must know: they are only in the deleted log (the copy
-    /// failed for room, most often: the database file must grow), and a stop that cannot copy
-    /// them either, or a kill, loses them. The store's last connection copies them as it closes
-    /// (SQLite checkpoints then), so room made before a graceful stop saves them.
-    private func copyDeletedLog(_ connection: SQLiteConnection, stopping: Bool) -> String? {
-        var frames: Int32 = 0, copied: Int32 = 0
-        let code = (try? connection.withHandle { handle throws(StoreError) in
-            sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, &frames, &copied)
-        }) ?? SQLITE_ERROR
-        guard code != SQLITE_OK || copied < frames else { return nil }
-        let next = stopping ? "they are lost"
-            : """
-            make room if the disk is full (or mend it); the copy is tried again at each write and at a graceful stop (SIGTERM), \
-            which copies them as it closes the database; a restart before that, or a kill, loses them
-            """
-        return """
-            the writes acknowledged since the last checkpoint are only in the deleted log, and copying them into \(path) \
-            failed (\(String(cString: sqlite3_errstr(code))), \(max(0, copied)) of \(max(0, frames)) pages): \(next)
-            """
     }
 
     /// Bytes the write-ahead log is cut back to when it starts over (`journal_size_limit`): 64 MiB,
