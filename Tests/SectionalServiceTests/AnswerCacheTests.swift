@@ -88,7 +88,7 @@ final class AnswerCacheTests: XCTestCase {
         let app = try TestApp(config: LanguageTests.config)
         let lists = try XCTUnwrap(app.server.lists)
         let english = try XCTUnwrap(lists.list("shop"))
-        let german = try lists.localized(english, language: "de")
+        let german = try XCTUnwrap(lists.localized(english, language: "de"))
         XCTAssertEqual(german.language, "de")
         XCTAssertEqual(english.answers.budget, AnswerCache.listBudget)
         XCTAssertEqual(german.answers.budget, AnswerCache.listBudget)

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 @testable import ListStore
 @testable import SectionalService
 import TestSupport
@@ -25,5 +26,27 @@ final class PostgresViewFaultTests: PostgresDatabaseTestCase {
         }
         try holder.query("ROLLBACK")
         XCTAssertEqual(try registry.use("v", list: "l")?.hidden, ["a"], "found once the table is free")
+    }
+
+    /// A view used only on another instance for longer than its time to live is still there on
+    /// this one: this instance's last use of it is old, the other's is in the database (a use is
+    /// in no change log). It answered `404 view-not-found` here, and a client would lose its
+    /// hidden sections.
+    func testAViewUsedOnAnotherInstancePastItsTimeToLiveHereIsStillFound() throws {
+        let database = try XCTUnwrap(self.database)
+        let store = try PostgresStore(url: database.url)
+        defer { store.close() }
+        let now = Locked<Int64>(1_000_000)
+        let here = try ViewRegistry(store: store, ttlSeconds: 100, clock: { now.withLock { $0 } })
+        let there = try ViewRegistry(store: store, ttlSeconds: 100, clock: { now.withLock { $0 } })
+        let view = try XCTUnwrap(try here.create(list: "l", hidden: ["a"]))
+        for _ in 0..<3 {
+            now.withLock { $0 += 60 }
+            XCTAssertEqual(try there.use(view.id, list: "l")?.hidden, ["a"])
+            try there.flush()
+        }
+        XCTAssertEqual(try here.use(view.id, list: "l")?.hidden, ["a"], "used 60 s ago, on the other instance")
+        now.withLock { $0 += 101 }
+        XCTAssertNil(try here.use(view.id, list: "l"), "unused anywhere past its time to live")
     }
 }

@@ -78,6 +78,13 @@ final class UserTokenEndpointTests: FolderTestCase {
             XCTAssertTrue(challenge.hasPrefix("Bearer"), "\(target): \(challenge)")
             XCTAssertFalse(challenge.contains("error="), "no token is not an invalid token: \(challenge)")
         }
+        // A view's section change is asked for a token before its body is looked at, as every
+        // list route asks (it answered `400` to a body it would refuse anyway, and `415` without one).
+        for body in [#"{}"#, nil] {
+            let change = try app.request("PUT", "/v1/lists/inbox/views/v/sections/0", json: body)
+            XCTAssertEqual(change.status, 401, "body \(body ?? "none"): \(change.text.prefix(300))")
+            XCTAssertEqual(change.slug, "unauthorized")
+        }
         XCTAssertEqual(try read(app, "/v1/lists/news", token: nil).status, 200, "a public list needs no token")
         // Nor looks at one: a token that is not valid reads it as no token does, while the index
         // of lists, which lists what the caller may read, checks the one it is given.

@@ -107,6 +107,8 @@ final class ViewEndpointTests: XCTestCase {
         XCTAssertEqual(try app.request("POST", "/v1/lists/people/views", json: #"{"hidden":[1]}"#).slug, "invalid-request")
         XCTAssertEqual(try app.request("POST", "/v1/lists/people/views", json: #"{"shown":[]}"#).slug, "invalid-request")
         XCTAssertEqual(try app.request("POST", "/v1/lists/nothing/views").slug, "list-not-found")
+        XCTAssertEqual(try app.request("PUT", "/v1/lists/nothing/views/\(id)/sections/0", json: "{}").slug, "list-not-found",
+                       "the list first, then the body")
     }
 
     func testViewsSurviveARestart() throws {

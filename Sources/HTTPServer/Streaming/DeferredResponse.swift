@@ -56,11 +56,14 @@ public final class DeferredResponse: Sendable {
     }
 
     /// A deferred answer completed with `transform` applied to this one's (for middleware).
+    /// `transform` runs on the server's thread that takes the answer, never on the thread that
+    /// completes it: that is often the single writer, which every other write waits for, and a
+    /// middleware's work (compressing a large answer takes milliseconds) is not to hold it.
     public func map(_ transform: @escaping @Sendable (Response) -> Response) -> DeferredResponse {
         let next = DeferredResponse()
         let pass: @Sendable (Completion) -> Void = { completion in
             switch completion {
-            case .response(let response): next.complete(transform(response))
+            case .response(let response): next.complete(building: { transform(response) })
             case .building(let make): next.complete(building: { transform(make()) })
             }
         }

@@ -79,6 +79,16 @@ struct DecimalText {
     /// `true` for zero (of either sign).
     var isZero: Bool { digits.isEmpty }
 
+    /// Whether the value is zero once rounded to `fraction` fraction digits, as
+    /// ``formatted(minFraction:maxFraction:grouping:marks:)`` rounds it (half to even): a kept
+    /// digit is the first, never 0; with none kept, the first digit dropped decides.
+    func roundsToZero(fraction: Int) -> Bool {
+        guard let first = digits.first else { return true }
+        let keep = pointPosition + fraction
+        if keep != 0 { return keep < 0 }
+        return first < 5 || (first == 5 && digits.count == 1)
+    }
+
     /// Three-way comparison of the exact values (-1, 0, 1); zero has no sign (`-0` = `0`).
     ///
     /// Cost: linear in the shorter digit string. Digits carry no leading or trailing zeros, so

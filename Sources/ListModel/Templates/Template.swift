@@ -160,13 +160,23 @@ public struct Template: Sendable, Equatable {
         return out.string
     }
 
+    /// The number a `number` or `currency` step writes of `value` (or `text`) at `fraction`
+    /// fraction digits, as far as `nonzero` cares: 0 when it rounds to zero (`0.0004` written
+    /// `0`), else the number itself.
+    private static func writtenNumber(_ value: JSONValue?, _ text: String, fraction: Int) -> JSONValue? {
+        guard let number = TemplateFormatter.number(value, text) else { return nil }
+        guard let decimal = DecimalText(number), decimal.roundsToZero(fraction: fraction) else { return number }
+        return .int(0)
+    }
+
     private static func applyChain(_ fs: [TemplateFormatter], _ v: JSONValue?, _ out: inout ByteBuffer) {
         if fs.count == 1, fs[0].appendDirect(value: v, to: &out) { return }
         var text = plainText(v)
         var value = v
-        // The number a `number` or `currency` step just wrote: a `nonzero` right after it tests
-        // that, not the text, which reads as a number in English only ("0.00"; not "0,00", "0,00 €").
-        // Found only when a `nonzero` follows (a row's render pays for no second parse otherwise).
+        // The number a `number` or `currency` step just wrote (0 when it rounded to zero): a
+        // `nonzero` right after it tests that, not the text, which reads as a number in English
+        // only ("0.00"; not "0,00", "0,00 €"). Found only when a `nonzero` follows (a row's render
+        // pays for no second parse otherwise).
         var written: JSONValue?
         for (index, f) in fs.enumerated() {
             let formatted: String
@@ -174,7 +184,8 @@ public struct Template: Sendable, Equatable {
             written = nil
             if index + 1 < fs.count, case .nonzero = fs[index + 1] {
                 switch f {
-                case .number, .currency: written = TemplateFormatter.number(value, text)
+                case .number(let n, _): written = writtenNumber(value, text, fraction: n ?? 3)
+                case .currency(let style): written = writtenNumber(value, text, fraction: style.fractionDigits)
                 default: break
                 }
             }

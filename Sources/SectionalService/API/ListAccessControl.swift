@@ -24,9 +24,10 @@ extension ServiceContext {
     ///   `403 forbidden`). Views belong to the partition, so the service token reading as
     ///   `?user=VALUE` sees the views of the users whose claim has that value.
     ///
-    /// A search that raced a change of the list's definition is read again from the start, under
-    /// the new definition (``ViewModelStore/searched(_:query:items:)``): each time round is a
-    /// definition change committed meanwhile.
+    /// A language or search that raced a change of the list's definition is read again from the
+    /// start, under the new definition (``ViewModelStore/localized(_:language:)``,
+    /// ``ViewModelStore/searched(_:query:items:)``), the caller checked against it: each time
+    /// round is a definition change committed meanwhile.
     func readableList(_ request: Request) throws(HTTPError) -> ReadableList {
         try requireMinVersion(request)
         while true {
@@ -110,19 +111,20 @@ extension ServiceContext {
     /// Whether `?user=` text names `value`: the same code points (as partitions are told apart).
     private static func names(_ named: String, _ value: String) -> Bool { named.utf8.elementsEqual(value.utf8) }
 
-    /// `state` as the request asks for it: in its language, searched and filtered; nil when its
-    /// search is not one of the list's definition any more (read the request again).
+    /// `state` as the request asks for it: in its language, searched and filtered; nil when the
+    /// list's definition changed since `state` was read (read the request again).
     private func served(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState? {
         // The warm search this thread served last, asked again (a list in one language).
         if state.definition.languages.count <= 1, let recent = lists.recentSearch(of: state, items: request.query) { return recent }
         let query = try ListQuery.requested(by: request, of: state.definition)
-        let localized = try inLanguage(state, request)
+        guard let localized = try inLanguage(state, request) else { return nil }
         guard let query else { return localized }
         return try reading { () throws(StoreError) in try lists.searched(localized, query: query, items: request.query) }
     }
 
-    /// `state` in the language `Accept-Language` picks among the list's languages.
-    private func inLanguage(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState {
+    /// `state` in the language `Accept-Language` picks among the list's languages; nil when the
+    /// list's definition changed since `state` was read.
+    private func inLanguage(_ state: ListState, _ request: Request) throws(HTTPError) -> ListState? {
         let languages = state.definition.languages
         guard languages.count > 1 else { return state }
         let language = AcceptLanguage.choose(request.headers.list("Accept-Language"), among: languages)

@@ -128,7 +128,8 @@ struct ListRoutes {
                     }
                     guard let state else { continue listing }
                     states.append(state)
-                } else if let state = lists.list(definition.name) {
+                } else if let state = lists.list(definition.name), context.mayRead(state.definition, caller: caller) {
+                    // Checked again: the state may be of a definition changed since (made private).
                     states.append(state)
                 }
             }

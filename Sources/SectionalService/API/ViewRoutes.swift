@@ -55,26 +55,31 @@ struct ViewRoutes {
             }
         }
         router.put("/v1/lists/{list}/views/{view}/sections/{index}") { request in
-            guard let body = try request.jsonObjectBody(), let hidden = body["hidden"]?.boolValue,
-                  body.keys.allSatisfy({ $0 == "hidden" || $0 == "key" }), body["key"].map({ $0.stringValue != nil }) ?? true else {
-                throw Problem.invalidRequest(#"The body must be {"hidden": true} or {"hidden": false}, and may name the section's "key"."#)
+            try setHidden(request) { request throws(HTTPError) in
+                guard let body = try request.jsonObjectBody(), let hidden = body["hidden"]?.boolValue,
+                      body.keys.allSatisfy({ $0 == "hidden" || $0 == "key" }), body["key"].map({ $0.stringValue != nil }) ?? true else {
+                    throw Problem.invalidRequest(#"The body must be {"hidden": true} or {"hidden": false}, and may name the section's "key"."#)
+                }
+                return (body["key"]?.stringValue, { _ in hidden })
             }
-            return try setHidden(request, expecting: body["key"]?.stringValue) { _ in hidden }
         }
         router.post("/v1/lists/{list}/views/{view}/sections/{index}/toggle") { request in
-            try setHidden(request, expecting: nil) { !$0 }
+            try setHidden(request) { _ throws(HTTPError) in (nil, { !$0 }) }
         }
     }
 
-    /// Hides or shows one section of a view; `change` maps "hidden now" to "hidden next". With
-    /// `expected`, only while section `index` is the one with that key: else `412
-    /// precondition-failed` with the list's `version` (the list moved on since the client read it;
-    /// a client that toggled blind would have to flip the wrong section back). The answer is the
-    /// section as the view now sees it, marked with the list's language.
-    private func setHidden(_ request: Request, expecting expected: String?,
-                           _ change: @escaping @Sendable (Bool) -> Bool) throws(HTTPError) -> Response {
+    /// Hides or shows one section of a view, as `asked` reads the request (after the list and
+    /// its caller are checked, as every list route checks them first): `change` maps "hidden
+    /// now" to "hidden next". With `expected`, only while section `index` is the one with that
+    /// key: else `412 precondition-failed` with the list's `version` (the list moved on since the
+    /// client read it; a client that toggled blind would have to flip the wrong section back).
+    /// The answer is the section as the view now sees it, marked with the list's language.
+    private func setHidden(_ request: Request,
+                           asked: (Request) throws(HTTPError) -> (expected: String?, change: @Sendable (Bool) -> Bool))
+        throws(HTTPError) -> Response {
         let readable = try context.readableList(request)
         try EntityTag.checkUntagged(request)
+        let (expected, change) = try asked(request)
         let state = readable.state
         let id = request.parameter("view")
         let index = try request.integer("index", what: "The section index")

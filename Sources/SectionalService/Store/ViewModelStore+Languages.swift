@@ -19,32 +19,43 @@ extension ViewModelStore {
     /// When that state holds a change of the list's definition this instance has not followed
     /// yet, the change is followed first and the records read again, as for a partition.
     ///
+    /// Nil when the list's definition changed after `base` was read (the request is to be read
+    /// again from the start, its caller's access checked against the new definition): built
+    /// here, it was the rows of a definition the caller was never checked against — a list made
+    /// private, or per-user, answered an anonymous read with every user's records.
+    ///
     /// Cost: one read of the list's collections (a partition: one indexed read per collection)
     /// and a build; on a shared store, also a read of the collections' change numbers and of the
     /// stored run-time definitions' change numbers.
-    public func localized(_ base: ListState, language: String) throws(StoreError) -> ListState {
+    public func localized(_ base: ListState, language: String) throws(StoreError) -> ListState? {
         guard language != base.definition.language else { return base }
         let key = MaterializationKey(list: base.name, partition: base.partition, language: language)
-        if let state = cache.read(key) { return state }
+        if let state = cache.read(key) { return state.servedFingerprint == base.servedFingerprint ? state : nil }
         // Whether to read versions and look for a definition change not followed: only another
         // instance, sharing the store, can be ahead; and once (one that does not decode is skipped).
         let shared = changeLog != nil
         var follow = shared
         while true {
             var followed: [VersionEvent] = []
+            var changed = false
             let read = try writer.withLock {
                 _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
                 let seen = cache.writtenVersion(of: key)
                 let epoch = cache.epoch(of: base.name)
-                let (found, changed) = catalog.withLock { ($0.definition(base.name), $0.changed[base.name] ?? 0) }
+                let (found, changedAt) = catalog.withLock { ($0.definition(base.name), $0.changed[base.name] ?? 0) }
+                // A removed list's last readers keep the definition they had.
                 let definition = found ?? base.definition
+                guard definition.fingerprint == base.servedFingerprint else {
+                    changed = true
+                    return nil
+                }
                 let partition = base.partition.flatMap { partition in definition.scope.map { (partition, $0) } }
                 // The version of what this instance applied, as a build in the first language would find it.
                 var version = cache.peek(MaterializationKey(list: base.name, partition: partition?.0))?.version ?? base.version
                 if partition != nil, let seen { version = max(version, seen) }
                 let (stored, ahead, unfollowed) = try store.readConsistently {
                     () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
-                    if follow, let change = try store.storedDefinition(base.name)?.sequence, change > changed {
+                    if follow, let change = try store.storedDefinition(base.name)?.sequence, change > changedAt {
                         return ([:], nil, change)
                     }
                     var stored: [String: [StoredRecord]] = [:]
@@ -74,6 +85,7 @@ extension ViewModelStore {
             }
             guard let (stored, version, epoch, definition) = read else {
                 if !followed.isEmpty { onChange(followed) }
+                if changed { return nil }
                 continue
             }
             var records: [String: [JSONValue]] = [:]

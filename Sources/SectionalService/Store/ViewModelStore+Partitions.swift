@@ -35,6 +35,9 @@ extension ViewModelStore {
         while true {
             let started = ContinuousClock.now
             var followed: [VersionEvent] = []
+            // False when the list is not per-user any more (or not there): the partition is then
+            // built as the caller asked, answered once and not kept (no write would move it).
+            var inForce = true
             let read = try writer.withLock {
                 _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
                 let epoch = cache.epoch(of: definition.name)
@@ -42,7 +45,8 @@ extension ViewModelStore {
                 let (found, floor, changed) = catalog.withLock {
                     ($0.definition(definition.name), $0.floors[definition.name] ?? 0, $0.changed[definition.name] ?? 0)
                 }
-                let definition = found?.scope != nil ? found! : definition
+                inForce = found?.scope != nil
+                let definition = inForce ? found! : definition
                 guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
                 guard partition != .nobody else { return ([:], changed, epoch, definition) }
                 // The records and the version from one committed state: with other instances
@@ -83,6 +87,7 @@ extension ViewModelStore {
             }
             let snapshot = ListSnapshot.build(definition: definition, records: records)
             let state = ListState(snapshot: snapshot, version: version, partition: partition)
+            guard inForce else { return state }
             if let installed = cache.install(key, state: state, epoch: epoch) {
                 metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
                 return installed

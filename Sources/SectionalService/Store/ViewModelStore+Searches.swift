@@ -19,13 +19,15 @@ extension ViewModelStore {
     /// `items` are the request's query parameters as sent: a result found in memory is
     /// remembered with them for this thread (see ``recentSearch(of:items:)``).
     ///
-    /// Nil when the list's definition changed after `base` was read and `query` (made for the
-    /// definition `base` has) is not one of the new definition: the request is to be read again,
-    /// under the new definition, which may refuse it (a field it no longer searches or filters).
-    /// Answered here, it was the new list matched by fields it does not have: `200` and no rows.
+    /// Nil when the list's definition changed after `base` was read: the request is to be read
+    /// again from the start, under the new definition, which may refuse it (the caller no longer
+    /// allowed, a field it no longer searches or filters). Answered here, it was the caller's
+    /// access checked against one definition and the rows of another: a list made private, or
+    /// per-user, answered an anonymous search with every user's records.
     func searched(_ base: ListState, query: ListQuery, items: [(name: String, value: String)] = []) throws(StoreError) -> ListState? {
         let key = MaterializationKey(list: base.name, partition: base.partition, language: base.language, query: query)
         if let (state, recency, generation) = cache.readEntry(key) {
+            guard state.servedFingerprint == base.servedFingerprint else { return nil }
             let recent = RecentSearch.current
             recent.generation = generation
             recent.list = base.name
@@ -39,13 +41,13 @@ extension ViewModelStore {
         while true {
             let (snapshot, version, epoch, definition): (ListSnapshot, Int64, Int64?, ListDefinition)
             if base.partition == nil {
-                (snapshot, version, epoch, definition) = try fromCorpus(base, query: query)
+                guard let read = try fromCorpus(base, query: query) else { return nil }
+                (snapshot, version, epoch, definition) = read
             } else {
-                let (records, read, readEpoch, current) = try fromStorage(base, query: query)
+                guard let (records, read, readEpoch, current) = try fromStorage(base, query: query) else { return nil }
                 (snapshot, version, epoch, definition) = (ListSnapshot.build(definition: served(current, base), records: records),
                                                           read, readEpoch, current)
             }
-            guard query.isOf(definition) else { return nil }
             let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
                                   language: base.language, query: query, served: definition.fingerprint)
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
@@ -64,7 +66,8 @@ extension ViewModelStore {
               let table = cache.table(ifGeneration: recent.generation) else { return nil }
         // The state was read from this table, which holds it (or holds the list state that keeps
         // the state it is served by: `ListState.serving`): alive while the table is held.
-        guard let state = withExtendedLifetime(table, { recent.state }) else { return nil }
+        guard let state = withExtendedLifetime(table, { recent.state }),
+              state.servedFingerprint == base.servedFingerprint else { return nil }
         cache.touch(recency)
         return state
     }
@@ -74,14 +77,22 @@ extension ViewModelStore {
         base.language.map { definition.localized($0, formats: Localization.formats(for: $0)) } ?? definition
     }
 
+    /// The definition of `base`'s list in force (under the writer's lock), nil when it is not the
+    /// one `base` was served by (changed since `base` was read: nothing is to be read or built
+    /// for it here). A removed list's last readers keep the definition they had.
+    private func definitionInForce(of base: ListState) -> ListDefinition? {
+        guard let found = catalog.withLock({ $0.definition(base.name) }) else { return base.definition }
+        return found.fingerprint == base.servedFingerprint ? found : nil
+    }
+
     /// The records of a user's partition that match, read from storage, at the partition's
-    /// version now; with the list's definition and epoch.
+    /// version now; with the list's definition and epoch. Nil when the definition changed.
     private func fromStorage(_ base: ListState, query: ListQuery) throws(StoreError)
-        -> ([String: [JSONValue]], Int64, Int64?, ListDefinition) {
-        let (stored, version, epoch, definition) = try writer.withLock {
-            _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition) in
+        -> ([String: [JSONValue]], Int64, Int64?, ListDefinition)? {
+        let read = try writer.withLock {
+            _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
             let epoch = cache.epoch(of: base.name)
-            let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
+            guard let definition = definitionInForce(of: base) else { return nil }
             // No write of this process falls between this version and the records read.
             let version = cache.currentVersion(of: base.key) ?? base.version
             var stored: [String: [StoredRecord]] = [:]
@@ -92,6 +103,7 @@ extension ViewModelStore {
             }
             return (stored, version, epoch, definition)
         }
+        guard let (stored, version, epoch, definition) = read else { return nil }
         var records: [String: [JSONValue]] = [:]
         for (source, list) in stored {
             var parsed = try Self.parseAll(list, collection: source, log: log)
@@ -115,12 +127,12 @@ extension ViewModelStore {
     /// The corpus says which records match; their rows are taken from the list's snapshot at the
     /// same version (``ListSnapshot/restricted(to:)``: no record parsed, no row rendered). Only a
     /// list that drops duplicate rows, or a language not in memory, reads the matching records
-    /// from storage and builds.
-    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError) -> (ListSnapshot, Int64, Int64?, ListDefinition) {
+    /// from storage and builds. Nil when the definition changed.
+    private func fromCorpus(_ base: ListState, query: ListQuery) throws(StoreError) -> (ListSnapshot, Int64, Int64?, ListDefinition)? {
         while true {
-            let (found, rows, version, epoch, definition) = writer.withLock { _ -> (SearchCorpus?, ListState?, Int64, Int64?, ListDefinition) in
+            let read = writer.withLock { _ -> (SearchCorpus?, ListState?, Int64, Int64?, ListDefinition)? in
                 let epoch = cache.epoch(of: base.name)
-                let definition = catalog.withLock { $0.definition(base.name) } ?? base.definition
+                guard let definition = definitionInForce(of: base) else { return nil }
                 let version = versionNow(of: base)
                 guard let corpus = corpora.withLock({ $0[base.name] }), corpus.fingerprint == definition.fingerprint else {
                     return (nil, nil, version, epoch, definition)
@@ -129,6 +141,7 @@ extension ViewModelStore {
                 let rows = cache.peek(base.key).flatMap { $0.version == version ? $0 : nil }
                 return (corpus, rows, version, epoch, definition)
             }
+            guard let (found, rows, version, epoch, definition) = read else { return nil }
             guard let found else {
                 // Not kept only when the definition changed meanwhile: then again, for the new one.
                 try prepareCorpus(of: definition)
@@ -185,6 +198,9 @@ extension ViewModelStore {
         var read = try writer.withLock { _ throws(StoreError) -> CorpusRead in
             // A definition no longer in force is not made (a removed list's, for its last searches, is).
             if let current = catalog.withLock({ $0.definition(name) }), current.fingerprint != definition.fingerprint { return .stale }
+            // Only a list the same for everyone that takes a query has one (a search that raced a
+            // change of the definition is not one).
+            guard Self.hasCorpus(definition) else { return .stale }
             guard corpora.withLock({ $0[name] })?.fingerprint != definition.fingerprint else { return .held }
             // One being made already (the background's, or another search's): wait for it, not
             // read every record again and hold a second copy of them.
@@ -249,6 +265,12 @@ extension ViewModelStore {
         return kept != nil
     }
 
+    /// Whether lists of `definition` keep a ``SearchCorpus``: the same for everyone, and taking a
+    /// query (`search` or `filters`).
+    static func hasCorpus(_ definition: ListDefinition) -> Bool {
+        definition.scope == nil && (definition.search != nil || !definition.filters.isEmpty)
+    }
+
     /// What ``prepareCorpus(of:)`` found: a corpus held for the definition, a definition no
     /// longer in force, or the records read (and the making's number).
     private enum CorpusRead {
@@ -269,8 +291,7 @@ extension ViewModelStore {
         corpusQueue.async { [weak self] in
             ThreadPinning.freeCallingThread()
             guard let self else { return }
-            for definition in definitions where definition.scope == nil && (definition.search != nil || !definition.filters.isEmpty)
-                && names.map({ $0.contains(definition.name) }) ?? true {
+            for definition in definitions where Self.hasCorpus(definition) && names.map({ $0.contains(definition.name) }) ?? true {
                 do throws(StoreError) {
                     try prepareCorpus(of: definition)
                 } catch {

@@ -153,11 +153,15 @@ public final class ViewRegistry: Sendable {
     /// The view with this id if it belongs to `list` and `owner` and has not expired; records
     /// the use. Another user's view is nil, as if it did not exist. On a store other instances
     /// write too, a view not in memory is looked for in the store (made on another instance a
-    /// moment ago, before the change log brought it here); a store that cannot answer then
-    /// throws (the view may exist: `503`, not `404`).
+    /// moment ago, before the change log brought it here), and so is one whose last use here is
+    /// past the time to live (used on other instances since: their uses are in the store, and a
+    /// use is in no change log); a store that cannot answer then throws (the view may exist:
+    /// `503`, not `404`).
     public func use(_ id: String, list: String, owner: String? = nil) throws(StoreError) -> View? {
         if let view = useInMemory(id, list: list, owner: owner) { return view }
-        guard shared, state.withLock({ $0.entries[id] == nil }), let stored = try store.view(id: id) else { return nil }
+        let now = clock()
+        guard shared, state.withLock({ state in state.entries[id].map { $0.lastUsed + ttlSeconds < now } ?? true }),
+              let stored = try store.view(id: id) else { return nil }
         remember(stored)
         return useInMemory(id, list: list, owner: owner)
     }
