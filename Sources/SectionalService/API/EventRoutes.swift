@@ -19,21 +19,37 @@ struct EventRoutes {
             let name = MaterializationKey(list: state.name, partition: state.partition).streamName
             try EntityTag.checkUntagged(request)
             let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-            let current = { (try? context.readableList(request).state.version) ?? state.version }
             // A stream read with a user token ends when the token is no longer accepted: what it
             // follows is decided when it opens, so a user whose token ran out would otherwise go
             // on hearing a private list's versions. The client opens it again with a new token.
             // (Found before the stream is registered: nothing may throw after that.)
             let until = state.definition.access == .public ? nil : context.authenticator.acceptedUntil(try context.authenticator.caller(request))
             let stream: StreamBody
+            // The list's version, read once the stream is registered; and whether the list
+            // changed since the look-up above, so that this stream may follow what it no longer
+            // is (another definition, another partition, a list gone or no longer the caller's):
+            // a definition change's event that came before the stream registered never reached
+            // it, and it would have waited, silent, under a name no event is sent to.
+            var moved = false
             do throws(EventHub.Refusal) {
-                stream = try context.events.subscribe(stream: name, list: state.name, lastEventID: lastEventID, until: until, current: current)
+                stream = try context.events.subscribe(stream: name, list: state.name, lastEventID: lastEventID, until: until) {
+                    guard let now = try? context.readableList(request).state else {
+                        moved = true
+                        return state.version
+                    }
+                    moved = now.servedFingerprint != state.servedFingerprint
+                        || MaterializationKey(list: now.name, partition: now.partition).streamName != name
+                    return now.version
+                }
             } catch {
                 switch error {
                 case .full: throw Problem.tooManyEventStreams(limit: context.events.maxStreams)
                 case .closed: throw Problem.draining()
                 }
             }
+            // Greeted, then ended: the client opens it again (after the `retry:` wait) and is
+            // answered by the list as it is now.
+            if moved { stream.close() }
             var headers = HTTPHeaders()
             headers.add("Content-Type", "text/event-stream")
             headers.add("Cache-Control", state.definition.access == .users ? "private, no-store" : "no-store")

@@ -17,7 +17,9 @@ final class EventHub: @unchecked Sendable {
         /// Streams by name (a list's, or a list and user partition's), each with the last
         /// version it was told, so no stream hears a version twice or out of order, and when it
         /// ends (seconds since 1970: its user token's last accepted moment), if it does.
-        var byList: [CodePointKey: [ObjectIdentifier: (stream: StreamBody, told: Int64, until: Double?)]] = [:]
+        /// `withheld`: the last version not sent because the client's `Last-Event-ID` claimed it,
+        /// before ``tell(_:stream:list:version:clientAhead:)`` has checked that claim.
+        var byList: [CodePointKey: [ObjectIdentifier: (stream: StreamBody, told: Int64, until: Double?, withheld: Int64)]] = [:]
         var count = 0
         var refused: UInt64 = 0
         /// Set by ``closeAll()``: no stream opens after it.
@@ -92,7 +94,7 @@ final class EventHub: @unchecked Sendable {
                 return .full
             }
             stream.send(Array("retry: \(Self.retryMilliseconds)\n: connected\n\n".utf8))
-            all.byList[CodePointKey(name), default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min, until?.timeIntervalSince1970)
+            all.byList[CodePointKey(name), default: [:]][ObjectIdentifier(stream)] = (stream, lastEventID ?? .min, until?.timeIntervalSince1970, .min)
             all.count += 1
             return nil
         }
@@ -107,12 +109,15 @@ final class EventHub: @unchecked Sendable {
     /// `clientAhead`: the client's `Last-Event-ID`. One past `version` was never this server's
     /// (a new database at its address, one put back by a file copy): it is taken as unknown, so the
     /// client hears the current version and every one after it, not nothing until the list's
-    /// version passes the one it names.
+    /// version passes the one it names — nor misses one a publish withheld for that claim
+    /// between the stream's registration and this.
     private func tell(_ stream: StreamBody, stream name: String, list: String, version: Int64, clientAhead: Int64? = nil) {
         streams.withLock { all in
             let id = ObjectIdentifier(stream)
-            if let claimed = clientAhead, claimed > version, all.byList[CodePointKey(name)]?[id]?.told == claimed {
+            var version = version
+            if let claimed = clientAhead, claimed > version, let entry = all.byList[CodePointKey(name)]?[id], entry.told == claimed {
                 all.byList[CodePointKey(name)]![id]!.told = .min
+                version = max(version, entry.withheld)
             }
             guard let told = all.byList[CodePointKey(name)]?[id]?.told, told < version else { return }
             all.byList[CodePointKey(name)]![id]!.told = version
@@ -143,6 +148,8 @@ final class EventHub: @unchecked Sendable {
                             if subscriber.told < event.version {
                                 due.append(subscriber.stream)
                                 streams[id]!.told = event.version
+                            } else {
+                                streams[id]!.withheld = max(subscriber.withheld, event.version)
                             }
                             if event.endsStreams { ending.append(subscriber.stream) }
                         }
