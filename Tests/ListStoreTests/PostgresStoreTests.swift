@@ -156,6 +156,23 @@ final class PostgresStoreTests: RecordStoreContract {
         XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a", "b"])
     }
 
+    /// A write's transaction is `READ COMMITTED` whatever the database's default: the commit
+    /// relies on it (a stricter default made every commit that waited for another instance's a
+    /// serialization failure, `503`).
+    func testATransactionIsReadCommittedWhateverTheDatabaseDefault() throws {
+        let database = try XCTUnwrap(self.database)
+        let admin = try PostgresConnection(url: database.url)
+        let name = try XCTUnwrap(try admin.execute("SELECT current_database()").string(0, 0))
+        _ = try admin.execute("ALTER DATABASE \"\(name)\" SET default_transaction_isolation = 'serializable'")
+        defer { _ = try? admin.execute("ALTER DATABASE \"\(name)\" RESET default_transaction_isolation") }
+        let connection = try PostgresConnection(url: database.url)
+        XCTAssertEqual(try connection.execute("SHOW default_transaction_isolation").string(0, 0), "serializable", "the default taken")
+        let level = try connection.transaction { () throws(PostgresError) -> String? in
+            try connection.execute("SHOW transaction_isolation").string(0, 0)
+        }
+        XCTAssertEqual(level, "read committed")
+    }
+
     /// A connection gives up on a database gone silent in seconds, not in libpq's kernel-bound
     /// minutes (a request thread, and every write behind it, waited while `/readyz` said ready);
     /// the URL's own settings win over these.

@@ -40,6 +40,10 @@ final class RecordEndpointTests: XCTestCase {
     func testBadBodiesAreRefusedAndChangeNothing() throws {
         let app = try TestApp(maxBodyBytes: 4096)
         XCTAssertEqual(try app.put("people", "p1", #"{"id":"p2"}"#).slug, "invalid-request")
+        // Not the path's id byte for byte, though Swift's == takes it for it (U+212A KELVIN SIGN
+        // and K): it was stored under K with the Kelvin sign in its body, and its row kept that id.
+        XCTAssertEqual(try app.put("people", "K", #"{"id":"\u212A"}"#).slug, "invalid-request")
+        XCTAssertEqual(try app.request("PATCH", "/v1/collections/people/records/K", json: #"{"id":"\u212A"}"#).status, 400)
         XCTAssertEqual(try app.put("people", "p1", "[1,2]").slug, "invalid-json")
         XCTAssertEqual(try app.put("people", "p1", "{\"a\":").slug, "invalid-json")
         XCTAssertEqual(try app.put("people", "p1", String(repeating: "[", count: 65) + String(repeating: "]", count: 65)).slug, "invalid-json")
@@ -78,6 +82,8 @@ final class RecordEndpointTests: XCTestCase {
         }
         XCTAssertEqual(ids, ["p1", "p2", "p3", "p4", "p5"])
         XCTAssertEqual(try app.get("/v1/collections/people/records?pageToken=zzz").slug, "invalid-page-token")
+        // A token of this collection whose id is no record id ("people\n\0"): PostgreSQL answered 500.
+        XCTAssertEqual(try app.get("/v1/collections/people/records?pageToken=cGVvcGxlCgA").slug, "invalid-page-token")
         XCTAssertEqual(try app.get("/v1/collections/people/records?pageSize=2&pageToken=").text,
                        try app.get("/v1/collections/people/records?pageSize=2").text, "an empty token is the first page")
         XCTAssertEqual(try app.get("/v1/collections/people/records?pageSize=x").slug, "invalid-page-size")
@@ -104,6 +110,11 @@ final class RecordEndpointTests: XCTestCase {
         let answer = try app.request("POST", "/v1/collections/people/batch", json: tooMany)
         XCTAssertEqual(answer.slug, "invalid-request")
         XCTAssertEqual(try app.request("POST", "/v1/collections/people/batch", json: #"{"upsert":{}}"#).slug, "invalid-request")
+        // Each expected version is looked up while no write can commit: as many as its operations.
+        let expected = "{\"expectedVersions\":{" + (0...10_000).map { "\"x\($0)\":0" }.joined(separator: ",") + "}}"
+        let manyExpected = try app.request("POST", "/v1/collections/people/batch", json: expected)
+        XCTAssertEqual(manyExpected.slug, "invalid-request")
+        XCTAssertTrue(manyExpected.text.contains("at most 10000"), manyExpected.text)
         XCTAssertEqual(try app.request("POST", "/v1/collections/people/batch", json: #"{"remove":[]}"#).slug, "invalid-request")
     }
 

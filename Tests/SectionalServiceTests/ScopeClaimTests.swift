@@ -57,6 +57,23 @@ final class ScopeClaimTests: FolderTestCase {
         XCTAssertEqual(try rowIDs(app.request("GET", "/v1/lists/team/rows?user=acme", headers: service)), ["t2", "t1"])
     }
 
+    /// A user token without the list's claim (or with one that is no scalar) reads the list as
+    /// `403`; the index of lists, which lists what the caller may read, leaves it out (it listed
+    /// it, with its literal sections' counts).
+    func testAUserTokenWithoutTheClaimIsNotListedTheList() throws {
+        let now = Int(Date().timeIntervalSince1970)
+        let noOrg = [("Authorization", "Bearer \(Tokens.hs256(claims: Tokens.claims(["sub": "u", "exp": now + 3600, "iat": now])))")]
+        for headers in [noOrg, user("u", org: ["a", "b"])] {
+            XCTAssertEqual(try app.request("GET", "/v1/lists/team", headers: headers).status, 403)
+            let names = try (app.request("GET", "/v1/lists", headers: headers).json.value("lists", as: [[String: Any]].self))
+                .map { try $0.value("name", as: String.self) }
+            XCTAssertFalse(names.contains("team"), "\(names)")
+        }
+        let names = try (app.request("GET", "/v1/lists", headers: user("u", org: "acme")).json.value("lists", as: [[String: Any]].self))
+            .map { try $0.value("name", as: String.self) }
+        XCTAssertTrue(names.contains("team"), "with the claim: \(names)")
+    }
+
     func testViewsBelongToThePartition() throws {
         let created = try app.request("POST", "/v1/lists/team/views", json: #"{"hidden":["done"]}"#, headers: user("ann", org: "acme"))
         let view: String = try created.expect(201...201).json.value("view")

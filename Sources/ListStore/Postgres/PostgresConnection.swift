@@ -190,8 +190,13 @@ final class PostgresConnection {
     }
 
     /// Runs `body` in a transaction: commits when it returns, rolls back when it throws.
+    ///
+    /// `READ COMMITTED` whatever the database's `default_transaction_isolation`: the writers rely
+    /// on it (a commit locks the `state` row and reads it again as committed by the instance it
+    /// waited for; under `REPEATABLE READ` or `SERIALIZABLE` that wait ends in a serialization
+    /// failure, a `503` for every write that met another instance's).
     func transaction<T>(_ body: () throws(PostgresError) -> T) throws(PostgresError) -> T {
-        try execute("BEGIN")
+        try execute("BEGIN ISOLATION LEVEL READ COMMITTED")
         let result: T
         do {
             result = try body()

@@ -122,7 +122,14 @@ struct ListRoutes {
                     case .service: named.map { .string($0) }
                     default: caller.claim(scope.claim)
                     }
-                    let partition = value.flatMap(PartitionKey.init) ?? PartitionKey.nobody
+                    let partition: PartitionKey
+                    if let key = value.flatMap(PartitionKey.init) {
+                        partition = key
+                    } else if case .user = caller {
+                        continue   // a token without the claim (or not a scalar) reads it as 403: not listed
+                    } else {
+                        partition = .nobody
+                    }
                     let state = try context.reading { () throws(StoreError) in
                         try lists.partition(partition, ofList: definition.name, splitBy: scope)
                     }

@@ -58,9 +58,11 @@ struct RecordRoutes {
         router.post("/v1/collections/{c}/batch") { request in try batch(request) }
     }
 
-    /// The record a body gives for `id` (`400 invalid-request` when a body `id` differs).
+    /// The record a body gives for `id` (`400 invalid-request` when a body `id` differs). Compared
+    /// by bytes: Swift's `==` takes canonically equivalent text as equal (U+212A KELVIN SIGN and
+    /// `K`), and the record would be stored under one id with the other in its body.
     static func record(_ body: JSONObject, id: String, at position: String?) throws(HTTPError) -> IncomingRecord {
-        if let given = body["id"], given.stringValue != id {
+        if let given = body["id"], given.stringValue.map({ $0.utf8.elementsEqual(id.utf8) }) != true {
             let place = position.map { " (\($0))" } ?? ""
             throw Problem.invalidRequest("The record's \"id\" must be the string '\(Problem.echo(id))'\(place).")
         }
@@ -172,6 +174,10 @@ extension RecordRoutes {
         guard case .object(let object) = value else {
             throw Problem.invalidRequest("'expectedVersions' must be an object of record id to version.")
         }
+        // Each is looked up while no writer can commit: as many as a batch's operations.
+        guard object.count <= ViewModelStore.maxBatchOperations else {
+            throw Problem.invalidRequest("'expectedVersions' names at most \(ViewModelStore.maxBatchOperations) records; this one names \(object.count).")
+        }
         var conditions: [WriteCondition] = []
         for member in object {
             guard Names.isValid(member.key) else { throw Problem.invalidName("record", member.key) }
@@ -195,9 +201,12 @@ enum RecordPageToken {
         Base64URL.encode(Array("\(collection)\n\(id)".utf8))
     }
 
+    /// The id a token names, nil for one not made by ``encode(after:collection:)`` for
+    /// `collection` (its id is no record id: a NUL in it was `500` on PostgreSQL, `200` on SQLite).
     static func decode(_ token: String, collection: String) -> String? {
         guard let bytes = Base64URL.decode(token), let newline = bytes.firstIndex(of: 0x0A),
-              String(decoding: bytes[..<newline], as: UTF8.self) == collection else { return nil }
-        return String(decoding: bytes[(newline + 1)...], as: UTF8.self)
+              bytes[..<newline].elementsEqual(collection.utf8) else { return nil }
+        let id = String(decoding: bytes[(newline + 1)...], as: UTF8.self)
+        return Names.isValid(id) ? id : nil
     }
 }

@@ -26,10 +26,16 @@ final class VerifiedTokens: Sendable {
         static func == (a: Key, b: Key) -> Bool {
             let x = a.text.utf8, y = b.text.utf8
             guard x.count == y.count else { return false }
+            // In time that does not depend on where they differ (a look-up compares the caller's
+            // token with cached ones: tokens of others, whose signatures are secrets).
             let same = x.withContiguousStorageIfAvailable { x in
-                y.withContiguousStorageIfAvailable { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+                y.withContiguousStorageIfAvailable { y in
+                    var difference: UInt8 = 0
+                    for i in 0..<x.count { difference |= x[i] ^ y[i] }
+                    return difference == 0
+                }
             }
-            return (same ?? nil) ?? x.elementsEqual(y)
+            return (same ?? nil) ?? BearerAuth.constantTimeEquals(a.text.utf8, Array(y))
         }
 
         func hash(into hasher: inout Hasher) {

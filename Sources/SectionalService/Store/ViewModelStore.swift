@@ -245,9 +245,10 @@ public final class ViewModelStore: Sendable {
                     var latest: [WriteCondition.Key: IncomingRecord?] = [:]
                     for (index, group) in groups.enumerated() {
                         var failed: [WriteCondition] = []
+                        var named: Set<WriteCondition.Key> = []
                         for condition in group.conditions where !(try holds(condition, after: written, lookup: lookup)) {
                             // Each record named once (`If-Match` and `If-None-Match` are two conditions on one).
-                            if !failed.contains(where: { $0.collection == condition.collection && $0.id == condition.id }) { failed.append(condition) }
+                            if named.insert(WriteCondition.Key(collection: condition.collection, id: condition.id)).inserted { failed.append(condition) }
                         }
                         guard failed.isEmpty else {
                             conflicts[index] = failed.map(\.id)
