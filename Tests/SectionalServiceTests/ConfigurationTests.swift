@@ -69,6 +69,36 @@ final class ConfigurationTests: FolderTestCase {
         }
     }
 
+    /// A service token no request can send (a trailing newline, read from a file) is an error,
+    /// not a server whose every write is refused; a NUL in a setting (the system cuts a path
+    /// there: a database path ending in one made its lock file the database, emptied) is one too.
+    func testATokenNoRequestCanSendAndANulInASettingAreErrors() throws {
+        let path = try configFile(#"{ "lists": {} }"#)
+        for token in ["secret\n", " secret", "sec ret"] {
+            XCTAssertThrowsError(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": token]), token.debugDescription) {
+                XCTAssertTrue("\($0)".contains("SECTIONAL_API_TOKEN"), "\($0)")
+            }
+        }
+        XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": "s3cr3t-token_~+/="]).apiToken, "s3cr3t-token_~+/=")
+        XCTAssertThrowsError(try Configuration.load(path: configFile(#"{ "storage": { "path": "/tmp/x.sqlite\u0000" }, "lists": {} }"#),
+                                                    environment: [:])) {
+            XCTAssertTrue("\($0)".contains("storage.path"), "\($0)")
+        }
+    }
+
+    /// A CORS origin is compared with the browser's `Origin` byte for byte: one in another form
+    /// (a trailing slash, upper case, a pattern) never matched, silently.
+    func testACorsOriginNoBrowserSendsIsAnError() throws {
+        for bad in ["https://app.example.com/", "https://App.example.com", "*.example.com", "app.example.com"] {
+            XCTAssertThrowsError(try Configuration.load(path: configFile(#"{ "server": { "corsOrigins": ["\#(bad)"] }, "lists": {} }"#),
+                                                        environment: [:]), bad) {
+                XCTAssertTrue("\($0)".contains("server.corsOrigins"), "\($0)")
+            }
+        }
+        let good = try configFile(#"{ "server": { "corsOrigins": ["https://app.example.com", "http://localhost:3000", "http://[::1]:8081", "*"] }, "lists": {} }"#)
+        XCTAssertEqual(try Configuration.load(path: good, environment: [:]).corsOrigins.count, 4)
+    }
+
     /// Worker threads are pinned to cores unless the file says not to.
     func testThreadPinningIsOnUnlessTurnedOff() throws {
         XCTAssertTrue(try Configuration.load(path: configFile(#"{ "lists": {} }"#), environment: [:]).server.pinThreads)

@@ -25,6 +25,10 @@ final class SQLiteStoreLock: Sendable {
     /// one file share a lock), or throws `inUse` naming the file (and the holder's process id)
     /// when another open store holds it, in this process or another.
     init(databasePath: String) throws(StoreError) {
+        // Cut at a NUL by the system, the lock file's path would name the database (emptied below).
+        guard !databasePath.utf8.contains(0) else {
+            throw StoreError(.fileSystem, "the SQLite store's path holds a NUL character: \(databasePath.debugDescription)")
+        }
         path = Self.path(ofDatabase: databasePath)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {

@@ -121,6 +121,12 @@ public final class SectionalServer: @unchecked Sendable {
             guard readiness.phase == .starting else { return respond(to: &request) }
             return finish(bootRouter.respondWhileStarting(to: &request), for: request)
         })
+        let openFiles = OpenFileLimit.raise()
+        if let openFiles, openFiles < OpenFileLimit.needed(forConnections: configuration.server.connectionLimit) {
+            log.warn("the open-file limit is below what server.connectionLimit needs: connections past it wait unanswered; raise the hard limit (ulimit -Hn, LimitNOFILE=, --ulimit nofile=) or lower the connection limit",
+                     ["openFiles": .number(Double(openFiles)), "connectionLimit": .number(Double(configuration.server.connectionLimit)),
+                      "needed": .number(Double(OpenFileLimit.needed(forConnections: configuration.server.connectionLimit)))])
+        }
         try server.start()
         self.server = server
         log.info("listening", ["address": .text("http://\(hostForURL):\(server.port)"),

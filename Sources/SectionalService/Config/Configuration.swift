@@ -115,7 +115,13 @@ extension Configuration {
         if let limit = server.int("perClientConnectionLimit", in: 0...100_000) { configuration.server.perClientConnectionLimit = limit }
         if let seconds = server.int("connectionTimeoutSeconds", in: 1...86_400) { configuration.server.connectionTimeoutSeconds = seconds }
         if let limit = server.int("maxEventStreams", in: 1...100_000) { configuration.maxEventStreams = limit }
-        if let origins = server.strings("corsOrigins") { configuration.corsOrigins = origins }
+        if let origins = server.strings("corsOrigins") {
+            // Compared with a browser's `Origin` byte for byte: an entry in another form never matches.
+            for origin in origins where !Self.isOrigin(origin) {
+                server.issue("corsOrigins", "'\(origin)' is not \"*\" nor an origin as browsers send it: scheme://host[:port], in lower case, with no path (not even \"/\")")
+            }
+            configuration.corsOrigins = origins
+        }
         issues += server.finish()
 
         var storage = root.object("storage")
@@ -196,6 +202,12 @@ extension Configuration {
             logLevel = parsed
         }
         apiToken = value(tokenEnvironmentVariable)
+        // A token a request cannot carry (libmicrohttpd trims a header value's white space; no
+        // control byte passes) would refuse every write, and still count as set for the bind check.
+        if let token = apiToken, token.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            throw ConfigError(path: tokenEnvironmentVariable,
+                              "must not hold white space or control characters (a trailing newline from a file?): no request could send it")
+        }
         userTokenSecret = users?.secretEnvironmentVariable.flatMap(value)
         for webhook in webhooks {
             webhookSecrets[webhook.secretEnvironmentVariable] = value(webhook.secretEnvironmentVariable)
@@ -212,6 +224,16 @@ extension Configuration {
         if storage == .postgres(url: "") {
             throw ConfigError(path: "storage.url", "is needed for kind \"postgres\" (or SECTIONAL_DATABASE_URL, or --database-url)")
         }
+    }
+
+    /// Whether `text` is `*` or an origin as a browser's `Origin` header writes it (RFC 6454):
+    /// a lower-case scheme and host, an optional port, nothing after.
+    static func isOrigin(_ text: String) -> Bool {
+        if text == "*" { return true }
+        guard text == text.lowercased(), let parts = URLComponents(string: text), let scheme = parts.scheme, !scheme.isEmpty,
+              let host = parts.host, !host.isEmpty, parts.path.isEmpty, parts.query == nil, parts.fragment == nil,
+              parts.user == nil, parts.password == nil else { return false }
+        return true
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

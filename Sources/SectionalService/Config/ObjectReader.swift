@@ -29,6 +29,9 @@ struct ObjectReader {
     mutating func string(_ key: String) -> String? {
         guard let value = raw(key), !value.isNull else { return nil }
         guard let text = value.stringValue else { return fail(key, "must be a string") }
+        // No setting holds one, and a path with one is cut there by the system: a database path
+        // ending in NUL made its lock file the database itself, which the lock then emptied.
+        guard !text.utf8.contains(0) else { return fail(key, "must not hold a NUL character (\\u0000)") }
         return text
     }
 

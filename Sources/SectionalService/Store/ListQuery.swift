@@ -90,13 +90,6 @@ struct ListQuery: Hashable, Sendable {
 
     func hash(into hasher: inout Hasher) { hasher.combine(parts.hash) }
 
-    /// Whether a request reading the list under `definition` could make this query: it looks
-    /// in the definition's search fields and filters only fields the definition allows.
-    func isOf(_ definition: ListDefinition) -> Bool {
-        searchFields == (definition.search ?? []) && (text == nil || definition.search != nil)
-            && filters.allSatisfy { definition.filters.contains($0.field) }
-    }
-
     /// The canonical text of the query: what page tokens and entity tags are bound to.
     var canonical: String {
         var parts: [String] = []

@@ -157,7 +157,13 @@ public final class ViewRegistry: Sendable {
     /// past the time to live (used on other instances since: their uses are in the store, and a
     /// use is in no change log); a store that cannot answer then throws (the view may exist:
     /// `503`, not `404`).
+    ///
+    /// An id ``newID()`` could not have made is nil at once: it is neither looked up in memory,
+    /// whose keys compare as Swift strings (U+212A KELVIN SIGN found the view whose id has `K`,
+    /// and a delete then missed the stored row), nor sent to the store (a NUL was `500` on
+    /// PostgreSQL). Every change of a view looks it up here first.
     public func use(_ id: String, list: String, owner: String? = nil) throws(StoreError) -> View? {
+        guard Self.isWellFormed(id) else { return nil }
         if let view = useInMemory(id, list: list, owner: owner) { return view }
         let now = clock()
         guard shared, state.withLock({ state in state.entries[id].map { $0.lastUsed + ttlSeconds < now } ?? true }),
@@ -346,6 +352,14 @@ public final class ViewRegistry: Sendable {
     }
 
     /// 128 random bits (at least 122 are asked for), base64url without padding: 22 characters.
+    /// Whether `id` could be a view's: base64url characters (those of ``newID()``'s 22), at
+    /// most 64 of them.
+    static func isWellFormed(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+        }
+    }
+
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
