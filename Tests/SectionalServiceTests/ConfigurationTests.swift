@@ -74,12 +74,14 @@ final class ConfigurationTests: FolderTestCase {
     /// there: a database path ending in one made its lock file the database, emptied) is one too.
     func testATokenNoRequestCanSendAndANulInASettingAreErrors() throws {
         let path = try configFile(#"{ "lists": {} }"#)
-        for token in ["secret\n", " secret", "sec ret"] {
+        for token in ["secret\n", " secret", "secret\t", "sec\u{7F}ret"] {
             XCTAssertThrowsError(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": token]), token.debugDescription) {
                 XCTAssertTrue("\($0)".contains("SECTIONAL_API_TOKEN"), "\($0)")
             }
         }
         XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": "s3cr3t-token_~+/="]).apiToken, "s3cr3t-token_~+/=")
+        XCTAssertEqual(try Configuration.load(path: path, environment: ["SECTIONAL_API_TOKEN": "correct horse battery"]).apiToken,
+                       "correct horse battery", "inner spaces: a request sends them")
         XCTAssertThrowsError(try Configuration.load(path: configFile(#"{ "storage": { "path": "/tmp/x.sqlite\u0000" }, "lists": {} }"#),
                                                     environment: [:])) {
             XCTAssertTrue("\($0)".contains("storage.path"), "\($0)")
@@ -89,14 +91,15 @@ final class ConfigurationTests: FolderTestCase {
     /// A CORS origin is compared with the browser's `Origin` byte for byte: one in another form
     /// (a trailing slash, upper case, a pattern) never matched, silently.
     func testACorsOriginNoBrowserSendsIsAnError() throws {
-        for bad in ["https://app.example.com/", "https://App.example.com", "*.example.com", "app.example.com"] {
+        for bad in ["https://app.example.com/", "https://App.example.com", "*.example.com", "app.example.com", "https://*.example.com",
+                    "https://app.example.com:443", "http://x:80", "http://x:", "https://app.example.com?x"] {
             XCTAssertThrowsError(try Configuration.load(path: configFile(#"{ "server": { "corsOrigins": ["\#(bad)"] }, "lists": {} }"#),
                                                         environment: [:]), bad) {
                 XCTAssertTrue("\($0)".contains("server.corsOrigins"), "\($0)")
             }
         }
-        let good = try configFile(#"{ "server": { "corsOrigins": ["https://app.example.com", "http://localhost:3000", "http://[::1]:8081", "*"] }, "lists": {} }"#)
-        XCTAssertEqual(try Configuration.load(path: good, environment: [:]).corsOrigins.count, 4)
+        let good = try configFile(#"{ "server": { "corsOrigins": ["https://app.example.com", "http://localhost:3000", "http://[::1]:8081", "*", "null", "http://127.0.0.1:8765"] }, "lists": {} }"#)
+        XCTAssertEqual(try Configuration.load(path: good, environment: [:]).corsOrigins.count, 6)
     }
 
     /// Worker threads are pinned to cores unless the file says not to.

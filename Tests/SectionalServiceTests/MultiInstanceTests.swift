@@ -235,6 +235,49 @@ final class MultiInstanceTests: PostgresDatabaseTestCase {
         XCTAssertEqual(behind.header("Retry-After"), "1")
     }
 
+    /// A client that heard version W on one instance's event stream reconnects to another that
+    /// has not applied W yet (round-robin behind nginx): the other waits for W, then hears
+    /// nothing it had and the next version. Answered at once, it took W for a version it never
+    /// had and told the client its older one: versions going back, which a mirror reads as a
+    /// database gone back (a reload).
+    func testAnEventStreamReconnectingToAnInstanceBehindWaitsForItsLastEventID() throws {
+        let apps = try instances(2)
+        let (a, b) = (apps[0].port, apps[1].port)
+        let behind = try XCTUnwrap(apps[1].server.lists)
+        // B applies nothing while the test holds its writer (the follower applies under it).
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            behind.writer.withLock { _ in
+                held.signal()
+                release.wait()
+            }
+            done.signal()
+        }
+        held.wait()
+        var released = false
+        defer { if !released { release.signal() } }
+        let written = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/heard",
+                                                                           json: #"{"name":"Ada","team":"Sales"}"#).expect(201))
+        XCTAssertLessThan(behind.applied.current, Int64(written), "B is behind")
+        let client = try HTTPTestClient(port: b, timeoutSeconds: 5)
+        try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\nLast-Event-ID: \(written)\r\n\r\n")
+        // Parked until B applies it (the gauge of reads waiting for a version), then let go.
+        let deadline = Date().addingTimeInterval(5)
+        var parked = false
+        while !parked && Date() < deadline {
+            parked = metricValue(try MultiInstance.request(b, "GET", "/metrics").text, "sectional_reads_waiting_for_version") == 1
+        }
+        XCTAssertTrue(parked, "the stream waits for the version its client heard")
+        release.signal()
+        released = true
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success)
+        let next = MultiInstance.version(of: try MultiInstance.request(a, "PUT", "/v1/collections/people/records/after",
+                                                                        json: #"{"name":"Bo","team":"Sales"}"#).expect(201))
+        let text = try client.readUntil("\"version\":\(next)}")
+        let heard = text.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("id: ") }.compactMap { Int($0.dropFirst(4)) }
+        XCTAssertEqual(heard, [next], "nothing the client had, then the next version: \(text.debugDescription)")
+    }
+
     func testOfTwoConditionalWritesOnTwoInstancesOneWins() throws {
         let apps = try instances(2)
         let ports = apps.map(\.port)

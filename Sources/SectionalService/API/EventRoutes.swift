@@ -8,6 +8,11 @@ import HTTPServer
 struct EventRoutes {
     let context: ServiceContext
 
+    /// The version a reconnecting client says it heard last (`Last-Event-ID`), when it is one.
+    static func lastEventID(_ request: Request) -> Int64? {
+        request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
     func register(on router: inout Router) {
         router.get("/v1/lists/{list}/events") { request in
             let readable = try context.readableList(request)
@@ -18,7 +23,7 @@ struct EventRoutes {
             if let viewID = request.query("view") { _ = try context.view(viewID, of: readable) }
             let name = MaterializationKey(list: state.name, partition: state.partition).streamName
             try EntityTag.checkUntagged(request)
-            let lastEventID = request.headers["Last-Event-ID"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            let lastEventID = Self.lastEventID(request)
             // A stream read with a user token ends when the token is no longer accepted: what it
             // follows is decided when it opens, so a user whose token ran out would otherwise go
             // on hearing a private list's versions. The client opens it again with a new token.

@@ -13,7 +13,11 @@ import HTTPServer
 ///
 /// On a store other instances write too, `GET …/changes?since=V` with V not applied here is
 /// parked the same way: V is then most likely a version another instance made a moment ago
-/// (a client's write, or an event it heard), not one the list never had.
+/// (a client's write, or an event it heard), not one the list never had. So is an event stream
+/// opened with `Last-Event-ID: V` (a client that heard V from another instance, reconnecting
+/// here through a load balancer): answered at once, V counted as never this server's and the
+/// client told this instance's older versions again. A V not applied within the wait is then
+/// taken as unknown, as on one instance (the stream opens; no `503`).
 struct ReadYourWrites: Sendable {
     let applied: AppliedVersion
     /// Whether other instances write the store (so a version may exist before it is applied here).
@@ -29,6 +33,9 @@ struct ReadYourWrites: Sendable {
         if shared, Self.readsChanges(request), let since = request.query("since").flatMap(ServiceContext.version) {
             wanted = max(wanted ?? since, since)
         }
+        if shared, Self.readsEvents(request), let last = EventRoutes.lastEventID(request) {
+            wanted = max(wanted ?? last, last)
+        }
         guard let wanted, wanted > applied.current else { return nil }
         return wanted
     }
@@ -37,6 +44,12 @@ struct ReadYourWrites: Sendable {
     private static func readsChanges(_ request: Request) -> Bool {
         let path = request.pathSegments
         return path.count == 4 && path[1] == "lists" && path[3] == "changes"
+    }
+
+    /// Whether `request` opens a list's event stream (`/v1/lists/{list}/events`).
+    private static func readsEvents(_ request: Request) -> Bool {
+        let path = request.pathSegments
+        return path.count == 4 && path[1] == "lists" && path[3] == "events"
     }
 
     /// Whether `request` is addressed to a list's views (`/v1/lists/{list}/views…`).

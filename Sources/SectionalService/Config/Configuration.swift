@@ -202,11 +202,12 @@ extension Configuration {
             logLevel = parsed
         }
         apiToken = value(tokenEnvironmentVariable)
-        // A token a request cannot carry (libmicrohttpd trims a header value's white space; no
-        // control byte passes) would refuse every write, and still count as set for the bind check.
-        if let token = apiToken, token.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+        // A token a request cannot carry (a header value's white space at either end is trimmed;
+        // no control byte but a tab passes) would refuse every write, and still count as set for
+        // the bind check.
+        if let token = apiToken, Self.cannotBeSent(token) {
             throw ConfigError(path: tokenEnvironmentVariable,
-                              "must not hold white space or control characters (a trailing newline from a file?): no request could send it")
+                              "must not start or end with white space nor hold control characters (a trailing newline from a file?): no request could send it")
         }
         userTokenSecret = users?.secretEnvironmentVariable.flatMap(value)
         for webhook in webhooks {
@@ -226,14 +227,49 @@ extension Configuration {
         }
     }
 
-    /// Whether `text` is `*` or an origin as a browser's `Origin` header writes it (RFC 6454):
-    /// a lower-case scheme and host, an optional port, nothing after.
+    /// Whether no `Authorization` field could carry `token`: white space at either end (trimmed
+    /// from a field's value), or a control byte other than a tab.
+    static func cannotBeSent(_ token: String) -> Bool {
+        let bytes = Array(token.utf8)
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        return bytes.first.map(blank) == true || bytes.last.map(blank) == true
+            || bytes.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+
+    /// Whether `text` is `*`, `null`, or an origin as a browser's `Origin` header writes it (RFC
+    /// 6454): a lower-case scheme, `://`, a lower-case host name or a bracketed IPv6 address, a
+    /// port only when it is not the scheme's default (browsers leave 80 and 443 out), nothing after.
     static func isOrigin(_ text: String) -> Bool {
-        if text == "*" { return true }
-        guard text == text.lowercased(), let parts = URLComponents(string: text), let scheme = parts.scheme, !scheme.isEmpty,
-              let host = parts.host, !host.isEmpty, parts.path.isEmpty, parts.query == nil, parts.fragment == nil,
-              parts.user == nil, parts.password == nil else { return false }
-        return true
+        if text == "*" || text == "null" { return true }
+        guard let separator = text.range(of: "://") else { return false }
+        let scheme = text[..<separator.lowerBound], authority = text[separator.upperBound...]
+        guard let first = scheme.utf8.first, first >= 0x61 && first <= 0x7A,
+              scheme.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2D || $0 == 0x2E })
+        else { return false }
+        var host = authority, port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[...close]
+            let rest = authority[authority.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return false }
+                port = rest.dropFirst()
+            }
+            guard host.dropFirst().dropLast().utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) || $0 == 0x3A || $0 == 0x2E }) else {
+                return false
+            }
+        } else {
+            if let colon = authority.lastIndex(of: ":") {
+                host = authority[..<colon]
+                port = authority[authority.index(after: colon)...]
+            }
+            guard !host.isEmpty, host.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x2E }) else {
+                return false
+            }
+        }
+        guard let port else { return true }
+        guard !port.isEmpty, port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let number = Int(port), number <= 65535 else { return false }
+        return !((scheme == "http" && number == 80) || (scheme == "https" && number == 443))
     }
 
     static func resolve(_ path: String, against folder: String) -> String {

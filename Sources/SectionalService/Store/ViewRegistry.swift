@@ -158,10 +158,10 @@ public final class ViewRegistry: Sendable {
     /// use is in no change log); a store that cannot answer then throws (the view may exist:
     /// `503`, not `404`).
     ///
-    /// An id ``newID()`` could not have made is nil at once: it is neither looked up in memory,
-    /// whose keys compare as Swift strings (U+212A KELVIN SIGN found the view whose id has `K`,
-    /// and a delete then missed the stored row), nor sent to the store (a NUL was `500` on
-    /// PostgreSQL). Every change of a view looks it up here first.
+    /// An id that could not be a view's (``isWellFormed(_:)``) is nil at once: it is neither
+    /// looked up in memory, whose keys compare as Swift strings (U+212A KELVIN SIGN found the
+    /// view whose id has `K`, and a delete then missed the stored row), nor sent to the store (a
+    /// NUL was `500` on PostgreSQL). Every change of a view looks it up here first.
     public func use(_ id: String, list: String, owner: String? = nil) throws(StoreError) -> View? {
         guard Self.isWellFormed(id) else { return nil }
         if let view = useInMemory(id, list: list, owner: owner) { return view }
@@ -351,7 +351,6 @@ public final class ViewRegistry: Sendable {
         return victims
     }
 
-    /// 128 random bits (at least 122 are asked for), base64url without padding: 22 characters.
     /// Whether `id` could be a view's: base64url characters (those of ``newID()``'s 22), at
     /// most 64 of them.
     static func isWellFormed(_ id: String) -> Bool {
@@ -360,6 +359,7 @@ public final class ViewRegistry: Sendable {
         }
     }
 
+    /// 128 random bits (at least 122 are asked for), base64url without padding: 22 characters.
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
         var bytes: [UInt8] = []
