@@ -62,17 +62,17 @@ final class CachingAndEventsTests: XCTestCase {
         XCTAssertNotEqual(changed.header("ETag"), tag)
     }
 
-    func testEventsArriveWithinASecondOfAWrite() throws {
+    /// A write's version reaches an open stream (how fast is `make bench`'s to measure: 1,000
+    /// streams, 400,000 events).
+    func testAWritesVersionReachesAnOpenStream() throws {
         let app = try TestApp()
         let client = try HTTPTestClient(port: app.port, timeoutSeconds: 5)
         try client.send("GET /v1/lists/people/events HTTP/1.1\r\nHost: x\r\n\r\n")
         let head = try client.readUntil(": connected")
         XCTAssertTrue(head.contains("Content-Type: text/event-stream"), head)
-        let written = Date()
         XCTAssertEqual(try app.put("people", "p1", #"{"name":"Ada","team":"Design"}"#).status, 201)
         let version = try app.version()
         let event = try client.readUntil("\"version\":\(version)}")
-        XCTAssertLessThan(Date().timeIntervalSince(written), 1.0)
         XCTAssertTrue(event.contains("id: \(version)\nevent: version\ndata: {\"list\":\"people\",\"version\":\(version)}"), event)
     }
 

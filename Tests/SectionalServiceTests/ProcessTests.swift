@@ -131,7 +131,7 @@ final class ProcessTests: FolderTestCase {
         let status = server.waitForExit()
         XCTAssertEqual(status, 0, "exit status after \(waited) s")
         XCTAssertGreaterThanOrEqual(waited, 9, "the request under way was given its grace period")
-        XCTAssertLessThan(waited, 15, "the grace period is 10 s")
+        XCTAssertLessThan(waited, 20, "the grace period (10 s) is the contract: not waited far past it")
         XCTAssertTrue(client.isClosedByPeer(), "the unfinished request's connection is closed")
     }
 

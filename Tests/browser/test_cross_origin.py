@@ -29,6 +29,12 @@ def record_status(record_id):
         return error.code
 
 
+def people_version():
+    """The version of `contacts`, the list of the `people` collection (any write to it moves it)."""
+    with urllib.request.urlopen(f"{BASE}/v1/lists/contacts", timeout=10) as answer:
+        return json.load(answer)["version"]
+
+
 def run_calls(driver, origin, record_id):
     """Opens the page on `origin`, runs its calls against the API, returns (results, console log)."""
     driver.get(f"{origin}/cross-origin.html")
@@ -70,8 +76,12 @@ def test_unlisted_origin_is_refused(driver):
     unlisted = ORIGIN.replace("//127.0.0.1:", "//localhost:")
     assert unlisted != ORIGIN, ORIGIN
     record_id = f"p-cors-{uuid.uuid4().hex[:8]}"
+    before = people_version()
     results, console = run_calls(driver, unlisted, record_id)
     report = json.dumps(results, indent=1)
+    # Not only the record gone at the end: the page also DELETEs it, so a PUT that got through
+    # and the DELETE after it would leave it 404 too. Nothing of the people collection moved.
+    assert people_version() == before, f"a refused call wrote to the people collection: {report}"
     for call in ("put", "conditional", "delete"):
         assert results[call].get("error", "").startswith("TypeError"), f"{call} was not refused: {report}"
     assert any(CORS_REFUSAL in e["message"] for e in console), f"no CORS refusal on the console: {console}"

@@ -19,11 +19,13 @@ let server;
 let silent;
 let hang = false;
 before(async () => {
-  [server, silent] = await Promise.all([startServer({ flags: ['--memory'] }), startSilentServer()]);
+  // One after the other: a start that fails leaves the other one set, for `after` to stop.
+  server = await startServer({ flags: ['--memory'] });
+  silent = await startSilentServer();
   const writer = new SectionalClient(server.url).collection('crew');
   await writer.batch({ upsert: [...Array(30).keys()].map((i) => ({ id: `p${i}`, name: `N${i + 10}`, team: i % 2 ? 'Eng' : 'Design' })) });
 });
-after(async () => { await Promise.all([server.stop(), silent.stop()]); });
+after(async () => { await Promise.all([server?.stop(), silent?.stop()]); });
 
 /** A client of the test's server whose requests, but for event streams, go to the silent one while `hang` is set. */
 const client = () => new SectionalClient(server.url, {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { SectionalClient, reconnectDelay } from '../sectional.mjs';
 import { random } from './random.mjs';
+import { startServer } from './own-server.mjs';
 
 const base = process.env.SECTIONAL_URL;
 if (!base) throw new Error('SECTIONAL_URL is not set: run scripts/js-client-test.sh');
@@ -97,16 +98,29 @@ test('a partly loaded mirror keeps its tags right after random kind flips and ed
   }
 });
 
-// The server's open event streams (the `sectional_event_streams` gauge).
-async function openStreams() {
-  const metrics = await (await fetch(`${base}/metrics`)).text();
+// A server's open event streams (the `sectional_event_streams` gauge).
+async function openStreams(at) {
+  const metrics = await (await fetch(`${at}/metrics`)).text();
   const found = metrics.match(/^sectional_event_streams (\d+)$/m);
   assert.ok(found, 'the gauge is there');
   return Number(found[1]);
 }
 
+// On a server of its own, whose gauge no other file's streams move.
 test('leaving a for await over events() or updates() closes the stream', async () => {
-  const before = await openStreams();
+  const server = await startServer({ flags: ['--memory'] });
+  try {
+    await leavingLoopsClosesStreams(server.url);
+  } finally {
+    await server.stop();
+  }
+});
+
+async function leavingLoopsClosesStreams(at) {
+  const own = new SectionalClient(at);
+  const list = own.list('crew');
+  const crew = own.collection('crew');
+  assert.equal(await openStreams(at), 0);
   for await (const event of list.events()) { assert.ok(event.version >= 0); break; }
   const first = async () => { for await (const event of list.events()) return event; };
   assert.ok(await first());
@@ -115,15 +129,15 @@ test('leaving a for await over events() or updates() closes the stream', async (
   await mirror.reload();
   await crew.put('u1', member('u1', 'Ulla', 'Ops'));   // the stream's greeting is newer than the mirror
   for await (const update of mirror.updates()) { assert.equal(update.changes.reload, false); break; }
-  // Another file's test may hold a stream for a moment: wait (with a deadline) for ours to close.
+  // A stream ends when its connection closes, a moment after the loop: wait (with a deadline).
   const deadline = Date.now() + 10000;
-  let open = await openStreams();
-  while (open > before) {
-    assert.ok(Date.now() < deadline, `${open} event streams open, ${before} before the loops`);
+  let open = await openStreams(at);
+  while (open > 0) {
+    assert.ok(Date.now() < deadline, `${open} event streams still open after the loops`);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    open = await openStreams();
+    open = await openStreams(at);
   }
-});
+}
 
 test("a section shown or hidden elsewhere through the mirror's view is picked up by sync", async () => {
   await reset();

@@ -23,17 +23,24 @@ export async function startServer({ port = 0, flags, env = {} }) {
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text) => { log += text; });
   const deadline = Date.now() + 60000;
+  // A start that fails stops the child too: left running, its piped stderr kept the test
+  // runner alive.
+  const fail = async (what) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    return new Error(`the server ${what}:\n${log}`);
+  };
   let url = '';
   while (!url) {
     const found = log.match(/"msg":"listening","address":"(http:\/\/127\.0\.0\.1:(\d+))"/);
     if (found) url = found[1];
-    else if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server did not start:\n${log}`);
+    else if (child.exitCode !== null || Date.now() > deadline) throw await fail('did not start');
     else await new Promise((resolve) => setTimeout(resolve, 20));
   }
   for (;;) {
     const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
     if (ready) break;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the server was not ready:\n${log}`);
+    if (child.exitCode !== null || Date.now() > deadline) throw await fail('was not ready');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return {

@@ -11,7 +11,7 @@ const token = 'races-test-token';
 /** @type {Awaited<ReturnType<typeof startServer>>} */
 let server;
 before(async () => { server = await startServer({ flags: ['--memory'], env: { SECTIONAL_API_TOKEN: token } }); });
-after(async () => { await server.stop(); });
+after(async () => { await server?.stop(); });
 
 const member = (id, name, team) => ({ id, name, team });
 
