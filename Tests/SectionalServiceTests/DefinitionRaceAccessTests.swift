@@ -1,6 +1,5 @@
 import Dispatch
 import ListStore
-import Locking
 import XCTest
 @testable import ListModel
 @testable import SectionalService
@@ -73,14 +72,7 @@ final class DefinitionRaceAccessTests: XCTestCase {
             object["owner"] = .string(owner)
             return .upsert(collection: "orders", record: IncomingRecord(id: id, object: object))
         }
-        let done = DispatchSemaphore(value: 0)
-        let failure = Locked<String?>(nil)
-        store.commitLater(writes) { result in
-            if case .failure(let error) = result { failure.withLock { $0 = "\(error)" } }
-            done.signal()
-        }
-        XCTAssertEqual(done.wait(timeout: .now() + 60), .success, "the commit answered")
-        if let error = failure.withLock({ $0 }) { XCTFail(error) }
+        try commit(store, writes)
         return store
     }
 
