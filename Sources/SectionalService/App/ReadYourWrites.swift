@@ -30,26 +30,20 @@ struct ReadYourWrites: Sendable {
             return nil
         }
         var wanted = ServiceContext.minVersion(askedBy: request)
-        if shared, Self.readsChanges(request), let since = request.query("since").flatMap(ServiceContext.version) {
+        if shared, Self.readsList(request, "changes"), let since = request.query("since").flatMap(ServiceContext.version) {
             wanted = max(wanted ?? since, since)
         }
-        if shared, Self.readsEvents(request), let last = EventRoutes.lastEventID(request) {
+        if shared, Self.readsList(request, "events"), let last = EventRoutes.lastEventID(request) {
             wanted = max(wanted ?? last, last)
         }
         guard let wanted, wanted > applied.current else { return nil }
         return wanted
     }
 
-    /// Whether `request` reads a list's changes (`/v1/lists/{list}/changes`).
-    private static func readsChanges(_ request: Request) -> Bool {
+    /// Whether `request` reads `/v1/lists/{list}/<part>` (`changes`, `events`).
+    private static func readsList(_ request: Request, _ part: String) -> Bool {
         let path = request.pathSegments
-        return path.count == 4 && path[1] == "lists" && path[3] == "changes"
-    }
-
-    /// Whether `request` opens a list's event stream (`/v1/lists/{list}/events`).
-    private static func readsEvents(_ request: Request) -> Bool {
-        let path = request.pathSegments
-        return path.count == 4 && path[1] == "lists" && path[3] == "events"
+        return path.count == 4 && path[1] == "lists" && path[3] == part
     }
 
     /// Whether `request` is addressed to a list's views (`/v1/lists/{list}/views…`).

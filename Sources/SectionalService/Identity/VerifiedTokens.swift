@@ -29,11 +29,7 @@ final class VerifiedTokens: Sendable {
             // In time that does not depend on where they differ (a look-up compares the caller's
             // token with cached ones: tokens of others, whose signatures are secrets).
             let same = x.withContiguousStorageIfAvailable { x in
-                y.withContiguousStorageIfAvailable { y in
-                    var difference: UInt8 = 0
-                    for i in 0..<x.count { difference |= x[i] ^ y[i] }
-                    return difference == 0
-                }
+                y.withContiguousStorageIfAvailable { y in BearerAuth.constantTimeEquals(x, y) }
             }
             return (same ?? nil) ?? BearerAuth.constantTimeEquals(a.text.utf8, Array(y))
         }

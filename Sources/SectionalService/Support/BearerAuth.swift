@@ -18,15 +18,15 @@ struct BearerAuth: Sendable {
         return a.withContiguousStorageIfAvailable { constantTimeEquals($0, b) } ?? constantTimeEquals(Array(a), b)
     }
 
-    static func constantTimeEquals(_ a: some Collection<UInt8>, _ b: [UInt8]) -> Bool {
+    static func constantTimeEquals<B: RandomAccessCollection<UInt8>>(_ a: some Collection<UInt8>, _ b: B) -> Bool where B.Index == Int {
         var difference: UInt8 = a.count == b.count ? 0 : 1
         var i = 0
         for x in a {
-            difference |= x ^ (i < b.count ? b[i] : 0)
+            difference |= x ^ (i < b.count ? b[b.startIndex + i] : 0)
             i += 1
         }
         while i < b.count {
-            difference |= b[i]
+            difference |= b[b.startIndex + i]
             i += 1
         }
         return difference == 0
