@@ -107,6 +107,15 @@ public protocol RecordStore: AnyObject, Sendable {
     func recordServed(_ served: [String: ServedDefinition]) throws(StoreError)
     /// What ``recordServed(_:)`` recorded, by list.
     func servedDefinitions() throws(StoreError) -> [String: ServedDefinition]
+    /// Records each of these lists as served with its fingerprint from one new change number,
+    /// taken here as ``takeSequence()`` takes one — but for a list the store records with that
+    /// fingerprint already (another instance, starting with the same changed definition, came
+    /// first); returns what the store records for each of these lists after. One number for
+    /// all, none when every list was recorded: instances that start at once with an edited
+    /// configuration serve each list at one version between them. A store one server has to
+    /// itself does it in steps (``takeSequence()``, then ``recordServed(_:)``); a shared one in
+    /// one transaction.
+    func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition]
 
     /// Claims up to `limit` deliveries of `webhooks` that are due at `now` (milliseconds since
     /// 1970) and not claimed by a worker whose claim still runs, for `owner` until `claimUntil`,
@@ -299,5 +308,21 @@ public struct StoredView: Sendable, Equatable {
         self.owner = owner
         self.hidden = hidden
         self.lastUsed = lastUsed
+    }
+}
+
+extension RecordStore {
+    /// ``recordServedChange(_:)`` for a store no other server writes: a read, then at most one
+    /// number and one record, with nothing between them but this server's own start.
+    public func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition] {
+        let served = try servedDefinitions()
+        var result = served.filter { fingerprints[$0.key] == $0.value.fingerprint }
+        let changed = fingerprints.filter { served[$0.key]?.fingerprint != $0.value }
+        guard !changed.isEmpty else { return result }
+        let sequence = try takeSequence()
+        let recorded = changed.mapValues { ServedDefinition(fingerprint: $0, sequence: sequence) }
+        try recordServed(recorded)
+        result.merge(recorded) { $1 }
+        return result
     }
 }

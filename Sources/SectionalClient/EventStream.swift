@@ -96,7 +96,10 @@ struct EventParser {
             case "id": id = String(value)
             case "event": name = String(value)
             case "data": data.append(String(value))
-            case "retry": retryMilliseconds = Int(value) ?? retryMilliseconds
+            // Only ASCII digits, as the event-stream format says (`-5` once made the delay negative,
+            // and converting it to nanoseconds trapped).
+            case "retry" where !value.isEmpty && value.allSatisfy({ $0.isASCII && $0.isNumber }):
+                retryMilliseconds = Int(value) ?? retryMilliseconds
             default: break
             }
         }
@@ -158,11 +161,13 @@ public struct VersionEvents: AsyncSequence, Sendable {
     }
 
     /// Seconds to wait before reconnecting: what a 503's `Retry-After` says (seconds, or an HTTP
-    /// date counted from `now`; at most 5 minutes) when it gave one; else `fixed` when set; else
-    /// the server's `retry`, doubled per failure in a row while the server stays away (to 30 s).
+    /// date counted from `now`; from 1 s to 5 minutes: a proxy's `Retry-After: 0`, or a date a
+    /// clock running ahead has passed, made reconnects back to back for as long as the 503s
+    /// lasted) when it gave one; else `fixed` when set; else the server's `retry`, doubled per
+    /// failure in a row while the server stays away (to 30 s). Never negative.
     static func reconnectDelay(retryAfter: String?, fixed: Double?, retry: Double, failures: Int, now: Date = Date()) -> Double {
-        if let retryAfter, let seconds = retryAfterSeconds(retryAfter, now: now) { return Swift.min(seconds, 300) }
-        return Swift.min(fixed ?? retry * Double(1 << Swift.min(failures, 4)), 30)
+        if let retryAfter, let seconds = retryAfterSeconds(retryAfter, now: now) { return Swift.min(Swift.max(seconds, 1), 300) }
+        return Swift.max(0, Swift.min(fixed ?? retry * Double(1 << Swift.min(failures, 4)), 30))
     }
 
     /// A `Retry-After` field's seconds (RFC 9110: delay-seconds or an HTTP date), nil when it is neither.

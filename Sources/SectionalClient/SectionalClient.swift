@@ -38,7 +38,7 @@ public struct SectionalClient: Sendable {
 
     /// This client, with reads answered at `version` or later (the highest asked for, when this
     /// one asks already): a write's `version` (``SectionalCollection/Written/version``, a batch's,
-    /// a view change's `Sectional-Version`), so that what reads it next sees it, whichever
+    /// a delete's), so that what reads it next sees it, whichever
     /// instance answers. For the reads that follow a write: a mirror made from it for good would
     /// wait on every read of a server that went back to an older database.
     public func reading(atLeast version: Int) -> SectionalClient {
@@ -94,20 +94,23 @@ public struct SectionalClient: Sendable {
     }
 
     /// Sends a request; a non-2xx answer is thrown as its problem. Cancelling the calling task
-    /// cancels the request (`CancellationError`).
-    func send(_ method: String, _ segments: [String], query: [(String, String)] = [], body: Data? = nil) async throws -> (Data, Int) {
+    /// cancels the request (`CancellationError`). `version`: the answer's `Sectional-Version`
+    /// (a write's), 0 without one.
+    func send(_ method: String, _ segments: [String], query: [(String, String)] = [],
+              body: Data? = nil) async throws -> (data: Data, status: Int, version: Int) {
         let request = try await request(method, url(segments, query: query), body: body)
         let (data, response) = try await session.answer(to: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let http = response as? HTTPURLResponse
+        let status = http?.statusCode ?? 0
         guard (200..<300).contains(status) else {
-            throw SectionalError.from(status: status, body: data, retryAfter: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Retry-After"))
+            throw SectionalError.from(status: status, body: data, retryAfter: http?.value(forHTTPHeaderField: "Retry-After"))
         }
-        return (data, status)
+        return (data, status, http?.value(forHTTPHeaderField: "Sectional-Version").flatMap { Int($0) } ?? 0)
     }
 
     /// Sends a request and decodes its JSON answer.
     func send<T: Decodable>(_ method: String, _ segments: [String], query: [(String, String)] = [], body: Data? = nil) async throws -> T {
-        let (data, status) = try await send(method, segments, query: query, body: body)
+        let (data, status, _) = try await send(method, segments, query: query, body: body)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch {

@@ -36,7 +36,7 @@ public struct SectionalCollection: Sendable {
     /// Stores `record` (a JSON object) under `id`; `created` tells a new record from a replaced one.
     @discardableResult
     public func put(_ id: String, _ record: JSON) async throws -> (written: Written, created: Bool) {
-        let (data, status) = try await client.send("PUT", base + ["records", id], body: try SectionalClient.json(record))
+        let (data, status, _) = try await client.send("PUT", base + ["records", id], body: try SectionalClient.json(record))
         do {
             return (try JSONDecoder().decode(Written.self, from: data), status == 201)
         } catch {
@@ -57,9 +57,11 @@ public struct SectionalCollection: Sendable {
         try await client.get(base + ["records", id])
     }
 
-    /// Deletes the record stored under `id`.
-    public func delete(_ id: String) async throws {
-        _ = try await client.send("DELETE", base + ["records", id]) as (Data, Int)
+    /// Deletes the record stored under `id`; returns the version holding the delete (its
+    /// `Sectional-Version`), for ``SectionalClient/reading(atLeast:)``.
+    @discardableResult
+    public func delete(_ id: String) async throws -> Int {
+        try await client.send("DELETE", base + ["records", id]).version
     }
 
     /// One page of records, by id.

@@ -112,7 +112,7 @@ public struct SectionalList: Sendable {
 
     /// Deletes a view.
     public func deleteView(_ id: String) async throws {
-        _ = try await client.send("DELETE", base + ["views", id], query: search.queryItems) as (Data, Int)
+        _ = try await client.send("DELETE", base + ["views", id], query: search.queryItems) as (data: Data, status: Int, version: Int)
     }
 
     /// A mirror of this list (nothing loaded until ``ListMirror/reload(rows:)`` or ``ListMirror/sync()``).

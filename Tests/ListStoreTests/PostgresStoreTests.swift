@@ -87,6 +87,7 @@ final class PostgresStoreTests: RecordStoreContract {
     func testViewsKeepTheirOwner() throws { try checkViewsKeepTheirOwner() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
     func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
+    func testServedChangesTakeOneNumberAndNoneForWhatIsRecorded() throws { try checkServedChangesTakeOneNumberAndNoneForWhatIsRecorded() }
     func testConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds() throws {
         try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
     }
@@ -156,6 +157,23 @@ final class PostgresStoreTests: RecordStoreContract {
         XCTAssertEqual(try store.allRecords(in: "people").map(\.id), ["a", "b"])
     }
 
+    /// A session lost while it holds the seed lock is not replaced while the lock is held: the
+    /// lock went with it, and the seeding's commits went on in a new session without it (a second
+    /// instance, waiting for the lock, then seeded the same records). Released, the store
+    /// reconnects as ever.
+    func testASessionLostWhileHoldingTheSeedLockIsNotReplacedUntilItIsReleased() throws {
+        let store = try openStore()
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: bytes("{}"))])
+        XCTAssertThrowsError(try store.holdingSeedLock {
+            XCTAssertEqual(try cutSessions(), 2, "the store's two connections")
+            _ = try store.commit([.upsert(collection: "people", id: "seeded", json: bytes("{}"))])
+        }) { error in
+            XCTAssertEqual((error as? StoreError)?.fault, .unreachable, "\(error)")
+        }
+        XCTAssertNil(try store.record(in: "people", id: "seeded"))
+        XCTAssertEqual(try store.commit([.upsert(collection: "people", id: "b", json: bytes("{}"))]).sequence, 2)
+    }
+
     /// A write's transaction is `READ COMMITTED` whatever the database's default: the commit
     /// relies on it (a stricter default made every commit that waited for another instance's a
     /// serialization failure, `503`).
@@ -171,6 +189,9 @@ final class PostgresStoreTests: RecordStoreContract {
             try connection.execute("SHOW transaction_isolation").string(0, 0)
         }
         XCTAssertEqual(level, "read committed")
+        // And a statement on its own (the outbox's claims run so) in a store's session.
+        let session = try PostgresConnection(url: database.url, sessionSetup: PostgresStore.sessionSetup)
+        XCTAssertEqual(try session.execute("SHOW transaction_isolation").string(0, 0), "read committed")
     }
 
     /// A connection gives up on a database gone silent in seconds, not in libpq's kernel-bound

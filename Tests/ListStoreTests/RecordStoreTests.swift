@@ -361,6 +361,24 @@ class RecordStoreContract: XCTestCase {
         XCTAssertEqual(try store.servedDefinitions(), ["people": high, "orders": ServedDefinition(fingerprint: 8, sequence: 5)])
         XCTAssertEqual(try store.lastSequence(), 0, "recording takes no change number")
     }
+
+    /// A changed definition takes one number for all the lists it names, and none when the store
+    /// records those fingerprints already (another instance starting at once came first).
+    func checkServedChangesTakeOneNumberAndNoneForWhatIsRecorded() throws {
+        let store = try makeStore()
+        try store.recordServed(["people": ServedDefinition(fingerprint: 1, sequence: 0)])
+        let first = try store.recordServedChange(["people": 2, "orders": 3])
+        let number = try store.lastSequence()
+        XCTAssertGreaterThan(number, 0)
+        XCTAssertEqual(first, ["people": ServedDefinition(fingerprint: 2, sequence: number),
+                               "orders": ServedDefinition(fingerprint: 3, sequence: number)])
+        XCTAssertEqual(try store.recordServedChange(["people": 2, "orders": 3]), first, "recorded already: the same answer")
+        XCTAssertEqual(try store.lastSequence(), number, "and no number taken")
+        let later = try store.recordServedChange(["people": 2, "orders": 4])
+        XCTAssertEqual(later["people"], ServedDefinition(fingerprint: 2, sequence: number))
+        XCTAssertEqual(later["orders"], ServedDefinition(fingerprint: 4, sequence: number + 1))
+        XCTAssertEqual(try store.servedDefinitions(), later)
+    }
 }
 
 final class MemoryStoreTests: RecordStoreContract {
@@ -382,6 +400,7 @@ final class MemoryStoreTests: RecordStoreContract {
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
     func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
+    func testServedChangesTakeOneNumberAndNoneForWhatIsRecorded() throws { try checkServedChangesTakeOneNumberAndNoneForWhatIsRecorded() }
     func testConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds() throws {
         try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
     }
@@ -426,6 +445,7 @@ final class SQLiteStoreTests: RecordStoreContract {
     func testPreparedFieldsKeepTheVersionOfEachValue() throws { try checkPreparedFieldsKeepTheVersionOfEachValue() }
     func testDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws { try checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() }
     func testServedDefinitionsAreKeptAndReplaced() throws { try checkServedDefinitionsAreKeptAndReplaced() }
+    func testServedChangesTakeOneNumberAndNoneForWhatIsRecorded() throws { try checkServedChangesTakeOneNumberAndNoneForWhatIsRecorded() }
     func testConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds() throws {
         try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
     }

@@ -42,4 +42,33 @@ final class SQLiteFieldIndexTests: XCTestCase {
         XCTAssertEqual(try store.records(in: "it's orders", field: owner, equals: .string("ann")).map(\.id), ["o1"])
         XCTAssertEqual(try store.records(in: "people", field: owner, equals: .string("ann")).map(\.id), ["p1"])
     }
+
+    /// A field an earlier start prepared keeps its values' versions moving in a start that does
+    /// not prepare it (its list left out of the configuration for a while, the collection seeded
+    /// before the lists are built): when a later start prepares it again, the version of a value
+    /// written meanwhile is that write's, not the one before it.
+    func testAFieldPreparedBeforeKeepsItsVersionsMovingInAStartThatDoesNotPrepareIt() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sectional-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("fields.sqlite").path
+        let owner = try XCTUnwrap(FieldPath("owner"))
+        let ann = try XCTUnwrap(ScalarKey(.string("ann")))
+        do {
+            let store = try SQLiteStore(path: path)
+            try store.prepareField(owner, in: "notes")
+            _ = try store.commit([.upsert(collection: "notes", id: "n1", json: Array(#"{"owner":"ann"}"#.utf8))])
+            store.close()
+        }
+        let written: Int64
+        do {
+            let store = try SQLiteStore(path: path)
+            written = try store.commit([.upsert(collection: "notes", id: "n2", json: Array(#"{"owner":"ann"}"#.utf8))]).sequence
+            XCTAssertEqual(try store.fieldVersion(owner, in: "notes", key: ann), written, "kept without being prepared")
+            store.close()
+        }
+        let store = try SQLiteStore(path: path)
+        try store.prepareField(owner, in: "notes")
+        XCTAssertEqual(try store.fieldVersion(owner, in: "notes", key: ann), written)
+        XCTAssertEqual(try store.records(in: "notes", field: owner, equals: .string("ann")).map(\.id), ["n1", "n2"])
+    }
 }

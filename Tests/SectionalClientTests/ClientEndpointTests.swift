@@ -134,7 +134,8 @@ final class ClientEndpointTests: XCTestCase {
         XCTAssertNotNil(page.nextPageToken)
         let rest = try await people.records(pageSize: 4, token: page.nextPageToken)
         XCTAssertEqual(rest.records.count, 2)
-        try await people.delete("p9")
+        let deleted = try await people.delete("p9")
+        XCTAssertGreaterThan(deleted, replaced.written.version, "the delete says its version")
         await assertProblem("record-not-found", 404) { try await people.get("p9") }
         let batch = try await people.batch(upsert: [person("p10", "Ann", "Ops")], delete: ["p1"])
         XCTAssertEqual(batch.upserted, 1)

@@ -49,6 +49,18 @@ final class EventReconnectTests: XCTestCase {
         }
     }
 
+    /// `retry:` takes only ASCII digits, as the event-stream format says: `-5` made the delay
+    /// negative, and converting it to nanoseconds trapped.
+    func testRetryTakesOnlyDigits() {
+        var parser = EventParser()
+        _ = parser.feed(Data("retry: 3000\n\n".utf8))
+        XCTAssertEqual(parser.retryMilliseconds, 3000)
+        for refused in ["-5", "+5", "", "1.5", "٣"] {
+            _ = parser.feed(Data("retry: \(refused)\n\n".utf8))
+            XCTAssertEqual(parser.retryMilliseconds, 3000, "retry: \(refused)")
+        }
+    }
+
     func testReconnectDelays() {
         let delay = VersionEvents.reconnectDelay
         // Without a Retry-After: the server's retry, doubled per failure in a row (to 30 s), or the fixed delay.
@@ -57,12 +69,14 @@ final class EventReconnectTests: XCTestCase {
         XCTAssertEqual(delay(nil, nil, 2, 9, Date()), 30)
         XCTAssertEqual(delay(nil, 0.2, 2, 3, Date()), 0.2)
         // A Retry-After: seconds or an HTTP date, at most 5 minutes; one that is neither is ignored.
-        XCTAssertEqual(delay("0", nil, 2, 1, Date()), 0)
+        XCTAssertEqual(delay("0", nil, 2, 1, Date()), 1, "at least a second")
         XCTAssertEqual(delay("86400", nil, 2, 1, Date()), 300)
         XCTAssertEqual(delay("soon", nil, 2, 1, Date()), 4)
         XCTAssertEqual(delay("-3", nil, 2, 1, Date()), 4)
         let now = Date(timeIntervalSince1970: 1_700_000_000)   // Tue, 14 Nov 2023 22:13:20 GMT
         XCTAssertEqual(delay("Tue, 14 Nov 2023 22:13:32 GMT", nil, 2, 1, now), 12)
-        XCTAssertEqual(delay("Tue, 14 Nov 2023 22:13:00 GMT", nil, 2, 1, now), 0, "a date passed: at once")
+        XCTAssertEqual(delay("Tue, 14 Nov 2023 22:13:00 GMT", nil, 2, 1, now), 1, "a date passed: a second")
+        // Never negative (a negative delay trapped converting to nanoseconds).
+        XCTAssertEqual(delay(nil, -5, 2, 1, Date()), 0)
     }
 }

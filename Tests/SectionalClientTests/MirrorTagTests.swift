@@ -31,6 +31,27 @@ final class MirrorTagTests: XCTestCase {
         assertLoadedRowsMatch(update.snapshot, fresh, "after g0's tag length changed")
     }
 
+    /// A row the mirror never loaded, updated in place, stays a placeholder: the sync reads the
+    /// diff and the outline, nothing more (each such row was fetched: a batch changing 900 rows
+    /// nobody scrolled to sent 900 requests, every other operation of the mirror waiting).
+    func testASyncFetchesNoRowTheMirrorNeverLoaded() async throws {
+        let server = try LiveServer()
+        let requests = Counter()
+        let client = SectionalClient(baseURL: server.url) { _ = requests.increment(); return nil }
+        let people = client.collection("people"), list = client.list("people")
+        _ = try await people.batch(upsert: (0..<9).map { record("g\($0)", "A\($0)", "Eng", bot: false) })
+        let mirror = list.mirror(pageSize: 3)
+        try await mirror.reload()                                           // me, g0, g1
+        _ = try await people.patch("g7", ["kind": "bot"])
+        let before = requests.value
+        let update = try await mirror.sync()
+        XCTAssertEqual(update.changes.rows.updated, [ListIndexPath(section: 1, row: 7)], "an update in place")
+        XCTAssertEqual(requests.value - before, 2, "the diff and the outline only")
+        XCTAssertNil(update.snapshot.sections[1].rows[7])
+        let row = try await mirror.row(at: ListIndexPath(section: 1, row: 7))
+        XCTAssertEqual(row?.title, "A7 (bot)")
+    }
+
     /// Random `kind` flips (in place: names never change), writes, team moves and deletes, with
     /// rows loaded here and there in a mirror of small pages: after each sync, every held row equals
     /// the full fetch's.

@@ -152,6 +152,17 @@ final class MirrorUpdatesTests: XCTestCase {
     /// a network error) and comes back on the same port and data: `updates()` tries the sync
     /// again and goes on following the list, rather than ending.
     func testUpdatesGoOnWhenTheServerDiesDuringASync() async throws {
+        try await serverDiesDuringASync(backBehind: false)
+    }
+
+    /// The same, the server back on an empty store, behind the event's version (a database put
+    /// back, the event's write lost with it): the sync, reading at least that version, is
+    /// answered `503 not-caught-up` until it reads without it, then reloads.
+    func testUpdatesReloadWhenTheServerComesBackBehindTheEvent() async throws {
+        try await serverDiesDuringASync(backBehind: true)
+    }
+
+    private func serverDiesDuringASync(backBehind: Bool) async throws {
         let first = try LiveServer()
         let port = first.port
         let writer = SectionalClient(baseURL: first.url).collection("people")
@@ -180,8 +191,16 @@ final class MirrorUpdatesTests: XCTestCase {
         let deadline = Date().addingTimeInterval(20)
         while !tripwire.stopped, Date() < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
         XCTAssertTrue(tripwire.stopped, "the write's event started a sync")
-        let second = try LiveServer(folder: first.folder, port: port)
+        let second = try backBehind ? LiveServer(port: port) : LiveServer(folder: first.folder, port: port)
         XCTAssertEqual(second.port, port)
+        if backBehind {
+            let behind = try await client.list("people").outline().version
+            XCTAssertLessThan(behind, Int64(written), "the new store is behind the event")
+            await updates.waitFor("update to version \(behind)") { $0.snapshot.version == behind }
+            let last = await mirror.snapshot
+            XCTAssertEqual(last?.sections.flatMap(\.rows).compactMap { $0?.id }, ["me"])
+            return
+        }
         await updates.waitFor("update to version \(written)") { $0.snapshot.version == written }
         let later = try await writer.put("p3", person("p3", "Cy", "Ops")).written.version
         await updates.waitFor("update to version \(later)") { $0.snapshot.version == later }

@@ -132,6 +132,44 @@ final class MirrorViewSyncTests: XCTestCase {
         XCTAssertNotEqual(again, view)
     }
 
+    /// A toggle or a row load through a view that is gone says Stale (each threw `404
+    /// view-not-found` for good, the mirror keeping the dead id); the sync after reloads without
+    /// it, and the toggle after that makes a new view.
+    func testAToggleOrALoadThroughAViewThatIsGoneSaysStale() async throws {
+        let server = try LiveServer()
+        let client = SectionalClient(baseURL: server.url)
+        let list = client.list("people")
+        _ = try await client.collection("people").batch(upsert: (1...30).map { person("p\($0)", "P\($0)", $0 % 2 == 0 ? "Eng" : "Design") })
+        let mirror = list.mirror(pageSize: 5)
+        try await mirror.reload()
+        try await mirror.toggle(section: 1)                       // creates the mirror's view
+        try await mirror.toggle(section: 1)
+        let made = await mirror.view
+        let view = try XCTUnwrap(made)
+        try await list.deleteView(view)
+        do {
+            _ = try await mirror.loadNext()
+            XCTFail("loaded through a view that is gone")
+        } catch is ListMirror.Stale {}
+        do {
+            try await mirror.toggle(section: 1)
+            XCTFail("toggled through a view that is gone")
+        } catch is ListMirror.Stale {}
+        let update = try await mirror.sync()
+        XCTAssertTrue(update.changes.reload)
+        let dropped = await mirror.view
+        XCTAssertNil(dropped)
+        let loaded = try await mirror.loadNext()
+        XCTAssertTrue(loaded)
+        let shown = await mirror.snapshot?.sections[1].section.hidden
+        try await mirror.toggle(section: 1)
+        let again = await mirror.view
+        XCTAssertNotNil(again)
+        XCTAssertNotEqual(again, view)
+        let toggled = await mirror.snapshot?.sections[1].section.hidden
+        XCTAssertEqual(toggled, shown.map { !$0 })
+    }
+
     func testAViewTheMirrorMakesKeepsTheDefinitionsDefaultHiddenSectionsNotYetInTheList() async throws {
         let server = try LiveServer()
         let client = SectionalClient(baseURL: server.url)

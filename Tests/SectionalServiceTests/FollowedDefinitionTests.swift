@@ -1,4 +1,5 @@
 import ListStore
+import Locking
 import TestSupport
 import XCTest
 @testable import ListModel
@@ -386,4 +387,26 @@ final class FollowedDefinitionTests: XCTestCase {
             return XCTFail("a stale If-Match was not refused")
         }
     }
+
+    /// A view another instance changed, then a definition change in the same batch of the log:
+    /// the view is handed on before the version moves past it (a read waiting for that version
+    /// found the view as it was before: `applied` moved first, the views only after the batch).
+    func testAViewChangeFollowedBeforeADefinitionChangeIsHandedOnBeforeTheVersionMoves() throws {
+        let (database, first, second) = try stores()
+        defer { database.drop() }
+        try commit(first, [person("p1", team: "Design")])
+        follow(second, through: first.applied.current)
+        try first.store.saveView(StoredView(id: "v1", list: "people", hidden: ["Design"], lastUsed: 1))
+        let viewChange = try first.store.lastSequence()
+        let changed = try change(first, "people", to: try Self.people("A"))
+        XCTAssertGreaterThan(changed, viewChange)
+        let seen = Locked<[(ids: [String], applied: Int64)]>([])
+        second.followViews { [second] ids in seen.withLock { $0.append((ids, second.applied.current)) } }
+        follow(second, through: changed)
+        XCTAssertEqual(second.applied.current, changed)
+        let handed = seen.withLock { $0 }.first { $0.ids.contains("v1") }
+        let told = try XCTUnwrap(handed, "the view change was never handed on")
+        XCTAssertLessThan(told.applied, viewChange, "handed on after the version moved past it")
+    }
+
 }

@@ -97,4 +97,32 @@ final class MultiInstanceFaultTests: FolderTestCase {
         XCTAssertEqual(try MultiInstance.request(a, "GET", "/v1/lists/people").body,
                        try MultiInstance.request(b, "GET", "/v1/lists/people?minVersion=\(last)").body)
     }
+
+    /// An instance that falls behind the start of the change log (stopped while another wrote,
+    /// the log cut past it meanwhile) can apply no commit again, not even its own: `/readyz`
+    /// says so (`503 behind`), where it said ready while serving a frozen list.
+    func testAnInstanceBehindTheChangeLogsStartIsNotReady() throws {
+        let database = try PostgresTestDatabase(cluster: try PostgresTestDatabase.clusterURL())
+        defer { database.drop() }
+        let configPath = folder.appendingPathComponent("sectional.json").path
+        try MultiInstance.config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let writer = try TestApp(config: MultiInstance.config, postgres: database.url, token: MultiInstance.token)
+        let behind = try ServerProcess(arguments: ["--config", configPath, "--database-url", database.url],
+                                       environment: ["SECTIONAL_API_TOKEN": MultiInstance.token])
+        XCTAssertTrue(behind.waitUntilReady())
+        behind.signal(SIGSTOP)
+        defer { behind.signal(SIGCONT) }
+        for i in 0..<3 { try MultiInstance.request(writer.port, "PUT", "/v1/collections/people/records/b\(i)", json: #"{"name":"B","team":"Ops"}"#).expect(200...201) }
+        // The log cut as its pruning would: only the last commit left.
+        try database.query("DELETE FROM changes WHERE sequence < (SELECT max(sequence) FROM changes)")
+        behind.signal(SIGCONT)
+        XCTAssertTrue(eventually(within: 20) {
+            (try? HTTPTestClient(port: behind.port).request("GET", "/readyz").text) == #"{"status":"behind"}"#
+        }, "/readyz of the instance behind")
+        XCTAssertEqual(try HTTPTestClient(port: behind.port).request("GET", "/readyz").status, 503)
+        XCTAssertEqual(try HTTPTestClient(port: writer.port).request("GET", "/readyz").status, 200)
+        behind.signal(SIGTERM)
+        XCTAssertEqual(behind.waitForExit(), 0)
+    }
+
 }

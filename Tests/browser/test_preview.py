@@ -522,6 +522,35 @@ def test_row_image_accessory_toggle_and_actions_are_drawn(driver):
         api("DELETE", "/v1/lists/preview-rows/definition")
 
 
+def test_a_view_gone_from_the_server_is_dropped_and_the_next_one_kept(driver):
+    """A view that expired or was evicted (here deleted): the page reads the list as it is for
+    everyone and forgets the id (it kept it, and Find tag answered view-not-found on every try,
+    across reloads); the view its next collapse makes is the one it keeps."""
+    open_list(driver)
+    gone = view_id(driver)
+    assert api("DELETE", f"/v1/lists/{LIST}/views/{gone}")[0] == 204
+    open_list(driver)
+    kept = f"return localStorage.getItem('sectional.view.{LIST}')"
+    wait(driver, lambda d: d.execute_script(kept) is None, message="the page kept the view the server no longer has")
+    outline = get(f"/v1/lists/{LIST}")
+    shown = [s for s in outline["sections"] if not s["hidden"] and s["rowCount"] > 0][0]
+    message = driver.find_element(By.ID, "message")
+    find_tag(driver, shown["firstTag"])
+    wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".row.hl"), message="no row highlighted")
+    assert "warn" not in message.get_attribute("class")
+    click_header(driver, 0)
+    wait(driver, lambda d: d.execute_script(kept) not in (None, gone), message="the new view was not kept")
+    fresh = view_id(driver)
+    try:
+        assert outline["sections"][0]["key"] in get(f"/v1/lists/{LIST}/views/{fresh}")["hidden"]
+    finally:
+        api("PUT", f"/v1/lists/{LIST}/views/{fresh}/sections/0", {"hidden": False})
+    # The reads through the deleted view were answered 404 (expected here only).
+    unexpected = [e for e in severe_entries(driver)
+                  if not EXPECTED_404.search(e["message"]) and not ("404" in e["message"] and gone in e["message"])]
+    assert not unexpected, f"console errors: {unexpected}"
+
+
 def test_screenshots(driver):
     """Artifacts: desktop and phone screenshots, one section collapsed and one row found by tag."""
     os.makedirs(ARTIFACTS, exist_ok=True)

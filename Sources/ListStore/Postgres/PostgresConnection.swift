@@ -27,6 +27,11 @@ final class PostgresConnection {
     private let sessionSetup: String?
     /// The session must be replaced before the next statement (it was found read-only).
     private var stale = false
+    /// Session advisory locks this connection holds (``PostgresStore/takeAdvisoryLock(_:on:)``).
+    /// A session lost while it holds one is not replaced: the lock went with it, and going on in
+    /// a new session would do without it what it guards (a second instance, waiting for it,
+    /// seeded the same records too).
+    var heldSessionLocks = 0
 
     /// What a connection does unless its URL says otherwise: give up connecting after 10 s, and
     /// find a database that went silent (a host gone without a reset, a black-holed failover
@@ -252,6 +257,9 @@ final class PostgresConnection {
         guard let handle else { throw PostgresError(closed: "connection is closed") }
         if !stale, PQtransactionStatus(handle) == PQTRANS_IDLE { Self.readFarewell(handle) }
         if stale || PQstatus(handle) == CONNECTION_BAD {
+            guard heldSessionLocks == 0 else {
+                throw PostgresError(sqlState: "08006", message: "connection lost while holding a session lock")
+            }
             prepared = [:]
             stale = true
             PQreset(handle)

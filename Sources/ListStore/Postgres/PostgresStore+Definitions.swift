@@ -54,6 +54,37 @@ extension PostgresStore {
         }
     }
 
+    /// In one transaction under the sequence row's lock, which every instance's changes take
+    /// first: two instances starting at once with the same edited definition read what the other
+    /// recorded (each took a number of its own before, and served the list at two versions).
+    public func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition] {
+        try writing { connection throws(PostgresError) in
+            try connection.transaction { () throws(PostgresError) -> [String: ServedDefinition] in
+                let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
+                guard current.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
+                let rows = try connection.execute("SELECT list, fingerprint, sequence FROM served")
+                var result: [String: ServedDefinition] = [:]
+                for row in 0..<rows.rowCount {
+                    let recorded = ServedDefinition(fingerprint: UInt64(bitPattern: try rows.int(row, 1)), sequence: try rows.int(row, 2))
+                    if fingerprints[rows.string(row, 0)] == recorded.fingerprint { result[rows.string(row, 0)] = recorded }
+                }
+                let changed = fingerprints.filter { result[$0.key] == nil }
+                guard !changed.isEmpty else { return result }
+                let sequence = try current.int(0, 0) + 1
+                try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
+                try Self.logDefinition("", json: nil, sequence: sequence, on: connection)
+                for (list, fingerprint) in changed {
+                    try connection.execute("""
+                        INSERT INTO served (list, fingerprint, sequence) VALUES ($1, $2::bigint, $3::bigint)
+                        ON CONFLICT (list) DO UPDATE SET fingerprint = excluded.fingerprint, sequence = excluded.sequence
+                        """, .text(list), .int(Int64(bitPattern: fingerprint)), .int(sequence))
+                    result[list] = ServedDefinition(fingerprint: fingerprint, sequence: sequence)
+                }
+                return result
+            }
+        }
+    }
+
     public func servedDefinitions() throws(StoreError) -> [String: ServedDefinition] {
         try reading { connection throws(PostgresError) in
             let result = try connection.execute("SELECT list, fingerprint, sequence FROM served")

@@ -14,8 +14,12 @@ extension PostgresStore {
     /// in vain (``writing(_:)``), as ``SQLiteStore/heldDatabaseWait`` does.
     static let heldLockWaitMilliseconds = 100
 
-    /// What every session of the store's connections starts with.
-    static let sessionSetup = "SET lock_timeout = \(lockTimeoutMilliseconds)"
+    /// What every session of the store's connections starts with: the lock timeout, and `READ
+    /// COMMITTED` for the statements that run outside ``PostgresConnection/transaction(_:)`` too
+    /// (the outbox's claims and acknowledgements: under a database's `default_transaction_isolation`
+    /// of `repeatable read`, a claim's `FOR UPDATE SKIP LOCKED` meeting a row a commit had just
+    /// changed failed with a serialization error instead of skipping or waiting).
+    static let sessionSetup = "SET lock_timeout = \(lockTimeoutMilliseconds); SET default_transaction_isolation = 'read committed'"
 
     /// Takes the session advisory lock `key`, waiting as long as another session holds it (the
     /// lock timeout is lifted for this wait only, in a transaction of its own; a session lock
@@ -25,6 +29,14 @@ extension PostgresStore {
             try connection.executeScript("SET LOCAL lock_timeout = 0")
             try connection.execute("SELECT pg_advisory_lock($1::bigint)", .int(key))
         }
+        connection.heldSessionLocks += 1
+    }
+
+    /// Releases what ``takeAdvisoryLock(_:on:)`` took. Counted released even when the unlock
+    /// fails: the session it was held in is gone then, and the lock with it.
+    static func releaseAdvisoryLock(_ key: Int64, on connection: PostgresConnection) {
+        connection.heldSessionLocks -= 1
+        _ = try? connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(key))
     }
 
     /// Brings the schema to ``PostgresSchema/currentVersion`` under a session advisory lock, each
@@ -32,7 +44,7 @@ extension PostgresStore {
     /// lock no longer than ``lockTimeoutMilliseconds`` (start-up fails with `55P03`, lock_not_available).
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try takeAdvisoryLock(PostgresSchema.migrationLock, on: connection)
-        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.migrationLock)) }
+        defer { releaseAdvisoryLock(PostgresSchema.migrationLock, on: connection) }
         try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL)")
         let row = try connection.execute("SELECT version FROM schema_version")
         var version = row.rowCount > 0 ? Int(try row.int(0, 0)) : 0
@@ -56,11 +68,7 @@ extension PostgresStore {
         try writing { connection throws(PostgresError) in
             try Self.takeAdvisoryLock(PostgresSchema.seedLock, on: connection)
         }
-        defer {
-            _ = try? writing { connection throws(PostgresError) in
-                _ = try connection.execute("SELECT pg_advisory_unlock($1::bigint)", .int(PostgresSchema.seedLock))
-            }
-        }
+        defer { _ = try? writing { connection throws(PostgresError) in Self.releaseAdvisoryLock(PostgresSchema.seedLock, on: connection) } }
         return try body()
     }
 }

@@ -21,8 +21,15 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
     let rescued = Locked(RescueState.notYet)
     /// Whether the operator was told that a deleted log's commits could not be copied.
     let toldOfDeletedLog = Locked(false)
-    /// Prepared fields by collection, whose values' versions commits keep in `field_versions`.
-    private let fields = Locked<[String: [FieldPath]]>([:])
+    /// Prepared fields by collection, whose values' versions commits keep in `field_versions`:
+    /// every field any start prepared (read at open from `field_versions`' marker rows), not
+    /// only this start's. A field prepared before but not now is still kept: the version of its
+    /// values must move with every write, or a later start that prepares it again (the list
+    /// back in the configuration, its records seeded) would serve new contents at an old version.
+    private let fields: Locked<[String: [FieldPath]]>
+    /// The fields this start prepared: their partial indexes are known to exist (a marker from an
+    /// earlier release may have none), so look-ups may name them.
+    private let indexed = Locked<[String: [FieldPath]]>([:])
     let reader: Locked<SQLiteConnection>
     /// Checkpoints the log off the writer's thread.
     let checkpointer: SQLiteCheckpointer
@@ -79,6 +86,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         try Self.continueRestoredCopy(writeConnection)
         try Self.releaseClaims(on: writeConnection)
         rescuedCopiesBeside = schemaVersion == 0 ? try Self.continueAfterRescuedCopies(path: path, writeConnection) : []
+        fields = Locked(try Self.trackedFields(writeConnection))
         let readConnection = try SQLiteConnection(path: path)
         try readConnection.execute("PRAGMA query_only=ON;")
         checkpointer = try SQLiteCheckpointer(path: path)
@@ -228,9 +236,22 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
                 }
             }
         }
-        fields.withLock { fields in
-            if !(fields[collection]?.contains(field) ?? false) { fields[collection, default: []].append(field) }
+        fields.withLock { Self.add(field, in: collection, to: &$0) }
+        indexed.withLock { Self.add(field, in: collection, to: &$0) }
+    }
+
+    private static func add(_ field: FieldPath, in collection: String, to fields: inout [String: [FieldPath]]) {
+        if !(fields[collection]?.contains(field) ?? false) { fields[collection, default: []].append(field) }
+    }
+
+    /// The fields `field_versions` has a marker row for (``prepareField(_:in:)`` counted them), by
+    /// collection.
+    private static func trackedFields(_ connection: SQLiteConnection) throws(StoreError) -> [String: [FieldPath]] {
+        var fields: [String: [FieldPath]] = [:]
+        try connection.query("SELECT collection, field FROM field_versions WHERE key = '' ORDER BY collection, field") { row throws(StoreError) in
+            if let field = FieldPath(try row.text(1)) { fields[try row.text(0), default: []].append(field) }
         }
+        return fields
     }
 
     public func fieldVersion(_ field: FieldPath, in collection: String, key: ScalarKey) throws(StoreError) -> Int64? {
@@ -278,7 +299,7 @@ public final class SQLiteStore: RecordStore, @unchecked Sendable {
         // `collection` prefix over the expression index, which reads the whole collection: a
         // prepared field names its index.
         // The partial index serves only a query that names its collection as written.
-        let prepared = fields.withLock { $0[collection]?.contains(field) ?? false }
+        let prepared = indexed.withLock { $0[collection]?.contains(field) ?? false }
         let query = prepared
             ? "SELECT id, json FROM records INDEXED BY \(Self.indexName(field, in: collection)) WHERE collection = \(Self.literal(collection)) AND \(expression) = ?2 ORDER BY id"
             : "SELECT id, json FROM records WHERE collection = ?1 AND \(expression) = ?2 ORDER BY id"

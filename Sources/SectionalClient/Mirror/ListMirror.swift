@@ -35,7 +35,8 @@ public actor ListMirror {
         public let snapshot: ListSnapshot
     }
 
-    /// A load by index path found the list at another version than the mirror: sync first.
+    /// A load by index path (or a toggle) found the list at another version than the mirror, or
+    /// the mirror's view changed elsewhere or gone (`server` then the mirror's version): sync first.
     public struct Stale: Error, Sendable {
         /// The mirror's version and the server's.
         public let mirror: Int64, server: Int64
@@ -67,14 +68,15 @@ public actor ListMirror {
     }
 
     /// The row at `path`, loading the page of its section that holds it when it is a placeholder.
-    /// Throws ``Stale`` when the list has moved on (call ``sync()``), nothing stored.
+    /// Throws ``Stale`` when the list has moved on or the mirror's view is gone (call ``sync()``),
+    /// nothing stored.
     public func row(at path: ListIndexPath) async throws -> ListRow? {
         try await serially { try await $0.loadNow(path) }
     }
 
     /// Loads the next rows after the loaded beginning of the list (up to a page from the first
     /// placeholder, within its section); `false` when every row is loaded already. Throws ``Stale``
-    /// when the list has moved on (call ``sync()``), nothing stored.
+    /// when the list has moved on or the mirror's view is gone (call ``sync()``), nothing stored.
     @discardableResult
     public func loadNext() async throws -> Bool {
         try await serially { mirror in
@@ -93,7 +95,8 @@ public actor ListMirror {
     /// its rows deleted, or inserted as placeholders (the first page loaded when the list has not moved on).
     /// Throws ``Stale`` when the list has moved on so far that `index` names another section now
     /// (the server then changes nothing: the request names the state and the section's key), or
-    /// none (sync, then toggle again). Without a view, the mirror creates one first and reads
+    /// none, or when the mirror's view is gone (sync, then toggle again: the sync reloads without
+    /// it, and the toggle makes a new one). Without a view, the mirror creates one first and reads
     /// through it from then on (``ListSnapshot/view`` says so), even when the toggle fails.
     ///
     /// Once the server has answered the toggle, the mirror shows the section as its view now has
@@ -107,10 +110,11 @@ public actor ListMirror {
         try await serially { try await $0.setHiddenNow(hidden, index) }
     }
 
-    /// Flips section `index`; see ``setHidden(_:section:)``.
+    /// Flips section `index`; see ``setHidden(_:section:)`` (a mirror not loaded yet loads first).
     @discardableResult
     public func toggle(section index: Int) async throws -> Update {
         try await serially { mirror in
+            if await mirror.snapshot == nil { _ = try await mirror.reloadNow(rows: nil) }
             guard let snapshot = await mirror.snapshot, snapshot.sections.indices.contains(index) else {
                 throw SectionalError(slug: "section-not-found", status: 404, detail: "The mirror has no section \(index).")
             }
@@ -163,25 +167,40 @@ public actor ListMirror {
     /// or behind (a network error, a 502, 503 or 504) after the server's `Retry-After` (at least a
     /// second), else the event stream's reconnect delay for as many failures in a row (the
     /// server's `retry:` is 2 s). Another problem, or cancellation, is thrown.
+    ///
+    /// A server still short of the event's version after ``floorTries`` such answers (some 6 s: it waits
+    /// a second each time, and so does the mirror) went back rather than lags — a database put
+    /// back below the version the event named, the event's write lost with it —, so the mirror
+    /// then reads it as it is, and reloads when it is ahead of it.
     private nonisolated func syncRetrying(atLeast version: Int64, reconnectDelay: Double?) async throws -> Update {
-        var failures = 0
+        var failures = 0, notCaughtUp = 0
+        var floor: Int64? = version
         while true {
             do {
-                return try await serially { mirror in try await mirror.syncNow(atLeast: version) }
+                return try await serially { [floor] mirror in
+                    if let floor { try await mirror.syncNow(atLeast: floor) } else { try await mirror.syncNow() }
+                }
             } catch let problem as SectionalError where !problem.serverAway {
                 throw problem
             } catch {
                 try Task.checkCancellation()
                 failures += 1
+                if (error as? SectionalError)?.slug == "not-caught-up" {
+                    notCaughtUp += 1
+                    if notCaughtUp >= Self.floorTries { floor = nil }
+                }
                 // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up`
-                // 1 s), but at least a second (a proxy's `Retry-After: 0` made syncs back to back).
+                // 1 s; at least a second: ``VersionEvents/reconnectDelay(retryAfter:fixed:retry:failures:now:)``).
                 let retryAfter = (error as? SectionalError)?.retryAfter
-                var delay = VersionEvents.reconnectDelay(retryAfter: retryAfter, fixed: reconnectDelay, retry: 2, failures: failures)
-                if retryAfter != nil { delay = max(delay, 1) }
+                let delay = VersionEvents.reconnectDelay(retryAfter: retryAfter, fixed: reconnectDelay, retry: 2, failures: failures)
                 try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             }
         }
     }
+
+    /// `not-caught-up` answers to a sync reading at least an event's version before it reads
+    /// without it (see ``syncRetrying(atLeast:reconnectDelay:)``).
+    static let floorTries = 3
 
     // MARK: One at a time
 
@@ -210,6 +229,9 @@ public actor ListMirror {
     private func reloadNow(rows wanted: Int?) async throws -> Update {
         let from = snapshot?.version ?? 0
         let target = max(wanted ?? snapshot?.loadedRowCount ?? 0, wanted == nil ? pageSize : 0)
+        // The view read with, dropped here when it is gone but by the mirror only with the
+        // snapshot read without it: a reload that fails after stores nothing, the view neither.
+        var view = self.view
         var attempt = 0
         while true {
             attempt += 1
@@ -250,7 +272,9 @@ public actor ListMirror {
                 }
             }
             if consistent || attempt >= 5 {
+                next.view = view
                 snapshot = next
+                self.view = view
                 return Update(changes: Changes(list: list.name, from: from, to: next.version, reload: true), snapshot: next)
             }
         }
@@ -374,6 +398,9 @@ public actor ListMirror {
             range = try await reader.rows(inSection: n, start: start, count: count, view: view)
         } catch let problem as SectionalError where problem.sectionGone {
             throw try await stale(after: problem, mirror: current.version)
+        } catch let problem as SectionalError where problem.viewGone {
+            // Expired, evicted or deleted: the sync the caller makes reloads without it.
+            throw Stale(mirror: current.version, server: current.version)
         }
         guard range.version == current.version else { throw Stale(mirror: current.version, server: range.version) }
         // The same version, but the section hidden or shown through the view elsewhere (which
@@ -412,6 +439,10 @@ public actor ListMirror {
             _ = try await list.setHidden(hidden, section: index, view: view, key: before.section.key)
         } catch let problem as SectionalError where problem.sectionGone {
             throw try await stale(after: problem, mirror: next.version)
+        } catch let problem as SectionalError where problem.viewGone {
+            // Expired, evicted or deleted: the sync the caller makes reloads without it, and the
+            // toggle after that makes a new view.
+            throw Stale(mirror: next.version, server: next.version)
         } catch let problem as SectionalError where problem.status == 412 {
             throw problem.version.map { Stale(mirror: next.version, server: $0) } ?? problem
         }

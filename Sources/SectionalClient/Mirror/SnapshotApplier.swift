@@ -52,7 +52,9 @@ struct SnapshotApplier {
         for (f, t, upd) in moves {
             guard arriving[t] == nil else { throw Mismatch(why: "new row \(t) filled twice") }
             var slot = old.sections[f.section].slots[f.row]
-            if upd { slot.fetch = true }
+            // Only a loaded row is fetched again: a placeholder stays one (a batch that changed
+            // 900 rows nobody scrolled to sent 900 requests, every other operation waiting).
+            if upd && slot.row != nil { slot.fetch = true }
             arriving[t] = .move(slot, from: f)
         }
 
@@ -77,7 +79,7 @@ struct SnapshotApplier {
             var keep: [(ListSnapshot.Slot, Int)] = []
             for (r, slot) in before.slots.enumerated() where !removed.contains(ListIndexPath(section: o, row: r)) {
                 var slot = slot
-                if updated.contains(ListIndexPath(section: o, row: r)) { slot.fetch = true }
+                if updated.contains(ListIndexPath(section: o, row: r)) && slot.row != nil { slot.fetch = true }
                 keep.append((slot, r))
             }
             let size = keep.count + arriving.keys.filter { $0.section == n }.count

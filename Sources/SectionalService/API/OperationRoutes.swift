@@ -8,12 +8,13 @@ struct OperationRoutes {
 
     /// `/readyz` stays 200 while a storage fault refuses writes (reads go on) and names the
     /// fault in `storageFault` — except a database that cannot be reached: `503` with status
-    /// `unavailable` (reads are still served from the last applied state).
+    /// `unavailable` (reads are still served from the last applied state); and an instance
+    /// behind the change log's start: `503` with status `behind` until it restarts.
     func register(on router: inout Router) {
         router.get("/healthz") { _ in .json(#"{"status":"ok"}"#) }
         router.get("/readyz") { _ in
             let phase = readiness.phase
-            let status = phase == .ready && faults.unreachable ? "unavailable" : phase.name
+            let status = phase != .ready ? phase.name : faults.behind ? "behind" : faults.unreachable ? "unavailable" : phase.name
             return jsonAnswer(status: status == "ready" ? .ok : .serviceUnavailable, capacity: 64) { w in
                 w.beginObject()
                 w.key("status"); w.string(status)

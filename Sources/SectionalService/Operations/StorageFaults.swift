@@ -122,6 +122,16 @@ public final class StorageFaults: Sendable {
     /// applied state, but a load balancer should prefer an instance that can write).
     var unreachable: Bool { current == .unreachable }
 
+    /// Whether this instance fell behind the start of the shared store's change log: it can
+    /// apply no other instance's commit, nor its own (they come after them), until it restarts,
+    /// so `/readyz` answers 503 (`behind`) for good — its reads would serve a frozen state while
+    /// its writes were acknowledged and never shown.
+    var behind: Bool { fellBehind.load(ordering: .acquiring) }
+    private let fellBehind = Atomic<Bool>(false)
+
+    /// Records that the follower found this instance behind the change log's start.
+    func fellBehindTheChangeLog() { fellBehind.store(true, ordering: .releasing) }
+
     /// Writes refused so far, for every cause (passing faults, then `internal`), zeros included.
     var refusedWrites: [(cause: String, count: UInt64)] {
         let refused = state.withLock { $0.refused }

@@ -97,8 +97,9 @@ final class ChangeFollower: Sendable {
                     period = wait
                 case .tooFarBehind(let version):
                     if !behindLogged {
-                        log.error("this instance fell behind the change log's start: restart it to load the records afresh",
+                        log.error("this instance fell behind the change log's start: restart it to load the records afresh (/readyz answers 503 until then)",
                                   ["version": .number(Double(version))])
+                        faults.fellBehindTheChangeLog()
                         behindLogged = true
                     }
                 }

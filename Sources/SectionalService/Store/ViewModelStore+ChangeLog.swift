@@ -112,6 +112,11 @@ extension ViewModelStore {
                 events += publish(next, partitionVersions: partitionVersions)
                 next = [:]
                 partitionVersions = [:]
+                // And the views changed so far, before the version moves (see ``catchUp()``).
+                if !views.isEmpty {
+                    viewsChanged(views)
+                    views = []
+                }
                 applied.advance(to: reached)
                 do {
                     if !change.id.isEmpty {

@@ -21,7 +21,9 @@ extension ViewModelStore {
     ///
     /// Costs one read of the served table and of the run-time definitions, and one change number
     /// and one write when something changed. On several instances, each one starting with an
-    /// edited config moves the lists once: the second finds the new fingerprint recorded.
+    /// edited config moves the lists once: the second finds the new fingerprint recorded — also
+    /// when they start at once (the store checks again as it takes the number:
+    /// ``RecordStore/recordServedChange(_:)``).
     static func noteServedDefinitions(_ definitions: [ListDefinition], in store: RecordStore,
                                       log: Log) throws(StoreError) -> [String: ServedChange] {
         var catalog = ListCatalog(config: definitions)
@@ -45,10 +47,15 @@ extension ViewModelStore {
         // they had; the next start that can write moves them.
         do throws(StoreError) {
             if !changed.isEmpty {
-                let sequence = try store.takeSequence()
+                // One number for them all; none for a list another instance starting with the
+                // same definition recorded since the read above: its number is taken.
+                let recorded = try store.recordServedChange(Dictionary(changed.map { ($0.name, $0.fingerprint) },
+                                                                       uniquingKeysWith: { $1 }))
+                var sequence: Int64 = 0
                 for definition in changed {
-                    record[definition.name] = ServedDefinition(fingerprint: definition.fingerprint, sequence: sequence)
-                    result[definition.name] = ServedChange(sequence: sequence, changedFrom: served[definition.name]?.fingerprint)
+                    let now = recorded[definition.name]?.sequence ?? 0
+                    sequence = max(sequence, now)
+                    result[definition.name] = ServedChange(sequence: now, changedFrom: served[definition.name]?.fingerprint)
                 }
                 // Recorded as not served: removed since, or every list of a restored backup copy.
                 let resumed = changed.filter { served[$0.name]?.fingerprint == ServedDefinition.removedFingerprint }.map(\.name)

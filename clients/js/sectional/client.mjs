@@ -102,8 +102,9 @@ export class SectionalClient {
    * the client's own (the Swift client leaves it to its URLSession): `AbortSignal.timeout(ms)` gives one.
    * @param {string} method
    * @param {string[]} segments
+   * `version`: resolve the answer's `Sectional-Version` (a write's, 0 without one) instead of its body.
    * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown, contentType?: string,
-   *   signal?: AbortSignal}} [options]
+   *   signal?: AbortSignal, version?: boolean}} [options]
    * @returns {Promise<any>}
    */
   request(method, segments, options = {}) {
@@ -119,7 +120,7 @@ export class SectionalClient {
    * @param {string} method
    * @param {string[]} segments
    * @param {{query?: Record<string, string|number|undefined|null>, body?: unknown, contentType?: string,
-   *   signal?: AbortSignal}} options
+   *   signal?: AbortSignal, version?: boolean}} options
    * @returns {Promise<any>}
    */
   async #send(method, segments, options) {
@@ -134,6 +135,7 @@ export class SectionalClient {
     const response = await this.fetch(this.url(segments, options.query), init);
     const text = await response.text();
     if (!response.ok) throw SectionalError.from(response.status, text, response.headers.get('Retry-After'));
+    if (options.version) return Number(response.headers.get('Sectional-Version') ?? 0) || 0;
     if (response.status === 204 || text === '') return null;
     try {
       return JSON.parse(text);

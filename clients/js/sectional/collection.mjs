@@ -48,12 +48,13 @@ export class SectionalCollection {
   get(id, o = {}) { return this.client.request('GET', this.path(['records', id]), { signal: o.signal }); }
 
   /**
-   * Deletes the record stored under `id`.
+   * Deletes the record stored under `id`; resolves the version holding the delete (its
+   * `Sectional-Version`), for `client.readingAtLeast`.
    * @param {string} id
    * @param {{signal?: AbortSignal}} [o]
-   * @returns {Promise<void>}
+   * @returns {Promise<number>}
    */
-  async delete(id, o = {}) { await this.client.request('DELETE', this.path(['records', id]), { signal: o.signal }); }
+  delete(id, o = {}) { return this.client.request('DELETE', this.path(['records', id]), { signal: o.signal, version: true }); }
 
   /**
    * One page of records, by id.

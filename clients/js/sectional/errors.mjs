@@ -61,7 +61,10 @@ export class SectionalError extends Error {
   }
 }
 
-/** A load found the list at another version than the mirror's: sync first. */
+/**
+ * A load (or a toggle) found the list at another version than the mirror's, or the mirror's view
+ * changed elsewhere or gone (`server` then the mirror's version): sync first.
+ */
 export class StaleError extends Error {
   /**
    * @param {number} mirror
@@ -77,18 +80,21 @@ export class StaleError extends Error {
 
 /**
  * How long an event stream waits before reconnecting, in ms: what a 503's `Retry-After` says
- * (seconds, or an HTTP date counted from `now`; at most 5 minutes) when it gave one; else `fixed`
- * when set; else the server's `retry`, doubled per failure in a row while it stays away (to 30 s).
+ * (seconds, or an HTTP date counted from `now`; from 1 s to 5 minutes: a proxy's `Retry-After: 0`,
+ * or a date a clock running ahead has passed, made reconnects back to back for as long as the 503s
+ * lasted) when it gave one; else `fixed` when set; else the server's `retry`, doubled per failure
+ * in a row while it stays away (to 30 s).
  * @param {{retryAfter?: string|null, fixed?: number, retry: number, failures: number, now?: number}} o
  * @returns {number}
  */
 export function reconnectDelay(o) {
   const field = (o.retryAfter ?? '').trim();
-  if (/^\d+$/.test(field)) return Math.min(Number(field) * 1000, 300000);
-  if (/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(field)) {
-    return Math.min(Math.max(Date.parse(field) - (o.now ?? Date.now()), 0), 300000);
-  }
-  return Math.min(o.fixed ?? o.retry * 2 ** Math.min(o.failures, 4), 30000);
+  const asked = (/** @type {number} */ ms) => Math.min(Math.max(ms, 1000), 300000);
+  if (/^\d+$/.test(field)) return asked(Number(field) * 1000);
+  const date = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(field) ? Date.parse(field) : NaN;
+  // A field shaped as a date that is none (`Fri, 32 Nov …`) is ignored, as one of any other shape.
+  if (Number.isFinite(date)) return asked(date - (o.now ?? Date.now()));
+  return Math.max(0, Math.min(o.fixed ?? o.retry * 2 ** Math.min(o.failures, 4), 30000));
 }
 
 /**

@@ -2,7 +2,7 @@
 // event stream), and the ListMirror of it (mirror.mjs).
 
 import { SectionalError, reconnectDelay } from './errors.mjs';
-import { sleep } from './abortable.mjs';
+import { sleep, unlessAborted } from './abortable.mjs';
 import { emptyChanges } from './empty-changes.mjs';
 import { ListMirror } from './mirror.mjs';
 
@@ -230,10 +230,15 @@ export class SectionalList {
           /** @type {Record<string, string>} */
           const extra = { Accept: 'text/event-stream' };
           if (lastEventID !== undefined) extra['Last-Event-ID'] = lastEventID;
-          const headers = await this.client.headers(extra);
+          // The token and the request raced with the connection's signal, the idle timer running:
+          // a token provider (or a `fetch` option) that never settles holds neither the caller's
+          // abort nor a reconnect.
           heard();
-          const response = await this.client.fetch(this.client.url(this.path(['events']), this.search),
-            { headers, signal: connection.signal, cache: 'no-store' });
+          const response = await unlessAborted((async () => {
+            const headers = await this.client.headers(extra);
+            return this.client.fetch(this.client.url(this.path(['events']), this.search),
+              { headers, signal: connection.signal, cache: 'no-store' });
+          })(), connection.signal);
           heard();
           if (!response.ok) {
             const problem = SectionalError.from(response.status, await response.text());

@@ -100,7 +100,7 @@ export class ListMirror {
 
   /**
    * The row at `path`, loading its page of the section when it is a placeholder. Throws
-   * StaleError when the list has moved on (nothing stored: sync first).
+   * StaleError when the list has moved on or the mirror's view is gone (nothing stored: sync first).
    * @param {IndexPath} path @param {{signal?: AbortSignal}} [o] @returns {Promise<Row|null>}
    */
   row(path, o = {}) { return this.serially(() => this.loadNow(path, o.signal), o.signal); }
@@ -108,7 +108,7 @@ export class ListMirror {
   /**
    * Loads the next rows after the loaded beginning of the list (up to a page, from the first
    * placeholder, within its section). Resolves `false` when every row is loaded already. Throws
-   * StaleError when the list has moved on (nothing stored: sync first).
+   * StaleError when the list has moved on or the mirror's view is gone (nothing stored: sync first).
    * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<boolean>}
    */
@@ -130,7 +130,8 @@ export class ListMirror {
   /**
    * Hides or shows a section; returns the batch update. Throws StaleError when the list has moved
    * on so far that `index` names another section now (the server then changes nothing: the request
-   * names the state and the section's key), or none (sync, then toggle again). Without
+   * names the state and the section's key), or none, or when the mirror's view is gone (sync,
+   * then toggle again: the sync reloads without it, and the toggle makes a new one). Without
    * a view, the mirror creates one first and reads through it from then on (`snapshot.view` says
    * so), even when the toggle fails. Once the server has answered the toggle, the mirror shows the
    * section as its view now has it, even when the first rows of a section shown cannot be read:
@@ -146,13 +147,14 @@ export class ListMirror {
   setHidden(hidden, index, o = {}) { return this.serially(() => this.setHiddenNow(hidden, index, o.signal), o.signal); }
 
   /**
-   * Flips a section.
+   * Flips a section; see `setHidden` (a mirror not loaded yet loads first).
    * @param {number} index
    * @param {{signal?: AbortSignal}} [o]
    * @returns {Promise<MirrorUpdate>}
    */
   toggle(index, o = {}) {
     return this.serially(async () => {
+      if (!this.snapshot) await this.reloadNow(undefined, o.signal);
       const s = this.snapshot;
       if (!s || !s.sections[index]) throw new SectionalError('section-not-found', 404, '', `The mirror has no section ${index}.`);
       return this.setHiddenNow(!s.sections[index].section.hidden, index, o.signal);
@@ -199,20 +201,27 @@ export class ListMirror {
    * @param {{signal?: AbortSignal, reconnectDelay?: number}} o @returns {Promise<MirrorUpdate|null>}
    */
   async syncRetrying(version, o) {
+    /** @type {number|undefined} */
+    let floor = version;
+    let notCaughtUp = 0;
     for (let failures = 1; ; failures++) {
       try {
         return await this.serially(async () => {
-          this.floor = version;
+          this.floor = floor;
           try { return await this.syncNow(o.signal); } finally { this.floor = undefined; }
         }, o.signal);
       } catch (e) {
         if (e instanceof SectionalError && !e.serverAway) throw e;
+        // A server still short of the event's version after `floorTries` such answers (some 6 s:
+        // it waits a second each time, and so does the mirror) went back rather than lags: a
+        // database put back below the version the event named, the event's write lost with it.
+        // Read it as it is: a mirror ahead of it reloads.
+        if (e instanceof SectionalError && e.slug === 'not-caught-up' && ++notCaughtUp >= floorTries) floor = undefined;
         if (o.signal && o.signal.aborted) return null;
-        // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up` 1 s),
-        // but at least a second (a proxy's `Retry-After: 0` made syncs back to back).
+        // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up` 1 s;
+        // at least a second: `reconnectDelay`).
         const retryAfter = e instanceof SectionalError ? e.retryAfter : null;
-        const delay = reconnectDelay({ fixed: o.reconnectDelay, retry: 2000, failures, retryAfter });
-        await sleep(retryAfter ? Math.max(delay, 1000) : delay, o.signal);
+        await sleep(reconnectDelay({ fixed: o.reconnectDelay, retry: 2000, failures, retryAfter }), o.signal);
         if (o.signal && o.signal.aborted) return null;
       }
     }
@@ -227,24 +236,27 @@ export class ListMirror {
     const old = this.snapshot;
     const loadedBefore = old ? old.sections.reduce((a, s) => a + s.rows.filter((r) => r).length, 0) : 0;
     const target = wanted ?? Math.max(loadedBefore, this.pageSize);
+    // The view read with, dropped here when it is gone but kept by the mirror only with the
+    // snapshot read without it: a reload that fails after stores nothing, the view neither.
+    let view = this.view;
     for (let attempt = 1; ; attempt++) {
       let outline;
       try {
-        outline = await this.reader.outline({ view: this.view, signal });
+        outline = await this.reader.outline({ view, signal });
       } catch (e) {
         // The view is gone (deleted elsewhere, expired, or the server went back to a database
         // without it): read the list as it is for everyone; a later toggle makes a new view.
-        if (!(this.view && viewGone(e))) throw e;
-        this.view = undefined;
+        if (!(view && viewGone(e))) throw e;
+        view = undefined;
         continue;
       }
       /** @type {Snapshot} */
-      const next = { list: outline.list, title: outline.title, version: outline.version, view: this.view,
+      const next = { list: outline.list, title: outline.title, version: outline.version, view,
         sections: outline.sections.map((section) => ({ section, rows: new Array(section.rowCount).fill(null), pending: new Set() })) };
       let loaded = 0, consistent = true;
       if (target > 0) {
         try {
-          for await (const page of this.reader.pages({ size: this.pageSize, view: this.view, signal })) {
+          for await (const page of this.reader.pages({ size: this.pageSize, view, signal })) {
             if (page.version !== outline.version) { consistent = false; break; }
             for (const part of page.sections) {
               const own = next.sections[part.index];
@@ -261,16 +273,18 @@ export class ListMirror {
           // `reload: true`, or without it from an instance of an earlier release behind the same
           // load balancer), or the view went: start again from the outline (without the view, as
           // the outline read does).
-          const gone = Boolean(this.view) && viewGone(e);
+          const gone = Boolean(view) && viewGone(e);
           if (!(e instanceof SectionalError && (e.slug === 'invalid-page-token' || gone))) throw e;
           // One never told to reload, met on every try, is no change under the walk.
           if (attempt >= 5 && !e.reload && !gone) throw e;
-          if (gone) this.view = undefined;
+          if (gone) view = undefined;
           consistent = false;
         }
       }
       if (consistent || attempt >= 5) {
+        next.view = view;
         this.snapshot = next;
+        this.view = view;
         return { changes: emptyChanges(this.list.name, old ? old.version : 0, next.version, true), snapshot: next };
       }
     }
@@ -480,15 +494,22 @@ export class ListMirror {
   /**
    * `e` itself, unless it is a `404 section-not-found` naming a section the mirror holds at
    * `version`: then a StaleError (the list has moved on and that section is gone) at the list's
-   * version, read from the outline (one request). `e` when the list has not moved.
+   * version, read from the outline (one request), `e` when the list has not moved; or a
+   * `404 view-not-found`: then a StaleError at `version`.
    * @param {unknown} e @param {number} version @param {AbortSignal} [signal] @returns {Promise<unknown>}
    */
   async staleAfter(e, version, signal) {
+    // The view expired, evicted or deleted: the sync the caller makes reloads without it (and a
+    // toggle after that makes a new view).
+    if (this.view && viewGone(e)) return new StaleError(version, version);
     if (!sectionGone(e)) return e;
     const server = (await this.reader.outline({ view: this.view, signal })).version;
     return server === version ? e : new StaleError(version, server);
   }
 }
+
+/** `not-caught-up` answers to a sync reading at least an event's version before it reads without it. */
+const floorTries = 3;
 
 /**
  * Whether `e` says the mirror's view no longer exists.

@@ -53,7 +53,10 @@ export function applyToSnapshot(changes, old, outline, pageSize) {
   for (const m of rows.moved) {
     if (arriving.has(pathKey(m.to))) throw new Error(`new row ${pathKey(m.to)} filled twice`);
     const from = old.sections[m.from.section];
-    arriving.set(pathKey(m.to), { slot: { row: from.rows[m.from.row], pending: from.pending.has(m.from.row) || !!m.updated }, from: m.from });
+    // Only a loaded row is fetched again: a placeholder stays one (a batch that changed 900 rows
+    // nobody scrolled to sent 900 requests, every other operation waiting).
+    const row = from.rows[m.from.row];
+    arriving.set(pathKey(m.to), { slot: { row, pending: from.pending.has(m.from.row) || (!!m.updated && row !== null) }, from: m.from });
   }
   /** @type {Map<string, {from: IndexPath, moved: boolean}>} */
   const waiting = new Map();
@@ -70,7 +73,7 @@ export function applyToSnapshot(changes, old, outline, pageSize) {
     const keep = [];
     before.rows.forEach((row, r) => {
       if (removed.has(pathKey({ section: o, row: r }))) return;
-      keep.push({ slot: { row, pending: before.pending.has(r) || updated.has(pathKey({ section: o, row: r })) }, oldIndex: r });
+      keep.push({ slot: { row, pending: before.pending.has(r) || (row !== null && updated.has(pathKey({ section: o, row: r }))) }, oldIndex: r });
     });
     const incoming = [...arriving.keys()].filter((k) => k.startsWith(`${n}:`)).length;
     const size = keep.length + incoming;

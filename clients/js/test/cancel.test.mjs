@@ -2,7 +2,8 @@
 // answers (silent-server.mjs), a cancelled read and a cancelled mirror operation reject with the
 // signal's reason (`AbortError`) within a deadline, not when some timeout runs out; the mirror
 // keeps what it held and its next operation gets through; a signal aborted already sends nothing;
-// an event stream that hears nothing for its idle limit connects again.
+// an event stream that hears nothing for its idle limit connects again, also while it waits for
+// its token.
 // The answering server is one of the test's own (own-server.mjs); the client's `fetch` sends a
 // request to the silent one instead while `hang` is set.
 import { test, before, after } from 'node:test';
@@ -243,6 +244,25 @@ test('an event stream on which nothing arrives for idleTimeout ms is connected a
     controller.abort();
   }
   await within(reading, 'events() after abort()');
+});
+
+test('an event stream waiting for its token ends when aborted, and asks again after its idle limit', async () => {
+  // A token provider that never settles (a refresh waiting for a network that is gone): the
+  // stream waited for it for good, its signal and its idle limit both ignored.
+  let asked = 0;
+  const stuck = new SectionalClient(server.url, { tokenProvider: () => { asked++; return new Promise(() => undefined); } });
+  const controller = new AbortController();
+  const reading = (async () => {
+    for await (const _ of stuck.list('crew').events({ signal: controller.signal, idleTimeout: 100, reconnectDelay: 20 }));
+  })();
+  try {
+    const deadline = Date.now() + 10_000;
+    while (asked < 2 && Date.now() < deadline) await sleep(10);
+    assert.ok(asked >= 2, `the token asked ${asked} time(s): the idle limit never ended the first wait`);
+  } finally {
+    controller.abort();
+  }
+  await within(reading, 'events() waiting for its token after abort()');
 });
 
 test('a sleep leaves no listener on its signal, when it ends and when it is aborted', async () => {

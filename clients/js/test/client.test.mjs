@@ -196,6 +196,10 @@ test('a client reading at a version sends it: a write\'s is answered at once, on
   await assert.rejects(() => client.readingAtLeast(version + 1000).list('people').outline(),
     (e) => e instanceof SectionalError && e.slug === 'not-caught-up' && e.status === 503);
   assert.equal(client.minVersion, undefined, 'the client it was made from is unchanged');
+  // A delete says its version too (its answer has no body).
+  const deleted = await people.delete('p1');
+  assert.ok(deleted > version, `the delete's version ${deleted}`);
+  assert.ok((await client.readingAtLeast(deleted).list('people').outline()).version >= deleted);
 });
 
 test('a batch on expectedVersions is refused whole while one fails, and made when all hold', async () => {

@@ -206,6 +206,83 @@ test("a mirror whose view is gone reads the list as it is for everyone", async (
   assert.notEqual(mirror.view, view);
 });
 
+test('a toggle or a row load through a view that is gone says StaleError; the sync after reloads without it', async () => {
+  await reset();
+  await crew.batch({ upsert: Array.from({ length: 30 }, (_, i) => member(`p${i}`, `P${i}`, i % 2 ? 'Eng' : 'Design')) });
+  const mirror = list.mirror({ pageSize: 5 });
+  await mirror.reload();
+  await mirror.toggle(1);                                // creates the mirror's view
+  await mirror.toggle(1);
+  const view = /** @type {string} */ (mirror.view);
+  await list.deleteView(view);
+  // Each threw 404 view-not-found, for good: the mirror kept the dead id.
+  await assert.rejects(mirror.loadNext(), (e) => e.name === 'StaleError');
+  await assert.rejects(mirror.toggle(1), (e) => e.name === 'StaleError');
+  assert.equal((await mirror.sync()).changes.reload, true);
+  assert.equal(mirror.view, undefined);
+  assert.equal(await mirror.loadNext(), true);
+  const shown = mirror.snapshot?.sections[1].section.hidden;
+  await mirror.toggle(1);
+  assert.notEqual(mirror.view, undefined);
+  assert.notEqual(mirror.view, view);
+  assert.equal(mirror.snapshot?.sections[1].section.hidden, !shown);
+});
+
+test('a reload that fails after finding the view gone stores nothing, the dropped view neither', async () => {
+  await reset();
+  await crew.batch({ upsert: [member('p1', 'Ada', 'Design'), member('p2', 'Bob', 'Eng')] });
+  // Its page reads fail once armed (the outline read before them goes through).
+  let failPages = false;
+  const failing = new SectionalClient(base, {
+    fetch: async (input, init) => {
+      if (failPages && String(input).includes('/rows')) throw new TypeError('network down');
+      return fetch(input, init);
+    },
+  });
+  const mirror = failing.list('crew').mirror({ pageSize: 10 });
+  await mirror.reload();
+  await mirror.toggle(1);                                // creates the mirror's view
+  const view = /** @type {string} */ (mirror.view);
+  const before = mirror.snapshot;
+  await list.deleteView(view);
+  failPages = true;
+  await assert.rejects(mirror.reload(), /network down/);
+  // The old snapshot with the view gone from the mirror read as "nothing changed" by a sync.
+  assert.equal(mirror.snapshot, before);
+  assert.equal(mirror.view, view);
+  failPages = false;
+  assert.equal((await mirror.sync()).changes.reload, true);
+  assert.equal(mirror.view, undefined);
+  assert.deepEqual(mirror.snapshot, await fullFetch(undefined));
+});
+
+test('a sync fetches no row the mirror never loaded, updated or not', async () => {
+  await reset();
+  const name = (/** @type {number} */ i) => `U${String(i).padStart(2, '0')}`;
+  await crew.batch({ upsert: Array.from({ length: 40 }, (_, i) => member(`u${i}`, name(i), 'Eng')) });
+  let ranges = 0;
+  const counting = new SectionalClient(base, {
+    fetch: (input, init) => { if (String(input).includes('/sections/')) ranges++; return fetch(input, init); },
+  });
+  const mirror = counting.list('crew').mirror({ pageSize: 5 });
+  await mirror.reload();
+  const loaded = mirror.snapshot;
+  assert.ok(loaded);
+  const eng = loaded.sections.findIndex((s) => s.section.key === 'Eng');
+  const unloaded = loaded.sections[eng].rows.lastIndexOf(null);
+  assert.ok(unloaded > 5, 'rows past the first page are placeholders');
+  // A bot's title and tag length differ: the row is updated in place (the name keeps its place).
+  await crew.put('u39', member('u39', name(39), 'Eng', true));
+  ranges = 0;
+  const update = await mirror.sync();
+  assert.deepEqual(update.changes.rows.updated, [{ section: eng, row: unloaded }]);
+  assert.equal(ranges, 0, 'the placeholder was fetched');
+  assert.equal(update.snapshot.sections[eng].rows[unloaded], null);
+  // Loaded as ever when asked for.
+  const row = await mirror.row({ section: eng, row: unloaded });
+  assert.equal(row?.title, `${name(39)} (bot)`);
+});
+
 test('a section without a footer leaves it out (the JSDoc types say so: types.check.mjs)', async () => {
   const [pinned] = (await list.outline()).sections;
   assert.equal(pinned.key, 'pinned');
@@ -217,9 +294,12 @@ test('an event stream through a proxy that answers 502 and 504 (every instance r
   // A forwarding proxy in front of the server, as the deployment's nginx: its first answers are
   // its own 502 and 504 (no upstream up), then it passes requests and answers through.
   const own = [502, 504];
+  /** @type {(string|undefined)[]} each forwarded request's Last-Event-ID */
+  const lastEventIDs = [];
   const gateway = http.createServer((request, response) => {
     const status = own.shift();
     if (status) { response.writeHead(status, { 'Content-Type': 'text/html' }); response.end(`<html>${status}</html>`); return; }
+    lastEventIDs.push(/** @type {string|undefined} */ (request.headers['last-event-id']));
     const forward = http.request(new URL(request.url ?? '/', base), { method: request.method, headers: request.headers }, (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
@@ -246,6 +326,9 @@ test('an event stream through a proxy that answers 502 and 504 (every instance r
     // server may have gone back below the mirror in between.
     assert.deepEqual(seen.map((e) => e.firstOnConnection), [true, true]);
     assert.ok(seen[1].version > seen[0].version);
+    // The server's greeting on the new connection is newer with the header or without it (the
+    // write came first): the header itself is what says the stream resumed.
+    assert.deepEqual(lastEventIDs, [undefined, String(seen[0].version)]);
   } finally {
     gateway.closeAllConnections();
     await new Promise((resolve) => gateway.close(() => resolve(undefined)));
@@ -272,11 +355,12 @@ test("an event stream's reconnect delay: a 503's Retry-After, else the backoff",
   assert.equal(reconnectDelay({ retryAfter: '5', retry: 2000, failures: 1 }), 5000);
   assert.equal(reconnectDelay({ retryAfter: '5', fixed: 200, retry: 2000, failures: 1 }), 5000);
   // Seconds or an HTTP date, at most 5 minutes; a field that is neither is ignored.
-  assert.equal(reconnectDelay({ retryAfter: '0', retry: 2000, failures: 1 }), 0);
+  assert.equal(reconnectDelay({ retryAfter: '0', retry: 2000, failures: 1 }), 1000, 'at least a second');
   assert.equal(reconnectDelay({ retryAfter: '86400', retry: 2000, failures: 1 }), 300000);
   assert.equal(reconnectDelay({ retryAfter: 'soon', retry: 2000, failures: 1 }), 4000);
   assert.equal(reconnectDelay({ retryAfter: '-3', retry: 2000, failures: 1 }), 4000);
+  assert.equal(reconnectDelay({ retryAfter: 'Tue, 32 Nov 2023 22:13:32 GMT', retry: 2000, failures: 1 }), 4000, 'a date that is none');
   const now = Date.UTC(2023, 10, 14, 22, 13, 20);
   assert.equal(reconnectDelay({ retryAfter: 'Tue, 14 Nov 2023 22:13:32 GMT', retry: 2000, failures: 1, now }), 12000);
-  assert.equal(reconnectDelay({ retryAfter: 'Tue, 14 Nov 2023 22:13:00 GMT', retry: 2000, failures: 1, now }), 0, 'a date passed: at once');
+  assert.equal(reconnectDelay({ retryAfter: 'Tue, 14 Nov 2023 22:13:00 GMT', retry: 2000, failures: 1, now }), 1000, 'a date passed: a second');
 });
