@@ -5,7 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 SWIFT      ?= swift
 PACKAGES   := pkg-config libmicrohttpd-dev libsqlite3-dev zlib1g-dev libssl-dev libpq-dev libjemalloc-dev curl
 TEST_PKGS  := postgresql nginx
-BENCH_PKGS := wrk gcc golang-go
+BENCH_PKGS := wrk gcc golang-go nodejs
 JS_PKGS    := nodejs node-typescript
 # The demo's per-user list (`orders`) verifies user tokens with the HS256 secret in this variable,
 # and the server refuses to start without it: every target here uses a development secret unless

@@ -41,18 +41,23 @@ start_c() {
 }
 stop_c() { kill "$c_pid"; wait "$c_pid" 2>/dev/null || true; }
 
-# Sectional (the arguments, as for `measure`) and the C server (running) measured in turn, each
-# for half the time, twice, in the order Sectional, C, C, Sectional: both then sample the same
-# minutes, which on this kind of machine move by more than the figures differ (measured one after
-# the other, a scenario's C figure came from the minute after Sectional's, and a minute moved the
-# C server alone by ±15%). Prints two lines "req/s p50 p99", Sectional's then C's: per server the
-# mean req/s and p50 of its two halves, and the worse p99.
-measure_paired() {
+# Sectional and the C server (running) measured in turn, each for half the time, twice, in the
+# order Sectional, C, C, Sectional: both then sample the same minutes, which on this kind of
+# machine move by more than the figures differ (measured one after the other, a scenario's C
+# figure came from the minute after Sectional's, and a minute moved the C server alone by ±15%).
+# S_ARGS and C_ARGS are `measure`'s arguments for each (one string each, split on spaces): the
+# same requests, only the server's address differs. Prints two lines "req/s p50 p99", Sectional's
+# then C's: per server the mean req/s and p50 of its two halves, and the worse p99.
+measure_paired() {  # S_ARGS C_ARGS
   local half=$(( (seconds + 1) / 2 )) s1 c1 c2 s2
-  s1=$(seconds=$half measure "$@")
-  c1=$(seconds=$half measure "http://127.0.0.1:$port_c/")
-  c2=$(seconds=$half measure "http://127.0.0.1:$port_c/")
-  s2=$(seconds=$half measure "$@")
+  # shellcheck disable=SC2086
+  s1=$(seconds=$half measure $1)
+  # shellcheck disable=SC2086
+  c1=$(seconds=$half measure $2)
+  # shellcheck disable=SC2086
+  c2=$(seconds=$half measure $2)
+  # shellcheck disable=SC2086
+  s2=$(seconds=$half measure $1)
   python3 - "$s1" "$s2" "$c1" "$c2" <<'PY'
 import sys
 def both(a, b):
@@ -72,15 +77,18 @@ sample_bytes() {  # NAME URL
 }
 
 # Sectional at URL (TARGET: a path, or a wrk script and its arguments) and the C server answering
-# BYTES, in turn (`measure_paired`): sets `s` and `c`, each "req/s p50 p99". The C server starts and
-# stops here, in this shell, so that an interrupted run stops it too.
+# BYTES, in turn (`measure_paired`), sent the very same requests (the same path, or the same
+# script with the same arguments: until 2026-12-07 the C server got `GET /` from wrk's built-in
+# request while Sectional's came from a script, a cheaper client for C on the shared cores, and
+# the mix's C server never saw a page or a write): sets `s` and `c`, each "req/s p50 p99". The C
+# server starts and stops here, in this shell, so that an interrupted run stops it too.
 against_c() {  # BYTES URL TARGET
+  local c_url="http://127.0.0.1:$port_c"
   start_c "$1"
   if [[ $3 == *.lua* ]]; then
-    # shellcheck disable=SC2086
-    { read -r s; read -r c; } < <(measure_paired -s ${3%% *} "$2" -- ${3#* })
+    { read -r s; read -r c; } < <(measure_paired "-s ${3%% *} $2 -- ${3#* }" "-s ${3%% *} $c_url -- ${3#* }")
   else
-    { read -r s; read -r c; } < <(measure_paired "$2$3")
+    { read -r s; read -r c; } < <(measure_paired "$2$3" "$c_url$3")
   fi
   stop_c
 }
@@ -232,7 +240,9 @@ own_core "tag look-up" "Benchmarks/wrk/paths.lua $work/tags.txt" "$first_tag"
 own_core "row-id look-up" "Benchmarks/wrk/paths.lua $work/rows.txt" "$first_row"
 since=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
 python3 Benchmarks/write-changes.py "$base"
-scenario "changes after 1,000 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
+# A diff, not a reload: the scenario measures the diff it names.
+curl -s "$base/v1/lists/contacts/changes?since=$since" | python3 -c 'import json,sys; assert not json.load(sys.stdin)["reload"], "changes answered reload"'
+scenario "changes after 999 writes" "/v1/lists/contacts/changes?since=$since" "-" "/v1/lists/contacts/changes?since=$since"
 # The mixed scenario's C server answers as Sectional does: a page's bytes to a page by token, a
 # write's to a write (sizes taken from one of each), the tag look-up's to the rest. The mix's reads
 # alone first: what the mix would reach if its writes cost nothing.
@@ -278,15 +288,34 @@ python3 scripts/generate-people.py "$large" > "$work/people-large.json"
 rm -f "$work"/db.sqlite*
 kill "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
 env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
-pid=$!
+pid=$!; pids+=($pid)
 wait_ready "$base/readyz" "$pid"
 import=$(python3 Benchmarks/load-people.py "$base" "$large")
 kill -TERM $pid; wait $pid 2>/dev/null || true
-start_ns=$(date +%s%N)
-env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
-pid=$!; pids+=($pid)
-wait_ready "$base/readyz" "$pid"
-cold=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+# Start to /readyz: first with the database's pages dropped from the page cache (as after a reboot,
+# or on a machine whose cache holds other things), then again with them cached (a restart). Only
+# the second was measured until 2026-12-07, right after the import wrote the file.
+start_to_ready() {  # sets `ready_ms`; leaves the server running (`pid`)
+  local start_ns
+  start_ns=$(date +%s%N)
+  env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port $port_s 2>"$work/server.log" &
+  pid=$!; pids+=($pid)
+  wait_ready "$base/readyz" "$pid"
+  ready_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+}
+sync
+python3 - "$work"/db.sqlite* <<'PY'
+import os, sys
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    os.close(fd)
+PY
+start_to_ready
+cold_uncached=$ready_ms
+kill -TERM $pid; wait $pid 2>/dev/null || true
+start_to_ready
+cold=$ready_ms
 rss_kb=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
 rows=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totalRowCount"])')
 # Resident once the background work after start is done: the list's search corpus (made after
@@ -294,6 +323,8 @@ rows=$(curl -s "$base/v1/lists/contacts" | python3 -c 'import json,sys; print(js
 deadline=$(( $(date +%s) + 120 ))
 until grep -q '"search corpus made"' "$work/server.log" || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
 steady_kb=$(awk '/VmRSS/ {print $2}' /proc/$pid/status)
+corpus_state="with the search corpus made (after ready, in the background)"
+grep -q '"search corpus made"' "$work/server.log" || corpus_state="120 s after ready, the search corpus NOT made yet"
 
 python3 - "$results" "$seconds" <<PY
 import sys
@@ -323,7 +354,7 @@ print(f"- mixed run, server-side times: $mixed")
 print(f"- single durable upsert (PUT, fsync before 2xx, wrk -c1): $upsert")
 print(f"- event streams: $sse")
 print(f"- batch import of $large records through POST …/batch: ${import#loaded }")
-print(f"- cold start of $rows rows from SQLite to /readyz 200: ${cold} ms")
+print(f"- cold start of $rows rows from SQLite to /readyz 200: ${cold} ms with the database in the page cache (a restart), ${cold_uncached} ms with its pages dropped from it first")
 print(f"- resident memory at ready: $((rss_kb / 1024)) MiB for $rows rows = {${rss_kb} * 1024 / max($rows, 1):.0f} bytes per row, records included")
-print(f"- resident memory with the search corpus made (after ready, in the background): $((steady_kb / 1024)) MiB = {${steady_kb} * 1024 / max($rows, 1):.0f} bytes per row")
+print(f"- resident memory $corpus_state: $((steady_kb / 1024)) MiB = {${steady_kb} * 1024 / max($rows, 1):.0f} bytes per row")
 PY

@@ -79,15 +79,21 @@ wrk_cpu() {
 # them is stopped and the folder removed. NAME names the folder.
 begin_run() {
   work=$(mktemp -d "/tmp/sectional-$1.XXXXXX")
+  # On tmpfs every "durable" figure (an fsync before the answer, the import, a cold start) would
+  # be memory's.
+  if [ "$(stat -f -c %T "$work")" = tmpfs ]; then
+    echo "warning: $work is on tmpfs: writes, the import and cold starts are measured without a disk" >&2
+  fi
   pids=()
   trap 'for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 }
 
-# Starts the release server on `$work/config.json` at `$port_s` (request logs off), adds it to
-# `pids` (its own in `pid`) and waits until it is ready.
+# Starts the release server on `$work/config.json` at `$port_s` at the default log level (info: a
+# line per request, as `make bench`'s table; until 2026-12-07 these scenarios ran with request logs
+# off), adds it to `pids` (its own in `pid`) and waits until it is ready.
 start_server() {
   port_free "$port_s"
-  SECTIONAL_LOG_LEVEL=warn .build/release/sectional --config "$work/config.json" --port "$port_s" 2>>"$work/server.log" &
+  env -u SECTIONAL_LOG_LEVEL .build/release/sectional --config "$work/config.json" --port "$port_s" 2>>"$work/server.log" &
   pid=$!; pids+=("$pid")
   wait_ready "http://127.0.0.1:$port_s/readyz" "$pid"
 }

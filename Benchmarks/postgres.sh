@@ -39,7 +39,7 @@ PY
 start() {  # PORT STORE-FLAGS…
   local port=$1; shift
   port_free "$port"
-  SECTIONAL_LOG_LEVEL=warn "${SECTIONAL_BIN:-.build/release/sectional}" --config "$work/config.json" --port "$port" "$@" 2>>"$work/server-$port.log" &
+  env -u SECTIONAL_LOG_LEVEL "${SECTIONAL_BIN:-.build/release/sectional}" --config "$work/config.json" --port "$port" "$@" 2>>"$work/server-$port.log" &
   pids+=($!)
   wait_ready "http://127.0.0.1:$port/readyz" "$!"
 }
