@@ -123,7 +123,7 @@ compare "row-id look-up" "-s Benchmarks/wrk/paths.lua" "" "$work/rows.txt"
 for side in base head; do
   since=$(curl -s "${url[$side]}/v1/lists/contacts" | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
   python3 Benchmarks/write-changes.py "${url[$side]}"
-  echo "/v1/lists/contacts/changes?since=$since" > "$work/changes-$side.txt"
+  echo "/v1/lists/contacts/changes?since=$since&maxChanges=2000" > "$work/changes-$side.txt"
 done
 compare "changes after 999 writes" "-s Benchmarks/wrk/paths.lua" "" "$work/changes-{side}.txt"
 compare "mixed 90% read / 10% write" "-s Benchmarks/wrk/mixed.lua" "" "$work/mixed-{side}.txt"

@@ -2,7 +2,8 @@
 """Makes the history the "changes after 999 writes" scenario reads: 999 PUTs of random people
 (the same ones on every run, seed 11) moved between teams — each its own version, so that the
 version read before them is still among the 1,000 a list keeps (with 1,000 it fell out, and the
-scenario measured a 53-byte `reload` answer, not a diff, until 2026-12-07).
+scenario measured a 53-byte `reload` answer, not a diff, until 2026-12-07; they make some 1,000
+changes, so the scenario asks for `maxChanges=2000`).
 
     Benchmarks/write-changes.py BASE_URL [COUNT]
 """

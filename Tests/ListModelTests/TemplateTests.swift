@@ -58,6 +58,15 @@ final class TemplateTests: XCTestCase {
         XCTAssertEqual(r("{salary|currency:CHF}"), "CHF 1,234.50")
         XCTAssertEqual(r("{big|currency:USD}"), "-$1,234,567.89")
         XCTAssertEqual(r("{n|currency:USD}"), "$56.00")
+        // ISO 4217's minor units: none for the Rwandan franc (it had two), four for the Chilean
+        // unit of account; a three-decimal amount past 2^42 as written (its last digit was one up).
+        func amount(_ json: String, _ code: String) -> String {
+            (try? Template(parsing: "{a|currency:\(code)}", scope: .row).render(record: parse(json).objectValue!)) ?? "error"
+        }
+        XCTAssertEqual(amount(#"{"a":1234}"#, "RWF"), "RWF 1,234")
+        XCTAssertEqual(amount(#"{"a":1234.5}"#, "XPF"), "XPF 1,234")
+        XCTAssertEqual(amount(#"{"a":1.5}"#, "CLF"), "CLF 1.5000")
+        XCTAssertEqual(amount(#"{"a":9106079951530.531}"#, "KWD"), "KWD 9,106,079,951,530.531")
     }
 
     /// A number's text (`{field}`, group keys, `as: "string"` sorts) follows one rule whether or
@@ -103,6 +112,12 @@ final class TemplateTests: XCTestCase {
         XCTAssertEqual(try render("1700000000.123"), "2023-11-14 22:13:20.123")
         XCTAssertEqual(try render("-0.5"), "1969-12-31 23:59:59.500")
         XCTAssertEqual(try render("-1"), "1969-12-31 23:59:59.000")
+        // Where seconds × 1000 falls just below the whole millisecond written (326.9999… ms).
+        XCTAssertEqual(try render("1094294622.327"), "2004-09-04 10:43:42.327")
+        XCTAssertEqual(try render("1.001"), "1970-01-01 00:00:01.001")
+        XCTAssertEqual(try render("-1.001"), "1969-12-31 23:59:58.999")
+        // And a `date` sort reads the same milliseconds.
+        XCTAssertEqual(SortType.date.sortValue(.double(1094294622.327)), .int(1_094_294_622_327))
     }
 
     func testDate() throws {

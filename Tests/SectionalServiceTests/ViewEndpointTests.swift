@@ -56,6 +56,18 @@ final class ViewEndpointTests: XCTestCase {
         XCTAssertEqual(try app.get("/v1/collections/people/records/p1").status, 200, "the record still there")
         XCTAssertEqual(try app.request("POST", "/v1/lists/people/views/\(id)/sections/1/toggle", headers: [("If-Match", "*")]).status, 200)
         XCTAssertEqual(try app.request("DELETE", "/v1/lists/people/views/\(id)", headers: [("If-Match", "*")]).status, 204)
+        // A condition applies only to what would be a 2xx: a view or a section that is not there
+        // is 404 whatever it says (it was 412).
+        let other = try app.createView(#"{"hidden":[]}"#)
+        for (method, target, body, slug) in [("GET", "/v1/lists/people/views/\(id)", nil, "view-not-found"),
+                                             ("DELETE", "/v1/lists/people/views/\(id)", nil, "view-not-found"),
+                                             ("POST", "/v1/lists/people/views/\(id)/sections/1/toggle", nil, "view-not-found"),
+                                             ("PUT", "/v1/lists/people/views/\(other)/sections/99", #"{"hidden":true}"#, "section-not-found")]
+            as [(String, String, String?, String)] {
+            let answer = try app.request(method, target, json: body, headers: tagged)
+            XCTAssertEqual(answer.status, 404, "\(method) \(target): \(answer.text)")
+            XCTAssertEqual(answer.slug, slug, "\(method) \(target)")
+        }
     }
 
     /// A change that names the section's key is made only while the index is still that section:

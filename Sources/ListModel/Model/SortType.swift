@@ -37,7 +37,7 @@ public enum SortType: String, Sendable, Equatable, CaseIterable {
                 return sortValue(parsed)
             case .int, .double, .number:
                 guard let seconds = value.doubleValue, seconds.isFinite, abs(seconds) < 1e13 else { return .missing }
-                return .int(Int64((seconds * 1000).rounded(.down)))
+                return .int(TemplateFormatter.epochMilliseconds(seconds))
             default: return .missing
             }
         }

@@ -234,8 +234,15 @@ final class CurrencyStyle: Sendable, Equatable {
         a.code == b.code && a.prefix == b.prefix && a.suffix == b.suffix && a.marks == b.marks && a.fractionDigits == b.fractionDigits
     }
 
-    private static let zeroDigit: Set<String> = ["JPY", "KRW", "VND", "CLP", "ISK", "HUF", "TWD", "XAF", "XOF", "UGX", "PYG"]
+    /// ISO 4217's minor units, where they are not 2.
+    private static let zeroDigit: Set<String> = ["JPY", "KRW", "VND", "CLP", "ISK", "HUF", "TWD", "XAF", "XOF", "UGX", "PYG",
+                                                 "BIF", "DJF", "GNF", "KMF", "RWF", "UYI", "VUV", "XPF"]
     private static let threeDigit: Set<String> = ["BHD", "KWD", "OMR", "JOD", "TND", "IQD", "LYD"]
+    private static let fourDigit: Set<String> = ["CLF", "UYW"]
+
+    /// The largest amount a double is written directly at (see ``appendDirect(_:to:)``): doubles
+    /// below 2^46 are closer than 0.01 apart, below 2^42 than 0.001, below 2^39 than 0.0001.
+    private var directLimit: Double { fractionDigits <= 2 ? 1e13 : fractionDigits == 3 ? 1e12 : 1e11 }
 
     /// A style for a three-letter upper-case ISO 4217 code; `nil` for anything else.
     init?(code: String, formats: LocaleFormats = .english) {
@@ -245,16 +252,20 @@ final class CurrencyStyle: Sendable, Equatable {
         prefix = placement.prefix
         suffix = placement.suffix
         marks = NumberMarks(formats)
-        fractionDigits = CurrencyStyle.zeroDigit.contains(code) ? 0 : (CurrencyStyle.threeDigit.contains(code) ? 3 : 2)
+        fractionDigits = CurrencyStyle.zeroDigit.contains(code) ? 0
+            : CurrencyStyle.threeDigit.contains(code) ? 3 : CurrencyStyle.fourDigit.contains(code) ? 4 : 2
     }
 
     /// Appends `format(DecimalText(value))` for a number value with no more fraction digits
     /// than the currency uses (every integer, and doubles like `1234.5` — the common amounts),
     /// without building strings; `false` (nothing written) for anything else.
     ///
-    /// A double qualifies when `x = round(d·10^f)` gives back exactly `d` as `x / 10^f` and
-    /// `|d| < 1e13`: then `x / 10^f` is the only decimal with ≤ f fraction digits that reads
-    /// back as `d`, so it is what the shortest text rounds to, and no rounding is needed.
+    /// A double qualifies when `x = round(d·10^f)` gives back exactly `d` as `x / 10^f` and `|d|`
+    /// is below ``directLimit`` (where doubles are closer together than `10^-f`): then `x / 10^f`
+    /// is the only decimal with ≤ f fraction digits that reads back as `d`, so it is what the
+    /// shortest text rounds to, and no rounding is needed. (At 1e13 for every currency, two
+    /// three-decimal amounts above 2^42 read back as one double, and `KWD 9,106,079,951,530.531`
+    /// was written `….532`.)
     func appendDirect(_ value: JSONValue, to out: inout ByteBuffer) -> Bool {
         var negative: Bool
         var units: UInt64        // the amount × 10^fractionDigits
@@ -266,7 +277,7 @@ final class CurrencyStyle: Sendable, Equatable {
             negative = i < 0
             units = i.magnitude * scale
         case .double(let d):
-            guard d.isFinite, abs(d) < 1e13 else { return false }
+            guard d.isFinite, abs(d) < directLimit else { return false }
             let x = (d * Double(scale)).rounded()
             guard x / Double(scale) == d else { return false }
             negative = d < 0

@@ -156,8 +156,18 @@ extension TemplateFormatter {
     /// instant's milliseconds rounded down, as a `date` sort reads it: `1700000000.123` is 123 ms
     /// (splitting the fraction off first gave 0.12299… s, written as 122).
     static func epochParts(_ secs: Double) -> (seconds: Int64, millisecond: Int) {
-        let milliseconds = Int64((secs * 1000).rounded(.down))
+        let milliseconds = epochMilliseconds(secs)
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : -((-milliseconds + 999) / 1000)
         return (seconds, Int(milliseconds - seconds * 1000))
+    }
+
+    /// The instant's milliseconds, rounded down, of epoch seconds `secs` (|secs| < 1e13) as
+    /// written: `secs · 1000` carries a rounding of its own (`1094294622.327 · 1000` is
+    /// `1094294622326.9999…`, which rounded down was 326 ms; `1.001` gave 1000), so a product
+    /// within two units in the last place of a whole number is that number.
+    static func epochMilliseconds(_ secs: Double) -> Int64 {
+        let product = secs * 1000
+        let whole = product.rounded()
+        return Int64(abs(product - whole) <= 2 * whole.ulp ? whole : product.rounded(.down))
     }
 }

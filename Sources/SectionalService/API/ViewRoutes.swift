@@ -36,17 +36,21 @@ struct ViewRoutes {
         }
         router.get("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
-            try EntityTag.checkUntagged(request)  // a view has no tag: only `If-Match: *` holds
             let id = request.parameter("view")
             let view = try context.view(id, of: readable)
+            // A view has no tag: only `If-Match: *` holds — once the answer would be a 2xx.
+            try EntityTag.checkUntagged(request)
             var response = Self.viewAnswer(view, status: .ok)
             readable.state.restrict(&response)
             return response
         }
         router.delete("/v1/lists/{list}/views/{view}") { request in
             let readable = try context.readableList(request)
-            try EntityTag.checkUntagged(request)  // a view has no tag: only `If-Match: *` holds
             let id = request.parameter("view")
+            // A view has no tag: only `If-Match: *` holds — on a view that exists (a missing one
+            // is `404` whatever the condition says).
+            _ = try context.view(id, of: readable)
+            try EntityTag.checkUntagged(request)
             let (name, owner, views) = (readable.state.name, readable.viewOwner, views)
             return context.viewChangeLater({ () throws(StoreError) in try views.delete(id, list: name, owner: owner) },
                                            wrote: { $0 }) { deleted throws(HTTPError) in
@@ -78,7 +82,6 @@ struct ViewRoutes {
                            asked: (Request) throws(HTTPError) -> (expected: String?, change: @Sendable (Bool) -> Bool))
         throws(HTTPError) -> Response {
         let readable = try context.readableList(request)
-        try EntityTag.checkUntagged(request)
         let (expected, change) = try asked(request)
         let state = readable.state
         let id = request.parameter("view")
@@ -90,6 +93,8 @@ struct ViewRoutes {
         if let expected, CodePointKey(section.key) != CodePointKey(expected) {
             throw Problem.sectionMoved(index, key: section.key, expected: expected, version: state.version)
         }
+        // Once the view and the section are found (a condition applies only to what would be a 2xx).
+        try EntityTag.checkUntagged(request)
         let (key, owner, views) = (section.key, readable.viewOwner, views)
         return context.viewChangeLater({ () throws(StoreError) in
             try views.setHidden(key, in: id, list: state.name, owner: owner, change: change)
