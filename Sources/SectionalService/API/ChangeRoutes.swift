@@ -3,7 +3,14 @@ import ListModel
 import ListStore
 
 /// `GET /v1/lists/{list}/changes?since=V[&view=ID][&maxChanges=N]`: the batch update from the
-/// client's version to the current one, computed from the retained history.
+/// client's version to the current one, computed from the retained history once per version,
+/// view and `maxChanges`, and kept with the version's other answers (``AnswerCache``).
+///
+/// Kept because every client that follows the list asks it at once: each event stream announces
+/// the new version to all of them, and a mirror syncs from the version it has. A diff over many
+/// versions is far dearer than a page — 999 writes into 100,000 rows, some 1,000 changes: 736
+/// answers a second with every one computed (`make bench`, run 90, 44.7 ms p50 with 32
+/// connections), where the C server sent the same bytes 35,244 times.
 struct ChangeRoutes {
     let context: ServiceContext
     let lists: ListRoutes
@@ -25,19 +32,24 @@ struct ChangeRoutes {
         }
         guard since <= current else { throw ahead(since, of: current) }
         let maxChanges = try request.queryInteger("maxChanges", default: Self.defaultMaxChanges)
-        var update: BatchUpdate? = BatchUpdate()
-        if since > 0 && since <= context.lists.store.sequenceStart {
-            // Never this store's: a memory store restarted numbers from the clock, and `since`
-            // is an earlier process's version, whatever this list held at a version before it.
-            update = nil
-        } else if since < current {
-            update = context.lists.history(of: target.state)?.changes(since: since, upTo: current, limit: maxChanges)?
-                .batchUpdate(view: target.view, maxChanges: maxChanges)
+        let key = AnswerCache.Key(kind: "changes", view: target.viewFingerprint, viewID: target.viewID, size: maxChanges,
+                                  token: String(since))
+        let answer = target.state.answers.answer(for: key) {
+            var update: BatchUpdate? = BatchUpdate()
+            if since > 0 && since <= context.lists.store.sequenceStart {
+                // Never this store's: a memory store restarted numbers from the clock, and `since`
+                // is an earlier process's version, whatever this list held at a version before it.
+                update = nil
+            } else if since < current {
+                update = context.lists.history(of: target.state)?.changes(since: since, upTo: current, limit: maxChanges)?
+                    .batchUpdate(view: target.view, maxChanges: maxChanges)
+            }
+            var w = JSONWriter(capacity: 256)
+            ListSnapshot.writeChangesAnswer(update, list: target.name, from: since, to: current, into: &w)
+            return AnswerCache.Answer(body: w.bytes)
         }
         try EntityTag.checkUntagged(request)
-        var response = jsonAnswer { w in
-            ListSnapshot.writeChangesAnswer(update, list: target.name, from: since, to: current, into: &w)
-        }
+        var response = answer.response
         target.state.restrict(&response)
         return response
     }
