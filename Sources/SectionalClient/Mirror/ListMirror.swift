@@ -3,7 +3,8 @@
 /// ``sync()`` brings it to the list's current version with the server's batch update and returns
 /// that update (to animate) with the new snapshot; rows it holds keep their positional fields
 /// (index path, tag location, accessibility identifier) right. ``updates()`` syncs whenever the
-/// list's event stream announces a newer version. Operations run one at a time, in call order.
+/// list's event stream announces a newer version (ListMirror+Updates.swift). Operations run one at
+/// a time, in call order.
 public actor ListMirror {
     /// The list's API.
     public nonisolated let list: SectionalList
@@ -122,86 +123,6 @@ public actor ListMirror {
         }
     }
 
-    /// Every later sync, run when the list's event stream announces a version other than the
-    /// mirror's: a newer one, or an older one (the server went back: a new database at its address, one
-    /// put back by a file copy; the sync then reloads). Versions a sync took in before they were
-    /// announced start none (see ``isTakenIn(_:after:mirror:)``): a burst of writes costs a sync,
-    /// not one a version, so writes coming faster than syncs do not leave the mirror ever further
-    /// behind. The stream reconnects (with
-    /// `Last-Event-ID`) when it drops, after `reconnectDelay` seconds when given (see
-    /// ``SectionalList/events(reconnectDelay:)``); a sync that fails while the server is away (a
-    /// network error, a 502, 503 or 504) is tried again after the server's `Retry-After` (at least
-    /// a second), else after the same delay, backing off, until it gets through. Another problem
-    /// ends the sequence with it.
-    public nonisolated func updates(reconnectDelay: Double? = nil) -> AsyncThrowingStream<Update, Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: Update.self)
-        let task = Task {
-            do {
-                var heard: Int64?  // the version the stream announced before
-                for try await event in list.events(reconnectDelay: reconnectDelay) {
-                    defer { heard = event.version }
-                    // After a reconnect the stream says where the list is now; what was heard before
-                    // says nothing of it (the server may have gone back below the mirror in between).
-                    let before = event.isFirstOnConnection ? nil : heard
-                    if let current = await snapshot?.version, Self.isTakenIn(event.version, after: before, mirror: current) { continue }
-                    continuation.yield(try await syncRetrying(atLeast: event.version, reconnectDelay: reconnectDelay))
-                }
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
-    }
-
-    /// Whether an event announcing `version` needs no sync: the mirror is at it (`current`), or
-    /// already past it by a sync an earlier event started — the event moves on from the one heard
-    /// before it (`heard`), as the writes of a burst announced while one sync took them all in
-    /// do. An event below the one before it is a server that went back, and syncs.
-    static func isTakenIn(_ version: Int64, after heard: Int64?, mirror current: Int64) -> Bool {
-        version == current || (heard.map { $0 < version } ?? false) && version < current
-    }
-
-    /// ``sync()`` reading at least `version` (an event's), tried again while the server is away
-    /// or behind (a network error, a 502, 503 or 504) after the server's `Retry-After` (at least a
-    /// second), else the event stream's reconnect delay for as many failures in a row (the
-    /// server's `retry:` is 2 s). Another problem, or cancellation, is thrown.
-    ///
-    /// A server still short of the event's version after ``floorTries`` such answers (some 6 s: it waits
-    /// a second each time, and so does the mirror) went back rather than lags — a database put
-    /// back below the version the event named, the event's write lost with it —, so the mirror
-    /// then reads it as it is, and reloads when it is ahead of it.
-    private nonisolated func syncRetrying(atLeast version: Int64, reconnectDelay: Double?) async throws -> Update {
-        var failures = 0, notCaughtUp = 0
-        var floor: Int64? = version
-        while true {
-            do {
-                return try await serially { [floor] mirror in
-                    if let floor { try await mirror.syncNow(atLeast: floor) } else { try await mirror.syncNow() }
-                }
-            } catch let problem as SectionalError where !problem.serverAway {
-                throw problem
-            } catch {
-                try Task.checkCancellation()
-                failures += 1
-                if (error as? SectionalError)?.slug == "not-caught-up" {
-                    notCaughtUp += 1
-                    if notCaughtUp >= Self.floorTries { floor = nil }
-                }
-                // The server's own wait first (a `503 storage-unavailable` asks 10 s, `not-caught-up`
-                // 1 s; at least a second: ``VersionEvents/reconnectDelay(retryAfter:fixed:retry:failures:now:)``).
-                let retryAfter = (error as? SectionalError)?.retryAfter
-                let delay = VersionEvents.reconnectDelay(retryAfter: retryAfter, fixed: reconnectDelay, retry: 2, failures: failures)
-                try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
-            }
-        }
-    }
-
-    /// `not-caught-up` answers to a sync reading at least an event's version before it reads
-    /// without it (see ``syncRetrying(atLeast:reconnectDelay:)``).
-    static let floorTries = 3
-
     // MARK: One at a time
 
     /// Runs `operation` after every operation called before it has ended. Cancelling the caller
@@ -209,7 +130,7 @@ public actor ListMirror {
     /// hangs holds up no later operation once its caller gives up; one still waiting its turn
     /// throws at once and never runs (``MirrorTurn``), while the next still waits for the ones
     /// before it.
-    private func serially<T: Sendable>(_ operation: @escaping @Sendable (ListMirror) async throws -> T) async throws -> T {
+    func serially<T: Sendable>(_ operation: @escaping @Sendable (ListMirror) async throws -> T) async throws -> T {
         let previous = tail
         let turn = MirrorTurn<T>()
         let task = Task {
@@ -280,13 +201,13 @@ public actor ListMirror {
         }
     }
 
-    private func syncNow(atLeast version: Int64) async throws -> Update {
+    func syncNow(atLeast version: Int64) async throws -> Update {
         floor = version
         defer { floor = nil }
         return try await syncNow()
     }
 
-    private func syncNow() async throws -> Update {
+    func syncNow() async throws -> Update {
         guard let old = snapshot else { return try await reloadNow(rows: nil) }
         for _ in 0..<3 {
             let changes: Changes
@@ -396,11 +317,8 @@ public actor ListMirror {
         let range: SectionRange
         do {
             range = try await reader.rows(inSection: n, start: start, count: count, view: view)
-        } catch let problem as SectionalError where problem.sectionGone {
+        } catch let problem as SectionalError where problem.sectionGone || problem.viewGone {
             throw try await stale(after: problem, mirror: current.version)
-        } catch let problem as SectionalError where problem.viewGone {
-            // Expired, evicted or deleted: the sync the caller makes reloads without it.
-            throw Stale(mirror: current.version, server: current.version)
         }
         guard range.version == current.version else { throw Stale(mirror: current.version, server: range.version) }
         // The same version, but the section hidden or shown through the view elsewhere (which
@@ -437,12 +355,8 @@ public actor ListMirror {
             // Named by its key: when the list has moved on so far that the index is another
             // section, the server changes nothing (412) and says where the list is.
             _ = try await list.setHidden(hidden, section: index, view: view, key: before.section.key)
-        } catch let problem as SectionalError where problem.sectionGone {
+        } catch let problem as SectionalError where problem.sectionGone || problem.viewGone {
             throw try await stale(after: problem, mirror: next.version)
-        } catch let problem as SectionalError where problem.viewGone {
-            // Expired, evicted or deleted: the sync the caller makes reloads without it, and the
-            // toggle after that makes a new view.
-            throw Stale(mirror: next.version, server: next.version)
         } catch let problem as SectionalError where problem.status == 412 {
             throw problem.version.map { Stale(mirror: next.version, server: $0) } ?? problem
         }
@@ -486,8 +400,11 @@ public actor ListMirror {
 
     /// ``Stale`` for a `404 section-not-found` naming a section the mirror holds at `version`: the
     /// list has moved on and that section is gone. Reads the outline for the list's version (one
-    /// request); throws `problem` itself when the list has not moved.
+    /// request); throws `problem` itself when the list has not moved. For a `404 view-not-found`
+    /// (the view expired, evicted or deleted), ``Stale`` at `version`: the sync the caller makes
+    /// reloads without the view, and a toggle after it makes a new one.
     private func stale(after problem: SectionalError, mirror version: Int64) async throws -> Stale {
+        if problem.viewGone { return Stale(mirror: version, server: version) }
         let server = try await reader.outline(view: view).version
         guard server != version else { throw problem }
         return Stale(mirror: version, server: server)
