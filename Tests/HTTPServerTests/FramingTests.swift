@@ -73,6 +73,18 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(smuggled.value, 0)
     }
 
+    /// libmicrohttpd keeps the whitespace after a value and does not read `chunked ` as chunked:
+    /// it would read the rest of the connection as the body and never answer.
+    func testChunkedFollowedByWhitespaceIs400AndTheRestIsNeverARequest() throws {
+        for coding in ["chunked ", "chunked\t", "gzip, chunked "] {
+            let text = try answers("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \(coding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + hidden)
+            XCTAssertEqual(onlyStatus(text), 400, coding)
+            XCTAssertTrue(text.contains(#""type":"/problems/invalid-request""#), text)
+        }
+        XCTAssertEqual(smuggled.value, 0)
+        XCTAssertEqual(try HTTPTestClient(port: server.port).request("GET", "/healthz").status, 200, "the server keeps serving")
+    }
+
     func testUnknownTransferCodingsAreAnsweredAtOnce() throws {
         for (coding, status) in [("xchunked", 400), ("identity", 400), ("chunked, chunked", 400), ("gzip, chunked", 501)] {
             let text = try answers("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: \(coding)\r\n\r\n5\r\nhello\r\n0\r\n\r\n" + hidden)

@@ -195,4 +195,68 @@ final class PagingTests: XCTestCase {
         XCTAssertEqual(p3.itemsBefore, 0)
         recs.removeAll()
     }
+
+    /// a [a0 a1 a2] (records where g = a) | e1 empty | b [b0 b1] (g = b): the rows moving between
+    /// two page reads must not drop a section without rows from the walk, nor list it twice.
+    func testARowlessSectionIsListedOnceWhenRowsChangeBetweenPages() throws {
+        let d = definition(#"""
+        {"sections":[
+          {"source":"c","key":"a","where":{"g":"a"},"sortBy":[{"field":"n"}],"row":{}},
+          {"key":"e1"},
+          {"source":"c","key":"b","where":{"g":"b"},"sortBy":[{"field":"n"}],"row":{}}
+        ]}
+        """#)
+        let recs: [JSONValue] = ["a0", "a1", "a2", "b0", "b1"].enumerated().map { i, id in
+            ["id": .string(id), "g": .string(String(id.prefix(1))), "n": .int(Int64(i))]
+        }
+        func walk(_ l: ListSnapshot, size: Int, token: String?, view: ViewState = ViewState()) throws -> [String] {
+            var token = token, seen: [String] = []
+            repeat {
+                let page = try l.page(size: size, token: token, view: view, binding: binding)
+                seen += page.entries.map { "\(l.sections[$0.index].key)@\($0.rowOffset)+\($0.rowCount)" }
+                token = page.nextPageToken
+            } while token != nil
+            return seen
+        }
+        let l = ListSnapshot.build(definition: d, records: ["c": recs])
+        // The page ends inside a: e1 is for the next page.
+        let p1 = try l.page(size: 2, token: nil, view: ViewState(), binding: binding)
+        XCTAssertEqual(p1.entries.map(\.index), [0])
+
+        // The rest of a deleted before the next read: e1 is still listed.
+        var deleted = l
+        deleted.apply(.delete(id: "a2"), collection: "c")
+        XCTAssertEqual(try walk(deleted, size: 2, token: p1.nextPageToken), ["e1@0+0", "b@0+2"])
+
+        // a hidden in the view before the next read (a client collapsing it while scrolling).
+        var view = ViewState()
+        view.hidden.insert(CodePointKey(l.sections[0].key))
+        XCTAssertEqual(try walk(l, size: 2, token: p1.nextPageToken, view: view), ["e1@0+0", "b@0+2"])
+
+        // The page ends at a's end and lists e1: a row added to a's end before the next read does
+        // not list e1 again.
+        let q1 = try l.page(size: 3, token: nil, view: ViewState(), binding: binding)
+        XCTAssertEqual(q1.entries.map(\.index), [0, 1])
+        var grown = l
+        grown.apply(.upsert(["id": "a3", "g": "a", "n": 2.5]), collection: "c")
+        XCTAssertEqual(try walk(grown, size: 3, token: q1.nextPageToken), ["a@3+1", "b@0+2"])
+
+        // Unchanged, the walks are as before.
+        XCTAssertEqual(try walk(l, size: 2, token: p1.nextPageToken), ["a@2+1", "e1@0+0", "b@0+1", "b@1+1"])
+        XCTAssertEqual(try walk(l, size: 3, token: q1.nextPageToken), ["b@0+2"])
+
+        // The page's section gone altogether (its rows deleted; a keyed section would vanish): e1 still listed.
+        let keyed = definition(#"""
+        {"sections":[
+          {"source":"c","groupBy":"g","where":{"g":"a"},"sortBy":[{"field":"n"}],"row":{}},
+          {"key":"e1"},
+          {"source":"c","key":"b","where":{"g":"b"},"sortBy":[{"field":"n"}],"row":{}}
+        ]}
+        """#)
+        var k = ListSnapshot.build(definition: keyed, records: ["c": recs])
+        let r1 = try k.page(size: 2, token: nil, view: ViewState(), binding: binding)
+        XCTAssertEqual(r1.entries.map(\.rowCount), [2])
+        for id in ["a0", "a1", "a2"] { k.apply(.delete(id: id), collection: "c") }
+        XCTAssertEqual(try walk(k, size: 2, token: r1.nextPageToken), ["e1@0+0", "b@0+2"])
+    }
 }

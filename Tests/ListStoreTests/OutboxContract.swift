@@ -47,6 +47,21 @@ extension RecordStoreContract {
         XCTAssertEqual(Set(users.map { CodePointKey($0.partition) }), [CodePointKey("s:Karl"), CodePointKey("s:\u{212A}arl")])
     }
 
+    /// A user's value may hold U+0000 (JSON allows it; PostgreSQL text does not): its delivery is
+    /// recorded, told apart from a user with U+FFFD there, claimed with the partition it was
+    /// asked for, and accepted.
+    func checkAPartitionWithANulIsRecordedAndClaimedAsAsked() throws {
+        let store = try makeStore()
+        let partitions = ["s:a\u{0}b", "s:a\u{FFFD}b"]
+        _ = try write(store, ["a"]) { _, results in
+            partitions.map { DeliveryRequest(webhook: "h", list: "inbox", partition: $0, user: "\"u\"", version: results[0].sequence) }
+        }
+        let claimed = try store.claimDeliveries(webhooks: ["h"], now: 1_000, claimUntil: 9_000, owner: "a", limit: 10)
+        XCTAssertEqual(Set(claimed.map { CodePointKey($0.partition) }), Set(partitions.map(CodePointKey.init)))
+        for delivery in claimed { try store.deliveryAccepted(delivery, owner: "a") }
+        XCTAssertEqual(try store.outboxStatus(webhooks: ["h"]), OutboxStatus(pending: 0, nextDue: nil), "each claimed row accepted")
+    }
+
     func checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws {
         let store = try makeStore()
         _ = try write(store, ["a"], deliveries: everyGroup)

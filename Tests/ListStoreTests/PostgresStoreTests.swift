@@ -92,6 +92,7 @@ final class PostgresStoreTests: RecordStoreContract {
         try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
     }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
+    func testAPartitionWithANulIsRecordedAndClaimedAsAsked() throws { try checkAPartitionWithANulIsRecordedAndClaimedAsAsked() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
     func testAnAcceptanceFromAWorkerThatLostTheClaimLeavesTheRowToItsHolder() throws { try checkAnAcceptanceFromAWorkerThatLostTheClaimLeavesTheRowToItsHolder() }

@@ -42,6 +42,26 @@ final class OpenAPIConformanceTests: XCTestCase {
         XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":true,"key":"Design"}"#).status, 200)
         XCTAssertEqual(try app.request("PUT", target, json: #"{"hidden":false,"note":"x"}"#).slug, "invalid-request")
         XCTAssertEqual(try app.request("PUT", target, json: #"{}"#).slug, "invalid-request")
+        // Every 412 of this route carries the list's version, as its schema says: If-Match's too.
+        let tagged = try app.request("PUT", target, json: #"{"hidden":false}"#, headers: [("If-Match", #""x""#)])
+        XCTAssertEqual(tagged.status, 412)
+        XCTAssertEqual(try tagged.problem.value("version", as: Int.self), try app.version())
+    }
+
+    /// Only an answer that would be a 2xx is conditional: a read refused for another reason says
+    /// why, whatever `If-Match` names (the records' list and the list index answered 412).
+    func testAReadRefusedForAnotherReasonIsNot412() throws {
+        let app = try TestApp(token: "secret")
+        let tagged = [("If-Match", #""nope""#), ("Authorization", "Bearer secret")]
+        for (target, slug) in [("/v1/collections/people/records?pageSize=-1", "invalid-page-size"),
+                               ("/v1/collections/people/records?pageToken=nope", "invalid-page-token"),
+                               ("/v1/lists?user=", "invalid-request")] {
+            let answer = try app.request("GET", target, headers: tagged)
+            XCTAssertEqual(answer.status, 400, "\(target): \(answer.text)")
+            XCTAssertEqual(answer.slug, slug, target)
+        }
+        XCTAssertEqual(try app.request("GET", "/v1/collections/people/records", headers: tagged).status, 412, "a read that succeeds is conditional")
+        XCTAssertEqual(try app.request("GET", "/v1/lists", headers: tagged).status, 412)
     }
 
     func testEveryReadDocumentsWhatMinVersionAndIfMatchAnswer() throws {

@@ -142,6 +142,12 @@ final class PartitionTests: XCTestCase {
 
         let created = try p.app.request("POST", "/v1/lists/orders/views?user=alice", json: #"{"hidden":["help"]}"#, headers: p.service)
         let view: String = try created.expect(201).json.value("view")
+        // Its Location names the user, so the service token that made it can follow it.
+        let location = try XCTUnwrap(created.header("Location"))
+        XCTAssertEqual(location, "/v1/lists/orders/views/\(view)?user=alice")
+        XCTAssertEqual(try p.app.request("GET", location, headers: p.service).status, 200)
+        let spaced = try p.app.request("POST", "/v1/lists/orders/views?user=al%20ice", json: "{}", headers: p.service).expect(201)
+        XCTAssertEqual(try p.app.request("GET", try XCTUnwrap(spaced.header("Location")), headers: p.service).status, 200)
         XCTAssertEqual(try p.get("/v1/lists/orders/rows?view=\(view)", as: "alice").status, 200)
         XCTAssertEqual(try p.get("/v1/lists/orders/rows?view=\(view)", as: "bob").slug, "view-not-found")
         XCTAssertEqual(try p.get("/v1/lists/orders/views/\(view)", as: "bob").slug, "view-not-found")

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HTTPServer
 import Locking
 import TestSupport
 import XCTest
@@ -25,6 +26,18 @@ final class ReadYourWritesTests: XCTestCase {
             XCTAssertEqual(try answer.json.value("version", as: Int.self), Int(version)! + 1, nothing)
             XCTAssertEqual(try app.version(), Int(version)! + 1, "the list did not move")
         }
+    }
+
+    /// Which requests ahead of the server wait: reads and view writes, not a CORS preflight of a
+    /// view write (answered without reading the list, it waited up to a second before its 204).
+    func testOnlyReadsAndViewWritesWaitForAVersion() {
+        let rules = ReadYourWrites(applied: AppliedVersion(5), shared: false)
+        let views = "/v1/lists/people/views?minVersion=9"
+        XCTAssertEqual(rules.awaited(by: Request(method: .get, uri: "/v1/lists/people?minVersion=9")), 9)
+        XCTAssertEqual(rules.awaited(by: Request(method: .post, uri: views)), 9)
+        XCTAssertNil(rules.awaited(by: Request(method: .options, uri: views)))
+        XCTAssertNil(rules.awaited(by: Request(method: .get, uri: "/v1/lists/people?minVersion=5")), "applied already")
+        XCTAssertNil(rules.awaited(by: Request(method: .put, uri: "/v1/collections/people/records/p1?minVersion=9")))
     }
 
     func testAReadAheadOfTheServerWaitsThenAnswers503() throws {

@@ -9,9 +9,9 @@ final class VerifiedTokensTests: XCTestCase {
         let ann = Caller.user(subject: "ann", claims: JSONObject())
         tokens.remember("aaa.bbb.ccc", caller: ann, expiresAt: 100)
         XCTAssertEqual(tokens.caller(for: "aaa.bbb.ccc", now: 99), ann)
-        XCTAssertEqual(tokens.caller(for: "aaa.bbb.ccc", now: 100), ann)
+        XCTAssertEqual(tokens.caller(for: "aaa.bbb.ccc", now: 99.999), ann)
         XCTAssertNil(tokens.caller(for: "aaa.bbb.ccd", now: 99), "another text is verified afresh")
-        XCTAssertNil(tokens.caller(for: "aaa.bbb.ccc", now: 101), "an expired token is verified afresh")
+        XCTAssertNil(tokens.caller(for: "aaa.bbb.ccc", now: 100), "at exp, as the verifier, the token is verified afresh (and refused)")
         XCTAssertNil(tokens.caller(for: "aaa.bbb.ccc", now: 99), "and forgotten")
     }
 

@@ -22,12 +22,16 @@ enum RequestFraming {
         private var encodingFields = 0
         /// Whether the first `Transfer-Encoding` field is exactly `chunked` (any case).
         private var plainChunked = false
+        /// Whether a `Transfer-Encoding` value ended in whitespace, which libmicrohttpd keeps: it
+        /// then does not read `chunked ` as chunked, and reads the body to no end.
+        private var codingWithTrailingSpace = false
         private var hosts = 0
 
         init() {}
 
-        /// Reads one field (name and value as sent, UTF-8).
-        mutating func read(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        /// Reads one field (name and value as sent, UTF-8, the value without the whitespace
+        /// that ended it; `trailingSpace`: whether some did).
+        mutating func read(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, trailingSpace: Bool = false) {
             guard malformed == nil else { return }
             guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
                 let text = String(decoding: name, as: UTF8.self)
@@ -51,6 +55,7 @@ enum RequestFraming {
                 lengths.append(String(decoding: value, as: UTF8.self))
             } else if WeightedList.equalsIgnoringCase(name, name.indices, "Transfer-Encoding") {
                 encodingFields += 1
+                if trailingSpace { codingWithTrailingSpace = true }
                 let text = String(decoding: value, as: UTF8.self)
                 if encodingFields == 1 { plainChunked = text.caseInsensitiveEquals("chunked") }
                 codings += text.split(separator: ",").map { $0.trimmingSpaces.lowercased() }
@@ -73,6 +78,10 @@ enum RequestFraming {
                 if isHTTP10 { return invalid("An HTTP/1.0 request may not carry Transfer-Encoding.") }
                 if !lengths.isEmpty {
                     return invalid("A request may not carry both Content-Length and Transfer-Encoding.")
+                }
+                if codingWithTrailingSpace {
+                    // A proxy that drops the space (RFC 9110 §5.5) reads chunks; libmicrohttpd would not.
+                    return invalid("Transfer-Encoding must be exactly chunked, with no whitespace after it; the body length cannot be determined.")
                 }
                 if encodingFields == 1, codings == ["chunked"], plainChunked { return nil }
                 if codings.last != "chunked" || codings.filter({ $0 == "chunked" }).count > 1 {

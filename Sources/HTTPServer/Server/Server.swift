@@ -453,7 +453,7 @@ public final class Server: @unchecked Sendable {
                 var size = value == nil ? 0 : valueSize
                 while size > 0, let last = value?[size - 1], last == 0x20 || last == 0x09 { size -= 1 }
                 let text = UnsafeRawBufferPointer(start: value, count: size).assumingMemoryBound(to: UInt8.self)
-                reading.pointee.fields.read(name: name, value: text)
+                reading.pointee.fields.read(name: name, value: text, trailingSpace: size < valueSize)
                 reading.pointee.headers.add(String(decoding: name, as: UTF8.self), String(decoding: text, as: UTF8.self))
                 return MHD_Result.YES
             }, target)

@@ -102,8 +102,8 @@ extension ListSnapshot {
                 if visible[j] > 0 { start = (j, 0) }
                 j += 1
             }
-            // Sections without rows before the start were sent with the previous page.
-            lowerRowless = start.map { $0.section + 1 } ?? (found ? si + 1 : si)
+            lowerRowless = Self.firstRowlessNotSent(token: t, section: si, found: found, start: start?.section,
+                                                    visible: visible, count: n)
         } else {
             for j in 0..<n where visible[j] > 0 {
                 start = (j, 0)
@@ -124,9 +124,10 @@ extension ListSnapshot {
         var last: (section: Int, row: Int)? = nil
         var upperRowless = n
         if let s = start {
-            // Rowless sections before the start (first page) come first.
-            if token == nil {
-                for k in 0..<s.section where visible[k] == 0 { entries.append(Page.Entry(index: k, rowOffset: 0, rowCount: 0)) }
+            // Rowless sections before the start that no page listed yet come first (on the
+            // first page, every one before the start).
+            for k in lowerRowless..<max(lowerRowless, s.section) where visible[k] == 0 {
+                entries.append(Page.Entry(index: k, rowOffset: 0, rowCount: 0))
             }
             let headCount = entries.count
             var left = size
@@ -177,13 +178,41 @@ extension ListSnapshot {
                     rows.withRow(at: l.row) { row in
                         definition.orders.withUnsafeBufferPointer { orders in
                             PageToken.encode(spec: spec, rawKey: node.pointee.rawKey, sortKey: row.sortKey, rowID: row.id,
-                                             order: orders[spec], keyOrder: keyOrder, binding: binding, guess: l.row + 1)
+                                             order: orders[spec], keyOrder: keyOrder, binding: binding, guess: l.row + 1,
+                                             endedInsideSection: l.row + 1 < visible[l.section])
                         }
                     }
                 }
             }
         }
         return Page(entries: entries, nextPageToken: next, itemsBefore: visibleBefore, itemsAfter: after, view: view)
+    }
+
+    /// The first section from which the sections without visible rows are still to be listed
+    /// (those before it were, by an earlier page), for a page after `token`, whose section is
+    /// at `section` (`found`: still there; else where it would be) and whose first row is in
+    /// section `start` (nil: no row is left).
+    ///
+    /// Without a change between the two reads, that is the section after the start: the token's
+    /// page listed every rowless section up to it. After one, the token says which it listed: a
+    /// page that left rows of its section (``PageToken/endedInsideSection``) listed none after
+    /// it, so those are still due even when the rest of that section has since gone (deleted or
+    /// hidden in the view); a page that ended at its section's end listed those up to the next
+    /// section with rows, so rows added to the end of its section since do not list them again.
+    /// One case stays open: that next section losing all its visible rows before the read is
+    /// not seen, and it is not listed (its rows would have been the page's; the token does not
+    /// name it).
+    private static func firstRowlessNotSent(token: PageToken, section: Int, found: Bool, start: Int?,
+                                    visible: UnsafeMutablePointer<Int>, count n: Int) -> Int {
+        let afterToken = found ? section + 1 : section
+        if token.endedInsideSection { return afterToken }
+        guard let start else { return afterToken }
+        guard found, start == section else { return start + 1 }
+        // Rows added after the token's in its section: the rowless sections that follow it up
+        // to the next section with rows were listed.
+        var k = section + 1
+        while k < n && visible[k] == 0 { k += 1 }
+        return k
     }
 
     /// The position a cut token (one with shortened fields) stands for: exactly its row's, when
@@ -196,11 +225,13 @@ extension ListSnapshot {
         if let claim = index[t.rowID]?.claims.first(where: { $0.spec == t.spec }) {
             let key = rawKey(of: claim)
             if PageToken.positionHash(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id) == cut.positionHash {
-                return PageToken(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id, guess: t.guess)
+                return PageToken(spec: t.spec, rawKey: key, sortKey: claim.row.sortKey, rowID: claim.row.id, guess: t.guess,
+                                 endedInsideSection: t.endedInsideSection)
             }
         }
         for node in sections where node.spec == t.spec && FNV1a.hash(node.rawKey) == cut.keyHash {
-            return PageToken(spec: t.spec, rawKey: node.rawKey, sortKey: t.sortKey, rowID: t.rowID, guess: t.guess)
+            return PageToken(spec: t.spec, rawKey: node.rawKey, sortKey: t.sortKey, rowID: t.rowID, guess: t.guess,
+                             endedInsideSection: t.endedInsideSection)
         }
         // The section is gone: its cut key (raised for a descending order) with the full key's rank.
         return t

@@ -47,10 +47,16 @@ public enum PageTokenError: Error, Equatable, Sendable {
 /// binary search. A wrong guess (rows inserted or deleted before it, a forged one) costs only
 /// the check.
 ///
+/// **Where the page ended**: whether rows of the named row's section were left for the next
+/// page (``endedInsideSection``), which tells the next page which sections without visible rows
+/// the page already listed when the rows changed between the two reads (see
+/// ``ListSnapshot/page(size:token:view:binding:)``).
+///
 /// **Encoding** (then base64url, unpadded): version byte `3`, 8-byte binding hash, spec index,
-/// flags (bit 0: cut; then the two 8-byte hashes and the key's explicit-order rank), section
-/// key, sort values (typed), row id, the guess (varint), 4-byte checksum. Version `2` tokens,
-/// written before the guess, have none and are still read.
+/// flags (bit 0: cut, then the two 8-byte hashes and the key's explicit-order rank; bit 1: the
+/// page ended inside its section), section key, sort values (typed), row id, the guess (varint),
+/// 4-byte checksum. Version `2` tokens, written before the guess, have none and are still read;
+/// tokens written before bit 1 read as ending at their section's end.
 public struct PageToken: Sendable, Equatable {
     let spec: Int
     let rawKey: String
@@ -61,6 +67,8 @@ public struct PageToken: Sendable, Equatable {
     /// Where the next page began in the section when the token was written (see the type's
     /// doc); nil in a version 2 token.
     let guess: Int?
+    /// Whether the page ended with rows of the named row's section still to come.
+    let endedInsideSection: Bool
 
     struct Cut: Sendable, Equatable {
         let keyHash: UInt64
@@ -75,13 +83,15 @@ public struct PageToken: Sendable, Equatable {
     /// Raw bytes that fit ``maxTextLength`` once in base64url.
     static let maxBytes = maxTextLength / 4 * 3
 
-    init(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, cut: Cut? = nil, guess: Int? = nil) {
+    init(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, cut: Cut? = nil, guess: Int? = nil,
+         endedInsideSection: Bool = false) {
         self.spec = spec
         self.rawKey = rawKey
         self.sortKey = sortKey
         self.rowID = rowID
         self.cut = cut
         self.guess = guess
+        self.endedInsideSection = endedInsideSection
     }
 
     /// The most `sortBy` fields a section spec may have: a token with as many sort values, each
@@ -91,9 +101,11 @@ public struct PageToken: Sendable, Equatable {
     /// Encodes a position without building a token (the values are only read, so a caller can
     /// pass a shared row's fields without copying them). `order` gives the field directions and
     /// `keyOrder` the section key's rank and direction (a cut value must not move the position
-    /// forward). `guess` is the index in its section of the row after the position.
+    /// forward). `guess` is the index in its section of the row after the position;
+    /// `endedInsideSection`, whether that row is the section's (the page left some of it).
     static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
-                       keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int) -> String {
+                       keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int,
+                       endedInsideSection: Bool = false) -> String {
         // Each string but the row id gets at most `cap` bytes; a token still too long is redone
         // with a smaller cap (only sort keys with many fields get there). The row id is never
         // cut: a cut token finds its row by id, and a cut id would find none (the page would
@@ -102,7 +114,8 @@ public struct PageToken: Sendable, Equatable {
         // 1 + 8 + 3 + 17 + 5 + 6 + 1 + 64 × 9 + 130 + 10 + 4 bytes: under `maxBytes`.
         for cap in [256, 96, 24, 4] {
             if let text = encode(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID, order: order,
-                                 keyOrder: keyOrder, binding: binding, guess: guess, cap: cap) {
+                                 keyOrder: keyOrder, binding: binding, guess: guess,
+                                 endedInsideSection: endedInsideSection, cap: cap) {
                 return text
             }
         }
@@ -110,7 +123,8 @@ public struct PageToken: Sendable, Equatable {
     }
 
     private static func encode(spec: Int, rawKey: String, sortKey: SortKey, rowID: String, order: RowOrder,
-                               keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int, cap: Int) -> String? {
+                               keyOrder: (rank: Int, descending: Bool), binding: PageBinding, guess: Int,
+                               endedInsideSection: Bool, cap: Int) -> String? {
         let values = sortKey.values
         var isCut = utf8Count(rawKey) > cap
         if !isCut {
@@ -127,7 +141,7 @@ public struct PageToken: Sendable, Equatable {
             b.append(3)
             putU64(binding.hash, &b)
             putVarint(UInt64(spec), &b)
-            b.append(isCut ? 1 : 0)
+            b.append((isCut ? 1 : 0) | (endedInsideSection ? 2 : 0))
             if isCut {
                 putU64(FNV1a.hash(rawKey), &b)
                 putU64(positionHash(spec: spec, rawKey: rawKey, sortKey: sortKey, rowID: rowID), &b)
@@ -210,9 +224,9 @@ public struct PageToken: Sendable, Equatable {
         var r = Reader(bytes: b, i: 1, end: b.count - 4)
         guard let bind = r.u64() else { throw .malformed }
         guard bind == binding.hash else { throw .wrongBinding }
-        guard let spec = r.varint(), spec < 1 << 20, let flags = r.byte(), flags <= 1 else { throw .malformed }
+        guard let spec = r.varint(), spec < 1 << 20, let flags = r.byte(), flags <= 3 else { throw .malformed }
         var cut: Cut? = nil
-        if flags == 1 {
+        if flags & 1 != 0 {
             guard let k = r.u64(), let p = r.u64(), let rank = r.varint(), rank <= 1 << 32 else { throw .malformed }
             cut = Cut(keyHash: k, positionHash: p, keyRank: rank == 0 ? Int.max : Int(rank) - 1)
         }
@@ -243,7 +257,8 @@ public struct PageToken: Sendable, Equatable {
             guess = Int(g)
         }
         guard r.atEnd else { throw .malformed }
-        return PageToken(spec: Int(spec), rawKey: key, sortKey: SortKey(values: values), rowID: id, cut: cut, guess: guess)
+        return PageToken(spec: Int(spec), rawKey: key, sortKey: SortKey(values: values), rowID: id, cut: cut, guess: guess,
+                         endedInsideSection: flags & 2 != 0)
     }
 
     private struct Reader {

@@ -109,7 +109,6 @@ struct ListRoutes {
     private func index(_ request: Request) throws(HTTPError) -> Response {
         try context.requireMinVersion(request)
         let caller = try context.authenticator.caller(request)
-        try EntityTag.checkUntagged(request)
         let named = if case .service = caller { try ServiceContext.namedUser(request) } else { String?.none }
         var states: [ListState] = []
         // Listed again from the start when a per-user list's definition changed (how it is split,
@@ -142,6 +141,8 @@ struct ListRoutes {
             }
             break
         }
+        // Once the read is known to succeed: only an answer that would be a 2xx is conditional.
+        try EntityTag.checkUntagged(request)
         var answer = jsonAnswer { w in
             w.beginObject()
             w.key("lists")

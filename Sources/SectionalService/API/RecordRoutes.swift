@@ -72,7 +72,6 @@ struct RecordRoutes {
     private func list(_ request: Request) throws(HTTPError) -> Response {
         let collection = try request.name("c", kind: "collection")
         if privateCollections.contains(collection) { try serviceOnly.check(request) }
-        try EntityTag.checkUntagged(request)
         try context.requireMinVersion(request)
         let size: Int
         do {
@@ -90,6 +89,8 @@ struct RecordRoutes {
         let records = try context.reading { () throws(StoreError) in
             try context.lists.store.records(in: collection, after: after, limit: size + 1)
         }
+        // Once the read is known to succeed: only an answer that would be a 2xx is conditional.
+        try EntityTag.checkUntagged(request)
         let next = records.count > size ? records.prefix(size).last.map { RecordPageToken.encode(after: $0.id, collection: collection) } : nil
         var response = jsonAnswer(capacity: 64 + records.reduce(0) { $0 + $1.json.count + 1 }) { w in
             w.beginObject()

@@ -26,11 +26,18 @@ struct ViewRoutes {
                 }
             }
             let (name, owner, views, keys) = (state.name, readable.viewOwner, views, hidden)
+            // The user the service token named: the view is that user's, found only through it.
+            var user: [UInt8] = []
+            if let named = request.query("user") {
+                user.append(contentsOf: "?user=".utf8)
+                ListRoutes.appendLinkEncoded(named, to: &user)
+            }
+            let userQuery = String(decoding: user, as: UTF8.self)
             return context.viewChangeLater({ () throws(StoreError) in try views.create(list: name, owner: owner, hidden: keys) },
                                            wrote: { $0 != nil }) { view throws(HTTPError) in
                 guard let view else { throw Problem.tooManyHiddenKeys(bytes: views.hiddenBytesLimit) }
                 var response = Self.viewAnswer(view, status: .created)
-                response.headers.add("Location", "/v1/lists/\(name)/views/\(view.id)")
+                response.headers.add("Location", "/v1/lists/\(name)/views/\(view.id)\(userQuery)")
                 return response
             }
         }
@@ -93,8 +100,15 @@ struct ViewRoutes {
         if let expected, CodePointKey(section.key) != CodePointKey(expected) {
             throw Problem.sectionMoved(index, key: section.key, expected: expected, version: state.version)
         }
-        // Once the view and the section are found (a condition applies only to what would be a 2xx).
-        try EntityTag.checkUntagged(request)
+        // Once the view and the section are found (a condition applies only to what would be a
+        // 2xx); with the list's version, as every 412 of this route has.
+        do {
+            try EntityTag.checkUntagged(request)
+        } catch {
+            var refused = error
+            refused.extensions.append(("version", String(state.version)))
+            throw refused
+        }
         let (key, owner, views) = (section.key, readable.viewOwner, views)
         return context.viewChangeLater({ () throws(StoreError) in
             try views.setHidden(key, in: id, list: state.name, owner: owner, change: change)

@@ -46,10 +46,11 @@ struct ReadYourWrites: Sendable {
         return path.count == 4 && path[1] == "lists" && path[3] == part
     }
 
-    /// Whether `request` is addressed to a list's views (`/v1/lists/{list}/views…`).
+    /// Whether `request` writes a list's views (`/v1/lists/{list}/views…`; not a CORS preflight,
+    /// which asks the same URL with `OPTIONS` and is answered without reading the list).
     private static func writesAView(_ request: Request) -> Bool {
         let path = request.pathSegments
-        return path.count >= 4 && path[1] == "lists" && path[3] == "views"
+        return request.method != .options && path.count >= 4 && path[1] == "lists" && path[3] == "views"
     }
 
     /// A deferred answer for `request`, completed with `answer(request)` once `version` is

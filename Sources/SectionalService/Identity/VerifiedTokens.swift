@@ -46,11 +46,12 @@ final class VerifiedTokens: Sendable {
 
     private let entries = Locked<[Key: Entry]>([:])
 
-    /// The caller of a token verified before, while it has not expired at `now`.
+    /// The caller of a token verified before, while it has not expired at `now` (before
+    /// `expiresAt`, as the verifier takes `exp`: at `exp` itself a token is refused).
     func caller(for token: Substring, now: Double) -> Caller? {
         entries.withLock { entries in
             guard let entry = entries[Key(text: token)] else { return nil }
-            guard now <= entry.expiresAt else {
+            guard now < entry.expiresAt else {
                 entries.removeValue(forKey: Key(text: token))
                 return nil
             }
