@@ -47,8 +47,9 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The database's own words (never shown to clients: it may name files and values).
     public let message: String
     /// The store lost its database while committing, so the write may have been made (a
-    /// PostgreSQL connection lost during `COMMIT`): the client should read it back before
-    /// sending it again. False for every other failure, which kept nothing.
+    /// PostgreSQL connection lost during `COMMIT`, an SQLite I/O error while committing): the
+    /// client should read it back before sending it again. False for every other failure,
+    /// which kept nothing.
     public let mayHaveCommitted: Bool
     /// The message tells the operator something to do (where a deleted database file was saved,
     /// that a deleted log's commits could not be copied): logged even while its fault is already

@@ -21,7 +21,7 @@ func backup(to destination: String, configPath: String, dataPath: String?) -> In
                 return 1
             }
         } catch {
-            printError("sectional: cannot read \(configPath):")
+            printError("sectional: cannot back up with \(configPath):")   // the file's, or the environment's, problems
             for issue in error.issues { printError("  \(issue)") }
             return 1
         }

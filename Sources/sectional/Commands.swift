@@ -2,8 +2,10 @@ import Foundation
 import ListModel
 import SectionalService
 
+/// Writes a line to stderr. A write that fails (a closed pipe, `/dev/full`) is given up: the
+/// command still ends with its own exit status (`FileHandle.write(_:)` traps on a failed write).
 func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    try? FileHandle.standardError.write(contentsOf: Data((text + "\n").utf8))
 }
 
 /// `sectional check`: validates the config and prints each list and what the seed data makes of

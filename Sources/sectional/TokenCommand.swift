@@ -10,7 +10,7 @@ func mintToken(configPath: String, subject: String, ttlSeconds: Int) -> Int32 {
     do {
         configuration = try Configuration.load(path: configPath)
     } catch {
-        printError("sectional: cannot read \(configPath):")
+        printError("sectional: cannot mint a token with \(configPath):")   // the file's, or the environment's, problems
         for issue in error.issues { printError("  \(issue)") }
         return 1
     }

@@ -73,6 +73,7 @@ final class PostgresStoreTests: RecordStoreContract {
 
     func testCommitsTakeOneSequenceEachAndRememberTheCollection() throws { try checkCommitsTakeOneSequenceEachAndRememberTheCollection() }
     func testGroupsCommitTogetherEachWithItsOwnNumber() throws { try checkGroupsCommitTogetherEachWithItsOwnNumber() }
+    func testACommitLargerThanAStatementIsOneCommit() throws { try checkACommitLargerThanAStatementIsOneCommit() }
     func testDeletingAMissingRecordChangesNothing() throws { try checkDeletingAMissingRecordChangesNothing() }
     func testRecordsPageByIdInCodePointOrder() throws { try checkRecordsPageByIdInCodePointOrder() }
     func testViewsAreSavedTouchedAndDeleted() throws { try checkViewsAreSavedTouchedAndDeleted() }
@@ -193,6 +194,21 @@ final class PostgresStoreTests: RecordStoreContract {
         // And a statement on its own (the outbox's claims run so) in a store's session.
         let session = try PostgresConnection(url: database.url, sessionSetup: PostgresStore.sessionSetup)
         XCTAssertEqual(try session.execute("SHOW transaction_isolation").string(0, 0), "read committed")
+    }
+
+    /// A 2xx means the write is on disk: a store's session commits with `synchronous_commit` on
+    /// though the database's default is off, and keeps a stronger setting it is given.
+    func testCommitsWaitForTheirFlushWhateverTheDatabaseDefault() throws {
+        let database = try XCTUnwrap(self.database)
+        let admin = try PostgresConnection(url: database.url)
+        let name = try XCTUnwrap(try admin.execute("SELECT current_database()").string(0, 0))
+        defer { _ = try? admin.execute("ALTER DATABASE \"\(name)\" RESET synchronous_commit") }
+        for (setting, expected) in [("off", "on"), ("remote_apply", "remote_apply"), ("local", "local")] {
+            _ = try admin.execute("ALTER DATABASE \"\(name)\" SET synchronous_commit = '\(setting)'")
+            XCTAssertEqual(try PostgresConnection(url: database.url).execute("SHOW synchronous_commit").string(0, 0), setting, "the default taken")
+            let session = try PostgresConnection(url: database.url, sessionSetup: PostgresStore.sessionSetup)
+            XCTAssertEqual(try session.execute("SHOW synchronous_commit").string(0, 0), expected, setting)
+        }
     }
 
     /// A connection gives up on a database gone silent in seconds, not in libpq's kernel-bound

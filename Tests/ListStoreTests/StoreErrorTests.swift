@@ -31,6 +31,17 @@ final class StoreErrorTests: XCTestCase {
         XCTAssertFalse(PostgresError(sqlState: "40001", message: "could not serialize").atCommit().storeError.mayHaveCommitted)
     }
 
+    /// SQLite writes a WAL transaction's commit frame before it syncs: an I/O error at `COMMIT`
+    /// (a failed fsync, 1034) may have left a transaction the next open recovers; a full disk or
+    /// a busy database at `COMMIT` did not.
+    func testAnSQLiteIOErrorAtCommitMayHaveCommitted() {
+        let fsync = SQLiteConnection.failedCommit(StoreError(.sqlite(extendedCode: 1034), "disk I/O error"))
+        XCTAssertTrue(fsync.mayHaveCommitted)
+        XCTAssertEqual(fsync.fault, StoreError(.sqlite(extendedCode: 1034), "").fault, "the same fault")
+        XCTAssertFalse(SQLiteConnection.failedCommit(StoreError(.sqlite(extendedCode: 13), "database or disk is full")).mayHaveCommitted)
+        XCTAssertFalse(SQLiteConnection.failedCommit(StoreError(.sqlite(extendedCode: 5), "database is locked")).mayHaveCommitted)
+    }
+
     func testPostgresStatesThatClearByThemselvesAreFaults() {
         XCTAssertEqual(fault(sqlState: "53100"), .diskFull)
         XCTAssertEqual(fault(sqlState: "58030"), .ioError)

@@ -150,6 +150,29 @@ final class ProcessTests: FolderTestCase {
         }
     }
 
+    /// A shell's `export SECTIONAL_DATA=…` (or a log level, a token) does not reach the servers
+    /// the tests start: they would write into that store, or not say where they listen.
+    func testTheServersTestsStartDoNotTakeTheShellsServerSettings() throws {
+        let elsewhere = folder.appendingPathComponent("shell.sqlite").path
+        setenv("SECTIONAL_DATA", elsewhere, 1)
+        setenv("SECTIONAL_LOG_LEVEL", "warn", 1)
+        defer { unsetenv("SECTIONAL_DATA"); unsetenv("SECTIONAL_LOG_LEVEL") }
+        // The store named by the file only, as BackupTests' servers have it (a flag would win anyway).
+        let own = folder.appendingPathComponent("own.sqlite").path
+        let config = folder.appendingPathComponent("stored.json")
+        try (#"{"storage":{"kind":"sqlite","path":"\#(own)"},"# + TestApp.teamsConfig.drop { $0 != "{" }.dropFirst())
+            .write(to: config, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(arguments: ["--config", config.path])
+        XCTAssertTrue(eventually { (try? HTTPTestClient(port: server.port).request("GET", "/readyz").status) == 200 })
+        XCTAssertEqual(try HTTPTestClient(port: server.port).request("PUT", "/v1/collections/people/records/p1",
+                                                                     headers: [("Content-Type", "application/json")],
+                                                                     body: Array(#"{"name":"Ada"}"#.utf8)).status, 201)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere), "the shell's store was not opened")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: own), "the file's store was")
+        server.signal(SIGTERM)
+        XCTAssertEqual(server.waitForExit(), 0)
+    }
+
     func testDuplicateRowsAreLoggedAtMostOnceAMinutePerList() throws {
         // The first spec claims VIPs, so a VIP's row under its team is a dropped duplicate.
         try """
@@ -214,6 +237,35 @@ final class ProcessTests: FolderTestCase {
         let exposed = try run(["serve", "--host", "0.0.0.0", "--port", "0"] + configArguments)
         XCTAssertEqual(exposed.status, 1)
         XCTAssertTrue(exposed.errors.contains("--allow-unauthenticated-writes"), exposed.errors)
+    }
+
+    /// An environment the config cannot be used with is named as such, not blamed on the file.
+    func testBackupAndTokenNameTheEnvironmentsProblemNotTheFile() throws {
+        let config = folder.appendingPathComponent("sectional.json").path
+        for arguments in [["backup", "--to", folder.appendingPathComponent("copy.sqlite").path, "--config", config],
+                          ["token", "--sub", "ann", "--config", config]] {
+            let answer = try ChildProcess.run(ServerProcess.executable, arguments, environment: ["SECTIONAL_LOG_LEVEL": "verbose"])
+            XCTAssertEqual(answer.status, 1, "\(arguments)")
+            XCTAssertFalse(answer.errors.contains("cannot read"), answer.errors)
+            XCTAssertTrue(answer.errors.contains("SECTIONAL_LOG_LEVEL"), answer.errors)
+        }
+    }
+
+    /// A message that cannot be written (stderr on a full device, a closed pipe) is given up,
+    /// and the command still ends with its own status (it trapped: SIGILL).
+    func testAnUnwritableStderrKeepsTheExitStatus() throws {
+        for (arguments, status) in [(["--bogus"], Int32(2)), (["check", "--config", folder.appendingPathComponent("none.json").path], 1)] {
+            let process = Process()
+            process.executableURL = ServerProcess.executable
+            process.arguments = arguments
+            process.environment = ChildProcess.inheritedEnvironment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
+            try process.run()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .exit, "\(arguments)")
+            XCTAssertEqual(process.terminationStatus, status, "\(arguments)")
+        }
     }
 
     /// `--help` and `--version` answer with any other flags on the line, as other tools do (a

@@ -1,4 +1,5 @@
 import Foundation
+import ListStore
 import TestSupport
 import XCTest
 
@@ -15,6 +16,26 @@ final class StorageFaultTests: FolderTestCase {
         let config = folder.appendingPathComponent("sectional.json")
         try TestApp.teamsConfig.write(to: config, atomically: true, encoding: .utf8)
         configArguments = ["--config", config.path, "--data", folder.appendingPathComponent("disk/db.sqlite").path]
+    }
+
+    /// An SQLite commit that fails midway (the disk fills while its second group is written)
+    /// keeps none of its groups: reopened, the store has the records and the number it had.
+    func testASQLiteCommitThatFailsMidwayKeepsNothing() throws {
+        let disk = try SmallDisk(at: folder.appendingPathComponent("disk"), size: "1m", for: self)
+        let path = disk.path.appendingPathComponent("atomic.sqlite").path
+        let store = try SQLiteStore(path: path)
+        _ = try store.commit([.upsert(collection: "people", id: "a", json: Array("{}".utf8))])
+        let large = Array(("{\"pad\":\"" + String(repeating: "x", count: 4 << 20) + "\"}").utf8)
+        XCTAssertThrowsError(try store.commit(groups: [[.upsert(collection: "people", id: "b", json: Array("{}".utf8))],
+                                                       [.upsert(collection: "people", id: "c", json: large)]], previousIn: [])) {
+            XCTAssertEqual(($0 as? StoreError)?.fault, .diskFull, "\($0)")
+        }
+        store.close()
+        try disk.resize("16m")
+        let reopened = try SQLiteStore(path: path)
+        defer { reopened.close() }
+        XCTAssertEqual(try reopened.allRecords(in: "people").map(\.id), ["a"])
+        XCTAssertEqual(try reopened.lastSequence(), 1)
     }
 
     func testAFullDiskRefusesWrites503AndLosesNoAcknowledgedWrite() throws {

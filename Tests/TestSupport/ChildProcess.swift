@@ -14,12 +14,25 @@ public enum ChildProcess {
         public let errors: String
     }
 
+    /// The server's own settings a shell may hold (`export SECTIONAL_DATABASE_URL=…`, as the
+    /// README's several-instances section has it); a test sets what it needs in `environment`.
+    public static let serverSettings: Set<String> = ["SECTIONAL_HOST", "SECTIONAL_PORT", "SECTIONAL_DATA", "SECTIONAL_DATABASE_URL",
+                                                     "SECTIONAL_CONFIG", "SECTIONAL_API_TOKEN", "SECTIONAL_LOG_LEVEL"]
+
+    /// The test process's environment without ``serverSettings``: a server or command a test
+    /// starts reads only the store, token and log level the test gives it (one with
+    /// `SECTIONAL_DATA` from the shell wrote into that file, one with `SECTIONAL_LOG_LEVEL=warn`
+    /// never said where it listened).
+    public static var inheritedEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.filter { !serverSettings.contains($0.key) }
+    }
+
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                            timeout: Double = 30) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = inheritedEnvironment
         env.merge(environment) { $1 }
         process.environment = env
         let output = Pipe(), errors = Pipe()

@@ -25,7 +25,7 @@ public final class ServerProcess: @unchecked Sendable {
         let command = launcher + [Self.executable.path, "serve", "--port", "0"] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
-        var env = ProcessInfo.processInfo.environment
+        var env = ChildProcess.inheritedEnvironment
         env.merge(environment) { $1 }
         process.environment = env
         process.standardError = errors

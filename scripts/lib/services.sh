@@ -19,6 +19,11 @@ started_pids=()
 # unless one is set); exported, so the scripts that mint tokens (`sectional token`) sign with it too.
 export SECTIONAL_JWT_SECRET="${SECTIONAL_JWT_SECRET:-sectional-demo-secret-not-for-production}"
 
+# The server's own settings a shell may hold (the README's several-instances section exports
+# SECTIONAL_DATABASE_URL and SECTIONAL_API_TOKEN): a check's server uses its own store, no token
+# and the default log level (its listening line is read), and the check's clients send no token.
+unset SECTIONAL_HOST SECTIONAL_PORT SECTIONAL_DATA SECTIONAL_DATABASE_URL SECTIONAL_CONFIG SECTIONAL_API_TOKEN SECTIONAL_LOG_LEVEL
+
 stop_started() {
   local pid
   for pid in "${started_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done

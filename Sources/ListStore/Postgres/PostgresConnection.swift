@@ -164,7 +164,11 @@ final class PostgresConnection {
                 binary = true
             case .null: isNull = true
             }
-            lengths.append(Int32(buffer.count - offsets[offsets.count - 1]))
+            // PostgreSQL takes no value of 1 GiB or more (and libpq's lengths are 32-bit).
+            guard let length = Int32(exactly: buffer.count - offsets[offsets.count - 1]), length < 1 << 30 else {
+                throw PostgresError(sqlState: "54000", message: "a parameter of \(buffer.count - offsets[offsets.count - 1]) bytes is more than PostgreSQL takes")
+            }
+            lengths.append(length)
             if !binary { buffer.append(0) }
             formats.append(binary ? 1 : 0)
             nulls.append(isNull)

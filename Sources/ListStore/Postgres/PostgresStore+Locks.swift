@@ -18,8 +18,12 @@ extension PostgresStore {
     /// COMMITTED` for the statements that run outside ``PostgresConnection/transaction(_:)`` too
     /// (the outbox's claims and acknowledgements: under a database's `default_transaction_isolation`
     /// of `repeatable read`, a claim's `FOR UPDATE SKIP LOCKED` meeting a row a commit had just
-    /// changed failed with a serialization error instead of skipping or waiting).
-    static let sessionSetup = "SET lock_timeout = \(lockTimeoutMilliseconds); SET default_transaction_isolation = 'read committed'"
+    /// changed failed with a serialization error instead of skipping or waiting); and commits
+    /// that wait for their WAL to be flushed, whatever the database's or role's default: with
+    /// `synchronous_commit = off` a 2xx went out before the write was on disk (any other value
+    /// flushes locally, and is kept).
+    static let sessionSetup = "SET lock_timeout = \(lockTimeoutMilliseconds); SET default_transaction_isolation = 'read committed'; "
+        + "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'"
 
     /// Takes the session advisory lock `key`, waiting as long as another session holds it (the
     /// lock timeout is lifted for this wait only, in a transaction of its own; a session lock

@@ -19,6 +19,29 @@ extension PostgresStore {
         return upserts
     }
 
+    /// Most bytes of records one statement sends. PostgreSQL takes at most 1 GiB in a message (and
+    /// in one value), and the writer commits every write queued at once: sixteen batches of 64 MiB
+    /// made one statement that PostgreSQL refused, failing them all. Larger commits are sent in
+    /// several statements, in the same transaction.
+    static let statementBytes = 32 << 20
+
+    /// `upserts` cut into runs of at most ``statementBytes`` of JSON (a longer record alone).
+    static func statementChunks(_ upserts: [(collection: String, id: String, json: [UInt8])]) -> [Range<Int>] {
+        var chunks: [Range<Int>] = []
+        var start = 0, bytes = 0
+        for (index, upsert) in upserts.enumerated() {
+            let size = upsert.json.count + upsert.id.utf8.count + upsert.collection.utf8.count
+            if index > start && bytes + size > statementBytes {
+                chunks.append(start..<index)
+                start = index
+                bytes = 0
+            }
+            bytes += size
+        }
+        if start < upserts.count { chunks.append(start..<upserts.count) }
+        return chunks
+    }
+
     /// Applies `upserts` (the writes of `groups`, in order), group `i` with writes under number
     /// `after + 1 + i` (an empty group takes none).
     func applyUpserts(_ groups: [[RecordWrite]], _ upserts: [(collection: String, id: String, json: [UInt8])], after first: Int64,
@@ -30,33 +53,36 @@ extension PostgresStore {
             next += 1
             sequences.append(contentsOf: repeatElement(next, count: writes.count))
         }
-        let old = try connection.execute("""
-            WITH input AS (
-                SELECT * FROM unnest($1::text[], $2::text[], $3::json[], $4::bigint[])
-                    WITH ORDINALITY AS w (collection, id, json, sequence, position)
-            ), old AS (
-                SELECT w.position, CASE WHEN w.collection = ANY ($5::text[]) THEN r.json END AS json
-                FROM input w JOIN records r ON r.collection = w.collection AND r.id = w.id
-            ), written AS (
-                INSERT INTO records (collection, id, json, sequence) SELECT collection, id, json, sequence FROM input
-                ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence
-            ), logged AS (
-                INSERT INTO changes (sequence, position, collection, id, json, previous)
-                SELECT w.sequence, w.position, w.collection, w.id, w.json, CASE WHEN w.collection = ANY ($5::text[]) THEN r.json END
-                FROM input w LEFT JOIN records r ON r.collection = w.collection AND r.id = w.id
-            )
-            SELECT position, json FROM old
-            """, PostgresArray.text(upserts.map(\.collection)), PostgresArray.text(upserts.map(\.id)),
-            PostgresArray.json(upserts.map(\.json)), PostgresArray.int8(sequences), PostgresArray.text(previousIn.sorted()))
         var existed = [Bool](repeating: false, count: upserts.count)
         var previous = [[UInt8]?](repeating: nil, count: upserts.count)
-        for row in 0..<old.rowCount {
-            let index = Int(try old.int(row, 0)) - 1
-            guard existed.indices.contains(index) else {
-                throw PostgresError(sqlState: "XX000", message: "the server answered for write \(index + 1) of \(upserts.count)")
+        for chunk in Self.statementChunks(upserts) {
+            let old = try connection.execute("""
+                WITH input AS (
+                    SELECT collection, id, json, sequence, ordinal + $6::bigint AS position
+                    FROM unnest($1::text[], $2::text[], $3::json[], $4::bigint[]) WITH ORDINALITY AS u (collection, id, json, sequence, ordinal)
+                ), old AS (
+                    SELECT w.position, CASE WHEN w.collection = ANY ($5::text[]) THEN r.json END AS json
+                    FROM input w JOIN records r ON r.collection = w.collection AND r.id = w.id
+                ), written AS (
+                    INSERT INTO records (collection, id, json, sequence) SELECT collection, id, json, sequence FROM input
+                    ON CONFLICT (collection, id) DO UPDATE SET json = excluded.json, sequence = excluded.sequence
+                ), logged AS (
+                    INSERT INTO changes (sequence, position, collection, id, json, previous)
+                    SELECT w.sequence, w.position, w.collection, w.id, w.json, CASE WHEN w.collection = ANY ($5::text[]) THEN r.json END
+                    FROM input w LEFT JOIN records r ON r.collection = w.collection AND r.id = w.id
+                )
+                SELECT position, json FROM old
+                """, PostgresArray.text(upserts[chunk].map(\.collection)), PostgresArray.text(upserts[chunk].map(\.id)),
+                PostgresArray.json(upserts[chunk].map(\.json)), PostgresArray.int8(Array(sequences[chunk])),
+                PostgresArray.text(previousIn.sorted()), .int(Int64(chunk.lowerBound)))
+            for row in 0..<old.rowCount {
+                let index = Int(try old.int(row, 0)) - 1
+                guard chunk.contains(index) else {
+                    throw PostgresError(sqlState: "XX000", message: "the server answered for write \(index + 1) of \(upserts.count)")
+                }
+                existed[index] = true
+                previous[index] = old.optionalBytes(row, 1)
             }
-            existed[index] = true
-            previous[index] = old.optionalBytes(row, 1)
         }
         var results: [CommitResult] = []
         results.reserveCapacity(groups.count)

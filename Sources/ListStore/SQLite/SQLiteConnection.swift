@@ -132,15 +132,28 @@ final class SQLiteConnection {
     func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         if inTransaction { try run("ROLLBACK") }
         try run("BEGIN IMMEDIATE")
-        do {
+        do throws(StoreError) {
             let result = try body()
-            try run("COMMIT")
+            do throws(StoreError) {
+                try run("COMMIT")
+            } catch {
+                throw Self.failedCommit(error)
+            }
             return result
         } catch {
             // The first failure is the one to report; a failed rollback is retried (above).
             if inTransaction { _ = try? run("ROLLBACK") }
             throw error
         }
+    }
+
+    /// The error of a failed `COMMIT`. In WAL mode SQLite writes the transaction's frames, its
+    /// commit frame too, before it syncs the log: an I/O error from there on (`SQLITE_IOERR_FSYNC`,
+    /// say) leaves frames that the next open recovers as committed, so the write may come back
+    /// after a restart though it was refused (``StoreError/mayHaveCommitted``).
+    static func failedCommit(_ error: StoreError) -> StoreError {
+        guard case .sqlite(let code) = error.cause, code & 0xFF == SQLITE_IOERR else { return error }
+        return StoreError(error.cause, error.message, mayHaveCommitted: true, mustBeTold: error.mustBeTold)
     }
 
     /// Throws unless `code` is `SQLITE_OK`.

@@ -25,8 +25,9 @@ extension ViewModelStore {
     /// private, or per-user, answered an anonymous read with every user's records.
     ///
     /// Cost: one read of the list's collections (a partition: one indexed read per collection)
-    /// and a build; on a shared store, also a read of the collections' change numbers and of the
-    /// stored run-time definitions' change numbers.
+    /// and a build; when a write moved the list while it was built, a second read and build,
+    /// made under the writer's lock (writes wait for it); on a shared store, also a read of the
+    /// collections' change numbers and of the stored run-time definitions' change numbers.
     public func localized(_ base: ListState, language: String) throws(StoreError) -> ListState? {
         guard language != base.definition.language else { return base }
         let key = MaterializationKey(list: base.name, partition: base.partition, language: language)
@@ -35,9 +36,29 @@ extension ViewModelStore {
         // instance, sharing the store, can be ahead; and once (one that does not decode is skipped).
         let shared = changeLog != nil
         var follow = shared
+        // After an install refused (a write moved the list while it was built outside the
+        // writer's lock), the build is made under it: no write can then come between the read
+        // and the install. Outside it again and again, a list written more often than it takes to
+        // build was never installed, and the read never answered.
+        var holdWriter = false
+        func build(_ stored: [String: [StoredRecord]], version: Int64, definition: ListDefinition) throws(StoreError) -> ListState {
+            var records: [String: [JSONValue]] = [:]
+            for (source, list) in stored {
+                var parsed = try Self.parseAll(list, collection: source, log: log)
+                if let partition = base.partition, let scope = definition.scope {
+                    parsed = parsed.filter { Self.owner(of: $0, scope: scope) == partition }
+                }
+                records[source] = parsed
+            }
+            let localized = definition.localized(language, formats: Localization.formats(for: language))
+            let snapshot = ListSnapshot.build(definition: localized, records: records, parallelism: .cores)
+            return ListState(snapshot: snapshot, version: version, partition: base.partition, language: language,
+                             served: definition.fingerprint)
+        }
         while true {
             var followed: [VersionEvent] = []
             var changed = false
+            var builtHolding: ListState?
             let read = try writer.withLock {
                 _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
                 let seen = cache.writtenVersion(of: key)
@@ -81,29 +102,27 @@ extension ViewModelStore {
                     followed = try followDefinition(base.name, at: unfollowed)
                     return nil
                 }
+                if holdWriter {
+                    let state = try build(stored, version: max(version, ahead ?? 0), definition: definition)
+                    // Installed unless the definition changed since (its epoch): then served as read.
+                    builtHolding = cache.install(key, state: state, epoch: epoch) ?? state
+                }
                 return (stored, max(version, ahead ?? 0), epoch, definition)
+            }
+            if let builtHolding {
+                metrics.recordLanguageBuild(language: language)
+                return builtHolding
             }
             guard let (stored, version, epoch, definition) = read else {
                 if !followed.isEmpty { onChange(followed) }
                 if changed { return nil }
                 continue
             }
-            var records: [String: [JSONValue]] = [:]
-            for (source, list) in stored {
-                var parsed = try Self.parseAll(list, collection: source, log: log)
-                if let partition = base.partition, let scope = definition.scope {
-                    parsed = parsed.filter { Self.owner(of: $0, scope: scope) == partition }
-                }
-                records[source] = parsed
-            }
-            let localized = definition.localized(language, formats: Localization.formats(for: language))
-            let snapshot = ListSnapshot.build(definition: localized, records: records, parallelism: .cores)
-            let state = ListState(snapshot: snapshot, version: version, partition: base.partition, language: language,
-                                  served: definition.fingerprint)
-            if let installed = cache.install(key, state: state, epoch: epoch) {
+            if let installed = cache.install(key, state: try build(stored, version: version, definition: definition), epoch: epoch) {
                 metrics.recordLanguageBuild(language: language)
                 return installed
             }
+            holdWriter = true
         }
     }
 

@@ -38,6 +38,7 @@ extension ViewModelStore {
             recent.recency = recency
             return state
         }
+        var refused = false
         while true {
             let (snapshot, version, epoch, definition): (ListSnapshot, Int64, Int64?, ListDefinition)
             if base.partition == nil {
@@ -51,6 +52,12 @@ extension ViewModelStore {
             let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
                                   language: base.language, query: query, served: definition.fingerprint)
             if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
+            // A write moved the list while the result was made: it is still the result at
+            // `version`, no older than what this request read, and it answers the request the
+            // second time (made again and again instead, a search of a list written more often
+            // than a search takes never answered). A later read makes it again, to keep.
+            if refused { return state }
+            refused = true
         }
     }
 
