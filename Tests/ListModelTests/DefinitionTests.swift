@@ -125,6 +125,8 @@ final class DefinitionTests: XCTestCase {
             "lists.c.sections[3].row.subtitle: bad template: unclosed '{' at character 0",
             "lists.c.sections[3].row.tagLength: expected an integer, got a fraction",
             "lists.c.sections[3].rowTypes: needs typeField",
+            // Reported though the row template itself has errors.
+            "lists.c.sections[3].rowTypes.bot.type: not allowed in rowTypes (the entry's name is the type)",
             "lists.c.sections[4].key: missing (required without groupBy)",
             "lists.c.sections[4].row.tagLength: must be in 0…1000000",
             "lists.c.sections[5].sectionOrder: only meaningful with groupBy",

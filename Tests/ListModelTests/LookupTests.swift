@@ -54,6 +54,18 @@ final class LookupTests: XCTestCase {
         XCTAssertNil(l.locate(tag: 0, view: ViewState()))
     }
 
+    /// A row written again and again with a new type each time keeps its chunk's row types
+    /// bounded (they grew by one a write, each write scanning them and each version copying them).
+    func testAChunksRowTypesStayBoundedWhileARowsTypeKeepsChanging() {
+        let d = definition(#"{"sections":[{"source":"c","key":"s","type":"S","typeField":"kind","sortBy":[{"field":"n"}],"row":{}}]}"#)
+        var l = ListSnapshot.build(definition: d, records: ["c": [["id": "r", "kind": "k0", "n": 1]]])
+        for k in 1...5_000 { l.apply(.upsert(["id": "r", "kind": .string("k\(k)"), "n": 1]), collection: "c") }
+        let types = l.sections[0].rows.chunks.map(\.types.count)
+        XCTAssertLessThanOrEqual(types.reduce(0, +), 2, "\(types)")
+        XCTAssertEqual(l.locate(sectionType: "S", rowType: "k5000", view: ViewState())?.indexPath, ListIndexPath(section: 0, row: 0))
+        XCTAssertNil(l.locate(sectionType: "S", rowType: "k4999", view: ViewState()))
+    }
+
     func testRowIdAndTypeLookups() {
         let l = list
         let v = d.defaultView

@@ -119,6 +119,26 @@ final class ScreenFormatterTests: XCTestCase {
         XCTAssertEqual(errors.map(\.path), ["lists.l.sections[0].keyLabels.a"], "a map without the fallback language")
     }
 
+    /// A row's actions' titles are display strings too (they were refused as maps), in literal
+    /// rows and row templates; a map may not name one language twice, in two cases (which text
+    /// was served followed the members' order, which the definition's fingerprint ignores).
+    func testActionTitlesMayBeLanguageMapsAndAMapNamesALanguageOnce() {
+        let d = definition(#"""
+        {"languages":["en","de"],"sections":[
+          {"key":"k","rows":[{"id":"a","title":"A","actions":[{"id":"del","title":{"en":"Delete","de":"Löschen"},"style":"destructive"}]}]},
+          {"source":"o","key":"o","row":{"title":"{id}","actions":[{"id":"arc","title":{"en":"Archive","de":"Archivieren"}}]}}]}
+        """#)
+        let recs: [String: [JSONValue]] = ["o": records(#"[{"id":"1"}]"#)]
+        let en = ListSnapshot.build(definition: d, records: recs)
+        XCTAssertEqual(en.rowJSON(0, 0)["actions"]?.arrayValue?.first?["title"], "Delete")
+        XCTAssertEqual(en.rowJSON(1, 0)["actions"]?.arrayValue?.first?["title"], "Archive")
+        let de = ListSnapshot.build(definition: d.localized("de", formats: .english), records: recs)
+        XCTAssertEqual(de.rowJSON(0, 0)["actions"]?.arrayValue?.first?["title"], "Löschen")
+        XCTAssertEqual(de.rowJSON(1, 0)["actions"]?.arrayValue?.first?["title"], "Archivieren")
+        let errors = definitionErrors(#"{"l":{"languages":["en","de"],"sections":[{"key":"k","title":{"en":"Hello","EN":"Bye"},"rows":[]}]}}"#)
+        XCTAssertEqual(errors.map(\.path), ["lists.l.sections[0].title.EN"], "\(errors)")
+    }
+
     /// Every language's broken translation is reported at once, each naming its language; a
     /// problem of the first language's text (which every language falls back to) only once.
     func testEachLanguagesBrokenTranslationIsReported() {

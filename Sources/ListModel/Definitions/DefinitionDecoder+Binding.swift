@@ -64,7 +64,10 @@ extension DefinitionDecoder {
         var rowTypes: [CodePointKey: RowTemplate] = [:]
         if let rt = obj["rowTypes"] {
             if obj["typeField"] == nil { error("\(path).rowTypes", "needs typeField") }
-            if let o = object(rt, "\(path).rowTypes"), let base = row {
+            if let o = object(rt, "\(path).rowTypes") {
+                // Checked over the row template, or a blank one when that has errors (or is
+                // missing), so their own errors are reported with it.
+                let base = row ?? Self.blankRow
                 for m in o.members {
                     if var t = rowTemplate(m.value, "\(path).rowTypes.\(m.key)", base: base) {
                         t.type = m.key
@@ -81,6 +84,10 @@ extension DefinitionDecoder {
     static let rowTemplateKeys = Set(["type", "title", "subtitle", "detail", "icon", "badge", "tagLength", "height", "action"])
         .union(rowExtrasKeys)
 
+    /// A row template's defaults, before its members are read.
+    static let blankRow = RowTemplate(type: "", title: Template(literal: ""), subtitle: nil, detail: nil, icon: nil, badge: nil,
+                                      action: nil, tagLength: 1, height: 44)
+
     /// A `row` (base == nil) or a `rowTypes` entry merged over `base`.
     mutating func rowTemplate(_ json: JSONValue, _ path: String, base: RowTemplate?) -> RowTemplate? {
         guard let o = object(json, path) else { return nil }
@@ -91,8 +98,7 @@ extension DefinitionDecoder {
             checkKeys(o, DefinitionDecoder.rowTemplateKeys.subtracting(["type"]), path,
                       misplaced: ["type": "not allowed in rowTypes (the entry's name is the type)"])
         }
-        var t = base ?? RowTemplate(type: "", title: Template(literal: ""), subtitle: nil, detail: nil, icon: nil, badge: nil,
-                                    action: nil, tagLength: 1, height: 44)
+        var t = base ?? Self.blankRow
         if base == nil, let ty = string(o, "type", path) { t.type = ty }
         if let v = template(o, "title", path, scope: .row) { t.title = v }
         if o["subtitle"] != nil { t.subtitle = template(o, "subtitle", path, scope: .row) }

@@ -1,7 +1,8 @@
 /// Languages in definitions: a list's `languages` (BCP 47 tags, the first the fallback) and
 /// language maps — `{"en": "Settings", "de": "Einstellungen"}` — wherever a display string goes:
 /// the list's `title`; a section's `title`, `header.title` and `footer.title`; a literal row's
-/// `title`, `subtitle`, `detail` and `badge`; the same of a `row` template and its `rowTypes`.
+/// `title`, `subtitle`, `detail` and `badge`, and its actions' `title`; the same of a `row`
+/// template and its `rowTypes`.
 /// Each map is resolved per string before the definition is decoded: the text for the language
 /// asked for, else the fallback's.
 extension DefinitionDecoder {
@@ -59,20 +60,20 @@ extension DefinitionDecoder {
             if case .array(var rows)? = section["rows"] {
                 for j in rows.indices {
                     guard case .object(var row) = rows[j] else { continue }
-                    for key in Self.rowDisplayKeys { resolve(&row, key, "\(p).rows[\(j)]", languages, language, validate) }
+                    resolveRow(&row, "\(p).rows[\(j)]", languages, language, validate)
                     rows[j] = .object(row)
                 }
                 section["rows"] = .array(rows)
             }
             if case .object(var row)? = section["row"] {
-                for key in Self.rowDisplayKeys { resolve(&row, key, "\(p).row", languages, language, validate) }
+                resolveRow(&row, "\(p).row", languages, language, validate)
                 section["row"] = .object(row)
             }
             if case .object(let types)? = section["rowTypes"] {
                 var resolved: [JSONObject.Member] = []
                 for member in types.members {
                     guard case .object(var row) = member.value else { resolved.append(member); continue }
-                    for key in Self.rowDisplayKeys { resolve(&row, key, "\(p).rowTypes.\(member.key)", languages, language, validate) }
+                    resolveRow(&row, "\(p).rowTypes.\(member.key)", languages, language, validate)
                     resolved.append((member.key, .object(row)))
                 }
                 section["rowTypes"] = .object(JSONObject(resolved))
@@ -83,6 +84,20 @@ extension DefinitionDecoder {
         return list
     }
 
+    /// Resolves a row's display strings (a literal row, a `row` template or a row type) and its
+    /// actions' titles.
+    private mutating func resolveRow(_ row: inout JSONObject, _ path: String, _ languages: [String], _ language: String,
+                                     _ validate: Bool) {
+        for key in Self.rowDisplayKeys { resolve(&row, key, path, languages, language, validate) }
+        guard case .array(var actions)? = row["actions"] else { return }
+        for k in actions.indices {
+            guard case .object(var action) = actions[k] else { continue }
+            resolve(&action, "title", "\(path).actions[\(k)]", languages, language, validate)
+            actions[k] = .object(action)
+        }
+        row["actions"] = .array(actions)
+    }
+
     /// Resolves `object[key]` when it is a language map.
     private mutating func resolve(_ object: inout JSONObject, _ key: String, _ path: String, _ languages: [String], _ language: String,
                                   _ validate: Bool) {
@@ -91,9 +106,15 @@ extension DefinitionDecoder {
         let fallback = languages[0]
         if validate {
             if map.isEmpty { error(p, "a language map needs at least the fallback language \"\(fallback)\"") }
+            var named: Set<String> = []
             for member in map.members {
                 if !languages.contains(where: { $0.lowercased() == member.key.lowercased() }) {
                     error("\(p).\(member.key)", "language \"\(member.key)\" is not one of the list's languages \(languages)")
+                }
+                // Tags are compared ignoring case: "en" and "EN" would be one language with two
+                // texts, the one served chosen by the members' order (which the fingerprint ignores).
+                if !named.insert(member.key.lowercased()).inserted {
+                    error("\(p).\(member.key)", "language \"\(member.key)\" is named twice (tags are compared ignoring case)")
                 }
                 if member.value.stringValue == nil { error("\(p).\(member.key)", "expected a string, got \(member.value.typeName)") }
             }

@@ -39,7 +39,8 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
         /// chunk: a row read is a cache miss, and a page by token starts mid-chunk (half a
         /// chunk's rows read before rendering any, `make bench-service`'s random pages).
         var tagStride: Int
-        /// Row types present (a superset after removals), to skip chunks in type look-ups.
+        /// Row types present (a superset after removals and replacements, of at most twice the
+        /// rows: see ``RowChunk/note(_:header:rows:)``), to skip chunks in type look-ups.
         var types: [String]
         /// The chunk whose rows this one borrows (never one with a base of its own).
         var base: RowChunk?
@@ -115,7 +116,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
     var tagTotal: Int { header.tagTotal }
     /// The tag length of every row, or -1 (see ``Header/tagStride``).
     var tagStride: Int { header.tagStride }
-    /// Row types present (a superset after removals).
+    /// Row types present (a superset after removals and replacements).
     var types: [String] { header.types }
     /// The head of the last row's position (``Row/keyHead``; 0 when empty).
     var lastHead: UInt64 {
@@ -287,8 +288,21 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
             h.pointee.tagStride = h.pointee.count == 0 || h.pointee.tagStride == row.tagLength ? row.tagLength : -1
             h.pointee.count += 1
             h.pointee.tagTotal += row.tagLength
-            if !h.pointee.types.contains(where: { codePointEqual($0, row.type) }) { h.pointee.types.append(row.type) }
+            Self.note(row.type, header: h, rows: e)
         }
+    }
+
+    /// Adds `type` to the chunk's row types. Types of rows replaced or removed stay (a superset is
+    /// enough to skip chunks); once they are more than twice the rows they are read again from
+    /// the rows: a row written again and again with a new type each time grew them without end
+    /// (each write scanning them, each version copying them).
+    private static func note(_ type: String, header h: UnsafeMutablePointer<Header>, rows e: UnsafeMutablePointer<Row>) {
+        guard !h.pointee.types.contains(where: { codePointEqual($0, type) }) else { return }
+        h.pointee.types.append(type)
+        guard h.pointee.types.count > 2 * h.pointee.count else { return }
+        var types: [String] = []
+        for k in 0..<h.pointee.count where !types.contains(where: { codePointEqual($0, e[k].type) }) { types.append(e[k].type) }
+        h.pointee.types = types
     }
 
     /// Replaces row `j` (0 ≤ j < count); returns the change in tags.
@@ -305,7 +319,7 @@ final class RowChunk: ManagedBuffer<RowChunk.Header, Row> {
             }
             h.pointee.tagTotal += delta
             if h.pointee.count == 1 { h.pointee.tagStride = row.tagLength } else if delta != 0 { h.pointee.tagStride = -1 }
-            if !h.pointee.types.contains(where: { codePointEqual($0, row.type) }) { h.pointee.types.append(row.type) }
+            Self.note(row.type, header: h, rows: e)
             return delta
         }
     }

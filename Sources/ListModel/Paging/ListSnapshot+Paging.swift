@@ -203,7 +203,7 @@ extension ListSnapshot {
     /// not seen, and it is not listed (its rows would have been the page's; the token does not
     /// name it).
     private static func firstRowlessNotSent(token: PageToken, section: Int, found: Bool, start: Int?,
-                                    visible: UnsafeMutablePointer<Int>, count n: Int) -> Int {
+                                            visible: UnsafeMutablePointer<Int>, count n: Int) -> Int {
         let afterToken = found ? section + 1 : section
         if token.endedInsideSection { return afterToken }
         guard let start else { return afterToken }

@@ -21,8 +21,8 @@ extension PostgresStore {
 
     /// Most bytes of records one statement sends. PostgreSQL takes at most 1 GiB in a message (and
     /// in one value), and the writer commits every write queued at once: sixteen batches of 64 MiB
-    /// made one statement that PostgreSQL refused, failing them all. Larger commits are sent in
-    /// several statements, in the same transaction.
+    /// coalesced would make one statement past it, and every write of them would fail. Larger
+    /// commits are sent in several statements, in the same transaction.
     static let statementBytes = 32 << 20
 
     /// `upserts` cut into runs of at most ``statementBytes`` of JSON (a longer record alone).
