@@ -73,6 +73,15 @@ final class FramingTests: XCTestCase {
         XCTAssertEqual(smuggled.value, 0)
     }
 
+    /// A detail quotes at most 64 characters of the request (a long header name came back whole).
+    func testAHeaderNameThatIsNoTokenIsQuotedShort() throws {
+        let name = String(repeating: "a", count: 300) + "@"
+        let text = try answers("GET /healthz HTTP/1.1\r\nHost: x\r\n\(name): v\r\n\r\n")
+        XCTAssertEqual(onlyStatus(text), 400)
+        XCTAssertTrue(text.contains(String(repeating: "a", count: 64) + "…"), text)
+        XCTAssertFalse(text.contains(String(repeating: "a", count: 65)), text)
+    }
+
     /// libmicrohttpd keeps the whitespace after a value and does not read `chunked ` as chunked:
     /// it would read the rest of the connection as the body and never answer.
     func testChunkedFollowedByWhitespaceIs400AndTheRestIsNeverARequest() throws {

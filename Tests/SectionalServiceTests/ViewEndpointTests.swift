@@ -13,6 +13,9 @@ final class ViewEndpointTests: XCTestCase {
         let id = try XCTUnwrap(try created.json["view"] as? String)
         XCTAssertGreaterThanOrEqual(id.count, 21, "at least 122 random bits in base64url")
         XCTAssertEqual(created.header("Location"), "/v1/lists/people/views/\(id)")
+        // A public list takes no user: its views' Location names none.
+        let ignored = try app.request("POST", "/v1/lists/people/views?user=bob", json: "{}").expect(201)
+        XCTAssertEqual(ignored.header("Location"), "/v1/lists/people/views/\(try ignored.json.value("view", as: String.self))")
         XCTAssertEqual(try created.json["hidden"] as? [String], ["Archived"], "a new view starts from the default")
 
         let hide = try app.request("PUT", "/v1/lists/people/views/\(id)/sections/1", json: #"{"hidden":true}"#)

@@ -35,11 +35,11 @@ enum RequestFraming {
             guard malformed == nil else { return }
             guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
                 let text = String(decoding: name, as: UTF8.self)
-                malformed = invalid("The header field name \(JSONWriter.quoted(text)) is not a token.")
+                malformed = invalid("The header field name \(JSONWriter.quoted(HTTPError.echo(text))) is not a token.")
                 return
             }
             if let start = value.baseAddress, memchr(start, 0, value.count) != nil || memchr(start, 13, value.count) != nil {
-                malformed = invalid("The header field \(String(decoding: name, as: UTF8.self)) holds a CR or NUL byte.")
+                malformed = invalid("The header field \(HTTPError.echo(String(decoding: name, as: UTF8.self))) holds a CR or NUL byte.")
                 return
             }
             if WeightedList.equalsIgnoringCase(name, name.indices, "Host") {

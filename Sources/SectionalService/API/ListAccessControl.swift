@@ -90,7 +90,7 @@ extension ServiceContext {
             value = claim
         } else {
             guard let named else {
-                throw Problem.invalidRequest("'\(name)' is a per-user list: the service token reads it as a user, with ?user=VALUE (the value of the claim it is split by).")
+                throw Problem.invalidRequest("'\(Problem.echo(name))' is a per-user list: the service token reads it as a user, with ?user=VALUE (the value of the claim it is split by).")
             }
             value = .string(named)
         }

@@ -17,7 +17,7 @@ extension ListQuery {
         for (name, value) in request.query {
             if name == "q" {
                 guard definition.search != nil else {
-                    throw Problem.invalidRequest("The list '\(definition.name)' has no search: it takes no 'q'.")
+                    throw Problem.invalidRequest("The list '\(Problem.echo(definition.name))' has no search: it takes no 'q'.")
                 }
                 text = value   // given once: the router refuses a repeated parameter other than a filter
             } else if isFilter(name) {

@@ -28,7 +28,7 @@ struct ViewRoutes {
             let (name, owner, views, keys) = (state.name, readable.viewOwner, views, hidden)
             // The user the service token named: the view is that user's, found only through it.
             var user: [UInt8] = []
-            if let named = request.query("user") {
+            if owner != nil, let named = request.query("user") {
                 user.append(contentsOf: "?user=".utf8)
                 ListRoutes.appendLinkEncoded(named, to: &user)
             }
