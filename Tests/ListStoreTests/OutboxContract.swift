@@ -52,7 +52,7 @@ extension RecordStoreContract {
     /// asked for, and accepted.
     func checkAPartitionWithANulIsRecordedAndClaimedAsAsked() throws {
         let store = try makeStore()
-        let partitions = ["s:a\u{0}b", "s:a\u{FFFD}b"]
+        let partitions = ["s:a\u{0}b", "s:a\u{FFFD}b", "\u{1}61", "a"]
         _ = try write(store, ["a"]) { _, results in
             partitions.map { DeliveryRequest(webhook: "h", list: "inbox", partition: $0, user: "\"u\"", version: results[0].sequence) }
         }

@@ -299,6 +299,13 @@ class RecordStoreContract: XCTestCase {
                                               StoredView(id: "v2", list: "all", hidden: [], lastUsed: 10)])
         XCTAssertTrue(try store.updateView(StoredView(id: "v1", list: "mine", owner: "user-2", hidden: [], lastUsed: 11), replacing: ["a"]))
         XCTAssertEqual(try store.allViews().first?.owner, "user-2")
+        // Any string, U+0000 too (PostgreSQL's text holds none: a user token's sub made a view write 500).
+        for (id, owner) in [("v3", "a\u{0}b"), ("v4", "\u{1}61"), ("v5", "a")] {
+            try store.saveView(StoredView(id: id, list: "mine", owner: owner, hidden: [], lastUsed: 12))
+            XCTAssertEqual(try store.view(id: id)?.owner, owner)
+        }
+        XCTAssertTrue(try store.updateView(StoredView(id: "v3", list: "mine", owner: "c\u{0}d", hidden: ["k"], lastUsed: 13), replacing: []))
+        XCTAssertEqual(try store.allViews().first { $0.id == "v3" }?.owner, "c\u{0}d")
     }
 
     func checkDefinitionsTakeTheSequenceAndKeepCountingRevisions() throws {

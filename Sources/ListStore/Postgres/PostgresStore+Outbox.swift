@@ -11,7 +11,7 @@ extension PostgresStore {
             INSERT INTO outbox (webhook, list, partition_key, user_json, version, pending_since) VALUES ($1, $2, $3, $4, $5::bigint, $5::bigint)
             ON CONFLICT (webhook, list, partition_key) DO UPDATE SET version = GREATEST(outbox.version, excluded.version),
                                                                      user_json = excluded.user_json
-            """, .text(request.webhook), .text(request.list), .text(Self.storedPartition(request.partition)),
+            """, .text(request.webhook), .text(request.list), .text(StoredText.encode(request.partition)),
             request.user.map { .text($0) } ?? .null, .int(request.version))
     }
 
@@ -33,7 +33,7 @@ extension PostgresStore {
                 """, PostgresArray.text(webhooks), .int(now), .text(owner), .int(claimUntil), .int(Int64(limit)))
             var claimed: [PendingDelivery] = []
             for row in 0..<result.rowCount {
-                claimed.append(PendingDelivery(webhook: result.string(row, 0), list: result.string(row, 1), partition: Self.partition(stored: result.string(row, 2)),
+                claimed.append(PendingDelivery(webhook: result.string(row, 0), list: result.string(row, 1), partition: StoredText.decode(result.string(row, 2)),
                                                user: result.optionalString(row, 3), version: try result.int(row, 4),
                                                attempts: Int(try result.int(row, 5))))
             }
@@ -45,14 +45,14 @@ extension PostgresStore {
         try writing { connection throws(PostgresError) -> Void in
             let deleted = try connection.execute("""
                 DELETE FROM outbox WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND version <= $4::bigint RETURNING version
-                """, .text(delivery.webhook), .text(delivery.list), .text(Self.storedPartition(delivery.partition)), .int(delivery.version))
+                """, .text(delivery.webhook), .text(delivery.list), .text(StoredText.encode(delivery.partition)), .int(delivery.version))
             guard deleted.rowCount == 0 else { return }
             // A later version came while this one was on its way: it is due at once, behind the
             // rows already waiting (it waits since that version).
             _ = try connection.execute("""
                 UPDATE outbox SET attempts = 0, due_at = 0, pending_since = version, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND claimed_by = $4
-                """, .text(delivery.webhook), .text(delivery.list), .text(Self.storedPartition(delivery.partition)), .text(owner))
+                """, .text(delivery.webhook), .text(delivery.list), .text(StoredText.encode(delivery.partition)), .text(owner))
         }
     }
 
@@ -61,7 +61,7 @@ extension PostgresStore {
             _ = try connection.execute("""
                 UPDATE outbox SET attempts = attempts + 1, due_at = $1::bigint, claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = $2 AND list = $3 AND partition_key = $4 AND claimed_by = $5
-                """, .int(retryAt), .text(delivery.webhook), .text(delivery.list), .text(Self.storedPartition(delivery.partition)), .text(owner))
+                """, .int(retryAt), .text(delivery.webhook), .text(delivery.list), .text(StoredText.encode(delivery.partition)), .text(owner))
         }
     }
 
@@ -70,7 +70,7 @@ extension PostgresStore {
             _ = try connection.execute("""
                 UPDATE outbox SET claimed_by = NULL, claimed_until = NULL
                 WHERE webhook = $1 AND list = $2 AND partition_key = $3 AND claimed_by = $4
-                """, .text(delivery.webhook), .text(delivery.list), .text(Self.storedPartition(delivery.partition)), .text(owner))
+                """, .text(delivery.webhook), .text(delivery.list), .text(StoredText.encode(delivery.partition)), .text(owner))
         }
     }
 
@@ -95,25 +95,5 @@ extension PostgresStore {
                 """, PostgresArray.text(pairs.map(\.0)), PostgresArray.text(pairs.map(\.1)))
             return result.rowCount
         }
-    }
-
-    /// A partition key as the outbox stores it. PostgreSQL text cannot hold U+0000, and a user's
-    /// value may (an escaped JSON string): such a key is stored as `x:` and the hex of its UTF-8
-    /// bytes, which no other key looks like (keys start with a type, `s:`, `n:` or `b:`, or are
-    /// empty), so two users stay two rows, and a claim gives back the key the commit asked for.
-    /// Every other key is stored as it is.
-    static func storedPartition(_ key: String) -> String {
-        guard key.utf8.contains(0) else { return key }
-        let digits = Array("0123456789abcdef".utf8)
-        return "x:" + String(decoding: key.utf8.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-    }
-
-    /// The key a stored partition key stands for (see ``storedPartition(_:)``).
-    static func partition(stored: String) -> String {
-        guard stored.hasPrefix("x:") else { return stored }
-        let hex = Array(stored.utf8.dropFirst(2))
-        func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : c - 87 }
-        let bytes = stride(from: 0, to: hex.count - 1, by: 2).map { nibble(hex[$0]) << 4 | nibble(hex[$0 + 1]) }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -18,7 +18,7 @@ extension PostgresStore {
                 INSERT INTO views (id, list, owner, hidden, last_used) VALUES ($1, $2, $3, $4, $5::bigint)
                 ON CONFLICT (id) DO UPDATE SET list = excluded.list, owner = excluded.owner, hidden = excluded.hidden,
                                                last_used = excluded.last_used
-                """, .text(view.id), .text(view.list), view.owner.map { .text($0) } ?? .null,
+                """, .text(view.id), .text(view.list), view.owner.map { .text(StoredText.encode($0)) } ?? .null,
                 .text(ViewKeys.encode(view.hidden)), .int(view.lastUsed))
         } }
     }
@@ -28,7 +28,7 @@ extension PostgresStore {
             try Self.lockSequence(on: connection)
             let updated = try connection.execute(
                 "UPDATE views SET list = $1, owner = $2, hidden = $3, last_used = $4::bigint WHERE id = $5 AND hidden = $6 RETURNING id",
-                .text(view.list), view.owner.map { .text($0) } ?? .null, .text(ViewKeys.encode(view.hidden)),
+                .text(view.list), view.owner.map { .text(StoredText.encode($0)) } ?? .null, .text(ViewKeys.encode(view.hidden)),
                 .int(view.lastUsed), .text(view.id), .text(ViewKeys.encode(previous))).rowCount > 0
             if updated { try Self.logViews([view.id], on: connection) }
             return updated
@@ -41,7 +41,7 @@ extension PostgresStore {
             var views: [StoredView] = []
             views.reserveCapacity(result.rowCount)
             for row in 0..<result.rowCount {
-                views.append(StoredView(id: result.string(row, 0), list: result.string(row, 1), owner: result.optionalString(row, 2),
+                views.append(StoredView(id: result.string(row, 0), list: result.string(row, 1), owner: result.optionalString(row, 2).map(StoredText.decode),
                                         hidden: ViewKeys.decode(result.string(row, 3)), lastUsed: try result.int(row, 4)))
             }
             return views
@@ -88,7 +88,7 @@ extension PostgresStore {
         try reading { connection throws(PostgresError) in
             let result = try connection.execute("SELECT id, list, owner, hidden, last_used FROM views WHERE id = $1", .text(id))
             guard result.rowCount > 0 else { return nil }
-            return StoredView(id: result.string(0, 0), list: result.string(0, 1), owner: result.optionalString(0, 2),
+            return StoredView(id: result.string(0, 0), list: result.string(0, 1), owner: result.optionalString(0, 2).map(StoredText.decode),
                               hidden: ViewKeys.decode(result.string(0, 3)), lastUsed: try result.int(0, 4))
         }
     }
