@@ -55,6 +55,7 @@ extension PostgresStore {
         }
         var existed = [Bool](repeating: false, count: upserts.count)
         var previous = [[UInt8]?](repeating: nil, count: upserts.count)
+        let named = PostgresArray.text(previousIn.sorted())
         for chunk in Self.statementChunks(upserts) {
             let old = try connection.execute("""
                 WITH input AS (
@@ -74,7 +75,7 @@ extension PostgresStore {
                 SELECT position, json FROM old
                 """, PostgresArray.text(upserts[chunk].map(\.collection)), PostgresArray.text(upserts[chunk].map(\.id)),
                 PostgresArray.json(upserts[chunk].map(\.json)), PostgresArray.int8(Array(sequences[chunk])),
-                PostgresArray.text(previousIn.sorted()), .int(Int64(chunk.lowerBound)))
+                named, .int(Int64(chunk.lowerBound)))
             for row in 0..<old.rowCount {
                 let index = Int(try old.int(row, 0)) - 1
                 guard chunk.contains(index) else {
