@@ -45,6 +45,34 @@ final class SortHeadTests: XCTestCase {
         XCTAssertGreaterThan(decided, 1_000, "heads decide most comparisons of different values")
     }
 
+    /// ``Row/compare(_:_:order:)``, which reads the bytes a row keeps of its position (one
+    /// string and the id, or the id alone) and falls back to the keys otherwise, orders every
+    /// pair of rows as ``RowOrder/compare(_:_:_:_:)`` does: rows of one form and of two (a
+    /// string against a number or a missing value), strings that share prefixes, hold U+0000
+    /// or are longer than the head, ids equal up to their length, in both directions.
+    func testRowsCompareByTheirBytesAsTheirKeysDo() {
+        let ids = ["a", "ab", "abcdefgh1", "abcdefgh12", "p\u{0}", "é"]
+        let keyed: [(SortKey, String)] = values.flatMap { v in ids.map { (SortKey.one(v), $0) } }
+        let none: [(SortKey, String)] = ids.map { (SortKey.none, $0) }
+        let many: [(SortKey, String)] = [(.many([.string("a"), .int(1)]), "x"), (.many([.string("a"), .int(0)]), "y")]
+        var wrong = 0, byBytes = 0
+        for keys in [keyed, none, keyed + many] {
+            for descending in [false, true] {
+                let order = RowOrder(descending: [descending, false])
+                let rows = keys.map { Row.position($0.0, $0.1) }
+                for (a, ra) in zip(keys, rows) {
+                    for (b, rb) in zip(keys, rows) {
+                        let c = withUnsafePointer(to: order) { Row.compare(.passUnretained(ra), .passUnretained(rb), order: $0) }
+                        if c.signum() != order.compare(a.0, a.1, b.0, b.1).signum() { wrong += 1 }
+                        if case .one(.string) = a.0, case .one(.string) = b.0 { byBytes += 1 }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(wrong, 0)
+        XCTAssertGreaterThan(byBytes, 1_000, "most pairs are compared by their bytes")
+    }
+
     /// `lowerBound` (strict and not, from the start, from a later row and from a guess, right or
     /// wrong) against a scan of the sorted rows, over several chunks of keys whose heads mostly tie.
     func testSearchesFindWhatAScanFinds() {

@@ -12,6 +12,10 @@ import JSONOutput
 /// through `ManagedBufferPointer`; a `ManagedBuffer` subclass could not be `Sendable`): reading
 /// a row touches one block of memory, not an object and a buffer elsewhere, and making one is one
 /// allocation. Immutable after creation, hence `@unchecked Sendable`.
+///
+/// When a row's position is one string and its id, or its id alone (a spec sorted by one string
+/// field, or not sorted), the UTF-8 of both comes first in those bytes, before the JSON, so that
+/// ``compare(_:_:order:)`` orders two rows by reading bytes (see ``Fields/positionForm``).
 final class Row: @unchecked Sendable {
     /// What a row holds besides its JSON bytes.
     struct Fields {
@@ -27,6 +31,21 @@ final class Row: @unchecked Sendable {
         let jsonCount: Int32
         let headEnd32: Int32
         let bodyEnd32: Int32
+        /// What the bytes before the JSON hold: ``PositionForm``'s raw value.
+        let positionForm: UInt8
+        /// UTF-8 bytes of the sort string, then of the id, before the JSON (0 when not kept).
+        let nameCount: Int32
+        let idCount: Int32
+    }
+
+    /// How a row keeps its position as bytes (see the type's doc).
+    enum PositionForm: UInt8 {
+        /// Not kept: compared by ``sortKey`` and ``id``.
+        case none = 0
+        /// No sort key (`.none`): the id's UTF-8.
+        case id = 1
+        /// One string sort value (`.one(.string)`): its UTF-8, then the id's.
+        case stringThenID = 2
     }
 
     private typealias Storage = ManagedBufferPointer<Fields, UInt8>
@@ -42,12 +61,23 @@ final class Row: @unchecked Sendable {
     /// A row holding a copy of `json` (`headEnd`/`bodyEnd` index into it).
     static func make(id: String, type: String, groupKey: String, sortKey: SortKey, tagLength: Int,
                      json bytes: UnsafeBufferPointer<UInt8>, headEnd: Int, bodyEnd: Int) -> Row {
+        var name = "", form = PositionForm.none
+        switch sortKey {
+        case .none: form = .id
+        case .one(.string(let s)): form = .stringThenID; name = s
+        default: break
+        }
+        var idText = form == .none ? "" : id
+        let nameCount = name.utf8.count, idCount = idText.utf8.count
         let fields = Fields(id: id, type: type, groupKey: groupKey, sortKey: sortKey, keyHead: sortKey.head(id: id),
                             tagLength: tagLength, jsonCount: Int32(bytes.count), headEnd32: Int32(headEnd),
-                            bodyEnd32: Int32(bodyEnd))
-        let storage = Storage(bufferClass: Row.self, minimumCapacity: max(1, bytes.count)) { _, _ in fields }
-        if let b = bytes.baseAddress {
-            storage.withUnsafeMutablePointerToElements { $0.initialize(from: b, count: bytes.count) }
+                            bodyEnd32: Int32(bodyEnd), positionForm: form.rawValue, nameCount: Int32(nameCount),
+                            idCount: Int32(idCount))
+        let storage = Storage(bufferClass: Row.self, minimumCapacity: max(1, nameCount + idCount + bytes.count)) { _, _ in fields }
+        storage.withUnsafeMutablePointerToElements { e in
+            name.withUTF8 { if let b = $0.baseAddress { e.initialize(from: b, count: nameCount) } }
+            idText.withUTF8 { if let b = $0.baseAddress { (e + nameCount).initialize(from: b, count: idCount) } }
+            if let b = bytes.baseAddress { (e + nameCount + idCount).initialize(from: b, count: bytes.count) }
         }
         return unsafeDowncast(storage.buffer, to: Row.self)
     }
@@ -65,7 +95,45 @@ final class Row: @unchecked Sendable {
     /// Lends the pre-encoded JSON (``jsonCount`` bytes) to `body`.
     @inline(__always)
     func withJSON<R>(_ body: (UnsafePointer<UInt8>) throws -> R) rethrows -> R {
-        try storage.withUnsafeMutablePointerToElements { try body($0) }
+        try storage.withUnsafeMutablePointers { h, e in try body(e + Int(h.pointee.nameCount) + Int(h.pointee.idCount)) }
+    }
+
+    /// A row that only holds a position, for a search by sort key and id.
+    static func position(_ key: SortKey, _ id: String) -> Row {
+        make(id: id, type: "", groupKey: "", sortKey: key, tagLength: 0, json: UnsafeBufferPointer(start: nil, count: 0),
+             headEnd: 0, bodyEnd: 0)
+    }
+
+    /// Three-way comparison of two rows' positions in `order`, as ``RowOrder/compare(_:_:_:_:)``
+    /// of their sort keys and ids: from the bytes each keeps of its position when both keep them
+    /// in the same form, which retains nothing and reads no `String`.
+    ///
+    /// Finding a row's place compares whole positions wherever the heads tie — in the demo's
+    /// lists most probes inside a chunk, since names repeat — and reading `sortKey` and `id`
+    /// out of a row copied them, a retain and a release each on strings other threads read:
+    /// 27% of a batch's model work went to `swift_retain` and `swift_release`, half of it in
+    /// those searches (`perf` of `sectional-bench batch`, 1,000,000 rows).
+    @inline(__always)
+    static func compare(_ a: Unmanaged<Row>, _ b: Unmanaged<Row>, order: UnsafePointer<RowOrder>) -> Int {
+        a._withUnsafeGuaranteedRef { x in
+            b._withUnsafeGuaranteedRef { y in
+                x.storage.withUnsafeMutablePointers { xh, xe in
+                    y.storage.withUnsafeMutablePointers { yh, ye in
+                        let form = xh.pointee.positionForm
+                        guard form != PositionForm.none.rawValue, form == yh.pointee.positionForm else {
+                            return order.pointee.compare(x.sortKey, x.id, y.sortKey, y.id)
+                        }
+                        let xn = Int(xh.pointee.nameCount), yn = Int(yh.pointee.nameCount)
+                        if form == PositionForm.stringThenID.rawValue {
+                            let c = compareBytes(UnsafeBufferPointer(start: xe, count: xn), UnsafeBufferPointer(start: ye, count: yn))
+                            if c != 0 { return order.pointee.isDescending(0) ? -c : c }
+                        }
+                        return compareBytes(UnsafeBufferPointer(start: xe + xn, count: Int(xh.pointee.idCount)),
+                                            UnsafeBufferPointer(start: ye + yn, count: Int(yh.pointee.idCount)))
+                    }
+                }
+            }
+        }
     }
 
     /// `true` when both rows would serve the same content at the same position.

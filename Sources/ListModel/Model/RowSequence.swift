@@ -165,7 +165,7 @@ struct RowSequence: @unchecked Sendable {
             replaceChunks([RowChunk.make(CollectionOfOne(row))])
             return 0
         }
-        let i = lowerBound(row.sortKey, row.id, order: order, strictly: false, from: start)
+        let i = withUnsafePointer(to: order) { order in withRowsView { $0.lowerBound(of: row, order: order, strictly: false, from: start) } }
         let (k, s, n) = withRowsView { v in
             let (k, s) = v.chunkIndex(ofRow: i)
             return (k, s, v.withChunk(k) { $0.count })

@@ -145,7 +145,13 @@ struct RowsView {
     /// Each probe first compares heads (``SortKey/head(id:)``): a chunk's from its directory slot,
     /// a row's from the row, so a probe they decide reads neither the chunk nor the key's strings.
     func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int = 0) -> Int {
-        lowerBound(Probe(key, id, order: order, strictly: strictly), from: start)
+        let at = Row.position(key, id)
+        return withExtendedLifetime(at) { lowerBound(Probe(at, order: order, strictly: strictly), from: start) }
+    }
+
+    /// ``lowerBound(_:_:order:strictly:from:)`` of `row`'s own position.
+    func lowerBound(of row: Row, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int = 0) -> Int {
+        withExtendedLifetime(row) { lowerBound(Probe(row, order: order, strictly: strictly), from: start) }
     }
 
     /// ``lowerBound(_:_:order:strictly:from:)`` from 0 when the answer is likely `guess`: the
@@ -159,14 +165,17 @@ struct RowsView {
     /// elsewhere in memory: 3.5 µs of the 5.6 a random page took to cut in the server (timed by
     /// hand under `make bench-service`'s pages by token, 100,000 rows).
     func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, guess: Int?) -> Int {
-        let probe = Probe(key, id, order: order, strictly: strictly)
-        @inline(__always)
-        func after(_ i: Int) -> Bool {
-            withRow(at: i) { row in probe.after(head: row.keyHead) { Unmanaged.passUnretained(row) } }
+        let at = Row.position(key, id)
+        return withExtendedLifetime(at) {
+            let probe = Probe(at, order: order, strictly: strictly)
+            @inline(__always)
+            func after(_ i: Int) -> Bool {
+                withRow(at: i) { row in probe.after(head: row.keyHead) { Unmanaged.passUnretained(row) } }
+            }
+            guard let guess, guess >= 0, guess <= count, guess == 0 || !after(guess - 1) else { return lowerBound(probe, from: 0) }
+            if guess == count || after(guess) { return guess }
+            return lowerBound(probe, from: guess + 1)
         }
-        guard let guess, guess >= 0, guess <= count, guess == 0 || !after(guess - 1) else { return lowerBound(probe, from: 0) }
-        if guess == count || after(guess) { return guess }
-        return lowerBound(probe, from: guess + 1)
     }
 
     private func lowerBound(_ probe: Probe, from start: Int) -> Int {
@@ -196,7 +205,7 @@ struct RowsView {
     /// `make bench-service`). Keeping the heads in the chunk instead, so that probes read no row
     /// until heads tie, changed nothing measurable (five alternating rounds): the ties were the cost.
     func index(ofRow row: Row, order: UnsafePointer<RowOrder>, from start: Int = 0) -> Int? {
-        let k = chunk(holding: Probe(row.sortKey, row.id, order: order, strictly: false), from: start)
+        let k = withExtendedLifetime(row) { chunk(holding: Probe(row, order: order, strictly: false), from: start) }
         guard k < chunkCount else { return nil }
         let target = Unmanaged.passUnretained(row).toOpaque()
         let first = k > 0 ? ends(through: k - 1).rows : 0
@@ -205,38 +214,37 @@ struct RowsView {
         }.map { first + $0 }
     }
 
-    /// A search's key, with its head in the search's direction, and whether rows equal to it
-    /// count as after it.
+    /// A search's position — a row at it, which the caller keeps alive for the search — with
+    /// its head in the search's direction, and whether rows equal to it count as after it.
+    /// Plain values only (no strings), so that passing it around retains nothing.
     private struct Probe {
-        let key: SortKey
-        let id: String
+        let row: Unmanaged<Row>
         let head: UInt64
         let order: UnsafePointer<RowOrder>
         let strictly: Bool
 
-        init(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool) {
-            self.key = key
-            self.id = id
-            head = order.pointee.head(key.head(id: id))
+        init(_ row: Row, order: UnsafePointer<RowOrder>, strictly: Bool) {
+            self.row = Unmanaged.passUnretained(row)
+            head = order.pointee.head(row.keyHead)
             self.order = order
             self.strictly = strictly
         }
 
-        /// Whether a row is after the key: by the row's head when it differs from the key's,
-        /// else by the row itself (`row()` is called only then).
+        /// Whether a row is after the probe: by the row's head when it differs from the probe's,
+        /// else by the row's position (`other()` is called only then).
         @inline(__always)
-        func after(head rowHead: UInt64, _ row: () -> Unmanaged<Row>) -> Bool {
+        func after(head rowHead: UInt64, _ other: () -> Unmanaged<Row>) -> Bool {
             let h = order.pointee.head(rowHead)
             if h != head {
-                assert((h > head) == row()._withUnsafeGuaranteedRef(after), "a head contradicts the order")
+                assert((h > head) == after(other()), "a head contradicts the order")
                 return h > head
             }
-            return row()._withUnsafeGuaranteedRef(after)
+            return after(other())
         }
 
         @inline(__always)
-        private func after(_ row: Row) -> Bool {
-            let c = order.pointee.compare(row.sortKey, row.id, key, id)
+        private func after(_ other: Unmanaged<Row>) -> Bool {
+            let c = Row.compare(other, row, order: order)
             return strictly ? c > 0 : c >= 0
         }
     }
