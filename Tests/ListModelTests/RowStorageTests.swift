@@ -24,6 +24,16 @@ final class RowStorageTests: XCTestCase {
                      json: $0, headEnd: 26, bodyEnd: 52)
         }
         XCTAssertTrue(row.sameContent(as: same))
+        // The JSON reads back whatever the row keeps of its position before it (a string and the
+        // id, the id alone, or nothing).
+        for key in [SortKey.none, .one(.int(3)), .many([.string("Ada"), .int(1)]), .one(.string(String(repeating: "é", count: 300)))] {
+            let other = json.withUnsafeBufferPointer {
+                Row.make(id: "p1", type: "person", groupKey: "Design", sortKey: key, tagLength: 2, json: $0, headEnd: 26, bodyEnd: 52)
+            }
+            XCTAssertEqual(other.withJSON { Array(UnsafeBufferPointer(start: $0, count: other.jsonCount)) }, json)
+            XCTAssertEqual(other.sortKey, key)
+            XCTAssertEqual(other.id, "p1")
+        }
         let empty = Row.make(id: "", type: "", groupKey: "", sortKey: .none, tagLength: 0,
                              json: UnsafeBufferPointer(start: nil, count: 0), headEnd: 0, bodyEnd: 0)
         XCTAssertEqual(empty.jsonCount, 0)

@@ -41,7 +41,7 @@ final class Row: @unchecked Sendable {
     /// How a row keeps its position as bytes (see the type's doc).
     enum PositionForm: UInt8 {
         /// Not kept: compared by ``sortKey`` and ``id``.
-        case none = 0
+        case notKept = 0
         /// No sort key (`.none`): the id's UTF-8.
         case id = 1
         /// One string sort value (`.one(.string)`): its UTF-8, then the id's.
@@ -61,13 +61,13 @@ final class Row: @unchecked Sendable {
     /// A row holding a copy of `json` (`headEnd`/`bodyEnd` index into it).
     static func make(id: String, type: String, groupKey: String, sortKey: SortKey, tagLength: Int,
                      json bytes: UnsafeBufferPointer<UInt8>, headEnd: Int, bodyEnd: Int) -> Row {
-        var name = "", form = PositionForm.none
+        var name = "", form = PositionForm.notKept
         switch sortKey {
         case .none: form = .id
         case .one(.string(let s)): form = .stringThenID; name = s
         default: break
         }
-        var idText = form == .none ? "" : id
+        var idText = form == .notKept ? "" : id
         let nameCount = name.utf8.count, idCount = idText.utf8.count
         let fields = Fields(id: id, type: type, groupKey: groupKey, sortKey: sortKey, keyHead: sortKey.head(id: id),
                             tagLength: tagLength, jsonCount: Int32(bytes.count), headEnd32: Int32(headEnd),
@@ -120,7 +120,7 @@ final class Row: @unchecked Sendable {
                 x.storage.withUnsafeMutablePointers { xh, xe in
                     y.storage.withUnsafeMutablePointers { yh, ye in
                         let form = xh.pointee.positionForm
-                        guard form != PositionForm.none.rawValue, form == yh.pointee.positionForm else {
+                        guard form != PositionForm.notKept.rawValue, form == yh.pointee.positionForm else {
                             return order.pointee.compare(x.sortKey, x.id, y.sortKey, y.id)
                         }
                         let xn = Int(xh.pointee.nameCount), yn = Int(yh.pointee.nameCount)
