@@ -138,9 +138,9 @@ final class BulkApplyTests: XCTestCase {
             let key = SortKey.one(.int(Int64.random(in: -1...401, using: &rng)))
             let id = "r\(Int.random(in: 0..<2_200, using: &rng))"
             for strictly in [false, true] {
-                let answer = rows.lowerBound(key, id, order: order, strictly: strictly)
+                let answer = rows.lowerBound(of: Row.position(key, id), order: order, strictly: strictly)
                 for start in [0, answer, Int.random(in: 0...answer, using: &rng), max(0, answer - 1)] {
-                    XCTAssertEqual(rows.lowerBound(key, id, order: order, strictly: strictly, from: start), answer,
+                    XCTAssertEqual(rows.lowerBound(of: Row.position(key, id), order: order, strictly: strictly, from: start), answer,
                                    "key \(key) id \(id) strictly \(strictly) from \(start)")
                 }
             }

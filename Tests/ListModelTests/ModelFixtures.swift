@@ -23,7 +23,7 @@ extension RowSequence {
     /// Index of the row with this key and id (at or after `start`), found by key: how the
     /// tests check where a row is without holding it.
     func index(of key: SortKey, _ id: String, order: RowOrder, from start: Int = 0) -> Int? {
-        let i = lowerBound(key, id, order: order, strictly: false, from: start)
+        let i = lowerBound(of: Row.position(key, id), order: order, strictly: false, from: start)
         guard i < count else { return nil }
         return withRowsView { $0.withRow(at: i) { $0.id == id && order.compare($0.sortKey, $0.id, key, id) == 0 } } ? i : nil
     }

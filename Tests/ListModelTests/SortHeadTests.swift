@@ -100,8 +100,8 @@ final class SortHeadTests: XCTestCase {
                     return strictly ? c > 0 : c >= 0
                 } ?? keys.count
                 let start = Int.random(in: 0...scan, using: &rng)
-                if seq.lowerBound(key, id, order: order, strictly: strictly) != scan { wrong += 1 }
-                if seq.lowerBound(key, id, order: order, strictly: strictly, from: start) != scan { wrong += 1 }
+                if seq.lowerBound(of: Row.position(key, id), order: order, strictly: strictly) != scan { wrong += 1 }
+                if seq.lowerBound(of: Row.position(key, id), order: order, strictly: strictly, from: start) != scan { wrong += 1 }
                 // A guess right, near on either side, far, past either end, none.
                 let guesses: [Int?] = [scan, scan - 1, scan + 1, scan - 70, scan + 70, Int.random(in: 0...keys.count, using: &rng), -3,
                                        keys.count + 2, nil]
@@ -134,7 +134,7 @@ final class SortHeadTests: XCTestCase {
             XCTAssertEqual(wrong, 0, descending ? "descending" : "ascending")
             let twin = Row.forTest(id: keys[700].1, sortKey: keys[700].0)
             XCTAssertNil(seq.index(ofRow: twin, order: order))
-            XCTAssertEqual(seq.lowerBound(twin.sortKey, twin.id, order: order, strictly: false), 700)
+            XCTAssertEqual(seq.lowerBound(of: twin, order: order, strictly: false), 700)
             XCTAssertEqual(seq.index(ofRow: rows[700], order: order, from: 650), 700)
             XCTAssertNil(seq.index(ofRow: rows[700], order: order, from: 701))
         }

@@ -136,10 +136,10 @@ struct RowSequence: @unchecked Sendable {
     /// tag offset; `nil` when `t` is past the end. Length-0 rows are never returned.
     func row(containingTag t: Int) -> (index: Int, tagOffset: Int)? { withRowsView { $0.row(containingTag: t) } }
 
-    /// Index of the first row ordered after (`strictly == true`) or at-or-after the key, which
-    /// is at least `start` (see ``RowsView/lowerBound(_:_:order:strictly:from:)``).
-    func lowerBound(_ key: SortKey, _ id: String, order: RowOrder, strictly: Bool, from start: Int = 0) -> Int {
-        withUnsafePointer(to: order) { order in withRowsView { $0.lowerBound(key, id, order: order, strictly: strictly, from: start) } }
+    /// Index of the first row ordered after (`strictly == true`) or at-or-after `row`'s position,
+    /// which is at least `start` (see ``RowsView/lowerBound(of:order:strictly:from:)``).
+    func lowerBound(of row: Row, order: RowOrder, strictly: Bool, from start: Int = 0) -> Int {
+        withUnsafePointer(to: order) { order in withRowsView { $0.lowerBound(of: row, order: order, strictly: strictly, from: start) } }
     }
 
     /// Index of `row` itself, if this sequence holds it at or after `start` (see
@@ -165,7 +165,7 @@ struct RowSequence: @unchecked Sendable {
             replaceChunks([RowChunk.make(CollectionOfOne(row))])
             return 0
         }
-        let i = withUnsafePointer(to: order) { order in withRowsView { $0.lowerBound(of: row, order: order, strictly: false, from: start) } }
+        let i = lowerBound(of: row, order: order, strictly: false, from: start)
         let (k, s, n) = withRowsView { v in
             let (k, s) = v.chunkIndex(ofRow: i)
             return (k, s, v.withChunk(k) { $0.count })

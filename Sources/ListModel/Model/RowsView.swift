@@ -132,9 +132,10 @@ struct RowsView {
         }
     }
 
-    /// Index of the first row ordered after (`strictly == true`) or at-or-after the key, given
-    /// that it is at least `start` (every row before `start` is ordered before the key).
-    /// (`order` by pointer: a page request reads it from the shared definition uncopied.)
+    /// Index of the first row ordered after (`strictly == true`) or at-or-after `row`'s position
+    /// (the row itself, or one made for a search by key: ``Row/position(_:_:)``), given that it
+    /// is at least `start` (every row before `start` is ordered before it). (`order` by pointer:
+    /// a page request reads it from the shared definition uncopied.)
     ///
     /// From 0 it is a binary search over the chunks' last rows, then within one chunk. From a
     /// later row it gallops first (the chunk of `start`, then 1, 2, 4… chunks on) and searches
@@ -144,17 +145,11 @@ struct RowsView {
     ///
     /// Each probe first compares heads (``SortKey/head(id:)``): a chunk's from its directory slot,
     /// a row's from the row, so a probe they decide reads neither the chunk nor the key's strings.
-    func lowerBound(_ key: SortKey, _ id: String, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int = 0) -> Int {
-        let at = Row.position(key, id)
-        return withExtendedLifetime(at) { lowerBound(Probe(at, order: order, strictly: strictly), from: start) }
-    }
-
-    /// ``lowerBound(_:_:order:strictly:from:)`` of `row`'s own position.
     func lowerBound(of row: Row, order: UnsafePointer<RowOrder>, strictly: Bool, from start: Int = 0) -> Int {
         withExtendedLifetime(row) { lowerBound(Probe(row, order: order, strictly: strictly), from: start) }
     }
 
-    /// ``lowerBound(_:_:order:strictly:from:)`` from 0 when the answer is likely `guess`: the
+    /// ``lowerBound(of:order:strictly:from:)`` from 0 when the answer is likely `guess`: the
     /// rows around it are compared with the key first. When the key falls between them the
     /// guess is the answer; when it lies after both, the search gallops on from the guess (a
     /// few rows deleted before it: O(log gap) probes); otherwise, or without a guess, it
@@ -194,7 +189,7 @@ struct RowsView {
     }
 
     /// Index of `row` itself (this very object), at or after `start` as for
-    /// ``lowerBound(_:_:order:strictly:from:)``; nil when the sequence does not hold it. Its
+    /// ``lowerBound(of:order:strictly:from:)``; nil when the sequence does not hold it. Its
     /// chunk is found as `lowerBound` finds it; then the chunk's row references are compared with
     /// `row`'s, which reads no row.
     ///
@@ -250,7 +245,7 @@ struct RowsView {
     }
 
     /// The first chunk whose last row is after (or at) the probe's key, ``chunkCount`` when none
-    /// is; from the chunk of row `start` on (see ``lowerBound(_:_:order:strictly:from:)``).
+    /// is; from the chunk of row `start` on (see ``lowerBound(of:order:strictly:from:)``).
     private func chunk(holding probe: Probe, from start: Int) -> Int {
         @inline(__always)
         func lastAfter(_ k: Int) -> Bool {
