@@ -15,9 +15,9 @@ extension MaterializationCache {
         /// The whole lists' entries, as the current change edits them.
         private var wholeLists: ResidentTable.WholeLists = []
         private var changed = false
-        /// The version of every partition written since start (resident or not); others take
-        /// theirs from the store.
-        var versions: [MaterializationKey: Int64] = [:]
+        /// The versions writes gave partitions, languages and search bases, while a build in
+        /// progress may need them.
+        var versions = WrittenVersions()
         /// Per list: the change number of its last definition change (a build begun before it
         /// is not installed).
         var epochs: [String: Int64] = [:]

@@ -11,7 +11,8 @@ import Synchronization
 /// and kept while their rows fit `maxResidentRows` in all; past it the least recently read are
 /// evicted (in batches of 1% of the budget, so a full cache sorts once per hundredth of its
 /// size rather than once per build). A partition evicted is rebuilt on its next read at the same
-/// version (kept in ``Contents/versions`` and in the store), so its entity tags never go back.
+/// version (the store keeps it: ``RecordStore/fieldVersion(_:in:key:)``), so its entity tags
+/// never go back.
 ///
 /// Reads take no lock. Every change (install, publish, eviction, a definition change) is made
 /// under one lock and published as a new immutable ``ResidentTable`` with a new generation; a
@@ -178,13 +179,21 @@ final class MaterializationCache: Sendable {
         }
     }
 
-    /// The version this process's writes gave a partition, if any did.
-    func writtenVersion(of key: MaterializationKey) -> Int64? {
-        contents.withLock { $0.versions[key] }
+    /// Runs a build that reads storage (or resident lists) and then installs what it made
+    /// (``install(_:state:epoch:)``): while it runs, the versions later writes give are kept,
+    /// so that the install is refused when one of them moved the key it built (see
+    /// ``WrittenVersions``). Every build that installs runs in one.
+    func building<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        let ticket = contents.withLock { $0.versions.beginBuild() }
+        defer { contents.withLock { $0.versions.endBuild(ticket) } }
+        return try body()
     }
 
+    /// Versions of written keys kept (see ``WrittenVersions``; for tests).
+    var writtenVersionCount: Int { contents.withLock { $0.versions.count } }
+
     /// The version of the whole list or partition `key` names as this process knows it (resident,
-    /// or written since start); nil when it knows none.
+    /// or written while a build was in progress); nil when it knows none.
     func currentVersion(of key: MaterializationKey) -> Int64? {
         contents.withLock { Self.currentVersion(of: key, in: $0) }
     }
@@ -253,7 +262,7 @@ final class MaterializationCache: Sendable {
         var victims: [Entry] = []
         change { contents in
             contents.epochs[list] = epoch
-            for key in contents.versions.keys where key.list == list { contents.versions.removeValue(forKey: key) }
+            contents.versions.removeAll(ofList: list)
             for key in contents.queries.keys where key.list == list { contents.queries.removeValue(forKey: key) }
             let keys = contents.entries.filter { $0.key.list == list }.map(\.key)
             for key in keys {
@@ -290,10 +299,8 @@ final class MaterializationCache: Sendable {
                     victims.append(stale)
                 }
             }
-            for (key, version) in partitionVersions {
-                contents.versions[key] = max(contents.versions[key] ?? 0, version)
-                dropStale(key, below: version)
-            }
+            contents.versions.publish(partitionVersions)
+            for (key, version) in partitionVersions { dropStale(key, below: version) }
             var moved = partitionVersions
             for (key, state) in states where key.query == nil { moved[key] = max(moved[key] ?? 0, state.version) }
             for (base, version) in moved {

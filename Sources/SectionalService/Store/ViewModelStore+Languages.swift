@@ -11,11 +11,12 @@ extension ViewModelStore {
     /// languages: from memory, or built from storage (as a partition is; see ``partition(_:of:)``).
     ///
     /// Version: the records are read under the writer's lock, so no write of this process falls
-    /// between them and the version of `base` as applied. On a store other instances share they
-    /// are also read with their version from one committed state (the collections' change
-    /// numbers; a partition's, as ``partition(_:of:)`` reads it), which may be ahead of what this
-    /// instance applied: the language then takes that later version, and the log's commits up to
-    /// it are skipped for it (they are in it), so every instance shows one body per version.
+    /// between them and the version of `base` as applied. A partition's records are read with
+    /// its version from one committed state (as ``partition(_:of:)`` reads them), and on a store
+    /// other instances share a list's with the collections' change numbers: that may be ahead of
+    /// what this instance applied, and the language then takes that later version, the log's
+    /// commits up to it skipped for it (they are in it), so every instance shows one body per
+    /// version.
     /// When that state holds a change of the list's definition this instance has not followed
     /// yet, the change is followed first and the records read again, as for a partition.
     ///
@@ -55,74 +56,75 @@ extension ViewModelStore {
             return ListState(snapshot: snapshot, version: version, partition: base.partition, language: language,
                              served: definition.fingerprint)
         }
-        while true {
-            var followed: [VersionEvent] = []
-            var changed = false
-            var builtHolding: ListState?
-            let read = try writer.withLock {
-                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
-                let seen = cache.writtenVersion(of: key)
-                let epoch = cache.epoch(of: base.name)
-                let (found, changedAt) = catalog.withLock { ($0.definition(base.name), $0.changed[base.name] ?? 0) }
-                // A removed list's last readers keep the definition they had.
-                let definition = found ?? base.definition
-                guard definition.fingerprint == base.servedFingerprint else {
-                    changed = true
-                    return nil
-                }
-                let partition = base.partition.flatMap { partition in definition.scope.map { (partition, $0) } }
-                // The version of what this instance applied, as a build in the first language would find it.
-                var version = cache.peek(MaterializationKey(list: base.name, partition: partition?.0))?.version ?? base.version
-                if partition != nil, let seen { version = max(version, seen) }
-                let (stored, ahead, unfollowed) = try store.readConsistently {
-                    () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
-                    if follow, let change = try store.storedDefinition(base.name)?.sequence, change > changedAt {
-                        return ([:], nil, change)
+        return try cache.building { () throws(StoreError) -> ListState? in
+            while true {
+                var followed: [VersionEvent] = []
+                var changed = false
+                var builtHolding: ListState?
+                let read = try writer.withLock {
+                    _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
+                    let epoch = cache.epoch(of: base.name)
+                    let (found, changedAt) = catalog.withLock { ($0.definition(base.name), $0.changed[base.name] ?? 0) }
+                    // A removed list's last readers keep the definition they had.
+                    let definition = found ?? base.definition
+                    guard definition.fingerprint == base.servedFingerprint else {
+                        changed = true
+                        return nil
                     }
-                    var stored: [String: [StoredRecord]] = [:]
-                    var ahead: Int64?
-                    if let (partition, scope) = partition {
-                        for source in definition.sources where partition != .nobody {
-                            stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                            if shared, store.tracksFieldVersions, let key = ScalarKey(partition.value) {
-                                ahead = max(ahead ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                    let partition = base.partition.flatMap { partition in definition.scope.map { (partition, $0) } }
+                    // The version of what this instance applied, as a build in the first language would
+                    // find it (a partition's, at least the one stored with its records).
+                    let version = cache.peek(MaterializationKey(list: base.name, partition: partition?.0))?.version ?? base.version
+                    let (stored, readVersion, unfollowed) = try store.readConsistently {
+                        () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
+                        if follow, let change = try store.storedDefinition(base.name)?.sequence, change > changedAt {
+                            return ([:], nil, change)
+                        }
+                        var stored: [String: [StoredRecord]] = [:]
+                        var readVersion: Int64?
+                        if let (partition, scope) = partition {
+                            for source in definition.sources where partition != .nobody {
+                                stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                                if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                                    readVersion = max(readVersion ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                                }
+                            }
+                        } else {
+                            for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+                            if shared {
+                                let sequences = try store.collectionSequences()
+                                readVersion = definition.sources.compactMap { sequences[$0] }.max()
                             }
                         }
-                    } else {
-                        for source in definition.sources { stored[source] = try store.allRecords(in: source) }
-                        if shared {
-                            let sequences = try store.collectionSequences()
-                            ahead = definition.sources.compactMap { sequences[$0] }.max()
-                        }
+                        return (stored, readVersion, nil)
                     }
-                    return (stored, ahead, nil)
+                    if let unfollowed {
+                        follow = false
+                        followed = try followDefinition(base.name, at: unfollowed)
+                        return nil
+                    }
+                    if holdWriter {
+                        let state = try build(stored, version: max(version, readVersion ?? 0), definition: definition)
+                        // Installed unless the definition changed since (its epoch): then served as read.
+                        builtHolding = cache.install(key, state: state, epoch: epoch) ?? state
+                    }
+                    return (stored, max(version, readVersion ?? 0), epoch, definition)
                 }
-                if let unfollowed {
-                    follow = false
-                    followed = try followDefinition(base.name, at: unfollowed)
-                    return nil
+                if let builtHolding {
+                    metrics.recordLanguageBuild(language: language)
+                    return builtHolding
                 }
-                if holdWriter {
-                    let state = try build(stored, version: max(version, ahead ?? 0), definition: definition)
-                    // Installed unless the definition changed since (its epoch): then served as read.
-                    builtHolding = cache.install(key, state: state, epoch: epoch) ?? state
+                guard let (stored, version, epoch, definition) = read else {
+                    if !followed.isEmpty { onChange(followed) }
+                    if changed { return nil }
+                    continue
                 }
-                return (stored, max(version, ahead ?? 0), epoch, definition)
+                if let installed = cache.install(key, state: try build(stored, version: version, definition: definition), epoch: epoch) {
+                    metrics.recordLanguageBuild(language: language)
+                    return installed
+                }
+                holdWriter = true
             }
-            if let builtHolding {
-                metrics.recordLanguageBuild(language: language)
-                return builtHolding
-            }
-            guard let (stored, version, epoch, definition) = read else {
-                if !followed.isEmpty { onChange(followed) }
-                if changed { return nil }
-                continue
-            }
-            if let installed = cache.install(key, state: try build(stored, version: version, definition: definition), epoch: epoch) {
-                metrics.recordLanguageBuild(language: language)
-                return installed
-            }
-            holdWriter = true
         }
     }
 

@@ -7,9 +7,9 @@ extension ViewModelStore {
     /// The current state of one user's partition of a per-user list, built from storage (through
     /// the index on the scope field) when it is not in memory.
     ///
-    /// Version: the last commit that changed the partition's records — this process's writes
-    /// remember it, the store keeps it for the scope field (so it survives restarts and is the
-    /// same on every instance); a store that keeps none gives the list's version at start.
+    /// Version: the last commit that changed the partition's records — the store keeps it for
+    /// the scope field (so it survives restarts and evictions, and is the same on every
+    /// instance); a store that keeps none gives the list's version at start.
     ///
     /// Consistency: the records and the partition's version are read from one committed state
     /// (and under the writer's lock, so no write of this process falls between); the snapshot is
@@ -32,65 +32,67 @@ extension ViewModelStore {
         // Whether to look for a definition change not followed: only another instance, sharing the
         // store, can have stored one; and once (one that does not decode is skipped).
         var follow = changeLog != nil
-        while true {
-            let started = ContinuousClock.now
-            var followed: [VersionEvent] = []
-            // False when the list is not per-user any more (or not there): the partition is then
-            // built as the caller asked, answered once and not kept (no write would move it).
-            var inForce = true
-            let read = try writer.withLock {
-                _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
-                let epoch = cache.epoch(of: definition.name)
-                // The definition in force now (a definition change may have come since the caller looked).
-                let (found, floor, changed) = catalog.withLock {
-                    ($0.definition(definition.name), $0.floors[definition.name] ?? 0, $0.changed[definition.name] ?? 0)
-                }
-                inForce = found?.scope != nil
-                let definition = inForce ? found! : definition
-                guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
-                guard partition != .nobody else { return ([:], changed, epoch, definition) }
-                // The records and the version from one committed state: with other instances
-                // writing, it may be ahead of what this one has applied (the log's commits up to
-                // it are then already in the partition, and skipped when they come).
-                let (stored, version, unfollowed) = try store.readConsistently {
-                    () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
-                    if follow, let change = try store.storedDefinition(definition.name)?.sequence,
-                       change > changed {
-                        return ([:], nil, change)
+        return try cache.building { () throws(StoreError) -> ListState in
+            while true {
+                let started = ContinuousClock.now
+                var followed: [VersionEvent] = []
+                // False when the list is not per-user any more (or not there): the partition is then
+                // built as the caller asked, answered once and not kept (no write would move it).
+                var inForce = true
+                let read = try writer.withLock {
+                    _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
+                    let epoch = cache.epoch(of: definition.name)
+                    // The definition in force now (a definition change may have come since the caller looked).
+                    let (found, floor, changed) = catalog.withLock {
+                        ($0.definition(definition.name), $0.floors[definition.name] ?? 0, $0.changed[definition.name] ?? 0)
                     }
-                    var stored: [String: [StoredRecord]] = [:]
-                    var version: Int64?
-                    for source in definition.sources {
-                        stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                        if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
-                            version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                    inForce = found?.scope != nil
+                    let definition = inForce ? found! : definition
+                    guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
+                    guard partition != .nobody else { return ([:], changed, epoch, definition) }
+                    // The records and the version from one committed state: with other instances
+                    // writing, it may be ahead of what this one has applied (the log's commits up to
+                    // it are then already in the partition, and skipped when they come).
+                    let (stored, version, unfollowed) = try store.readConsistently {
+                        () throws(StoreError) -> ([String: [StoredRecord]], Int64?, Int64?) in
+                        if follow, let change = try store.storedDefinition(definition.name)?.sequence,
+                           change > changed {
+                            return ([:], nil, change)
                         }
+                        var stored: [String: [StoredRecord]] = [:]
+                        var version: Int64?
+                        for source in definition.sources {
+                            stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                            if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                                version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                            }
+                        }
+                        return (stored, version, nil)
                     }
-                    return (stored, version, nil)
+                    if let unfollowed {
+                        follow = false
+                        followed = try followDefinition(definition.name, at: unfollowed)
+                        return nil
+                    }
+                    // Never below the list's last definition change (its partitions were rebuilt then).
+                    return (stored, max(version ?? floor, changed), epoch, definition)
                 }
-                if let unfollowed {
-                    follow = false
-                    followed = try followDefinition(definition.name, at: unfollowed)
-                    return nil
+                guard let (stored, version, epoch, definition) = read else {
+                    if !followed.isEmpty { onChange(followed) }
+                    continue
                 }
-                // Never below the list's last definition change (its partitions were rebuilt then).
-                return (stored, max(version ?? cache.writtenVersion(of: key) ?? floor, changed), epoch, definition)
-            }
-            guard let (stored, version, epoch, definition) = read else {
-                if !followed.isEmpty { onChange(followed) }
-                continue
-            }
-            guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
-            var records: [String: [JSONValue]] = [:]
-            for (source, list) in stored {
-                records[source] = try Self.parseAll(list, collection: source, log: log).filter { Self.owner(of: $0, scope: scope) == partition }
-            }
-            let snapshot = ListSnapshot.build(definition: definition, records: records)
-            let state = ListState(snapshot: snapshot, version: version, partition: partition)
-            guard inForce else { return state }
-            if let installed = cache.install(key, state: state, epoch: epoch) {
-                metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
-                return installed
+                guard let scope = definition.scope else { preconditionFailure("\(definition.name) is not a per-user list") }
+                var records: [String: [JSONValue]] = [:]
+                for (source, list) in stored {
+                    records[source] = try Self.parseAll(list, collection: source, log: log).filter { Self.owner(of: $0, scope: scope) == partition }
+                }
+                let snapshot = ListSnapshot.build(definition: definition, records: records)
+                let state = ListState(snapshot: snapshot, version: version, partition: partition)
+                guard inForce else { return state }
+                if let installed = cache.install(key, state: state, epoch: epoch) {
+                    metrics.recordPartitionBuild(seconds: (ContinuousClock.now - started).seconds)
+                    return installed
+                }
             }
         }
     }

@@ -39,25 +39,27 @@ extension ViewModelStore {
             return state
         }
         var refused = false
-        while true {
-            let (snapshot, version, epoch, definition): (ListSnapshot, Int64, Int64?, ListDefinition)
-            if base.partition == nil {
-                guard let read = try fromCorpus(base, query: query) else { return nil }
-                (snapshot, version, epoch, definition) = read
-            } else {
-                guard let (records, read, readEpoch, current) = try fromStorage(base, query: query) else { return nil }
-                (snapshot, version, epoch, definition) = (ListSnapshot.build(definition: served(current, base), records: records),
-                                                          read, readEpoch, current)
+        return try cache.building { () throws(StoreError) -> ListState? in
+            while true {
+                let (snapshot, version, epoch, definition): (ListSnapshot, Int64, Int64?, ListDefinition)
+                if base.partition == nil {
+                    guard let read = try fromCorpus(base, query: query) else { return nil }
+                    (snapshot, version, epoch, definition) = read
+                } else {
+                    guard let (records, read, readEpoch, current) = try fromStorage(base, query: query) else { return nil }
+                    (snapshot, version, epoch, definition) = (ListSnapshot.build(definition: served(current, base), records: records),
+                                                              read, readEpoch, current)
+                }
+                let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
+                                      language: base.language, query: query, served: definition.fingerprint)
+                if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
+                // A write moved the list while the result was made: it is still the result at
+                // `version`, no older than what this request read, and it answers the request the
+                // second time (made again and again instead, a search of a list written more often
+                // than a search takes never answered). A later read makes it again, to keep.
+                if refused { return state }
+                refused = true
             }
-            let state = ListState(snapshot: snapshot.asSearchResult(), version: version, partition: base.partition,
-                                  language: base.language, query: query, served: definition.fingerprint)
-            if let installed = cache.install(key, state: state, epoch: epoch) { return installed }
-            // A write moved the list while the result was made: it is still the result at
-            // `version`, no older than what this request read, and it answers the request the
-            // second time (made again and again instead, a search of a list written more often
-            // than a search takes never answered). A later read makes it again, to keep.
-            if refused { return state }
-            refused = true
         }
     }
 
@@ -100,15 +102,24 @@ extension ViewModelStore {
             _ throws(StoreError) -> ([String: [StoredRecord]], Int64, Int64?, ListDefinition)? in
             let epoch = cache.epoch(of: base.name)
             guard let definition = definitionInForce(of: base) else { return nil }
-            // No write of this process falls between this version and the records read.
+            // No write of this process falls between this version and the records read; the
+            // partition's version is read with them, as a build of it reads it (on a store other
+            // instances share, it may be ahead of what this one applied, like the records).
             let version = cache.currentVersion(of: base.key) ?? base.version
-            var stored: [String: [StoredRecord]] = [:]
-            if let partition = base.partition, let scope = definition.scope {
+            guard let partition = base.partition, let scope = definition.scope else { return ([:], version, epoch, definition) }
+            let (stored, readVersion) = try store.readConsistently {
+                () throws(StoreError) -> ([String: [StoredRecord]], Int64) in
+                var stored: [String: [StoredRecord]] = [:]
+                var readVersion: Int64 = 0
                 for source in definition.sources where partition != .nobody {
                     stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+                    if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                        readVersion = max(readVersion, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+                    }
                 }
+                return (stored, readVersion)
             }
-            return (stored, version, epoch, definition)
+            return (stored, max(version, readVersion), epoch, definition)
         }
         guard let (stored, version, epoch, definition) = read else { return nil }
         var records: [String: [JSONValue]] = [:]
