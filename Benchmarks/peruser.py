@@ -8,6 +8,7 @@ development secret), writes with the service token, and memory while every parti
     peruser.py warm  BASE USERS COUNT FILE           reads COUNT partitions, writes "path<TAB>token" lines for wrk
     peruser.py resident BASE COUNT                   reads the partitions of users 0…COUNT-1 (before wrk writes into them)
     peruser.py sweep BASE USERS PID                  reads every partition in turn: peak and final RSS (MiB)
+    peruser.py newcomers BASE COUNT PID              one order each for COUNT users never read: RSS before and after (MiB)
 
 Environment: SECTIONAL_API_TOKEN (the service token), SECTIONAL_JWT_SECRET (the HS256 secret).
 Record n is "o-%07d" % n, owned by user "u-%05d" % (n % USERS), so every user has RECORDS / USERS.
@@ -122,6 +123,18 @@ def sweep(base, users, pid):
     print(f"{peak:.0f} {rss(pid):.0f} {time.perf_counter() - started:.1f}")
 
 
+def newcomers(base, count, pid):
+    """One order each for `count` new users ("n-%07d"), none of whom reads: a server whose users
+    keep coming should not grow by something per user written (none of it is in memory)."""
+    client, before, started = Client(base), rss(pid), time.perf_counter()
+    for start in range(0, count, 5_000):
+        body = json.dumps({"upsert": [dict(order(n, 1), id="n-%07d" % n, owner="n-%07d" % n)
+                                      for n in range(start, min(count, start + 5_000))]})
+        status, answer = client.request("POST", "/v1/collections/orders/batch", service_headers(), body)
+        assert status == 200, (status, answer[:300])
+    print(f"{before:.0f} {rss(pid):.0f} {time.perf_counter() - started:.1f}")
+
+
 def main():
     command, base = sys.argv[1], sys.argv[2]
     if command == "load":
@@ -134,6 +147,8 @@ def main():
         resident(base, int(sys.argv[3]))
     elif command == "sweep":
         sweep(base, int(sys.argv[3]), int(sys.argv[4]))
+    elif command == "newcomers":
+        newcomers(base, int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit(__doc__)
 

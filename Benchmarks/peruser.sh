@@ -10,7 +10,9 @@
 #   - one write into a resident partition (PUT with the service token, durable): p50/p99 under
 #     wrk -t1 -c1 (Benchmarks/wrk/peruser-writes.lua), as bench.sh measures a single durable upsert
 #     (the partitions written are read first, so they are resident when the budget holds them);
-#   - memory: peak RSS while every partition is read in turn (evictions keep it bounded).
+#   - memory: peak RSS while every partition is read in turn (evictions keep it bounded), then
+#     RSS before and after one order each for BENCH_NEWCOMERS users (default 300,000) who never
+#     read (nothing of theirs is in memory, so it should not grow with them).
 # Expects the release build of sectional and Benchmarks/bin/mhd-fixed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +23,7 @@ records=${BENCH_RECORDS:-1000000}
 users=${BENCH_USERS:-10000}
 budget=${BENCH_RESIDENT_ROWS:-200000}
 cold_reads=${BENCH_COLD_READS:-1000}
+newcomers=${BENCH_NEWCOMERS:-300000}
 begin_run peruser
 port_s=18610; port_c=18612
 base="http://127.0.0.1:$port_s"
@@ -97,6 +100,9 @@ echo "== every partition read in turn (budget $budget rows)" >&2
 read -r rss_peak rss_end sweep_s < <(python3 Benchmarks/peruser.py sweep "$base" "$users" "$pid")
 partitions=$(curl -s "$base/metrics" | grep -E '^sectional_partition' | grep -v _bucket | tr '\n' ';' || true)
 
+echo "== one order each for $newcomers new users, who never read" >&2
+read -r new_before new_after new_s < <(python3 Benchmarks/peruser.py newcomers "$base" "$newcomers" "$pid")
+
 ratio=$(python3 -c "print(f'{$warm_rps / max($c_rps, 1):.2f}')")
 plain_ratio=$(python3 -c "print(f'{$warm_rps / max($c_plain_rps, 1):.2f}')")
 cat <<TABLE
@@ -112,6 +118,7 @@ Per-user lists — $records records over $users users ($((records / users)) each
 | C baseline, same bytes, one fixed request without a token | ${c_plain_rps} req/s; warm / C = ${plain_ratio}; server CPU ${c_plain_cpu} µs/request |
 | one write into a resident partition (durable PUT, wrk -c1) | p50 ${write_p50} ms, p99 ${write_p99} ms |
 | all $users partitions read in turn (${sweep_s} s) | peak RSS ${rss_peak} MiB, at the end ${rss_end} MiB |
+| one order each for $newcomers new users, none of them read (${new_s} s) | RSS ${new_before} MiB before, ${new_after} MiB after |
 
 Partition metrics at the end: ${partitions:-none}
 TABLE
