@@ -34,6 +34,20 @@ final class CrossOriginTests: XCTestCase {
         assertOnce(framing, ["Access-Control-Allow-Origin": "*"], "400")
     }
 
+    /// A head that leaves libmicrohttpd no room for the answer's fields gets a small problem in
+    /// its place, which a script on another origin can read too.
+    func testTheProblemInPlaceOfAnAnswerWithNoRoomCarriesTheOrigin() throws {
+        let app = try TestApp(config: Self.config(origins: ["*"]))
+        let client = try app.client()
+        try client.send("GET /v1/lists/people HTTP/1.1\r\nHost: x\r\nOrigin: \(origin)\r\n" +
+                        "X-Pad: \(String(repeating: "p", count: 15_600))\r\n\r\n")
+        let text = try client.readUntilClosed()
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 400 "), String(text.prefix(300)))
+        XCTAssertTrue(text.contains("fewer query parameters or header fields"), text)
+        XCTAssertTrue(text.contains("\r\nAccess-Control-Allow-Origin: *\r\n"), String(text.prefix(400)))
+        XCTAssertEqual(try app.request("GET", "/healthz").status, 200)
+    }
+
     func testWildcardPreflightAndActualAnswersCarryEachFieldOnce() throws {
         let app = try TestApp(config: Self.config(origins: ["*"]))
         let preflight = try app.request("OPTIONS", record, headers: [

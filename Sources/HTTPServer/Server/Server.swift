@@ -304,7 +304,9 @@ public final class Server: @unchecked Sendable {
     /// Queues `response`; when libmicrohttpd cannot send it, queues a small problem instead, so
     /// no answer is an empty reply: `400 invalid-request` when the request's head took the room
     /// the answer's header block needs (a few hundred query parameters do), else (a header
-    /// libmicrohttpd refuses) `500 internal`.
+    /// libmicrohttpd refuses) `500 internal`. The problem keeps the answer's
+    /// `Access-Control-Allow-Origin`, so that a script on another origin reads it as it would
+    /// have read the answer.
     ///
     /// A response with a ``ResponseMemo`` is queued as the libmicrohttpd response the memo keeps
     /// for its status, fields and body, built by the first request that sends it.
@@ -323,6 +325,7 @@ public final class Server: @unchecked Sendable {
             guard !isFallback else { return MHD_Result.NO }
             var problem = (requestTookRoom ? HTTPError.noRoomForAnswer : HTTPError.internalError).response
             if requestTookRoom { problem.headers.set("Connection", "close") }
+            if let origin = response.headers["Access-Control-Allow-Origin"] { problem.headers.set("Access-Control-Allow-Origin", origin) }
             return queue(problem, on: connection, for: exchange, isFallback: true)
         }
         if let stream = response.stream, exchange.method == .head {
