@@ -25,8 +25,8 @@ extension ViewModelStore {
     /// here, it was the rows of a definition the caller was never checked against — a list made
     /// private, or per-user, answered an anonymous read with every user's records.
     ///
-    /// Cost: one read of the list's collections (a partition: one indexed read per collection)
-    /// and a build; when a write moved the list while it was built, a second read and build,
+    /// Cost: one read of the list's collections (a partition: one indexed read per collection,
+    /// and its version's) and a build; when a write moved the list while it was built, a second read and build,
     /// made under the writer's lock (writes wait for it); on a shared store, also a read of the
     /// collections' change numbers and of the stored run-time definitions' change numbers.
     public func localized(_ base: ListState, language: String) throws(StoreError) -> ListState? {
