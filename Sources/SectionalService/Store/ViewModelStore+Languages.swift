@@ -80,23 +80,15 @@ extension ViewModelStore {
                         if follow, let change = try store.storedDefinition(base.name)?.sequence, change > changedAt {
                             return ([:], nil, change)
                         }
-                        var stored: [String: [StoredRecord]] = [:]
-                        var readVersion: Int64?
                         if let (partition, scope) = partition {
-                            for source in definition.sources where partition != .nobody {
-                                stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                                if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
-                                    readVersion = max(readVersion ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
-                                }
-                            }
-                        } else {
-                            for source in definition.sources { stored[source] = try store.allRecords(in: source) }
-                            if shared {
-                                let sequences = try store.collectionSequences()
-                                readVersion = definition.sources.compactMap { sequences[$0] }.max()
-                            }
+                            let (stored, version) = try readPartition(partition, scope: scope, sources: definition.sources)
+                            return (stored, version, nil)
                         }
-                        return (stored, readVersion, nil)
+                        var stored: [String: [StoredRecord]] = [:]
+                        for source in definition.sources { stored[source] = try store.allRecords(in: source) }
+                        // On a shared store, the version of what was read (it may be ahead).
+                        let sequences = shared ? try store.collectionSequences() : [:]
+                        return (stored, definition.sources.compactMap { sequences[$0] }.max(), nil)
                     }
                     if let unfollowed {
                         follow = false

@@ -59,14 +59,7 @@ extension ViewModelStore {
                            change > changed {
                             return ([:], nil, change)
                         }
-                        var stored: [String: [StoredRecord]] = [:]
-                        var version: Int64?
-                        for source in definition.sources {
-                            stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                            if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
-                                version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
-                            }
-                        }
+                        let (stored, version) = try readPartition(partition, scope: scope, sources: definition.sources)
                         return (stored, version, nil)
                     }
                     if let unfollowed {
@@ -95,6 +88,25 @@ extension ViewModelStore {
                 }
             }
         }
+    }
+
+    /// One user's records in each of `sources` and the partition's version (the last commit
+    /// that touched them: ``RecordStore/fieldVersion(_:in:key:)``; nil when none did or the store
+    /// keeps none), as every build of a partition, its languages and its searches reads them —
+    /// inside ``RecordStore/readConsistently(_:)``, so both come from one committed state.
+    /// Nobody's partition holds no records.
+    func readPartition(_ partition: PartitionKey, scope: ListScope, sources: [String])
+        throws(StoreError) -> (records: [String: [StoredRecord]], version: Int64?) {
+        guard partition != .nobody else { return ([:], nil) }
+        var records: [String: [StoredRecord]] = [:]
+        var version: Int64?
+        for source in sources {
+            records[source] = try store.records(in: source, field: scope.field, equals: partition.value)
+            if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
+                version = max(version ?? 0, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
+            }
+        }
+        return (records, version)
     }
 
     /// The current state of one user's partition of per-user list `name`: from memory, else

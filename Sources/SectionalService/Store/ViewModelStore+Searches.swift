@@ -107,19 +107,10 @@ extension ViewModelStore {
             // instances share, it may be ahead of what this one applied, like the records).
             let version = cache.currentVersion(of: base.key) ?? base.version
             guard let partition = base.partition, let scope = definition.scope else { return ([:], version, epoch, definition) }
-            let (stored, readVersion) = try store.readConsistently {
-                () throws(StoreError) -> ([String: [StoredRecord]], Int64) in
-                var stored: [String: [StoredRecord]] = [:]
-                var readVersion: Int64 = 0
-                for source in definition.sources where partition != .nobody {
-                    stored[source] = try store.records(in: source, field: scope.field, equals: partition.value)
-                    if store.tracksFieldVersions, let key = ScalarKey(partition.value) {
-                        readVersion = max(readVersion, try store.fieldVersion(scope.field, in: source, key: key) ?? 0)
-                    }
-                }
-                return (stored, readVersion)
+            let (stored, readVersion) = try store.readConsistently { () throws(StoreError) in
+                try readPartition(partition, scope: scope, sources: definition.sources)
             }
-            return (stored, max(version, readVersion), epoch, definition)
+            return (stored, max(version, readVersion ?? 0), epoch, definition)
         }
         guard let (stored, version, epoch, definition) = read else { return nil }
         var records: [String: [JSONValue]] = [:]
