@@ -92,14 +92,17 @@ public protocol RecordStore: AnyObject, Sendable {
     /// change whose `expecting` does not hold of the stored state (read in the commit, under the
     /// lock every change takes) changes nothing (``DefinitionSave/failed``). Says whether a
     /// run-time definition was in force just before (read in the commit, so true for the second
-    /// of two instances creating the same list at once).
-    func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave
+    /// of two instances creating the same list at once). The webhook deliveries `deliveries`
+    /// asks for (nil: none) are recorded in the same commit, at its number.
+    func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation,
+                        deliveries: DefinitionDeliveries?) throws(StoreError) -> DefinitionSave
     /// Every list's run-time definition, by list name — removed ones too (with `json` nil), so
     /// their change numbers and revisions are known.
     func allDefinitions() throws(StoreError) -> [StoredDefinition]
     /// Takes the next change number for a change made outside the store (the config file's
-    /// lists re-read), durably, so the lists it changes move to a version no commit shares.
-    func takeSequence() throws(StoreError) -> Int64
+    /// lists re-read), durably, so the lists it changes move to a version no commit shares; the
+    /// webhook deliveries of the lists it moves (`deliveries`) are recorded with it, at that number.
+    func takeSequence(deliveries: [DefinitionDeliveries]) throws(StoreError) -> Int64
     /// Records which definition each of these lists is served with (by fingerprint) and the
     /// change number it came into force at, replacing what was recorded for them: a server that
     /// starts with a list's definition changed since then moves the list to a new version, and
@@ -114,8 +117,10 @@ public protocol RecordStore: AnyObject, Sendable {
     /// all, none when every list was recorded: instances that start at once with an edited
     /// configuration serve each list at one version between them. A store one server has to
     /// itself does it in steps (``takeSequence()``, then ``recordServed(_:)``); a shared one in
-    /// one transaction.
-    func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition]
+    /// one transaction. The webhook deliveries of the lists it moves (those of `deliveries` whose
+    /// list took the new number) are recorded with the number.
+    func recordServedChange(_ fingerprints: [String: UInt64],
+                            deliveries: [DefinitionDeliveries]) throws(StoreError) -> [String: ServedDefinition]
 
     /// Claims up to `limit` deliveries of `webhooks` that are due at `now` (milliseconds since
     /// 1970) and not claimed by a worker whose claim still runs, for `owner` until `claimUntil`,
@@ -148,6 +153,19 @@ public protocol RecordStore: AnyObject, Sendable {
 
 extension RecordStore {
     public var sequenceStart: Int64 { 0 }
+
+    /// ``saveDefinition(list:json:expecting:deliveries:)`` with no webhook deliveries.
+    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
+        try saveDefinition(list: list, json: json, expecting: expecting, deliveries: nil)
+    }
+
+    /// ``takeSequence(deliveries:)`` with no webhook deliveries.
+    public func takeSequence() throws(StoreError) -> Int64 { try takeSequence(deliveries: []) }
+
+    /// ``recordServedChange(_:deliveries:)`` with no webhook deliveries.
+    public func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition] {
+        try recordServedChange(fingerprints, deliveries: [])
+    }
 
     /// List `list`'s run-time definition as stored (`json` nil once removed), from
     /// ``allDefinitions()``; nil when none was ever stored.
@@ -312,14 +330,15 @@ public struct StoredView: Sendable, Equatable {
 }
 
 extension RecordStore {
-    /// ``recordServedChange(_:)`` for a store no other server writes: a read, then at most one
-    /// number and one record, with nothing between them but this server's own start.
-    public func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition] {
+    /// ``recordServedChange(_:deliveries:)`` for a store no other server writes: a read, then at
+    /// most one number and one record, with nothing between them but this server's own start.
+    public func recordServedChange(_ fingerprints: [String: UInt64],
+                                   deliveries: [DefinitionDeliveries]) throws(StoreError) -> [String: ServedDefinition] {
         let served = try servedDefinitions()
         var result = served.filter { fingerprints[$0.key] == $0.value.fingerprint }
         let changed = fingerprints.filter { served[$0.key]?.fingerprint != $0.value }
         guard !changed.isEmpty else { return result }
-        let sequence = try takeSequence()
+        let sequence = try takeSequence(deliveries: deliveries.filter { changed[$0.list] != nil })
         let recorded = changed.mapValues { ServedDefinition(fingerprint: $0, sequence: sequence) }
         try recordServed(recorded)
         result.merge(recorded) { $1 }

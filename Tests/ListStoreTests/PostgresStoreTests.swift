@@ -93,6 +93,7 @@ final class PostgresStoreTests: RecordStoreContract {
         try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
     }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
+    func testDefinitionChangesRecordTheirDeliveries() throws { try checkDefinitionChangesRecordTheirDeliveries() }
     func testAPartitionWithANulIsRecordedAndClaimedAsAsked() throws { try checkAPartitionWithANulIsRecordedAndClaimedAsAsked() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }

@@ -376,6 +376,7 @@ final class MemoryStoreTests: RecordStoreContract {
         try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
     }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
+    func testDefinitionChangesRecordTheirDeliveries() throws { try checkDefinitionChangesRecordTheirDeliveries() }
     func testAPartitionWithANulIsRecordedAndClaimedAsAsked() throws { try checkAPartitionWithANulIsRecordedAndClaimedAsAsked() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }
@@ -423,6 +424,7 @@ final class SQLiteStoreTests: RecordStoreContract {
         try checkConditionalDefinitionChangesStoreOnlyWhenTheExpectationHolds()
     }
     func testCommitsRecordDeliveriesCoalescedPerListAndPartition() throws { try checkCommitsRecordDeliveriesCoalescedPerListAndPartition() }
+    func testDefinitionChangesRecordTheirDeliveries() throws { try checkDefinitionChangesRecordTheirDeliveries() }
     func testAPartitionWithANulIsRecordedAndClaimedAsAsked() throws { try checkAPartitionWithANulIsRecordedAndClaimedAsAsked() }
     func testAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() throws { try checkAClaimedDeliveryIsHeldUntilAcceptedFailedOrItsLeaseEnds() }
     func testAcceptedDeliveriesGoUnlessALaterVersionCame() throws { try checkAcceptedDeliveriesGoUnlessALaterVersionCame() }

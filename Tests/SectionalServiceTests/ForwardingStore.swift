@@ -44,11 +44,12 @@ class ForwardingStore: RecordStore, @unchecked Sendable {
     func touchViews(_ ids: [String], at time: Int64) throws(StoreError) { try base.touchViews(ids, at: time) }
     func deleteViews(ids: [String]) throws(StoreError) -> Int { try base.deleteViews(ids: ids) }
     func readConsistently<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T { try base.readConsistently(body) }
-    func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
-        try base.saveDefinition(list: list, json: json, expecting: expecting)
+    func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation,
+                        deliveries: DefinitionDeliveries?) throws(StoreError) -> DefinitionSave {
+        try base.saveDefinition(list: list, json: json, expecting: expecting, deliveries: deliveries)
     }
     func allDefinitions() throws(StoreError) -> [StoredDefinition] { try base.allDefinitions() }
-    func takeSequence() throws(StoreError) -> Int64 { try base.takeSequence() }
+    func takeSequence(deliveries: [DefinitionDeliveries]) throws(StoreError) -> Int64 { try base.takeSequence(deliveries: deliveries) }
     func recordServed(_ served: [String: ServedDefinition]) throws(StoreError) { try base.recordServed(served) }
     func servedDefinitions() throws(StoreError) -> [String: ServedDefinition] { try base.servedDefinitions() }
     func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {

@@ -21,9 +21,9 @@ final class FullDiskStore: ForwardingStore, @unchecked Sendable {
         return try base.commit(groups: groups, previousIn: previousIn, deliveries: deliveries)
     }
 
-    override func takeSequence() throws(StoreError) -> Int64 {
+    override func takeSequence(deliveries: [DefinitionDeliveries]) throws(StoreError) -> Int64 {
         guard written < capacity else { throw StoreError(.sqlite(extendedCode: 13), "database or disk is full") }
-        return try base.takeSequence()
+        return try base.takeSequence(deliveries: deliveries)
     }
 
     override func recordServed(_ served: [String: ServedDefinition]) throws(StoreError) {

@@ -91,6 +91,23 @@ public final class MemoryStore: RecordStore, Sendable {
         state.outbox[key] = row
     }
 
+    /// Records the deliveries of a change of definitions at its number `sequence` (see
+    /// ``DefinitionDeliveries``): a per-user list's users are the keys whose versions it keeps
+    /// for its owner field in its source collections.
+    private static func record(_ deliveries: [DefinitionDeliveries], at sequence: Int64, in state: inout State) {
+        for planned in deliveries {
+            var users: [String] = []
+            if let owners = planned.owners {
+                let prefixes = owners.collections.map { "\($0)\u{0}\(owners.field)\u{0}" }
+                for name in state.fieldVersions.keys {
+                    guard let prefix = prefixes.first(where: { name.string.utf8.starts(with: $0.utf8) }) else { continue }
+                    users.append(String(name.string.utf8.dropFirst(prefix.utf8.count))!)
+                }
+            }
+            for request in planned.requests(at: sequence, users: users) { record(request, in: &state) }
+        }
+    }
+
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {
         state.withLock { state in
             let due = state.outbox.filter { key, row in
@@ -262,7 +279,8 @@ public final class MemoryStore: RecordStore, Sendable {
         state.withLock { state in ids.reduce(0) { $0 + (state.views.removeValue(forKey: $1) != nil ? 1 : 0) } }
     }
 
-    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
+    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation,
+                               deliveries: DefinitionDeliveries?) throws(StoreError) -> DefinitionSave {
         state.withLock { state in
             let old = state.definitions[list]
             let live = old?.json != nil
@@ -271,13 +289,15 @@ public final class MemoryStore: RecordStore, Sendable {
             state.sequence += 1
             let saved = StoredDefinition(list: list, json: json, revision: (old?.revision ?? sequenceStart) + 1, sequence: state.sequence)
             state.definitions[list] = saved
+            Self.record(deliveries.map { [$0] } ?? [], at: state.sequence, in: &state)
             return .saved(saved, replaced: live)
         }
     }
 
-    public func takeSequence() throws(StoreError) -> Int64 {
+    public func takeSequence(deliveries: [DefinitionDeliveries]) throws(StoreError) -> Int64 {
         state.withLock { state in
             state.sequence += 1
+            Self.record(deliveries, at: state.sequence, in: &state)
             return state.sequence
         }
     }

@@ -5,7 +5,8 @@
 /// change log has no gap where it took its number, and an instance that reaches the change after
 /// a later one of the list was stored still knows the definition it passed over.
 extension PostgresStore {
-    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
+    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation,
+                               deliveries: DefinitionDeliveries?) throws(StoreError) -> DefinitionSave {
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) -> DefinitionSave in
                 let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
@@ -24,18 +25,20 @@ extension PostgresStore {
                     """, .text(list), json.map { .bytes($0) } ?? .null, .int(revision + 1), .int(sequence))
                 try Self.logDefinition(list, json: json, sequence: sequence, on: connection)
                 try connection.execute("UPDATE state SET value = $1::bigint WHERE key = 'sequence'", .int(sequence))
+                try Self.record(deliveries.map { [$0] } ?? [], at: sequence, on: connection)
                 return .saved(StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), replaced: live)
             }
         }
     }
 
-    public func takeSequence() throws(StoreError) -> Int64 {
+    public func takeSequence(deliveries: [DefinitionDeliveries]) throws(StoreError) -> Int64 {
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) -> Int64 in
                 let result = try connection.execute("UPDATE state SET value = value + 1 WHERE key = 'sequence' RETURNING value")
                 guard result.rowCount == 1 else { throw PostgresError(sqlState: "XX000", message: "the sequence row is missing") }
                 let sequence = try result.int(0, 0)
                 try Self.logDefinition("", json: nil, sequence: sequence, on: connection)
+                try Self.record(deliveries, at: sequence, on: connection)
                 return sequence
             }
         }
@@ -57,7 +60,8 @@ extension PostgresStore {
     /// In one transaction under the sequence row's lock, which every instance's changes take
     /// first: two instances starting at once with the same edited definition read what the other
     /// recorded (each took a number of its own before, and served the list at two versions).
-    public func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition] {
+    public func recordServedChange(_ fingerprints: [String: UInt64],
+                                   deliveries: [DefinitionDeliveries]) throws(StoreError) -> [String: ServedDefinition] {
         try writing { connection throws(PostgresError) in
             try connection.transaction { () throws(PostgresError) -> [String: ServedDefinition] in
                 let current = try connection.execute("SELECT value FROM state WHERE key = 'sequence' FOR UPDATE")
@@ -80,6 +84,7 @@ extension PostgresStore {
                         """, .text(list), .int(Int64(bitPattern: fingerprint)), .int(sequence))
                     result[list] = ServedDefinition(fingerprint: fingerprint, sequence: sequence)
                 }
+                try Self.record(deliveries.filter { changed[$0.list] != nil }, at: sequence, on: connection)
                 return result
             }
         }

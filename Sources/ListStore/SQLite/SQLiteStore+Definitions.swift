@@ -1,6 +1,7 @@
 /// Run-time list definitions in SQLite: one row per list, written in its own commit.
 extension SQLiteStore {
-    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
+    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation,
+                               deliveries: DefinitionDeliveries?) throws(StoreError) -> DefinitionSave {
         try writing { connection throws(StoreError) -> DefinitionSave in
             var revision: Int64 = 0
             var live = false
@@ -19,6 +20,7 @@ extension SQLiteStore {
                 ON CONFLICT (list) DO UPDATE SET json = excluded.json, revision = excluded.revision, sequence = excluded.sequence
                 """, .text(list), json.map { .blob($0) } ?? .null, .int(revision + 1), .int(sequence))
             try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+            try Self.record(deliveries.map { [$0] } ?? [], at: sequence, on: connection)
             return .saved(StoredDefinition(list: list, json: json, revision: revision + 1, sequence: sequence), replaced: live)
         }
     }
@@ -40,10 +42,11 @@ extension SQLiteStore {
             """, .text(revisionFloorKey), .int(now))
     }
 
-    public func takeSequence() throws(StoreError) -> Int64 {
+    public func takeSequence(deliveries: [DefinitionDeliveries]) throws(StoreError) -> Int64 {
         try writing { connection throws(StoreError) -> Int64 in
             let sequence = try Self.sequence(on: connection) + 1
             try connection.run("UPDATE state SET value = ? WHERE key = 'sequence'", .int(sequence))
+            try Self.record(deliveries, at: sequence, on: connection)
             return sequence
         }
     }

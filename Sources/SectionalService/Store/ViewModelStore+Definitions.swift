@@ -100,7 +100,8 @@ extension ViewModelStore {
                 json = writer.bytes
             }
             let stored: StoredDefinition, replaced: Bool
-            switch try store.saveDefinition(list: name, json: json, expecting: expectation) {
+            switch try store.saveDefinition(list: name, json: json, expecting: expectation,
+                                            deliveries: after.flatMap(definitionDeliveries)) {
             case .saved(let saved, let wasLive): (stored, replaced) = (saved, wasLive)
             case .nothingToRemove: return (.nothingToRemove, [])
             case .failed: return (.conditionFailed, [])
@@ -151,7 +152,10 @@ extension ViewModelStore {
             for name in changed {
                 if let definition = next.definition(name), let snapshot = try build(definition) { snapshots[name] = snapshot }
             }
-            let sequence = try store.takeSequence()
+            // The webhooks hear of the lists the reload moves as of a write (recorded with the
+            // number). Should the catch-up below follow another instance's definition change
+            // and so add lists to those the reload moves, they are told of that change only.
+            let sequence = try store.takeSequence(deliveries: changed.compactMap { next.definition($0).flatMap(definitionDeliveries) })
             var (events, complete, moved) = catchUpBefore(sequence)
             if moved {
                 // The catch-up may have followed a definition change (another instance's

@@ -23,8 +23,9 @@ extension ViewModelStore {
     /// and one write when something changed. On several instances, each one starting with an
     /// edited config moves the lists once: the second finds the new fingerprint recorded — also
     /// when they start at once (the store checks again as it takes the number:
-    /// ``RecordStore/recordServedChange(_:)``).
-    static func noteServedDefinitions(_ definitions: [ListDefinition], in store: RecordStore,
+    /// ``RecordStore/recordServedChange(_:deliveries:)``), recording the deliveries of `webhooks`
+    /// that follow the lists it moves.
+    static func noteServedDefinitions(_ definitions: [ListDefinition], in store: RecordStore, webhooks: [WebhookSettings],
                                       log: Log) throws(StoreError) -> [String: ServedChange] {
         var catalog = ListCatalog(config: definitions)
         _ = catalog.load(try store.allDefinitions())
@@ -49,8 +50,8 @@ extension ViewModelStore {
             if !changed.isEmpty {
                 // One number for them all; none for a list another instance starting with the
                 // same definition recorded since the read above: its number is taken.
-                let recorded = try store.recordServedChange(Dictionary(changed.map { ($0.name, $0.fingerprint) },
-                                                                       uniquingKeysWith: { $1 }))
+                let recorded = try store.recordServedChange(Dictionary(changed.map { ($0.name, $0.fingerprint) }, uniquingKeysWith: { $1 }),
+                                                            deliveries: changed.compactMap { definitionDeliveries($0, webhooks: webhooks) })
                 var sequence: Int64 = 0
                 for definition in changed {
                     let now = recorded[definition.name]?.sequence ?? 0
@@ -79,7 +80,7 @@ extension ViewModelStore {
     }
 
     /// Records that `definitions` are served from change `sequence` on (see
-    /// ``noteServedDefinitions(_:in:log:)``), and that the lists `removed` stopped being served
+    /// ``noteServedDefinitions(_:in:webhooks:log:)``), and that the lists `removed` stopped being served
     /// there, after the change is committed and served. A removed list is recorded with
     /// ``ServedDefinition/removedFingerprint``, which no definition has: when a later start
     /// serves it again, even with the definition it had, it moves to a new version, above the

@@ -62,7 +62,7 @@ public final class ViewModelStore: Sendable {
         self.metrics = metrics
         self.onChange = onChange
         cache = MaterializationCache(maxResidentRows: maxResidentRows)
-        let served = try Self.noteServedDefinitions(definitions, in: store, log: log)
+        let served = try Self.noteServedDefinitions(definitions, in: store, webhooks: webhooks, log: log)
         // One committed state for the sequence, the versions, the run-time definitions and the
         // records, however many commits other instances make while this one loads: the change
         // log is followed from it.

@@ -55,3 +55,21 @@ extension ViewModelStore {
         return Array(requests.values)
     }
 }
+
+extension ViewModelStore {
+    /// The deliveries a change of list `definition`'s definition makes (the definition in force
+    /// after it: the list, or each of its users' partitions, moved to the change's number), for
+    /// the store to record in the change's commit; nil when no webhook follows the list. A list
+    /// the change removes moves to no version, and makes none.
+    static func definitionDeliveries(_ definition: ListDefinition, webhooks: [WebhookSettings]) -> DefinitionDeliveries? {
+        let following = webhooks.filter { $0.lists.contains(definition.name) }.map(\.url)
+        guard !following.isEmpty else { return nil }
+        return DefinitionDeliveries(list: definition.name, webhooks: following,
+                                    owners: definition.scope.map { .init(field: $0.field, collections: definition.sources) })
+    }
+
+    /// ``definitionDeliveries(_:webhooks:)`` with this store's webhooks.
+    func definitionDeliveries(_ definition: ListDefinition) -> DefinitionDeliveries? {
+        Self.definitionDeliveries(definition, webhooks: webhooks)
+    }
+}
