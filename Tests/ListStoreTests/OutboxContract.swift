@@ -197,55 +197,33 @@ extension RecordStoreContract {
 
 extension RecordStoreContract {
     /// A change of definitions records the deliveries it is given at its number, in its own
-    /// commit: a row per webhook for a list that is the same for everyone; for a per-user list a
-    /// row per user whose partition version the store keeps (an owner in any source collection,
-    /// once, named by its JSON value — a user whose records are all deleted too); none for a
-    /// change that stores nothing, and none for a list a served change finds recorded already.
+    /// commit (a row per webhook and list); none for a change that stores nothing, and none for
+    /// a list a served change finds recorded already.
     func checkDefinitionChangesRecordTheirDeliveries() throws {
         let store = try makeStore()
-        let owner = try XCTUnwrap(FieldPath("owner"))
-        for collection in ["orders", "notes"] { try store.prepareField(owner, in: collection) }
-        func record(_ json: String) -> [UInt8] { Array(json.utf8) }
-        _ = try store.commit([.upsert(collection: "orders", id: "o1", json: record(#"{"owner":"ann"}"#)),
-                              .upsert(collection: "orders", id: "o2", json: record(#"{"owner":7}"#)),
-                              .upsert(collection: "notes", id: "n1", json: record(#"{"owner":"ann"}"#)),
-                              .upsert(collection: "notes", id: "n2", json: record(#"{"owner":"say \"hi\""}"#)),
-                              .upsert(collection: "notes", id: "n3", json: record(#"{"owner":true}"#)),
-                              .upsert(collection: "others", id: "x", json: record(#"{"owner":"eve"}"#))])
-        _ = try store.commit([.delete(collection: "notes", id: "n3")])
-        func claim(_ webhook: String) throws -> [PendingDelivery] {
-            try store.claimDeliveries(webhooks: [webhook], now: 1_000, claimUntil: 2_000, owner: "w", limit: 100)
+        func claim(_ webhooks: [String], at now: Int64) throws -> [PendingDelivery] {
+            try store.claimDeliveries(webhooks: webhooks, now: now, claimUntil: now + 1_000, owner: "w", limit: 100)
         }
-        let whole = DefinitionDeliveries(list: "all", webhooks: ["h", "k"])
-        let perUser = DefinitionDeliveries(list: "mine", webhooks: ["u"],
-                                           owners: .init(field: owner, collections: ["orders", "notes"]))
+        let all = DefinitionDeliveries(list: "all", webhooks: ["h", "k"])
+        let mine = DefinitionDeliveries(list: "mine", webhooks: ["h"])
 
-        guard case .saved(let saved, _) = try store.saveDefinition(list: "all", json: record(#"{"sections":[]}"#), expecting: .any,
-                                                                   deliveries: whole) else { return XCTFail("saved") }
-        for webhook in ["h", "k"] {
-            XCTAssertEqual(try claim(webhook), [PendingDelivery(webhook: webhook, list: "all", partition: "", user: nil,
-                                                                version: saved.sequence, attempts: 0)])
-        }
-        XCTAssertEqual(try store.saveDefinition(list: "all", json: nil, expecting: .oneOf([nil]), deliveries: whole), .failed)
-        XCTAssertEqual(try store.saveDefinition(list: "gone", json: nil, expecting: .any, deliveries: whole), .nothingToRemove)
+        guard case .saved(let saved, _) = try store.saveDefinition(list: "all", json: Array(#"{"sections":[]}"#.utf8), expecting: .any,
+                                                                   deliveries: all) else { return XCTFail("saved") }
+        XCTAssertEqual(try claim(["h", "k"], at: 1_000).map { "\($0.webhook) \($0.list) \($0.partition) \($0.user ?? "-") \($0.version)" }.sorted(),
+                       ["h all  - \(saved.sequence)", "k all  - \(saved.sequence)"])
+        XCTAssertEqual(try store.saveDefinition(list: "all", json: nil, expecting: .oneOf([nil]), deliveries: all), .failed)
+        XCTAssertEqual(try store.saveDefinition(list: "gone", json: nil, expecting: .any, deliveries: all), .nothingToRemove)
         XCTAssertEqual(try store.outboxStatus(webhooks: ["h", "k"]).pending, 2, "a change that stores nothing records nothing")
 
-        let taken = try store.takeSequence(deliveries: [perUser])
-        let users = try claim("u")
-        XCTAssertEqual(Set(users.map(\.partition)), ["s:ann", "n:7", #"s:say "hi""#, "b:true"])
-        XCTAssertEqual(Set(users.compactMap(\.user)), [#""ann""#, "7", #""say \"hi\"""#, "true"])
-        XCTAssertEqual(Set(users.map(\.version)), [taken])
-        XCTAssertTrue(users.allSatisfy { $0.list == "mine" })
+        let taken = try store.takeSequence(deliveries: [mine])
+        XCTAssertEqual(try claim(["h"], at: 1_000).map { "\($0.list) \($0.version)" }, ["mine \(taken)"])
 
-        let first = try store.recordServedChange(["all": 1, "mine": 2], deliveries: [whole, perUser])
-        let second = try store.recordServedChange(["all": 1, "mine": 3], deliveries: [whole, perUser])
-        let moved = try XCTUnwrap(second["mine"]?.sequence)
-        XCTAssertEqual(second["all"], first["all"], "recorded already: not moved")
-        XCTAssertGreaterThan(moved, try XCTUnwrap(first["all"]?.sequence))
-        // Claimed after their claims ran out (at 2,000).
-        let later = try store.claimDeliveries(webhooks: ["h", "u"], now: 2_000, claimUntil: 3_000, owner: "w", limit: 100)
-        XCTAssertEqual(later.filter { $0.webhook == "h" }.map(\.version), [try XCTUnwrap(first["all"]?.sequence)])
-        XCTAssertEqual(Set(later.filter { $0.webhook == "u" }.map(\.version)), [moved])
-        XCTAssertEqual(later.filter { $0.webhook == "u" }.count, 4)
+        let first = try store.recordServedChange(["all": 1, "mine": 2], deliveries: [all, mine])
+        let second = try store.recordServedChange(["all": 1, "mine": 3], deliveries: [all, mine])
+        let (was, moved) = (try XCTUnwrap(first["all"]?.sequence), try XCTUnwrap(second["mine"]?.sequence))
+        XCTAssertEqual(second["all"]?.sequence, was, "recorded already: not moved")
+        XCTAssertGreaterThan(moved, was)
+        // Claimed once the claims above have run out.
+        XCTAssertEqual(try claim(["h"], at: 2_000).map { "\($0.list) \($0.version)" }.sorted(), ["all \(was)", "mine \(moved)"])
     }
 }

@@ -91,21 +91,9 @@ public final class MemoryStore: RecordStore, Sendable {
         state.outbox[key] = row
     }
 
-    /// Records the deliveries of a change of definitions at its number `sequence` (see
-    /// ``DefinitionDeliveries``): a per-user list's users are the keys whose versions it keeps
-    /// for its owner field in its source collections.
+    /// Records the deliveries of a change of definitions at its number `sequence`.
     private static func record(_ deliveries: [DefinitionDeliveries], at sequence: Int64, in state: inout State) {
-        for planned in deliveries {
-            var users: [String] = []
-            if let owners = planned.owners {
-                let prefixes = owners.collections.map { "\($0)\u{0}\(owners.field)\u{0}" }
-                for name in state.fieldVersions.keys {
-                    guard let prefix = prefixes.first(where: { name.string.utf8.starts(with: $0.utf8) }) else { continue }
-                    users.append(String(name.string.utf8.dropFirst(prefix.utf8.count))!)
-                }
-            }
-            for request in planned.requests(at: sequence, users: users) { record(request, in: &state) }
-        }
+        for request in deliveries.flatMap({ $0.requests(at: sequence) }) { record(request, in: &state) }
     }
 
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {

@@ -15,29 +15,9 @@ extension PostgresStore {
             request.user.map { .text($0) } ?? .null, .int(request.version))
     }
 
-    /// Records the deliveries of a change of definitions at its number `sequence` (see
-    /// ``DefinitionDeliveries``): a per-user list's users are the keys `field_versions` keeps for
-    /// its owner field in its source collections (a U+0000 in a user's value is kept there as
-    /// U+FFFD, and named so), recorded in one statement however many there are.
+    /// Records the deliveries of a change of definitions at its number `sequence`.
     static func record(_ deliveries: [DefinitionDeliveries], at sequence: Int64, on connection: PostgresConnection) throws(PostgresError) {
-        for planned in deliveries {
-            guard let owners = planned.owners else {
-                for request in planned.requests(at: sequence, users: []) { try record(request, on: connection) }
-                continue
-            }
-            let keys = try connection.execute("SELECT DISTINCT key FROM field_versions WHERE collection = ANY ($1::text[]) AND field = $2",
-                                              PostgresArray.text(owners.collections), .text(owners.field.description))
-            let requests = planned.requests(at: sequence, users: (0..<keys.rowCount).map { keys.string($0, 0) })
-            guard !requests.isEmpty else { continue }
-            try connection.execute("""
-                INSERT INTO outbox (webhook, list, partition_key, user_json, version, pending_since)
-                SELECT webhook, $2, partition_key, user_json, $3::bigint, $3::bigint
-                FROM unnest($1::text[], $4::text[], $5::text[]) AS planned (webhook, partition_key, user_json)
-                ON CONFLICT (webhook, list, partition_key) DO UPDATE SET version = GREATEST(outbox.version, excluded.version),
-                                                                         user_json = excluded.user_json
-                """, PostgresArray.text(requests.map(\.webhook)), .text(planned.list), .int(sequence),
-                PostgresArray.text(requests.map { StoredText.encode($0.partition) }), PostgresArray.text(requests.map { $0.user ?? "null" }))
-        }
+        for request in deliveries.flatMap({ $0.requests(at: sequence) }) { try record(request, on: connection) }
     }
 
     public func claimDeliveries(webhooks: [String], now: Int64, claimUntil: Int64, owner: String, limit: Int) throws(StoreError) -> [PendingDelivery] {

@@ -13,20 +13,9 @@ extension SQLiteStore {
             request.user.map { .text($0) } ?? .null, .int(request.version), .int(request.version))
     }
 
-    /// Records the deliveries of a change of definitions at its number `sequence` (see
-    /// ``DefinitionDeliveries``): a per-user list's users are the keys `field_versions` keeps for
-    /// its owner field in its source collections (a user in two of them is recorded twice, one row).
+    /// Records the deliveries of a change of definitions at its number `sequence`.
     static func record(_ deliveries: [DefinitionDeliveries], at sequence: Int64, on connection: SQLiteConnection) throws(StoreError) {
-        for planned in deliveries {
-            var users: [String] = []
-            for collection in planned.owners?.collections ?? [] {
-                try connection.query("SELECT key FROM field_versions WHERE collection = ? AND field = ? AND key <> ''",
-                                     .text(collection), .text(planned.owners!.field.description)) { row throws(StoreError) in
-                    users.append(try row.text(0))
-                }
-            }
-            for request in planned.requests(at: sequence, users: users) { try record(request, on: connection) }
-        }
+        for request in deliveries.flatMap({ $0.requests(at: sequence) }) { try record(request, on: connection) }
     }
 
     /// At open, holding the store's lock: claims of webhook rows left by a server killed while it

@@ -57,15 +57,13 @@ extension ViewModelStore {
 }
 
 extension ViewModelStore {
-    /// The deliveries a change of list `definition`'s definition makes (the definition in force
-    /// after it: the list, or each of its users' partitions, moved to the change's number), for
-    /// the store to record in the change's commit; nil when no webhook follows the list. A list
-    /// the change removes moves to no version, and makes none.
+    /// The deliveries a change of list `definition`'s definition makes, for the store to record
+    /// in the change's commit (``DefinitionDeliveries``: one per webhook, for every user of a
+    /// per-user list at once); nil when no webhook follows the list. A list the change removes
+    /// moves to no version, and makes none.
     static func definitionDeliveries(_ definition: ListDefinition, webhooks: [WebhookSettings]) -> DefinitionDeliveries? {
         let following = webhooks.filter { $0.lists.contains(definition.name) }.map(\.url)
-        guard !following.isEmpty else { return nil }
-        return DefinitionDeliveries(list: definition.name, webhooks: following,
-                                    owners: definition.scope.map { .init(field: $0.field, collections: definition.sources) })
+        return following.isEmpty ? nil : DefinitionDeliveries(list: definition.name, webhooks: following)
     }
 
     /// ``definitionDeliveries(_:webhooks:)`` with this store's webhooks.
