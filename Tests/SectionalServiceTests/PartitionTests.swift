@@ -199,6 +199,28 @@ final class PartitionTests: XCTestCase {
         for user in users.dropFirst() { XCTAssertEqual(try p.version(of: user), versions[user]) }
     }
 
+    /// A partition keeps its `changes` history while in memory; one rebuilt after an eviction
+    /// has none from before it, so a `changes?since=` from before the eviction answers reload.
+    func testChangesSinceFromBeforeAnEvictionAnswerReload() throws {
+        // 1 literal row and 2 records a partition: a budget of 7 rows keeps two partitions.
+        let p = try PartitionApp(sqlite: true, maxResidentRows: 7)
+        for n in 1...2 { try p.order("u1-\(n)", owner: "u1") }
+        let before = try p.version(of: "u1")
+        try p.order("u1-1", owner: "u1", title: "Changed")
+        let resident = try p.get("/v1/lists/orders/changes?since=\(before)", as: "u1").json
+        XCTAssertEqual(try resident.value("reload", as: Bool.self), false, "in memory: the history answers")
+        let evictions = { try XCTUnwrap(Self.metric("sectional_partition_evictions_total{kind=\"partition\"}", in: try p.app.get("/metrics").text)) }
+        let evictedBefore = try evictions()
+        for user in ["u2", "u3", "u4"] {
+            for n in 1...2 { try p.order("\(user)-\(n)", owner: user) }
+            _ = try p.version(of: user)
+        }
+        XCTAssertGreaterThan(try evictions(), evictedBefore, "u1's partition, read longest ago, left memory")
+        let rebuilt = try p.get("/v1/lists/orders/changes?since=\(before)", as: "u1").json
+        XCTAssertEqual(try rebuilt.value("reload", as: Bool.self), true, "rebuilt with no history from before it")
+        XCTAssertEqual(try p.rowIDs(of: "u1"), ["contact", "u1-1", "u1-2"])
+    }
+
     func testPartitionVersionsAndTagsSurviveARestart() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
