@@ -41,7 +41,7 @@ public struct DefinitionExpectation: Sendable, Equatable {
     }
 }
 
-/// What ``RecordStore/saveDefinition(list:json:expecting:)`` did.
+/// What ``RecordStore/saveDefinition(list:json:expecting:deliveries:)`` did.
 public enum DefinitionSave: Sendable, Equatable {
     /// Stored under the next change number; `replaced`: a run-time definition was in force just
     /// before (read in the commit).

@@ -111,12 +111,12 @@ public protocol RecordStore: AnyObject, Sendable {
     /// What ``recordServed(_:)`` recorded, by list.
     func servedDefinitions() throws(StoreError) -> [String: ServedDefinition]
     /// Records each of these lists as served with its fingerprint from one new change number,
-    /// taken here as ``takeSequence()`` takes one — but for a list the store records with that
+    /// taken here as ``takeSequence(deliveries:)`` takes one — but for a list the store records with that
     /// fingerprint already (another instance, starting with the same changed definition, came
     /// first); returns what the store records for each of these lists after. One number for
     /// all, none when every list was recorded: instances that start at once with an edited
     /// configuration serve each list at one version between them. A store one server has to
-    /// itself does it in steps (``takeSequence()``, then ``recordServed(_:)``); a shared one in
+    /// itself does it in steps (``takeSequence(deliveries:)``, then ``recordServed(_:)``); a shared one in
     /// one transaction. The webhook deliveries of the lists it moves (those of `deliveries` whose
     /// list took the new number) are recorded with the number.
     func recordServedChange(_ fingerprints: [String: UInt64],
@@ -153,19 +153,6 @@ public protocol RecordStore: AnyObject, Sendable {
 
 extension RecordStore {
     public var sequenceStart: Int64 { 0 }
-
-    /// ``saveDefinition(list:json:expecting:deliveries:)`` with no webhook deliveries.
-    public func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
-        try saveDefinition(list: list, json: json, expecting: expecting, deliveries: nil)
-    }
-
-    /// ``takeSequence(deliveries:)`` with no webhook deliveries.
-    public func takeSequence() throws(StoreError) -> Int64 { try takeSequence(deliveries: []) }
-
-    /// ``recordServedChange(_:deliveries:)`` with no webhook deliveries.
-    public func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition] {
-        try recordServedChange(fingerprints, deliveries: [])
-    }
 
     /// List `list`'s run-time definition as stored (`json` nil once removed), from
     /// ``allDefinitions()``; nil when none was ever stored.

@@ -452,6 +452,16 @@ final class SQLiteStoreTests: RecordStoreContract {
 }
 
 extension RecordStore {
+    /// The definition writes with no webhook deliveries, as the contract's checks of their other
+    /// effects make them.
+    func saveDefinition(list: String, json: [UInt8]?, expecting: DefinitionExpectation) throws(StoreError) -> DefinitionSave {
+        try saveDefinition(list: list, json: json, expecting: expecting, deliveries: nil)
+    }
+    func takeSequence() throws(StoreError) -> Int64 { try takeSequence(deliveries: []) }
+    func recordServedChange(_ fingerprints: [String: UInt64]) throws(StoreError) -> [String: ServedDefinition] {
+        try recordServedChange(fingerprints, deliveries: [])
+    }
+
     /// An unconditional definition change, as the contract's older checks make it: nil when
     /// there was nothing to remove.
     func saveDefinition(list: String, json: [UInt8]?) throws(StoreError) -> (stored: StoredDefinition, replaced: Bool)? {

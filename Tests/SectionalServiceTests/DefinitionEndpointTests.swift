@@ -275,7 +275,7 @@ final class DefinitionEndpointTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
             let store = try SQLiteStore(path: folder.appendingPathComponent("test.sqlite").path)
-            _ = try store.saveDefinition(list: "only", json: Array(#"{"sections":[],"fromALaterRelease":true}"#.utf8), expecting: .any)
+            _ = try store.saveDefinition(list: "only", json: Array(#"{"sections":[],"fromALaterRelease":true}"#.utf8), expecting: .any, deliveries: nil)
         }
         let app = try TestApp(folder: folder, sqlite: true, token: Self.token)
         XCTAssertEqual(try app.get("/v1/lists/only").slug, "list-not-found", "skipped at start")
